@@ -1,0 +1,47 @@
+# The README's two commands: `make demo` and `make test`. Each installs what
+# is missing (scripts/apt-packages.txt), configures once, builds
+# incrementally with Ninja (and ccache when present), then runs.
+
+BUILD_DIR ?= build
+LLVM_PREFIX ?= /usr/lib/llvm-22
+BUILD_TYPE ?= Release
+NINJA_FLAGS ?=
+
+.PHONY: all deps configure build test demo docs format clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+# Ninja re-runs CMake by itself when a CMakeLists.txt changes, so configuring
+# is needed only when the build folder is new.
+$(BUILD_DIR)/build.ninja: | deps
+	cmake -G Ninja -S . -B $(BUILD_DIR) \
+	  -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	  -DMLIR_DIR=$(LLVM_PREFIX)/lib/cmake/mlir \
+	  -DLLVM_EXTERNAL_LIT=$(LLVM_PREFIX)/bin/lit
+	ln -sf $(BUILD_DIR)/compile_commands.json compile_commands.json
+
+configure: deps $(BUILD_DIR)/build.ninja
+
+build: configure
+	ninja -C $(BUILD_DIR) $(NINJA_FLAGS) all tad-test-depends
+
+test: build
+	@scripts/run-tests.sh $(BUILD_DIR)
+
+demo: build
+	@scripts/demo.sh $(BUILD_DIR)
+
+# Regenerates docs/dialect/TadDialect.md from dialects/tad/*.td.
+docs: configure
+	ninja -C $(BUILD_DIR) TadDialectDocGen
+	mkdir -p docs/dialect
+	cp $(BUILD_DIR)/docs/tad/TadDialect.md docs/dialect/TadDialect.md
+
+format:
+	git ls-files '*.cpp' '*.h' | xargs clang-format -i
+
+clean:
+	rm -rf $(BUILD_DIR)

@@ -1,0 +1,32 @@
+//===- TadDialect.cpp - the tad dialect -----------------------------------===//
+//
+// Registers the tad ops and materializes the constants that folding creates.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/tad/TadDialect.h"
+#include "dialects/tad/TadOps.h"
+
+using namespace mlir;
+using namespace tad;
+
+#include "dialects/tad/TadDialect.cpp.inc"
+
+void TadDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "dialects/tad/TadOps.cpp.inc"
+      >();
+}
+
+Operation *TadDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                           Type type, Location loc) {
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (!elements || elements.getType() != type)
+    return nullptr;
+  auto tensorType = dyn_cast<RankedTensorType>(type);
+  // tad.constant holds float tensors only; i1 folds stay unmaterialized.
+  if (!tensorType || !isa<FloatType>(tensorType.getElementType()))
+    return nullptr;
+  return ConstantOp::create(builder, loc, elements);
+}

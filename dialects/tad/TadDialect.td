@@ -1,0 +1,73 @@
+//===- TadDialect.td - the tad dialect definition ----------*- tablegen -*-===//
+//
+// The tad dialect: tensor ops over statically shaped builtin tensors, the
+// language that tad's frontend emits, its AD pass differentiates and its remat
+// pass schedules.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TAD_DIALECT_TD
+#define TAD_DIALECT_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def Tad_Dialect : Dialect {
+  let name = "tad";
+  let cppNamespace = "::tad";
+  let summary = "Tensor ops for tad, the ahead-of-time autodiff compiler";
+  let description = [{
+    The `tad` dialect holds the tensor language of tad. Its ops work on
+    builtin ranked tensors with static shapes whose element type is `f32`,
+    `f64`, `f16` or `bf16` (comparisons produce `i1` tensors). There is no
+    implicit broadcasting: operands of elementwise ops have one type, and
+    `tad.broadcast` states every broadcast explicitly, which is what lets the
+    reverse-mode AD pass undo a broadcast with a reduction.
+
+    Every op is pure except `tad.checkpoint`, whose region is as pure as its
+    body. `tad.checkpoint` is isolated from above: the values it reads are its
+    operands, so recomputing it in the backward sweep needs exactly those
+    values.
+  }];
+  let hasConstantMaterializer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def Tad_FloatElement : AnyTypeOf<[F32, F64, F16, BF16], "f32, f64, f16 or bf16">;
+
+// The value type of (almost) every tad op.
+def Tad_Tensor : RankedTensorOf<[Tad_FloatElement], [HasStaticShapePred],
+                                "statically shaped tensor">;
+
+// The result of tad.compare and the condition of tad.select.
+def Tad_BoolTensor : RankedTensorOf<[I1], [HasStaticShapePred],
+                                    "statically shaped tensor">;
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Tad_ComparePredicate : I32EnumAttr<"ComparePredicate",
+    "an ordered floating-point comparison", [
+      I32EnumAttrCase<"eq", 0>,
+      I32EnumAttrCase<"ne", 1>,
+      I32EnumAttrCase<"lt", 2>,
+      I32EnumAttrCase<"le", 3>,
+      I32EnumAttrCase<"gt", 4>,
+      I32EnumAttrCase<"ge", 5>
+    ]> {
+  let cppNamespace = "::tad";
+}
+
+//===----------------------------------------------------------------------===//
+// Base op class
+//===----------------------------------------------------------------------===//
+
+class Tad_Op<string mnemonic, list<Trait> traits = []> :
+    Op<Tad_Dialect, mnemonic, traits>;
+
+#endif // TAD_DIALECT_TD

@@ -1,0 +1,360 @@
+//===- TadOps.cpp - tad op verifiers and builders -------------------------===//
+//
+// The shape rules of the tad ops. Each rule reports the dimensions it
+// compared, so that a frontend bug shows up as a precise message rather than
+// a wrong lowering. Folds and canonicalizations live in TadFolds.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/tad/TadOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+using namespace mlir;
+using namespace tad;
+
+#include "dialects/tad/TadEnums.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Shared helpers
+//===----------------------------------------------------------------------===//
+
+Type tad::getBoolTensorLike(Type type) {
+  auto shaped = cast<ShapedType>(type);
+  return RankedTensorType::get(shaped.getShape(),
+                               IntegerType::get(type.getContext(), 1));
+}
+
+RankedTensorType tad::getReducedType(RankedTensorType type,
+                                     ArrayRef<int64_t> axes, bool keepdims) {
+  SmallVector<int64_t> shape;
+  for (auto [dim, size] : llvm::enumerate(type.getShape())) {
+    if (!llvm::is_contained(axes, static_cast<int64_t>(dim)))
+      shape.push_back(size);
+    else if (keepdims)
+      shape.push_back(1);
+  }
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
+static RankedTensorType tensorType(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+
+/// Reports that `actual` is not the `expected` result type.
+static LogicalResult checkResultType(Operation *op, Type actual,
+                                     Type expected) {
+  if (actual == expected)
+    return success();
+  return op->emitOpError("result type ")
+         << actual << " does not match the expected " << expected;
+}
+
+/// Checks that `axis` is a dimension of a tensor of rank `rank`.
+static LogicalResult checkAxis(Operation *op, StringRef what, int64_t axis,
+                               int64_t rank) {
+  if (axis >= 0 && axis < rank)
+    return success();
+  return op->emitOpError() << what << " " << axis
+                           << " is out of range for rank " << rank;
+}
+
+/// Checks that `values` are distinct dimensions of a tensor of rank `rank`.
+static LogicalResult checkAxes(Operation *op, StringRef what,
+                               ArrayRef<int64_t> values, int64_t rank) {
+  llvm::SmallBitVector seen(std::max<int64_t>(rank, 0));
+  for (int64_t axis : values) {
+    if (failed(checkAxis(op, what, axis, rank)))
+      return failure();
+    if (seen.test(axis))
+      return op->emitOpError() << what << " " << axis << " appears twice";
+    seen.set(axis);
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MatmulOp
+//===----------------------------------------------------------------------===//
+
+/// The shape of `lhs @ rhs`, assuming the operands are valid.
+static RankedTensorType inferMatmulType(RankedTensorType lhs,
+                                        RankedTensorType rhs) {
+  SmallVector<int64_t> shape(lhs.getShape().drop_back());
+  shape.push_back(rhs.getShape().back());
+  return RankedTensorType::get(shape, lhs.getElementType());
+}
+
+void MatmulOp::build(OpBuilder &builder, OperationState &state, Value lhs,
+                     Value rhs) {
+  build(builder, state, inferMatmulType(tensorType(lhs), tensorType(rhs)), lhs,
+        rhs);
+}
+
+LogicalResult MatmulOp::verify() {
+  RankedTensorType lhs = tensorType(getLhs()), rhs = tensorType(getRhs());
+  if (lhs.getElementType() != rhs.getElementType())
+    return emitOpError("operand element types differ: ")
+           << lhs.getElementType() << " and " << rhs.getElementType();
+  int64_t rank = lhs.getRank();
+  if (rank < 2)
+    return emitOpError("operands must have rank >= 2, lhs has rank ") << rank;
+  if (rhs.getRank() != rank)
+    return emitOpError("lhs has rank ")
+           << rank << " but rhs has rank " << rhs.getRank()
+           << "; batch dimensions are not broadcast";
+  for (int64_t d = 0; d < rank - 2; ++d)
+    if (lhs.getDimSize(d) != rhs.getDimSize(d))
+      return emitOpError("batch dimension ")
+             << d << " differs: lhs has " << lhs.getDimSize(d) << ", rhs has "
+             << rhs.getDimSize(d);
+  if (lhs.getDimSize(rank - 1) != rhs.getDimSize(rank - 2))
+    return emitOpError("contracted dimensions differ: lhs dimension ")
+           << rank - 1 << " is " << lhs.getDimSize(rank - 1)
+           << ", rhs dimension " << rank - 2 << " is "
+           << rhs.getDimSize(rank - 2);
+  return checkResultType(*this, getType(), inferMatmulType(lhs, rhs));
+}
+
+//===----------------------------------------------------------------------===//
+// TransposeOp
+//===----------------------------------------------------------------------===//
+
+static RankedTensorType inferTransposeType(RankedTensorType type,
+                                           ArrayRef<int64_t> permutation) {
+  SmallVector<int64_t> shape;
+  for (int64_t dim : permutation)
+    shape.push_back(type.getDimSize(dim));
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
+void TransposeOp::build(OpBuilder &builder, OperationState &state,
+                        Value operand, ArrayRef<int64_t> permutation) {
+  build(builder, state, inferTransposeType(tensorType(operand), permutation),
+        operand, permutation);
+}
+
+LogicalResult TransposeOp::verify() {
+  RankedTensorType type = tensorType(getOperand());
+  ArrayRef<int64_t> permutation = getPermutation();
+  if (static_cast<int64_t>(permutation.size()) != type.getRank())
+    return emitOpError("permutation has ")
+           << permutation.size() << " entries but the operand has rank "
+           << type.getRank();
+  if (failed(checkAxes(*this, "permutation entry", permutation,
+                       type.getRank())))
+    return failure();
+  return checkResultType(*this, getType(),
+                         inferTransposeType(type, permutation));
+}
+
+//===----------------------------------------------------------------------===//
+// ReshapeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  RankedTensorType from = tensorType(getOperand()), to = getType();
+  if (from.getElementType() != to.getElementType())
+    return emitOpError("element type changes from ")
+           << from.getElementType() << " to " << to.getElementType()
+           << "; use tad.cast";
+  if (from.getNumElements() != to.getNumElements())
+    return emitOpError("operand has ")
+           << from.getNumElements() << " elements but the result has "
+           << to.getNumElements();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// BroadcastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastOp::verify() {
+  RankedTensorType from = tensorType(getOperand()), to = getType();
+  ArrayRef<int64_t> dims = getDimensions();
+  if (from.getElementType() != to.getElementType())
+    return emitOpError("element type changes from ")
+           << from.getElementType() << " to " << to.getElementType();
+  if (static_cast<int64_t>(dims.size()) != from.getRank())
+    return emitOpError("has ") << dims.size()
+                               << " dimensions but the operand has rank "
+                               << from.getRank();
+  for (auto [i, dim] : llvm::enumerate(dims)) {
+    if (failed(checkAxis(*this, "dimension", dim, to.getRank())))
+      return failure();
+    if (i > 0 && dim <= dims[i - 1])
+      return emitOpError("dimensions must be strictly increasing, but ")
+             << dim << " follows " << dims[i - 1];
+    int64_t size = from.getDimSize(i), target = to.getDimSize(dim);
+    if (size != 1 && size != target)
+      return emitOpError("operand dimension ")
+             << i << " has size " << size << " but result dimension " << dim
+             << " has size " << target << "; only size 1 broadcasts";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// SliceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SliceOp::verify() {
+  RankedTensorType type = tensorType(getOperand());
+  ArrayRef<int64_t> start = getStart(), limit = getLimit(), step = getStep();
+  int64_t rank = type.getRank();
+  if (static_cast<int64_t>(start.size()) != rank ||
+      static_cast<int64_t>(limit.size()) != rank ||
+      static_cast<int64_t>(step.size()) != rank)
+    return emitOpError("start, limit and step need ")
+           << rank << " entries each (the operand rank), got " << start.size()
+           << ", " << limit.size() << " and " << step.size();
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t size = type.getDimSize(d);
+    if (start[d] < 0 || start[d] > limit[d] || limit[d] > size)
+      return emitOpError("dimension ")
+             << d << ": need 0 <= start <= limit <= " << size << ", got start "
+             << start[d] << " and limit " << limit[d];
+    if (step[d] < 1)
+      return emitOpError("dimension ")
+             << d << ": step must be >= 1, got " << step[d];
+    shape.push_back(llvm::divideCeil(limit[d] - start[d], step[d]));
+  }
+  return checkResultType(
+      *this, getType(), RankedTensorType::get(shape, type.getElementType()));
+}
+
+//===----------------------------------------------------------------------===//
+// ConcatOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConcatOp::verify() {
+  if (getInputs().empty())
+    return emitOpError("needs at least one input");
+  RankedTensorType first = tensorType(getInputs().front());
+  int64_t rank = first.getRank();
+  int64_t axis = getAxis();
+  if (failed(checkAxis(*this, "axis", axis, rank)))
+    return failure();
+  SmallVector<int64_t> shape(first.getShape());
+  for (auto [i, input] : llvm::enumerate(getInputs().drop_front())) {
+    RankedTensorType type = tensorType(input);
+    if (type.getElementType() != first.getElementType())
+      return emitOpError("input ")
+             << i + 1 << " has element type " << type.getElementType()
+             << " but input 0 has " << first.getElementType();
+    if (type.getRank() != rank)
+      return emitOpError("input ") << i + 1 << " has rank " << type.getRank()
+                                   << " but input 0 has rank " << rank;
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis && type.getDimSize(d) != first.getDimSize(d))
+        return emitOpError("input ")
+               << i + 1 << " has size " << type.getDimSize(d)
+               << " in dimension " << d << " but input 0 has "
+               << first.getDimSize(d);
+    shape[axis] += type.getDimSize(axis);
+  }
+  return checkResultType(
+      *this, getType(), RankedTensorType::get(shape, first.getElementType()));
+}
+
+//===----------------------------------------------------------------------===//
+// CastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CastOp::verify() {
+  RankedTensorType from = tensorType(getOperand()), to = getType();
+  if (from.getShape() != to.getShape())
+    return emitOpError("changes the shape from ")
+           << from << " to " << to << "; only the element type may change";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+template <typename ReduceOpT>
+static LogicalResult verifyReduction(ReduceOpT op) {
+  RankedTensorType type = tensorType(op.getOperand());
+  if (failed(checkAxes(op, "axis", op.getAxes(), type.getRank())))
+    return failure();
+  return checkResultType(op, op.getType(),
+                         getReducedType(type, op.getAxes(), op.getKeepdims()));
+}
+
+template <typename ReduceOpT>
+static int64_t reductionSize(ReduceOpT op) {
+  int64_t size = 1;
+  for (int64_t axis : op.getAxes())
+    size *= tensorType(op.getOperand()).getDimSize(axis);
+  return size;
+}
+
+#define TAD_DEFINE_REDUCTION(OP)                                               \
+  void OP::build(OpBuilder &builder, OperationState &state, Value operand,    \
+                 ArrayRef<int64_t> axes, bool keepdims) {                      \
+    build(builder, state, getReducedType(tensorType(operand), axes, keepdims), \
+          operand, axes, keepdims);                                            \
+  }                                                                            \
+  LogicalResult OP::verify() { return verifyReduction(*this); }                \
+  int64_t OP::getReductionSize() { return reductionSize(*this); }
+
+TAD_DEFINE_REDUCTION(ReduceSumOp)
+TAD_DEFINE_REDUCTION(ReduceMeanOp)
+TAD_DEFINE_REDUCTION(ReduceMaxOp)
+#undef TAD_DEFINE_REDUCTION
+
+LogicalResult SoftmaxOp::verify() {
+  return checkAxis(*this, "axis", getAxis(), getType().getRank());
+}
+
+LogicalResult LogSumExpOp::verify() {
+  RankedTensorType type = tensorType(getOperand());
+  if (failed(checkAxis(*this, "axis", getAxis(), type.getRank())))
+    return failure();
+  return checkResultType(*this, getType(),
+                         getReducedType(type, {getAxis()}, getKeepdims()));
+}
+
+//===----------------------------------------------------------------------===//
+// CheckpointOp
+//===----------------------------------------------------------------------===//
+
+YieldOp CheckpointOp::getYield() {
+  return cast<YieldOp>(getBody().front().getTerminator());
+}
+
+LogicalResult CheckpointOp::verifyRegions() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError("body has ")
+           << body.getNumArguments() << " arguments but the op has "
+           << getInputs().size() << " inputs";
+  for (auto [i, input, arg] :
+       llvm::enumerate(getInputs().getTypes(), body.getArgumentTypes()))
+    if (input != arg)
+      return emitOpError("body argument ")
+             << i << " has type " << arg << " but input " << i << " has type "
+             << input;
+  auto yield = body.empty() ? YieldOp() : dyn_cast<YieldOp>(body.back());
+  if (!yield)
+    return emitOpError("body must end with tad.yield");
+  if (yield.getValues().size() != getNumResults())
+    return emitOpError("body yields ")
+           << yield.getValues().size() << " values but the op has "
+           << getNumResults() << " results";
+  for (auto [i, result, yielded] :
+       llvm::enumerate(getResultTypes(), yield.getValues().getTypes()))
+    if (result != yielded)
+      return emitOpError("body yields ")
+             << yielded << " as value " << i << " but result " << i
+             << " has type " << result;
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "dialects/tad/TadOps.cpp.inc"

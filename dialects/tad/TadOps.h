@@ -1,0 +1,40 @@
+//===- TadOps.h - tad dialect operations ------------------------*- C++ -*-===//
+//
+// The ops of the tad dialect (generated from TadOps.td) and the small shape
+// helpers that their verifiers, builders and users share.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TAD_DIALECTS_TAD_TADOPS_H
+#define TAD_DIALECTS_TAD_TADOPS_H
+
+#include "dialects/tad/TadDialect.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "dialects/tad/TadEnums.h.inc"
+
+namespace tad {
+
+/// An i1 tensor with the shape of `type` (the result type of tad.compare and
+/// the condition type of tad.select).
+mlir::Type getBoolTensorLike(mlir::Type type);
+
+/// The result type of reducing `type` over `axes`, keeping the reduced
+/// dimensions with size 1 when `keepdims` holds. The axes must be valid.
+mlir::RankedTensorType getReducedType(mlir::RankedTensorType type,
+                                      llvm::ArrayRef<int64_t> axes,
+                                      bool keepdims);
+
+} // namespace tad
+
+#define GET_OP_CLASSES
+#include "dialects/tad/TadOps.h.inc"
+
+#endif // TAD_DIALECTS_TAD_TADOPS_H

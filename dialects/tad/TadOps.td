@@ -1,0 +1,561 @@
+//===- TadOps.td - tad dialect operations ------------------*- tablegen -*-===//
+//
+// The ops of the tad dialect, by family. Shape rules that ODS traits cannot
+// state are checked by hand-written verifiers in TadOps.cpp; every rule has a
+// failing example in test/Dialect/tad/invalid.mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TAD_OPS_TD
+#define TAD_OPS_TD
+
+include "dialects/tad/TadDialect.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/IR/RegionKindInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+//===----------------------------------------------------------------------===//
+// Constants
+//===----------------------------------------------------------------------===//
+
+def Tad_ConstantOp : Tad_Op<"constant",
+    [ConstantLike, Pure, AllTypesMatch<["value", "result"]>]> {
+  let summary = "a tensor constant";
+  let description = [{
+    Produces a tensor from a dense elements attribute of the same type.
+
+    ```mlir
+    %0 = tad.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Tad_Tensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::ElementsAttr":$value), [{
+      build($_builder, $_state, value.getType(), value);
+    }]>
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops
+//===----------------------------------------------------------------------===//
+
+class Tad_UnaryOp<string mnemonic, list<Trait> traits = []> :
+    Tad_Op<mnemonic, !listconcat(traits,
+        [Pure, Elementwise, SameOperandsAndResultType])> {
+  let arguments = (ins Tad_Tensor:$operand);
+  let results = (outs Tad_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($result)";
+}
+
+class Tad_BinaryOp<string mnemonic, list<Trait> traits = []> :
+    Tad_Op<mnemonic, !listconcat(traits,
+        [Pure, Elementwise, SameOperandsAndResultType])> {
+  let arguments = (ins Tad_Tensor:$lhs, Tad_Tensor:$rhs);
+  let results = (outs Tad_Tensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+}
+
+def Tad_AddOp : Tad_BinaryOp<"add", [Commutative]> {
+  let summary = "elementwise addition";
+  let description = [{
+    ```mlir
+    %z = tad.add %x, %y : tensor<4x8xf32>
+    ```
+    Folds `x + (-0.0)` to `x` and constant operands; `x + 0.0` is not folded
+    because it turns `-0.0` into `+0.0`.
+  }];
+  let hasFolder = 1;
+}
+
+def Tad_SubOp : Tad_BinaryOp<"sub"> {
+  let summary = "elementwise subtraction";
+  let description = [{
+    ```mlir
+    %z = tad.sub %x, %y : tensor<4x8xf32>
+    ```
+  }];
+  let hasFolder = 1;
+}
+
+def Tad_MulOp : Tad_BinaryOp<"mul", [Commutative]> {
+  let summary = "elementwise multiplication";
+  let description = [{
+    ```mlir
+    %z = tad.mul %x, %y : tensor<4x8xf32>
+    ```
+  }];
+  let hasFolder = 1;
+}
+
+def Tad_DivOp : Tad_BinaryOp<"div"> {
+  let summary = "elementwise division";
+  let description = [{
+    ```mlir
+    %z = tad.div %x, %y : tensor<4x8xf32>
+    ```
+  }];
+  let hasFolder = 1;
+}
+
+def Tad_PowOp : Tad_BinaryOp<"pow"> {
+  let summary = "elementwise power `lhs ^ rhs`";
+  let description = [{
+    ```mlir
+    %z = tad.pow %x, %y : tensor<4x8xf32>
+    ```
+    Follows C's `powf`: a negative base with a non-integer exponent is NaN.
+  }];
+  let hasFolder = 1;
+}
+
+def Tad_MaxOp : Tad_BinaryOp<"max", [Commutative]> {
+  let summary = "elementwise maximum, propagating NaN";
+  let description = [{
+    ```mlir
+    %z = tad.max %x, %y : tensor<4x8xf32>
+    ```
+  }];
+  let hasFolder = 1;
+}
+
+def Tad_MinOp : Tad_BinaryOp<"min", [Commutative]> {
+  let summary = "elementwise minimum, propagating NaN";
+  let description = [{
+    ```mlir
+    %z = tad.min %x, %y : tensor<4x8xf32>
+    ```
+  }];
+  let hasFolder = 1;
+}
+
+def Tad_NegOp : Tad_UnaryOp<"neg", [Involution]> {
+  let summary = "elementwise negation";
+  let description = [{
+    ```mlir
+    %y = tad.neg %x : tensor<4xf32>
+    ```
+  }];
+  let hasFolder = 1;
+}
+
+def Tad_AbsOp : Tad_UnaryOp<"abs", [Idempotent]> {
+  let summary = "elementwise absolute value";
+  let description = [{
+    ```mlir
+    %y = tad.abs %x : tensor<4xf32>
+    ```
+  }];
+  let hasFolder = 1;
+}
+
+def Tad_ExpOp : Tad_UnaryOp<"exp"> {
+  let summary = "elementwise natural exponential";
+  let description = [{
+    ```mlir
+    %y = tad.exp %x : tensor<4xf32>
+    ```
+  }];
+}
+
+def Tad_LogOp : Tad_UnaryOp<"log"> {
+  let summary = "elementwise natural logarithm";
+  let description = [{
+    ```mlir
+    %y = tad.log %x : tensor<4xf32>
+    ```
+  }];
+}
+
+def Tad_TanhOp : Tad_UnaryOp<"tanh"> {
+  let summary = "elementwise hyperbolic tangent";
+  let description = [{
+    ```mlir
+    %y = tad.tanh %x : tensor<4xf32>
+    ```
+  }];
+}
+
+def Tad_SigmoidOp : Tad_UnaryOp<"sigmoid"> {
+  let summary = "elementwise logistic function `1 / (1 + exp(-x))`";
+  let description = [{
+    ```mlir
+    %y = tad.sigmoid %x : tensor<4xf32>
+    ```
+  }];
+}
+
+def Tad_ReluOp : Tad_UnaryOp<"relu", [Idempotent]> {
+  let summary = "elementwise `max(x, 0)`";
+  let description = [{
+    ```mlir
+    %y = tad.relu %x : tensor<4xf32>
+    ```
+  }];
+}
+
+def Tad_SqrtOp : Tad_UnaryOp<"sqrt"> {
+  let summary = "elementwise square root";
+  let description = [{
+    ```mlir
+    %y = tad.sqrt %x : tensor<4xf32>
+    ```
+  }];
+}
+
+def Tad_RsqrtOp : Tad_UnaryOp<"rsqrt"> {
+  let summary = "elementwise reciprocal square root";
+  let description = [{
+    ```mlir
+    %y = tad.rsqrt %x : tensor<4xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Compare and select
+//===----------------------------------------------------------------------===//
+
+def Tad_CompareOp : Tad_Op<"compare", [Pure, Elementwise, SameTypeOperands,
+    TypesMatchWith<"the result is an i1 tensor of the operand shape",
+                   "lhs", "result",
+                   "::tad::getBoolTensorLike($_self)">]> {
+  let summary = "elementwise comparison producing an i1 tensor";
+  let description = [{
+    Compares two tensors of one type elementwise. `eq`, `lt`, `le`, `gt` and
+    `ge` are false when either operand is NaN; `ne` is true then (as `!=` in
+    C).
+
+    ```mlir
+    %c = tad.compare lt, %x, %y : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Tad_ComparePredicate:$predicate, Tad_Tensor:$lhs,
+                       Tad_Tensor:$rhs);
+  let results = (outs Tad_BoolTensor:$result);
+  let assemblyFormat = "$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs)";
+}
+
+def Tad_SelectOp : Tad_Op<"select", [Pure, Elementwise,
+    AllTypesMatch<["on_true", "on_false", "result"]>,
+    TypesMatchWith<"the condition is an i1 tensor of the value shape",
+                   "result", "condition",
+                   "::tad::getBoolTensorLike($_self)">]> {
+  let summary = "elementwise choice between two tensors";
+  let description = [{
+    Takes `on_true` where `condition` holds and `on_false` elsewhere.
+
+    ```mlir
+    %z = tad.select %c, %x, %y : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Tad_BoolTensor:$condition, Tad_Tensor:$on_true,
+                       Tad_Tensor:$on_false);
+  let results = (outs Tad_Tensor:$result);
+  let assemblyFormat = [{
+    $condition `,` $on_true `,` $on_false attr-dict `:` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Contraction
+//===----------------------------------------------------------------------===//
+
+def Tad_MatmulOp : Tad_Op<"matmul", [Pure]> {
+  let summary = "matrix product with batch dimensions";
+  let description = [{
+    Multiplies `lhs` of shape `[B..., M, K]` by `rhs` of shape `[B..., K, N]`
+    into `[B..., M, N]`. Both operands have one element type and one rank
+    (at least 2) and the same batch dimensions `B...`; there is no implicit
+    broadcasting of batch dimensions.
+
+    ```mlir
+    %c = tad.matmul %a, %b : tensor<8x64x32xf32>, tensor<8x32x16xf32>
+           -> tensor<8x64x16xf32>
+    ```
+  }];
+  let arguments = (ins Tad_Tensor:$lhs, Tad_Tensor:$rhs);
+  let results = (outs Tad_Tensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$lhs, "::mlir::Value":$rhs)>
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+def Tad_TransposeOp : Tad_Op<"transpose", [Pure]> {
+  let summary = "permutes the dimensions of a tensor";
+  let description = [{
+    Result dimension `i` is operand dimension `permutation[i]`.
+
+    ```mlir
+    %t = tad.transpose %x [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
+    ```
+    An identity permutation folds away; two transposes compose.
+  }];
+  let arguments = (ins Tad_Tensor:$operand, DenseI64ArrayAttr:$permutation);
+  let results = (outs Tad_Tensor:$result);
+  let assemblyFormat = [{
+    $operand $permutation attr-dict `:` type($operand) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$operand,
+                   "::llvm::ArrayRef<int64_t>":$permutation)>
+  ];
+}
+
+def Tad_ReshapeOp : Tad_Op<"reshape", [Pure]> {
+  let summary = "reinterprets a tensor with another shape, in row-major order";
+  let description = [{
+    The operand and the result have the same element type and the same number
+    of elements.
+
+    ```mlir
+    %r = tad.reshape %x : tensor<2x3xf32> -> tensor<6xf32>
+    ```
+  }];
+  let arguments = (ins Tad_Tensor:$operand);
+  let results = (outs Tad_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tad_BroadcastOp : Tad_Op<"broadcast", [Pure]> {
+  let summary = "broadcasts a tensor to a larger shape along explicit dimensions";
+  let description = [{
+    Operand dimension `i` becomes result dimension `dimensions[i]`; the
+    `dimensions` are strictly increasing, and each operand dimension is
+    either 1 or equal to its result dimension. Every other result dimension
+    is new.
+
+    ```mlir
+    %b = tad.broadcast %x dims [1] : tensor<4xf32> -> tensor<3x4xf32>
+    ```
+  }];
+  let arguments = (ins Tad_Tensor:$operand, DenseI64ArrayAttr:$dimensions);
+  let results = (outs Tad_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `dims` $dimensions attr-dict `:` type($operand) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tad_SliceOp : Tad_Op<"slice", [Pure]> {
+  let summary = "a strided static slice of a tensor";
+  let description = [{
+    Takes, along each dimension `d`, the indices
+    `start[d], start[d] + step[d], ...` below `limit[d]`, with
+    `0 <= start[d] <= limit[d] <= size[d]` and `step[d] >= 1`.
+
+    ```mlir
+    %s = tad.slice %x start [0, 1] limit [2, 4] step [1, 2]
+           : tensor<2x4xf32> -> tensor<2x2xf32>
+    ```
+  }];
+  let arguments = (ins Tad_Tensor:$operand, DenseI64ArrayAttr:$start,
+                       DenseI64ArrayAttr:$limit, DenseI64ArrayAttr:$step);
+  let results = (outs Tad_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `start` $start `limit` $limit `step` $step attr-dict `:`
+    type($operand) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tad_ConcatOp : Tad_Op<"concat", [Pure]> {
+  let summary = "concatenates tensors along one dimension";
+  let description = [{
+    All operands have one element type and one rank, and agree on every
+    dimension but `axis`.
+
+    ```mlir
+    %c = tad.concat %a, %b axis 0 : tensor<2x3xf32>, tensor<4x3xf32>
+           -> tensor<6x3xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Tad_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Tad_Tensor:$result);
+  let assemblyFormat = [{
+    $inputs `axis` $axis attr-dict `:` type($inputs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tad_CastOp : Tad_Op<"cast", [Pure]> {
+  let summary = "converts between floating-point element types";
+  let description = [{
+    Rounds to nearest even when narrowing. The shapes are equal.
+
+    ```mlir
+    %h = tad.cast %x : tensor<4xf32> -> tensor<4xf16>
+    ```
+  }];
+  let arguments = (ins Tad_Tensor:$operand);
+  let results = (outs Tad_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+class Tad_ReduceOp<string mnemonic, string what> : Tad_Op<mnemonic, [Pure]> {
+  let summary = what # " over a list of axes";
+  let description = [{
+    Reduces the operand over `axes` (unique, each in `[0, rank)`). With
+    `keepdims` each reduced dimension stays as a dimension of size 1;
+    without it, it is removed. An empty axis list is the identity.
+
+    ```mlir
+    %s = tad.}] # mnemonic # [{ %x axes [1] : tensor<2x3xf32> -> tensor<2xf32>
+    %k = tad.}] # mnemonic # [{ %x axes [0, 1] keepdims
+           : tensor<2x3xf32> -> tensor<1x1xf32>
+    ```
+  }];
+  let arguments = (ins Tad_Tensor:$operand, DenseI64ArrayAttr:$axes,
+                       UnitAttr:$keepdims);
+  let results = (outs Tad_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `axes` $axes (`keepdims` $keepdims^)? attr-dict `:`
+    type($operand) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$operand, "::llvm::ArrayRef<int64_t>":$axes,
+                   "bool":$keepdims)>
+  ];
+  let extraClassDeclaration = [{
+    /// The number of operand elements folded into each result element.
+    int64_t getReductionSize();
+  }];
+}
+
+def Tad_ReduceSumOp : Tad_ReduceOp<"reduce_sum", "sum">;
+def Tad_ReduceMeanOp : Tad_ReduceOp<"reduce_mean", "arithmetic mean">;
+def Tad_ReduceMaxOp : Tad_ReduceOp<"reduce_max", "maximum (NaN propagating)">;
+
+def Tad_SoftmaxOp : Tad_Op<"softmax", [Pure, SameOperandsAndResultType]> {
+  let summary = "softmax along one axis";
+  let description = [{
+    `exp(x - max(x)) / sum(exp(x - max(x)))` along `axis`, which the
+    lowering evaluates in this numerically stable form.
+
+    ```mlir
+    %p = tad.softmax %x axis 1 : tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Tad_Tensor:$operand, I64Attr:$axis);
+  let results = (outs Tad_Tensor:$result);
+  let assemblyFormat = "$operand `axis` $axis attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tad_LogSumExpOp : Tad_Op<"logsumexp", [Pure]> {
+  let summary = "log of the sum of exponentials along one axis";
+  let description = [{
+    `m + log(sum(exp(x - m)))` with `m = max(x)` along `axis`, removing that
+    axis or, with `keepdims`, keeping it with size 1.
+
+    ```mlir
+    %l = tad.logsumexp %x axis 1 : tensor<2x3xf32> -> tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins Tad_Tensor:$operand, I64Attr:$axis, UnitAttr:$keepdims);
+  let results = (outs Tad_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `axis` $axis (`keepdims` $keepdims^)? attr-dict `:`
+    type($operand) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Differentiation control
+//===----------------------------------------------------------------------===//
+
+def Tad_StopGradientOp : Tad_Op<"stop_gradient",
+    [Pure, SameOperandsAndResultType]> {
+  let summary = "the identity, with a zero derivative";
+  let description = [{
+    Returns its operand; reverse-mode AD sends no cotangent through it.
+
+    ```mlir
+    %y = tad.stop_gradient %x : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Tad_Tensor:$operand);
+  let results = (outs Tad_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($result)";
+  let hasFolder = 1;
+}
+
+def Tad_CheckpointOp : Tad_Op<"checkpoint", [RecursiveMemoryEffects,
+    IsolatedFromAbove, SingleBlock]> {
+  let summary = "a region whose inner values are recomputed, not stored";
+  let description = [{
+    Runs its body on its operands and returns what the body yields. The
+    values computed inside are not kept for the backward sweep: AD recomputes
+    the region from its operands just before the region's adjoint runs. The
+    region is isolated from above, so its operands are exactly what the
+    recomputation needs.
+
+    ```mlir
+    %y = tad.checkpoint(%x, %w) : (tensor<4x8xf32>, tensor<8x8xf32>)
+           -> tensor<4x8xf32> {
+    ^bb0(%a: tensor<4x8xf32>, %b: tensor<8x8xf32>):
+      %m = tad.matmul %a, %b : tensor<4x8xf32>, tensor<8x8xf32>
+             -> tensor<4x8xf32>
+      %t = tad.tanh %m : tensor<4x8xf32>
+      tad.yield %t : tensor<4x8xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `(` $inputs `)` attr-dict `:` functional-type($inputs, $results) $body
+  }];
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    ::tad::YieldOp getYield();
+  }];
+}
+
+def Tad_YieldOp : Tad_Op<"yield", [Pure, Terminator, ReturnLike,
+    HasParent<"CheckpointOp">]> {
+  let summary = "returns the results of a tad.checkpoint body";
+  let description = [{
+    ```mlir
+    tad.yield %t : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
+#endif // TAD_OPS_TD

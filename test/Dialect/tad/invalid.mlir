@@ -1,0 +1,567 @@
+// One failing input for every verifier rule of the tad dialect.
+// RUN: tad-opt %s -split-input-file -verify-diagnostics
+
+//===----------------------------------------------------------------------===//
+// Operand and result types
+//===----------------------------------------------------------------------===//
+
+func.func @dynamic_shape(%x: tensor<?xf32>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of f32, f64, f16 or bf16 values}}
+  %0 = tad.exp %x : tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @integer_element(%x: tensor<4xi32>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of f32, f64, f16 or bf16 values}}
+  %0 = tad.add %x, %x : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @unranked(%x: tensor<*xf32>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of f32, f64, f16 or bf16 values, but got 'tensor<*xf32>'}}
+  %0 = "tad.neg"(%x) : (tensor<*xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @elementwise_type_mismatch(%x: tensor<4xf32>, %y: tensor<5xf32>) {
+  // expected-error @+1 {{all non-scalar operands/results must have the same shape and base type}}
+  %0 = "tad.mul"(%x, %y) : (tensor<4xf32>, tensor<5xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @elementwise_result_mismatch(%x: tensor<4xf32>) {
+  // expected-error @+1 {{requires the same type for all operands and results}}
+  %0 = "tad.tanh"(%x) : (tensor<4xf32>) -> tensor<4xf64>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// tad.constant
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @constant_type_mismatch() {
+  // expected-error @+1 {{failed to verify that all of {value, result} have same type}}
+  %0 = "tad.constant"() <{value = dense<1.0> : tensor<2xf32>}> : () -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @constant_integer() {
+  // expected-error @+1 {{result #0 must be statically shaped tensor of f32, f64, f16 or bf16 values}}
+  %0 = tad.constant dense<1> : tensor<2xi32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// tad.compare and tad.select
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @compare_operand_mismatch(%x: tensor<4xf32>, %y: tensor<4xf64>) {
+  // expected-error @+1 {{requires all operands to have the same type}}
+  %0 = "tad.compare"(%x, %y) <{predicate = 2 : i32}> : (tensor<4xf32>, tensor<4xf64>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @compare_result_shape(%x: tensor<4xf32>) {
+  // expected-error @+1 {{failed to verify that the result is an i1 tensor of the operand shape}}
+  %0 = "tad.compare"(%x, %x) <{predicate = 2 : i32}> : (tensor<4xf32>, tensor<4xf32>) -> tensor<5xi1>
+  return
+}
+
+// -----
+
+func.func @compare_bad_predicate(%x: tensor<4xf32>) {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'predicate' [eq, ne, lt, le, gt, ge]}}
+  %0 = tad.compare 7, %x, %x : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @select_value_mismatch(%c: tensor<4xi1>, %x: tensor<4xf32>, %y: tensor<4xf16>) {
+  // expected-error @+1 {{failed to verify that all of {on_true, on_false, result} have same type}}
+  %0 = "tad.select"(%c, %x, %y) : (tensor<4xi1>, tensor<4xf32>, tensor<4xf16>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @select_condition_shape(%c: tensor<3xi1>, %x: tensor<4xf32>) {
+  // expected-error @+1 {{failed to verify that the condition is an i1 tensor of the value shape}}
+  %0 = "tad.select"(%c, %x, %x) : (tensor<3xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// tad.matmul
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @matmul_element_types(%a: tensor<2x3xf32>, %b: tensor<3x4xf16>) {
+  // expected-error @+1 {{operand element types differ: 'f32' and 'f16'}}
+  %0 = tad.matmul %a, %b : tensor<2x3xf32>, tensor<3x4xf16> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_rank_one(%a: tensor<3xf32>, %b: tensor<3xf32>) {
+  // expected-error @+1 {{operands must have rank >= 2, lhs has rank 1}}
+  %0 = tad.matmul %a, %b : tensor<3xf32>, tensor<3xf32> -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @matmul_rank_mismatch(%a: tensor<5x2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+1 {{lhs has rank 3 but rhs has rank 2; batch dimensions are not broadcast}}
+  %0 = tad.matmul %a, %b : tensor<5x2x3xf32>, tensor<3x4xf32> -> tensor<5x2x4xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_batch_mismatch(%a: tensor<5x2x3xf32>, %b: tensor<6x3x4xf32>) {
+  // expected-error @+1 {{batch dimension 0 differs: lhs has 5, rhs has 6}}
+  %0 = tad.matmul %a, %b : tensor<5x2x3xf32>, tensor<6x3x4xf32> -> tensor<5x2x4xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_contraction(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) {
+  // expected-error @+1 {{contracted dimensions differ: lhs dimension 1 is 3, rhs dimension 0 is 4}}
+  %0 = tad.matmul %a, %b : tensor<2x3xf32>, tensor<4x5xf32> -> tensor<2x5xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_result(%a: tensor<2x3xf32>, %b: tensor<3x5xf32>) {
+  // expected-error @+1 {{result type 'tensor<2x4xf32>' does not match the expected 'tensor<2x5xf32>'}}
+  %0 = tad.matmul %a, %b : tensor<2x3xf32>, tensor<3x5xf32> -> tensor<2x4xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// tad.transpose
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @transpose_length(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{permutation has 3 entries but the operand has rank 2}}
+  %0 = tad.transpose %x [1, 0, 2] : tensor<2x3xf32> -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_range(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{permutation entry 2 is out of range for rank 2}}
+  %0 = tad.transpose %x [2, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_negative(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{permutation entry -1 is out of range for rank 2}}
+  %0 = tad.transpose %x [-1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_repeated(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{permutation entry 1 appears twice}}
+  %0 = tad.transpose %x [1, 1] : tensor<2x3xf32> -> tensor<3x3xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_result(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{result type 'tensor<2x3xf32>' does not match the expected 'tensor<3x2xf32>'}}
+  %0 = tad.transpose %x [1, 0] : tensor<2x3xf32> -> tensor<2x3xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// tad.reshape
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @reshape_element_type(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{element type changes from 'f32' to 'f16'; use tad.cast}}
+  %0 = tad.reshape %x : tensor<2x3xf32> -> tensor<6xf16>
+  return
+}
+
+// -----
+
+func.func @reshape_count(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{operand has 6 elements but the result has 8}}
+  %0 = tad.reshape %x : tensor<2x3xf32> -> tensor<2x4xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// tad.broadcast
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @broadcast_element_type(%x: tensor<3xf32>) {
+  // expected-error @+1 {{element type changes from 'f32' to 'f64'}}
+  %0 = tad.broadcast %x dims [0] : tensor<3xf32> -> tensor<3x2xf64>
+  return
+}
+
+// -----
+
+func.func @broadcast_count(%x: tensor<3xf32>) {
+  // expected-error @+1 {{has 2 dimensions but the operand has rank 1}}
+  %0 = tad.broadcast %x dims [0, 1] : tensor<3xf32> -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_range(%x: tensor<3xf32>) {
+  // expected-error @+1 {{dimension 2 is out of range for rank 2}}
+  %0 = tad.broadcast %x dims [2] : tensor<3xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_order(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{dimensions must be strictly increasing, but 0 follows 1}}
+  %0 = tad.broadcast %x dims [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_size(%x: tensor<3xf32>) {
+  // expected-error @+1 {{operand dimension 0 has size 3 but result dimension 1 has size 4; only size 1 broadcasts}}
+  %0 = tad.broadcast %x dims [1] : tensor<3xf32> -> tensor<2x4xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// tad.slice
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @slice_entries(%x: tensor<4x4xf32>) {
+  // expected-error @+1 {{start, limit and step need 2 entries each (the operand rank), got 1, 2 and 2}}
+  %0 = tad.slice %x start [0] limit [2, 2] step [1, 1] : tensor<4x4xf32> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @slice_negative_start(%x: tensor<4xf32>) {
+  // expected-error @+1 {{dimension 0: need 0 <= start <= limit <= 4, got start -1 and limit 2}}
+  %0 = tad.slice %x start [-1] limit [2] step [1] : tensor<4xf32> -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @slice_start_after_limit(%x: tensor<4xf32>) {
+  // expected-error @+1 {{dimension 0: need 0 <= start <= limit <= 4, got start 3 and limit 2}}
+  %0 = tad.slice %x start [3] limit [2] step [1] : tensor<4xf32> -> tensor<0xf32>
+  return
+}
+
+// -----
+
+func.func @slice_limit_past_end(%x: tensor<4x4xf32>) {
+  // expected-error @+1 {{dimension 1: need 0 <= start <= limit <= 4, got start 0 and limit 5}}
+  %0 = tad.slice %x start [0, 0] limit [4, 5] step [1, 1] : tensor<4x4xf32> -> tensor<4x5xf32>
+  return
+}
+
+// -----
+
+func.func @slice_step(%x: tensor<4xf32>) {
+  // expected-error @+1 {{dimension 0: step must be >= 1, got 0}}
+  %0 = tad.slice %x start [0] limit [4] step [0] : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @slice_result(%x: tensor<5xf32>) {
+  // expected-error @+1 {{result type 'tensor<2xf32>' does not match the expected 'tensor<3xf32>'}}
+  %0 = tad.slice %x start [0] limit [5] step [2] : tensor<5xf32> -> tensor<2xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// tad.concat
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @concat_empty() {
+  // expected-error @+1 {{needs at least one input}}
+  %0 = "tad.concat"() <{axis = 0 : i64}> : () -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @concat_axis(%x: tensor<2xf32>) {
+  // expected-error @+1 {{axis 1 is out of range for rank 1}}
+  %0 = tad.concat %x, %x axis 1 : tensor<2xf32>, tensor<2xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @concat_element_type(%x: tensor<2xf32>, %y: tensor<2xf64>) {
+  // expected-error @+1 {{input 1 has element type 'f64' but input 0 has 'f32'}}
+  %0 = tad.concat %x, %y axis 0 : tensor<2xf32>, tensor<2xf64> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @concat_rank(%x: tensor<2xf32>, %y: tensor<2x1xf32>) {
+  // expected-error @+1 {{input 1 has rank 2 but input 0 has rank 1}}
+  %0 = tad.concat %x, %y axis 0 : tensor<2xf32>, tensor<2x1xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @concat_other_dimension(%x: tensor<2x3xf32>, %y: tensor<2x4xf32>) {
+  // expected-error @+1 {{input 1 has size 4 in dimension 1 but input 0 has 3}}
+  %0 = tad.concat %x, %y axis 0 : tensor<2x3xf32>, tensor<2x4xf32> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @concat_result(%x: tensor<2x3xf32>, %y: tensor<5x3xf32>) {
+  // expected-error @+1 {{result type 'tensor<6x3xf32>' does not match the expected 'tensor<7x3xf32>'}}
+  %0 = tad.concat %x, %y axis 0 : tensor<2x3xf32>, tensor<5x3xf32> -> tensor<6x3xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// tad.cast
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @cast_shape(%x: tensor<4xf32>) {
+  // expected-error @+1 {{changes the shape from 'tensor<4xf32>' to 'tensor<2x2xf16>'; only the element type may change}}
+  %0 = tad.cast %x : tensor<4xf32> -> tensor<2x2xf16>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions, softmax, logsumexp
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @reduce_axis_range(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{axis 2 is out of range for rank 2}}
+  %0 = tad.reduce_sum %x axes [2] : tensor<2x3xf32> -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_axis_repeated(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{axis 0 appears twice}}
+  %0 = tad.reduce_mean %x axes [0, 0] : tensor<2x3xf32> -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_result_keepdims(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{result type 'tensor<2xf32>' does not match the expected 'tensor<2x1xf32>'}}
+  %0 = tad.reduce_max %x axes [1] keepdims : tensor<2x3xf32> -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_result(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{result type 'tensor<3xf32>' does not match the expected 'tensor<2xf32>'}}
+  %0 = tad.reduce_sum %x axes [1] : tensor<2x3xf32> -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_axis(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{axis -1 is out of range for rank 2}}
+  %0 = tad.softmax %x axis -1 : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_result(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{requires the same type for all operands and results}}
+  %0 = "tad.softmax"(%x) <{axis = 0 : i64}> : (tensor<2x3xf32>) -> tensor<2x3xf64>
+  return
+}
+
+// -----
+
+func.func @logsumexp_axis(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{axis 2 is out of range for rank 2}}
+  %0 = tad.logsumexp %x axis 2 : tensor<2x3xf32> -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @logsumexp_result(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{result type 'tensor<2xf32>' does not match the expected 'tensor<3xf32>'}}
+  %0 = tad.logsumexp %x axis 0 : tensor<2x3xf32> -> tensor<2xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// tad.stop_gradient
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @stop_gradient_type(%x: tensor<2xf32>) {
+  // expected-error @+1 {{requires the same type for all operands and results}}
+  %0 = "tad.stop_gradient"(%x) : (tensor<2xf32>) -> tensor<3xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// tad.checkpoint and tad.yield
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @checkpoint_argument_count(%x: tensor<2xf32>) {
+  // expected-error @+1 {{body has 0 arguments but the op has 1 inputs}}
+  %0 = tad.checkpoint(%x) : (tensor<2xf32>) -> tensor<2xf32> {
+    %c = tad.constant dense<1.0> : tensor<2xf32>
+    tad.yield %c : tensor<2xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @checkpoint_argument_type(%x: tensor<2xf32>) {
+  // expected-error @+1 {{body argument 0 has type 'tensor<3xf32>' but input 0 has type 'tensor<2xf32>'}}
+  %0 = tad.checkpoint(%x) : (tensor<2xf32>) -> tensor<2xf32> {
+  ^bb0(%a: tensor<3xf32>):
+    %c = tad.constant dense<1.0> : tensor<2xf32>
+    tad.yield %c : tensor<2xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @checkpoint_yield_count(%x: tensor<2xf32>) {
+  // expected-error @+1 {{body yields 2 values but the op has 1 results}}
+  %0 = tad.checkpoint(%x) : (tensor<2xf32>) -> tensor<2xf32> {
+  ^bb0(%a: tensor<2xf32>):
+    tad.yield %a, %a : tensor<2xf32>, tensor<2xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @checkpoint_yield_type(%x: tensor<2xf32>) {
+  // expected-error @+1 {{body yields 'tensor<2xf32>' as value 0 but result 0 has type 'tensor<2xf64>'}}
+  %0 = tad.checkpoint(%x) : (tensor<2xf32>) -> tensor<2xf64> {
+  ^bb0(%a: tensor<2xf32>):
+    tad.yield %a : tensor<2xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @checkpoint_captures(%x: tensor<2xf32>) {
+  // expected-note @+1 {{required by region isolation constraints}}
+  %0 = tad.checkpoint() : () -> tensor<2xf32> {
+    // expected-error @+1 {{using value defined outside the region}}
+    %e = tad.exp %x : tensor<2xf32>
+    tad.yield %e : tensor<2xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @checkpoint_terminator(%x: tensor<2xf32>) {
+  // expected-error @+1 {{body must end with tad.yield}}
+  %0 = "tad.checkpoint"(%x) ({
+  ^bb0(%a: tensor<2xf32>):
+    llvm.unreachable
+  }) : (tensor<2xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @checkpoint_two_blocks(%x: tensor<2xf32>) {
+  // expected-error @+1 {{expects region #0 to have 0 or 1 blocks}}
+  %0 = "tad.checkpoint"(%x) ({
+  ^bb0(%a: tensor<2xf32>):
+    "tad.yield"(%a) : (tensor<2xf32>) -> ()
+  ^bb1:
+    "tad.yield"(%a) : (tensor<2xf32>) -> ()
+  }) : (tensor<2xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @checkpoint_no_terminator(%x: tensor<2xf32>) {
+  %0 = tad.checkpoint(%x) : (tensor<2xf32>) -> tensor<2xf32> {
+  ^bb0(%a: tensor<2xf32>):
+    // expected-error @+1 {{block with no terminator}}
+    %e = tad.exp %a : tensor<2xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @yield_outside_checkpoint(%x: tensor<2xf32>) {
+  // expected-error @+1 {{expects parent op 'tad.checkpoint'}}
+  tad.yield %x : tensor<2xf32>
+}

@@ -1,0 +1,28 @@
+# -*- Python -*-
+# The tad lit suite: FileCheck tests over tad-opt (and, later, tadc).
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "tad"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tad_obj_root, "test")
+# Unit/ is its own suite (GoogleTest binaries); Inputs/ holds test data.
+config.excludes = ["Inputs", "Unit", "CMakeLists.txt", "lit.cfg.py",
+                   "lit.site.cfg.py"]
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%tad_src_root", config.tad_src_root))
+config.substitutions.append(("%mlir_tblgen", config.mlir_tblgen))
+config.substitutions.append(("%mlir_include_dir", config.mlir_include_dir))
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+tools = [ToolSubst("tad-opt", unresolved="fatal")]
+llvm_config.add_tool_substitutions(tools, [config.tad_tools_dir])
