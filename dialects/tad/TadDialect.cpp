@@ -17,6 +17,7 @@ void TadDialect::initialize() {
 #define GET_OP_LIST
 #include "dialects/tad/TadOps.cpp.inc"
       >();
+  registerAttributes();
 }
 
 Operation *TadDialect::materializeConstant(OpBuilder &builder, Attribute value,

@@ -31,6 +31,20 @@ def Tad_Dialect : Dialect {
     values.
   }];
   let hasConstantMaterializer = 1;
+  let useDefaultAttributePrinterParser = 1;
+  // Checks tad.derivative, tad.custom_rule and tad.checkpointed on the
+  // functions that carry them.
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// Registers the attributes of TadAttrs.td (in the file that defines
+    /// their storage).
+    void registerAttributes();
+
+    /// The attribute names that tad places on func.func ops.
+    static constexpr ::llvm::StringLiteral kDerivativeAttrName = "tad.derivative";
+    static constexpr ::llvm::StringLiteral kCustomRuleAttrName = "tad.custom_rule";
+    static constexpr ::llvm::StringLiteral kCheckpointedAttrName = "tad.checkpointed";
+  }];
 }
 
 //===----------------------------------------------------------------------===//

@@ -228,6 +228,33 @@ LogicalResult SliceOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// TakeOp and UpdateOp
+//===----------------------------------------------------------------------===//
+
+/// Checks that `row` is `stacked` without its leading dimension.
+static LogicalResult checkRowType(Operation *op, RankedTensorType stacked,
+                                  RankedTensorType row, StringRef what) {
+  if (stacked.getRank() < 1)
+    return op->emitOpError("needs a stacked operand of rank >= 1, got ")
+           << stacked;
+  auto expected = RankedTensorType::get(stacked.getShape().drop_front(),
+                                        stacked.getElementType());
+  if (row == expected)
+    return success();
+  return op->emitOpError() << what << " type " << row
+                           << " does not match the expected " << expected;
+}
+
+LogicalResult TakeOp::verify() {
+  return checkRowType(*this, tensorType(getOperand()), getType(), "result");
+}
+
+LogicalResult UpdateOp::verify() {
+  return checkRowType(*this, tensorType(getOperand()), tensorType(getValue()),
+                      "value");
+}
+
+//===----------------------------------------------------------------------===//
 // ConcatOp
 //===----------------------------------------------------------------------===//
 
@@ -236,7 +263,7 @@ LogicalResult ConcatOp::verify() {
     return emitOpError("needs at least one input");
   RankedTensorType first = tensorType(getInputs().front());
   int64_t rank = first.getRank();
-  int64_t axis = getAxis();
+  int64_t axis = static_cast<int64_t>(getAxis());
   if (failed(checkAxis(*this, "axis", axis, rank)))
     return failure();
   SmallVector<int64_t> shape(first.getShape());
@@ -317,7 +344,7 @@ LogicalResult LogSumExpOp::verify() {
   if (failed(checkAxis(*this, "axis", getAxis(), type.getRank())))
     return failure();
   return checkResultType(*this, getType(),
-                         getReducedType(type, {getAxis()}, getKeepdims()));
+                         getReducedType(type, {static_cast<int64_t>(getAxis())}, getKeepdims()));
 }
 
 //===----------------------------------------------------------------------===//

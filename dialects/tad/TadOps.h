@@ -20,6 +20,9 @@
 
 #include "dialects/tad/TadEnums.h.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "dialects/tad/TadAttrs.h.inc"
+
 namespace tad {
 
 /// An i1 tensor with the shape of `type` (the result type of tad.compare and
@@ -31,6 +34,21 @@ mlir::Type getBoolTensorLike(mlir::Type type);
 mlir::RankedTensorType getReducedType(mlir::RankedTensorType type,
                                       llvm::ArrayRef<int64_t> axes,
                                       bool keepdims);
+
+/// The function type of the derivative of `kind` of a primal of type `primal`
+/// with respect to the parameters at positions `wrt` (see DerivativeAttr), or
+/// failure after reporting why through `emitError`.
+mlir::FailureOr<mlir::FunctionType>
+getDerivativeType(mlir::FunctionType primal, DerivativeKind kind,
+                  llvm::ArrayRef<int64_t> wrt,
+                  llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
+/// Checks that `forward` and `pullback` form a custom rule for `primal` (see
+/// CustomRuleAttr), reporting the first mismatch through `emitError`.
+mlir::LogicalResult
+verifyCustomRuleTypes(mlir::FunctionType primal, mlir::FunctionType forward,
+                      mlir::FunctionType pullback,
+                      llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
 } // namespace tad
 

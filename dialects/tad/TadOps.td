@@ -10,6 +10,7 @@
 #define TAD_OPS_TD
 
 include "dialects/tad/TadDialect.td"
+include "dialects/tad/TadAttrs.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/IR/OpAsmInterface.td"
 include "mlir/IR/RegionKindInterface.td"
@@ -379,6 +380,48 @@ def Tad_SliceOp : Tad_Op<"slice", [Pure]> {
   }];
   let hasVerifier = 1;
   let hasFolder = 1;
+}
+
+def Tad_TakeOp : Tad_Op<"take", [Pure]> {
+  let summary = "the slice of a stacked tensor at a dynamic leading index";
+  let description = [{
+    Returns `operand[index]`: the operand without its leading dimension, at
+    position `index` of that dimension. This is how a loop body reads the
+    weights of layer `i` from a stacked tensor. The index must lie in
+    `[0, size)`; the frontend proves it for every index it emits, and the
+    lowering clamps it so that no index can read outside the tensor.
+
+    ```mlir
+    %w = tad.take %ws[%i] : tensor<48x16x16xf32> -> tensor<16x16xf32>
+    ```
+  }];
+  let arguments = (ins Tad_Tensor:$operand, Index:$index);
+  let results = (outs Tad_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `[` $index `]` attr-dict `:` type($operand) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tad_UpdateOp : Tad_Op<"update", [Pure,
+    AllTypesMatch<["operand", "result"]>]> {
+  let summary = "replaces the slice of a stacked tensor at a dynamic index";
+  let description = [{
+    Returns `operand` with `operand[index]` replaced by `value`, whose type is
+    the operand's without the leading dimension. It writes loop tapes and the
+    adjoints of `tad.take`. The index rules are those of `tad.take`.
+
+    ```mlir
+    %t2 = tad.update %h into %tape[%i] : tensor<8x16xf32> into tensor<48x8x16xf32>
+    ```
+  }];
+  let arguments = (ins Tad_Tensor:$value, Tad_Tensor:$operand, Index:$index);
+  let results = (outs Tad_Tensor:$result);
+  let assemblyFormat = [{
+    $value `into` $operand `[` $index `]` attr-dict `:` type($value) `into`
+    type($operand)
+  }];
+  let hasVerifier = 1;
 }
 
 def Tad_ConcatOp : Tad_Op<"concat", [Pure]> {

@@ -320,6 +320,42 @@ func.func @slice_result(%x: tensor<5xf32>) {
 }
 
 //===----------------------------------------------------------------------===//
+// tad.take and tad.update
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @take_scalar(%x: tensor<f32>, %i: index) {
+  // expected-error @+1 {{needs a stacked operand of rank >= 1, got 'tensor<f32>'}}
+  %0 = tad.take %x[%i] : tensor<f32> -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @take_result(%x: tensor<4x3xf32>, %i: index) {
+  // expected-error @+1 {{result type 'tensor<4xf32>' does not match the expected 'tensor<3xf32>'}}
+  %0 = tad.take %x[%i] : tensor<4x3xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @update_value(%x: tensor<4x3xf32>, %v: tensor<3xf64>, %i: index) {
+  // expected-error @+1 {{value type 'tensor<3xf64>' does not match the expected 'tensor<3xf32>'}}
+  %0 = tad.update %v into %x[%i] : tensor<3xf64> into tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @update_index_type(%x: tensor<4x3xf32>, %v: tensor<3xf32>, %i: i32) {
+  // expected-error @+1 {{operand #2 must be index}}
+  %0 = "tad.update"(%v, %x, %i) : (tensor<3xf32>, tensor<4x3xf32>, i32) -> tensor<4x3xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
 // tad.concat
 //===----------------------------------------------------------------------===//
 
@@ -565,3 +601,106 @@ func.func @yield_outside_checkpoint(%x: tensor<2xf32>) {
   // expected-error @+1 {{expects parent op 'tad.checkpoint'}}
   tad.yield %x : tensor<2xf32>
 }
+
+//===----------------------------------------------------------------------===//
+// tad.derivative, tad.custom_rule, tad.checkpointed
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @+1 {{'tad.derivative' belongs on a func.func}}
+module attributes {tad.derivative = #tad.derivative<grad of @f wrt [0]>} {}
+
+// -----
+
+// expected-error @+1 {{'tad.derivative' must be a #tad.derivative attribute}}
+func.func private @g(tensor<f32>) -> tensor<f32> attributes {tad.derivative = 1 : i32}
+
+// -----
+
+// expected-error @+1 {{primal @missing is not a function}}
+func.func private @g(tensor<f32>) -> tensor<f32> attributes {tad.derivative = #tad.derivative<grad of @missing wrt [0]>}
+
+// -----
+
+// expected-error @+1 {{is the derivative of itself}}
+func.func private @g(tensor<f32>) -> tensor<f32> attributes {tad.derivative = #tad.derivative<grad of @g wrt [0]>}
+
+// -----
+
+func.func private @f(tensor<f32>) -> tensor<f32>
+// expected-error @+1 {{wrt position 1 is not a parameter of a function with 1 parameters}}
+func.func private @g(tensor<f32>) -> tensor<f32> attributes {tad.derivative = #tad.derivative<grad of @f wrt [1]>}
+
+// -----
+
+func.func private @f(tensor<f32>, tensor<f32>) -> tensor<f32>
+// expected-error @+1 {{wrt position 0 appears twice}}
+func.func private @g(tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>) attributes {tad.derivative = #tad.derivative<grad of @f wrt [0, 0]>}
+
+// -----
+
+func.func private @f(tensor<3xf32>) -> tensor<3xf32>
+// expected-error @+1 {{grad needs a function that returns one float scalar; use value_and_grad or vjp for several results}}
+func.func private @g(tensor<3xf32>) -> tensor<3xf32> attributes {tad.derivative = #tad.derivative<grad of @f wrt [0]>}
+
+// -----
+
+func.func private @f(tensor<3xf32>) -> (tensor<3xf32>, tensor<f32>)
+// expected-error @+1 {{value_and_grad needs a function whose first result is a float scalar}}
+func.func private @g(tensor<3xf32>) -> (tensor<3xf32>, tensor<f32>, tensor<3xf32>) attributes {tad.derivative = #tad.derivative<value_and_grad of @f wrt [0]>}
+
+// -----
+
+func.func private @f(tensor<3xf32>) -> tensor<f32>
+// expected-error @+1 {{has type '(tensor<3xf32>) -> tensor<f32>' but the requested derivative has type '(tensor<3xf32>, tensor<f32>) -> tensor<3xf32>'}}
+func.func private @g(tensor<3xf32>) -> tensor<f32> attributes {tad.derivative = #tad.derivative<vjp of @f wrt [0]>}
+
+// -----
+
+func.func private @fwd(tensor<2xf32>) -> tensor<2xf32>
+func.func private @pb(tensor<2xf32>) -> tensor<2xf32>
+// expected-error @+1 {{forward takes 'tensor<2xf32>' but the primal takes 'tensor<3xf32>'}}
+func.func private @f(tensor<3xf32>) -> tensor<3xf32> attributes {tad.custom_rule = #tad.custom_rule<forward = @fwd, pullback = @pb>}
+
+// -----
+
+func.func private @fwd(tensor<3xf32>) -> tensor<2xf32>
+func.func private @pb(tensor<3xf32>) -> tensor<3xf32>
+// expected-error @+1 {{forward must return the primal's results 'tensor<3xf32>' before its saved values, but returns 'tensor<2xf32>'}}
+func.func private @f(tensor<3xf32>) -> tensor<3xf32> attributes {tad.custom_rule = #tad.custom_rule<forward = @fwd, pullback = @pb>}
+
+// -----
+
+func.func private @fwd(tensor<3xf32>) -> (tensor<3xf32>, tensor<5xf32>)
+func.func private @pb(tensor<3xf32>) -> tensor<3xf32>
+// expected-error @+1 {{pullback must take the saved values and one cotangent per primal result 'tensor<5xf32>', 'tensor<3xf32>', but takes 'tensor<3xf32>'}}
+func.func private @f(tensor<3xf32>) -> tensor<3xf32> attributes {tad.custom_rule = #tad.custom_rule<forward = @fwd, pullback = @pb>}
+
+// -----
+
+func.func private @fwd(tensor<3xf32>) -> tensor<3xf32>
+func.func private @pb(tensor<3xf32>) -> tensor<4xf32>
+// expected-error @+1 {{pullback must return one cotangent per primal parameter 'tensor<3xf32>', but returns 'tensor<4xf32>'}}
+func.func private @f(tensor<3xf32>) -> tensor<3xf32> attributes {tad.custom_rule = #tad.custom_rule<forward = @fwd, pullback = @pb>}
+
+// -----
+
+func.func private @pb(tensor<3xf32>) -> tensor<3xf32>
+// expected-error @+1 {{forward @nofwd is not a function}}
+func.func private @f(tensor<3xf32>) -> tensor<3xf32> attributes {tad.custom_rule = #tad.custom_rule<forward = @nofwd, pullback = @pb>}
+
+// -----
+
+// expected-error @+1 {{'tad.custom_rule' must be a #tad.custom_rule attribute}}
+func.func private @f(tensor<3xf32>) -> tensor<3xf32> attributes {tad.custom_rule = "rule"}
+
+// -----
+
+// expected-error @+1 {{'tad.checkpointed' must be a unit attribute}}
+func.func private @f(tensor<3xf32>) -> tensor<3xf32> attributes {tad.checkpointed = 1 : i32}
+
+// -----
+
+// expected-error @+1 {{unknown tad attribute 'tad.frobnicate'}}
+func.func private @f(tensor<3xf32>) -> tensor<3xf32> attributes {tad.frobnicate}

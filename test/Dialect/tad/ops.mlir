@@ -120,6 +120,15 @@ func.func @shapes(%x: tensor<2x3x4xf32>, %v: tensor<3xf32>) {
   return
 }
 
+// CHECK-LABEL: func.func @stacked
+func.func @stacked(%ws: tensor<48x16x16xf32>, %i: index) -> tensor<48x16x16xf32> {
+  // CHECK: %[[W:.*]] = tad.take %{{.*}}[%{{.*}}] : tensor<48x16x16xf32> -> tensor<16x16xf32>
+  %w = tad.take %ws[%i] : tensor<48x16x16xf32> -> tensor<16x16xf32>
+  // CHECK: tad.update %[[W]] into %{{.*}}[%{{.*}}] : tensor<16x16xf32> into tensor<48x16x16xf32>
+  %u = tad.update %w into %ws[%i] : tensor<16x16xf32> into tensor<48x16x16xf32>
+  return %u : tensor<48x16x16xf32>
+}
+
 // CHECK-LABEL: func.func @reductions
 func.func @reductions(%x: tensor<2x3x4xf32>) {
   // CHECK: tad.reduce_sum %{{.*}} axes [1] : tensor<2x3x4xf32> -> tensor<2x4xf32>

@@ -1,0 +1,178 @@
+//===- TadAttrs.cpp - derivative requests and custom rules ----------------===//
+//
+// The attributes that tie functions together, and the verifier that checks
+// them where they are attached: a derivative declaration must have exactly
+// the type its request implies, and a custom rule's forward and pullback
+// must fit its primal.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/tad/TadOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace tad;
+
+#define GET_ATTRDEF_CLASSES
+#include "dialects/tad/TadAttrs.cpp.inc"
+
+void TadDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "dialects/tad/TadAttrs.cpp.inc"
+      >();
+}
+
+static bool isScalarFloat(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.getRank() == 0 &&
+         isa<FloatType>(tensor.getElementType());
+}
+
+FailureOr<FunctionType>
+tad::getDerivativeType(FunctionType primal, DerivativeKind kind,
+                       ArrayRef<int64_t> wrt,
+                       function_ref<InFlightDiagnostic()> emitError) {
+  int64_t numInputs = primal.getNumInputs();
+  llvm::SmallBitVector seen(numInputs);
+  SmallVector<Type> cotangents;
+  for (int64_t position : wrt) {
+    if (position < 0 || position >= numInputs) {
+      emitError() << "wrt position " << position
+                  << " is not a parameter of a function with " << numInputs
+                  << " parameters";
+      return failure();
+    }
+    if (seen.test(position)) {
+      emitError() << "wrt position " << position << " appears twice";
+      return failure();
+    }
+    seen.set(position);
+    cotangents.push_back(primal.getInput(position));
+  }
+
+  MLIRContext *context = primal.getContext();
+  switch (kind) {
+  case DerivativeKind::grad:
+    if (primal.getNumResults() != 1 || !isScalarFloat(primal.getResult(0))) {
+      emitError() << "grad needs a function that returns one float scalar; "
+                     "use value_and_grad or vjp for several results";
+      return failure();
+    }
+    return FunctionType::get(context, primal.getInputs(), cotangents);
+  case DerivativeKind::value_and_grad: {
+    if (primal.getNumResults() < 1 || !isScalarFloat(primal.getResult(0))) {
+      emitError() << "value_and_grad needs a function whose first result is "
+                     "a float scalar";
+      return failure();
+    }
+    SmallVector<Type> results(primal.getResults());
+    llvm::append_range(results, cotangents);
+    return FunctionType::get(context, primal.getInputs(), results);
+  }
+  case DerivativeKind::vjp: {
+    SmallVector<Type> inputs(primal.getInputs());
+    llvm::append_range(inputs, primal.getResults());
+    return FunctionType::get(context, inputs, cotangents);
+  }
+  }
+  llvm_unreachable("unknown derivative kind");
+}
+
+LogicalResult
+tad::verifyCustomRuleTypes(FunctionType primal, FunctionType forward,
+                           FunctionType pullback,
+                           function_ref<InFlightDiagnostic()> emitError) {
+  if (forward.getInputs() != primal.getInputs())
+    return emitError() << "forward takes " << forward.getInputs()
+                       << " but the primal takes " << primal.getInputs();
+  unsigned numResults = primal.getNumResults();
+  if (forward.getNumResults() < numResults ||
+      forward.getResults().take_front(numResults) != primal.getResults())
+    return emitError() << "forward must return the primal's results "
+                       << primal.getResults()
+                       << " before its saved values, but returns "
+                       << forward.getResults();
+  SmallVector<Type> expectedInputs(
+      forward.getResults().drop_front(numResults));
+  llvm::append_range(expectedInputs, primal.getResults());
+  if (pullback.getInputs() != ArrayRef<Type>(expectedInputs))
+    return emitError() << "pullback must take the saved values and one "
+                          "cotangent per primal result "
+                       << TypeRange(expectedInputs) << ", but takes "
+                       << pullback.getInputs();
+  if (pullback.getResults() != primal.getInputs())
+    return emitError() << "pullback must return one cotangent per primal "
+                          "parameter "
+                       << primal.getInputs() << ", but returns "
+                       << pullback.getResults();
+  return success();
+}
+
+/// Looks up the function `name` from `op`, reporting when there is none.
+static func::FuncOp lookupFunction(Operation *op, FlatSymbolRefAttr name,
+                                   StringRef role) {
+  auto fn = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op, name);
+  if (!fn)
+    op->emitOpError() << role << " " << name << " is not a function";
+  return fn;
+}
+
+LogicalResult TadDialect::verifyOperationAttribute(Operation *op,
+                                                   NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  auto fn = dyn_cast<func::FuncOp>(op);
+  if (!fn)
+    return op->emitOpError() << "'" << name << "' belongs on a func.func";
+  auto emitError = [&] { return op->emitOpError(); };
+
+  if (name == kDerivativeAttrName) {
+    auto request = dyn_cast<DerivativeAttr>(attr.getValue());
+    if (!request)
+      return op->emitOpError() << "'" << name
+                               << "' must be a #tad.derivative attribute";
+    func::FuncOp primal = lookupFunction(op, request.getPrimal(), "primal");
+    if (!primal)
+      return failure();
+    if (primal == fn)
+      return op->emitOpError("is the derivative of itself");
+    FailureOr<FunctionType> expected = getDerivativeType(
+        primal.getFunctionType(), request.getKind(), request.getWrt(),
+        emitError);
+    if (failed(expected))
+      return failure();
+    if (*expected != fn.getFunctionType())
+      return op->emitOpError("has type ")
+             << fn.getFunctionType() << " but the requested derivative has type "
+             << *expected;
+    return success();
+  }
+
+  if (name == kCustomRuleAttrName) {
+    auto rule = dyn_cast<CustomRuleAttr>(attr.getValue());
+    if (!rule)
+      return op->emitOpError() << "'" << name
+                               << "' must be a #tad.custom_rule attribute";
+    func::FuncOp forward = lookupFunction(op, rule.getForward(), "forward");
+    func::FuncOp pullback = lookupFunction(op, rule.getPullback(), "pullback");
+    if (!forward || !pullback)
+      return failure();
+    return verifyCustomRuleTypes(fn.getFunctionType(),
+                                 forward.getFunctionType(),
+                                 pullback.getFunctionType(), emitError);
+  }
+
+  if (name == kCheckpointedAttrName) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitOpError() << "'" << name << "' must be a unit attribute";
+    return success();
+  }
+
+  return op->emitOpError() << "unknown tad attribute '" << name << "'";
+}
