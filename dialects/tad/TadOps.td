@@ -560,7 +560,8 @@ def Tad_CheckpointOp : Tad_Op<"checkpoint", [RecursiveMemoryEffects,
     IsolatedFromAbove, SingleBlock]> {
   let summary = "a region whose inner values are recomputed, not stored";
   let description = [{
-    Runs its body on its operands and returns what the body yields. The
+    Runs its body on its operands (tensors, and the `index` values of
+    enclosing loops) and returns what the body yields. The
     values computed inside are not kept for the backward sweep: AD recomputes
     the region from its operands just before the region's adjoint runs. The
     region is isolated from above, so its operands are exactly what the
@@ -577,7 +578,7 @@ def Tad_CheckpointOp : Tad_Op<"checkpoint", [RecursiveMemoryEffects,
     }
     ```
   }];
-  let arguments = (ins Variadic<AnyRankedTensor>:$inputs);
+  let arguments = (ins Variadic<AnyTypeOf<[AnyRankedTensor, Index]>>:$inputs);
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{

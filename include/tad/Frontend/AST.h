@@ -1,0 +1,452 @@
+//===- AST.h - the .tad abstract syntax tree --------------------*- C++ -*-===//
+//
+// The parser builds this tree; Sema checks it and fills in the types and
+// resolutions that MLIRGen reads. Nodes use LLVM-style RTTI (a kind and
+// classof), as Toy's AST does. Every node carries the location of its first
+// token.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TAD_FRONTEND_AST_H
+#define TAD_FRONTEND_AST_H
+
+#include "tad/Frontend/Types.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Casting.h"
+#include "llvm/Support/SMLoc.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class raw_ostream;
+class SourceMgr;
+} // namespace llvm
+
+namespace tad::lang {
+
+class FunctionDecl;
+class DerivativeDecl;
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+class Expr {
+public:
+  enum class Kind {
+    number,
+    boolean,
+    var,
+    list,
+    elemType,
+    unary,
+    binary,
+    call,
+    index,
+    checkpoint,
+    tuple
+  };
+  Expr(Kind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}
+  virtual ~Expr() = default;
+
+  Kind getKind() const { return kind; }
+  llvm::SMLoc getLoc() const { return loc; }
+
+  /// Set by Sema.
+  ValueType type;
+
+private:
+  const Kind kind;
+  llvm::SMLoc loc;
+};
+
+using ExprPtr = std::unique_ptr<Expr>;
+
+/// `42`, `-3`, `0.5`, `1e-3`. Integers stay integers until Sema decides
+/// whether they are indices, list entries or (weak) scalars.
+class NumberExpr : public Expr {
+public:
+  NumberExpr(llvm::SMLoc loc, std::string spelling, bool isInteger)
+      : Expr(Kind::number, loc), spelling(std::move(spelling)),
+        isInteger(isInteger) {}
+  std::string spelling; // with a leading '-' when negated
+  bool isInteger;
+  static bool classof(const Expr *e) { return e->getKind() == Kind::number; }
+};
+
+class BoolExpr : public Expr {
+public:
+  BoolExpr(llvm::SMLoc loc, bool value) : Expr(Kind::boolean, loc), value(value) {}
+  bool value;
+  static bool classof(const Expr *e) { return e->getKind() == Kind::boolean; }
+};
+
+class VarExpr : public Expr {
+public:
+  VarExpr(llvm::SMLoc loc, std::string name)
+      : Expr(Kind::var, loc), name(std::move(name)) {}
+  std::string name;
+  static bool classof(const Expr *e) { return e->getKind() == Kind::var; }
+};
+
+/// `[0, 1]`: axes, shapes and permutations.
+class ListExpr : public Expr {
+public:
+  ListExpr(llvm::SMLoc loc, std::vector<ExprPtr> elements)
+      : Expr(Kind::list, loc), elements(std::move(elements)) {}
+  std::vector<ExprPtr> elements;
+  static bool classof(const Expr *e) { return e->getKind() == Kind::list; }
+};
+
+/// `f16` in `cast(x, f16)`.
+class ElemTypeExpr : public Expr {
+public:
+  ElemTypeExpr(llvm::SMLoc loc, ElemKind elem)
+      : Expr(Kind::elemType, loc), elem(elem) {}
+  ElemKind elem;
+  static bool classof(const Expr *e) { return e->getKind() == Kind::elemType; }
+};
+
+class UnaryExpr : public Expr {
+public:
+  UnaryExpr(llvm::SMLoc loc, ExprPtr operand)
+      : Expr(Kind::unary, loc), operand(std::move(operand)) {}
+  ExprPtr operand; // the operator is always '-'
+  static bool classof(const Expr *e) { return e->getKind() == Kind::unary; }
+};
+
+enum class BinaryOp { add, sub, mul, div, matmul, lt, le, gt, ge, eq, ne };
+llvm::StringRef getBinaryOpSpelling(BinaryOp op);
+
+class BinaryExpr : public Expr {
+public:
+  BinaryExpr(llvm::SMLoc loc, BinaryOp op, ExprPtr lhs, ExprPtr rhs)
+      : Expr(Kind::binary, loc), op(op), lhs(std::move(lhs)),
+        rhs(std::move(rhs)) {}
+  BinaryOp op;
+  ExprPtr lhs, rhs;
+  static bool classof(const Expr *e) { return e->getKind() == Kind::binary; }
+};
+
+/// The builtin functions, one per tensor operation of the language.
+enum class Builtin {
+  none,
+  exp, log, tanh, sigmoid, relu, sqrt, rsqrt, abs, neg,
+  pow, maximum, minimum, where,
+  sum, mean, max, softmax, logsumexp,
+  matmul, transpose, reshape, broadcast_to, broadcast, slice, concat, cast,
+  stop_gradient, zeros_like, ones_like,
+};
+
+struct CallArg {
+  llvm::SMLoc loc;
+  std::string name; // empty for a positional argument
+  ExprPtr value;
+};
+
+class CallExpr : public Expr {
+public:
+  CallExpr(llvm::SMLoc loc, std::string callee, std::vector<CallArg> args)
+      : Expr(Kind::call, loc), callee(std::move(callee)),
+        args(std::move(args)) {}
+  std::string callee;
+  std::vector<CallArg> args;
+
+  /// Set by Sema: exactly one of these names the callee.
+  Builtin builtin = Builtin::none;
+  FunctionDecl *function = nullptr;
+  DerivativeDecl *derivative = nullptr;
+  /// Set by Sema for builtins: the tensor operands in order (for concat, all
+  /// of them), and the static arguments, normalized: axes and permutations
+  /// with negative entries resolved, reshape targets with -1 resolved.
+  std::vector<Expr *> operands;
+  llvm::SmallVector<int64_t, 4> ints0, ints1, ints2;
+  int64_t axis = 0;
+  bool keepdims = false;
+  ElemKind castTo = ElemKind::f32;
+  static bool classof(const Expr *e) { return e->getKind() == Kind::call; }
+};
+
+/// `ws[i]`, `x[0, j]`: indexes leading dimensions.
+class IndexExpr : public Expr {
+public:
+  IndexExpr(llvm::SMLoc loc, ExprPtr base, std::vector<ExprPtr> indices)
+      : Expr(Kind::index, loc), base(std::move(base)),
+        indices(std::move(indices)) {}
+  ExprPtr base;
+  std::vector<ExprPtr> indices;
+  static bool classof(const Expr *e) { return e->getKind() == Kind::index; }
+};
+
+/// `checkpoint(expr)`: the values computed inside are recomputed, not kept.
+class CheckpointExpr : public Expr {
+public:
+  CheckpointExpr(llvm::SMLoc loc, ExprPtr body)
+      : Expr(Kind::checkpoint, loc), body(std::move(body)) {}
+  ExprPtr body;
+  /// Set by Sema: the variables the body reads, in first-use order.
+  std::vector<std::string> captures;
+  static bool classof(const Expr *e) {
+    return e->getKind() == Kind::checkpoint;
+  }
+};
+
+/// `(a, b)`: only as the value of a return statement.
+class TupleExpr : public Expr {
+public:
+  TupleExpr(llvm::SMLoc loc, std::vector<ExprPtr> elements)
+      : Expr(Kind::tuple, loc), elements(std::move(elements)) {}
+  std::vector<ExprPtr> elements;
+  static bool classof(const Expr *e) { return e->getKind() == Kind::tuple; }
+};
+
+//===----------------------------------------------------------------------===//
+// Statements
+//===----------------------------------------------------------------------===//
+
+class Stmt;
+using StmtPtr = std::unique_ptr<Stmt>;
+
+struct Block {
+  llvm::SMLoc loc;
+  std::vector<StmtPtr> stmts;
+};
+
+class Stmt {
+public:
+  enum class Kind { let, assign, ret, forLoop, ifElse, checkpoint, save };
+  Stmt(Kind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}
+  virtual ~Stmt() = default;
+  Kind getKind() const { return kind; }
+  llvm::SMLoc getLoc() const { return loc; }
+
+private:
+  const Kind kind;
+  llvm::SMLoc loc;
+};
+
+struct Name {
+  llvm::SMLoc loc;
+  std::string name;
+};
+
+/// `let x = e;` or `let (a, b) = f(x);`
+class LetStmt : public Stmt {
+public:
+  LetStmt(llvm::SMLoc loc, std::vector<Name> names, bool destructure,
+          ExprPtr value)
+      : Stmt(Kind::let, loc), names(std::move(names)),
+        destructure(destructure), value(std::move(value)) {}
+  std::vector<Name> names;
+  bool destructure;
+  ExprPtr value;
+  static bool classof(const Stmt *s) { return s->getKind() == Kind::let; }
+};
+
+/// `x = e;`
+class AssignStmt : public Stmt {
+public:
+  AssignStmt(llvm::SMLoc loc, Name target, ExprPtr value)
+      : Stmt(Kind::assign, loc), target(std::move(target)),
+        value(std::move(value)) {}
+  Name target;
+  ExprPtr value;
+  static bool classof(const Stmt *s) { return s->getKind() == Kind::assign; }
+};
+
+/// `return e;` or `return (a, b);`
+class ReturnStmt : public Stmt {
+public:
+  ReturnStmt(llvm::SMLoc loc, std::vector<ExprPtr> values)
+      : Stmt(Kind::ret, loc), values(std::move(values)) {}
+  std::vector<ExprPtr> values;
+  static bool classof(const Stmt *s) { return s->getKind() == Kind::ret; }
+};
+
+/// The variables of enclosing scopes that a nested block assigns (they flow
+/// out of it) and reads; set by Sema, in first-use order.
+struct BlockEffects {
+  std::vector<std::string> writes;
+  std::vector<std::string> reads;
+};
+
+/// `for i in 0..48 { ... }`
+class ForStmt : public Stmt {
+public:
+  ForStmt(llvm::SMLoc loc, Name var, ExprPtr low, ExprPtr high, Block body)
+      : Stmt(Kind::forLoop, loc), var(std::move(var)), low(std::move(low)),
+        high(std::move(high)), body(std::move(body)) {}
+  Name var;
+  ExprPtr low, high;
+  Block body;
+  /// Set by Sema.
+  int64_t lowValue = 0, highValue = 0;
+  BlockEffects effects;
+  static bool classof(const Stmt *s) { return s->getKind() == Kind::forLoop; }
+};
+
+/// `if c { ... } else { ... }`
+class IfStmt : public Stmt {
+public:
+  IfStmt(llvm::SMLoc loc, ExprPtr cond, Block thenBlock,
+         std::optional<Block> elseBlock)
+      : Stmt(Kind::ifElse, loc), cond(std::move(cond)),
+        thenBlock(std::move(thenBlock)), elseBlock(std::move(elseBlock)) {}
+  ExprPtr cond;
+  Block thenBlock;
+  std::optional<Block> elseBlock;
+  BlockEffects effects; // of both branches together
+  static bool classof(const Stmt *s) { return s->getKind() == Kind::ifElse; }
+};
+
+/// `checkpoint { ... }`
+class CheckpointStmt : public Stmt {
+public:
+  CheckpointStmt(llvm::SMLoc loc, Block body)
+      : Stmt(Kind::checkpoint, loc), body(std::move(body)) {}
+  Block body;
+  BlockEffects effects;
+  static bool classof(const Stmt *s) {
+    return s->getKind() == Kind::checkpoint;
+  }
+};
+
+/// `save a, b;` in the forward block of an rrule.
+class SaveStmt : public Stmt {
+public:
+  SaveStmt(llvm::SMLoc loc, std::vector<Name> names)
+      : Stmt(Kind::save, loc), names(std::move(names)) {}
+  std::vector<Name> names;
+  static bool classof(const Stmt *s) { return s->getKind() == Kind::save; }
+};
+
+//===----------------------------------------------------------------------===//
+// Declarations
+//===----------------------------------------------------------------------===//
+
+struct Param {
+  llvm::SMLoc loc;
+  std::string name;
+  TensorType type;
+  llvm::SMLoc typeLoc;
+};
+
+struct TypeWithLoc {
+  llvm::SMLoc loc;
+  TensorType type;
+};
+
+class Decl {
+public:
+  enum class Kind { function, derivative, rule };
+  Decl(Kind kind, llvm::SMLoc loc, Name name)
+      : kind(kind), loc(loc), name(std::move(name)) {}
+  virtual ~Decl() = default;
+  Kind getKind() const { return kind; }
+  llvm::SMLoc getLoc() const { return loc; }
+  const std::string &getName() const { return name.name; }
+  llvm::SMLoc getNameLoc() const { return name.loc; }
+
+private:
+  const Kind kind;
+  llvm::SMLoc loc;
+  Name name;
+};
+
+class RuleDecl;
+
+/// `@checkpoint fn name(params) -> results { body }`
+class FunctionDecl : public Decl {
+public:
+  FunctionDecl(llvm::SMLoc loc, Name name, std::vector<Param> params,
+               std::vector<TypeWithLoc> results, Block body,
+               std::optional<llvm::SMLoc> checkpointAttr)
+      : Decl(Kind::function, loc, std::move(name)), params(std::move(params)),
+        results(std::move(results)), body(std::move(body)),
+        checkpointAttr(checkpointAttr) {}
+  std::vector<Param> params;
+  std::vector<TypeWithLoc> results;
+  Block body;
+  /// Where `@checkpoint` was written, when it was.
+  std::optional<llvm::SMLoc> checkpointAttr;
+  /// Set by Sema: the custom rule of this function, if any.
+  RuleDecl *rule = nullptr;
+
+  std::vector<TensorType> getParamTypes() const;
+  std::vector<TensorType> getResultTypes() const;
+  static bool classof(const Decl *d) { return d->getKind() == Kind::function; }
+};
+
+enum class RequestKind { grad, value_and_grad, vjp };
+llvm::StringRef getRequestKindName(RequestKind kind);
+
+/// `fn loss_grad = grad(loss, wrt: [w1, b1]);`
+class DerivativeDecl : public Decl {
+public:
+  DerivativeDecl(llvm::SMLoc loc, Name name, RequestKind kind,
+                 llvm::SMLoc kindLoc, Name primal, std::vector<Name> wrt,
+                 bool explicitWrt)
+      : Decl(Kind::derivative, loc, std::move(name)), kind(kind),
+        kindLoc(kindLoc), primal(std::move(primal)), wrt(std::move(wrt)),
+        explicitWrt(explicitWrt) {}
+  RequestKind kind;
+  llvm::SMLoc kindLoc;
+  Name primal;
+  std::vector<Name> wrt;
+  bool explicitWrt;
+  /// Set by Sema.
+  FunctionDecl *primalDecl = nullptr;
+  std::vector<int64_t> wrtPositions;
+  std::vector<TensorType> paramTypes, resultTypes;
+  static bool classof(const Decl *d) {
+    return d->getKind() == Kind::derivative;
+  }
+};
+
+/// rrule name(params) -> results {
+///   forward { ...; save a, b; return y; }
+///   pullback(dy: T) -> (Tx, Tw) { ... }
+/// }
+class RuleDecl : public Decl {
+public:
+  RuleDecl(llvm::SMLoc loc, Name name, std::vector<Param> params,
+           std::vector<TypeWithLoc> results, llvm::SMLoc forwardLoc,
+           Block forward, llvm::SMLoc pullbackLoc,
+           std::vector<Param> pullbackParams,
+           std::vector<TypeWithLoc> pullbackResults, Block pullback)
+      : Decl(Kind::rule, loc, std::move(name)), params(std::move(params)),
+        results(std::move(results)), forwardLoc(forwardLoc),
+        forward(std::move(forward)), pullbackLoc(pullbackLoc),
+        pullbackParams(std::move(pullbackParams)),
+        pullbackResults(std::move(pullbackResults)),
+        pullback(std::move(pullback)) {}
+  std::vector<Param> params;
+  std::vector<TypeWithLoc> results;
+  llvm::SMLoc forwardLoc;
+  Block forward;
+  llvm::SMLoc pullbackLoc;
+  std::vector<Param> pullbackParams;
+  std::vector<TypeWithLoc> pullbackResults;
+  Block pullback;
+  /// Set by Sema.
+  FunctionDecl *primalDecl = nullptr;
+  std::vector<Name> saved;
+  std::vector<TensorType> savedTypes;
+  static bool classof(const Decl *d) { return d->getKind() == Kind::rule; }
+};
+
+class Module {
+public:
+  std::vector<std::unique_ptr<Decl>> decls;
+};
+
+/// Prints the tree with types (when checked) and line:col locations.
+void dumpAST(const Module &module, llvm::SourceMgr &sourceMgr,
+             llvm::raw_ostream &os);
+
+} // namespace tad::lang
+
+#endif // TAD_FRONTEND_AST_H

@@ -1,0 +1,37 @@
+//===- Frontend.h - .tad source to the tad dialect --------------*- C++ -*-===//
+//
+// The frontend as one call: lex, parse, check and emit. Used by tadc and by
+// the frontend fuzzer.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TAD_FRONTEND_FRONTEND_H
+#define TAD_FRONTEND_FRONTEND_H
+
+#include "tad/Frontend/AST.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+namespace llvm {
+class SourceMgr;
+class raw_ostream;
+} // namespace llvm
+
+namespace tad::lang {
+
+/// Parses and checks the main buffer of `sourceMgr`. Returns null after
+/// printing the first error to `errs`.
+std::unique_ptr<Module> parseAndCheck(llvm::SourceMgr &sourceMgr,
+                                      llvm::raw_ostream &errs);
+
+/// Parses, checks and emits the main buffer of `sourceMgr` as a verified
+/// module. Frontend errors go to `errs`; MLIR diagnostics (a verifier
+/// failure, which would be a compiler bug) go to the context's handler.
+mlir::OwningOpRef<mlir::ModuleOp> compileToTad(llvm::SourceMgr &sourceMgr,
+                                               mlir::MLIRContext &context,
+                                               llvm::raw_ostream &errs);
+
+} // namespace tad::lang
+
+#endif // TAD_FRONTEND_FRONTEND_H

@@ -1,0 +1,103 @@
+//===- Parser.h - the .tad parser -------------------------------*- C++ -*-===//
+//
+// A recursive-descent parser; each parseX method states its grammar rule.
+// docs/language.md holds the whole grammar.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TAD_FRONTEND_PARSER_H
+#define TAD_FRONTEND_PARSER_H
+
+#include "tad/Frontend/AST.h"
+#include "tad/Frontend/Lexer.h"
+
+#include <optional>
+
+namespace tad::lang {
+
+class Parser {
+public:
+  Parser(llvm::StringRef buffer, DiagnosticEngine &diag)
+      : lexer(buffer, diag), diag(diag) {
+    tok = lexer.lex();
+  }
+
+  /// Parses a whole file; returns null after reporting the first error.
+  std::unique_ptr<Module> parseModule();
+
+private:
+  // Declarations.
+  std::unique_ptr<Decl> parseDecl();
+  std::unique_ptr<Decl> parseFunctionOrDerivative(
+      std::optional<llvm::SMLoc> checkpointAttr);
+  std::unique_ptr<Decl> parseDerivative(llvm::SMLoc loc, Name name);
+  std::unique_ptr<Decl> parseRule();
+  bool parseParams(std::vector<Param> &params);
+  bool parseResultTypes(std::vector<TypeWithLoc> &results);
+  bool parseType(TensorType &type);
+
+  // Statements.
+  bool parseBlock(Block &block);
+  StmtPtr parseStmt();
+  StmtPtr parseLet();
+  StmtPtr parseAssign();
+  StmtPtr parseReturn();
+  StmtPtr parseFor();
+  StmtPtr parseIf();
+  StmtPtr parseSave();
+
+  // Expressions.
+  ExprPtr parseExpr();
+  ExprPtr parseComparison();
+  ExprPtr parseAdditive();
+  ExprPtr parseMultiplicative();
+  ExprPtr parseUnary();
+  ExprPtr parsePostfix();
+  ExprPtr parsePrimary();
+  ExprPtr parseParenthesized();
+  ExprPtr parseList();
+  bool parseCallArgs(std::vector<CallArg> &args);
+
+  // Tokens.
+  void consume() {
+    if (peeked) {
+      tok = *peeked;
+      peeked.reset();
+    } else {
+      tok = lexer.lex();
+    }
+  }
+  const Token &peek() {
+    if (!peeked)
+      peeked = lexer.lex();
+    return *peeked;
+  }
+  bool consumeIf(TokenKind kind) {
+    if (!tok.is(kind))
+      return false;
+    consume();
+    return true;
+  }
+  /// Consumes a token of `kind`, or reports `expected <what>`.
+  bool expect(TokenKind kind, llvm::StringRef context = "");
+  bool expectIdentifier(Name &name, llvm::StringRef what);
+  bool errorHere(const llvm::Twine &message);
+
+  /// Guards recursion so that deeply nested input cannot exhaust the stack.
+  struct DepthGuard {
+    Parser &parser;
+    explicit DepthGuard(Parser &parser) : parser(parser) { ++parser.depth; }
+    ~DepthGuard() { --parser.depth; }
+  };
+  bool tooDeep();
+
+  Lexer lexer;
+  DiagnosticEngine &diag;
+  Token tok;
+  std::optional<Token> peeked;
+  unsigned depth = 0;
+};
+
+} // namespace tad::lang
+
+#endif // TAD_FRONTEND_PARSER_H

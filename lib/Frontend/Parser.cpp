@@ -1,0 +1,711 @@
+//===- Parser.cpp - the .tad parser ---------------------------------------===//
+//
+// Recursive descent with one token of lookahead (two where a named argument
+// `axes: [...]` must be told from an expression). The first error stops the
+// parse.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tad/Frontend/Parser.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+using namespace tad::lang;
+using llvm::SMLoc;
+
+/// Nesting deeper than this is reported rather than recursed into.
+static constexpr unsigned kMaxDepth = 200;
+/// Dimension sizes and element counts above this are rejected: no tensor of
+/// that size fits in memory, and the limit keeps byte sizes within int64.
+static constexpr int64_t kMaxElements = int64_t(1) << 40;
+
+bool Parser::errorHere(const llvm::Twine &message) {
+  return diag.error(tok.getLoc(), message);
+}
+
+bool Parser::expect(TokenKind kind, llvm::StringRef context) {
+  if (consumeIf(kind))
+    return true;
+  if (tok.is(TokenKind::error))
+    return false; // the lexer reported it
+  std::string message = ("expected " + getTokenKindName(kind)).str();
+  if (!context.empty())
+    message += (" " + context).str();
+  if (tok.is(TokenKind::eof))
+    message += ", found end of file";
+  else
+    message += (", found '" + tok.spelling + "'").str();
+  return errorHere(message);
+}
+
+bool Parser::expectIdentifier(Name &name, llvm::StringRef what) {
+  if (!tok.is(TokenKind::identifier)) {
+    if (tok.is(TokenKind::error))
+      return false;
+    if (tok.is(TokenKind::eof))
+      return errorHere("expected " + what + ", found end of file");
+    return errorHere("expected " + what + ", found '" + tok.spelling + "'");
+  }
+  name = Name{tok.getLoc(), tok.spelling.str()};
+  consume();
+  return true;
+}
+
+bool Parser::tooDeep() {
+  if (depth <= kMaxDepth)
+    return false;
+  errorHere("nesting is deeper than " + llvm::Twine(kMaxDepth) + " levels");
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Declarations
+//===----------------------------------------------------------------------===//
+
+/// module ::= decl*
+std::unique_ptr<Module> Parser::parseModule() {
+  auto module = std::make_unique<Module>();
+  while (!tok.is(TokenKind::eof)) {
+    std::unique_ptr<Decl> decl = parseDecl();
+    if (!decl)
+      return nullptr;
+    module->decls.push_back(std::move(decl));
+  }
+  if (diag.hadError())
+    return nullptr;
+  return module;
+}
+
+/// decl ::= ('@' 'checkpoint')? function | derivative | rule
+std::unique_ptr<Decl> Parser::parseDecl() {
+  if (tok.is(TokenKind::at)) {
+    SMLoc attrLoc = tok.getLoc();
+    consume();
+    if (!tok.is(TokenKind::kw_checkpoint)) {
+      if (!tok.is(TokenKind::error))
+        errorHere("unknown function attribute; the only one is @checkpoint");
+      return nullptr;
+    }
+    consume();
+    if (!tok.is(TokenKind::kw_fn)) {
+      expect(TokenKind::kw_fn, "after @checkpoint");
+      return nullptr;
+    }
+    return parseFunctionOrDerivative(attrLoc);
+  }
+  if (tok.is(TokenKind::kw_fn))
+    return parseFunctionOrDerivative(std::nullopt);
+  if (tok.is(TokenKind::kw_rrule))
+    return parseRule();
+  if (!tok.is(TokenKind::error))
+    errorHere("expected 'fn' or 'rrule' at the top level, found '" +
+              tok.spelling + "'");
+  return nullptr;
+}
+
+/// function ::= 'fn' IDENT '(' params ')' '->' results block
+std::unique_ptr<Decl>
+Parser::parseFunctionOrDerivative(std::optional<SMLoc> checkpointAttr) {
+  SMLoc loc = checkpointAttr ? *checkpointAttr : tok.getLoc();
+  consume(); // 'fn'
+  Name name;
+  if (!expectIdentifier(name, "a function name"))
+    return nullptr;
+  if (tok.is(TokenKind::equal)) {
+    if (checkpointAttr) {
+      diag.error(*checkpointAttr,
+                 "@checkpoint applies to functions with a body, not to "
+                 "derivative requests");
+      return nullptr;
+    }
+    return parseDerivative(loc, std::move(name));
+  }
+  std::vector<Param> params;
+  std::vector<TypeWithLoc> results;
+  Block body;
+  if (!parseParams(params) || !expect(TokenKind::arrow, "and the result types") ||
+      !parseResultTypes(results) || !parseBlock(body))
+    return nullptr;
+  return std::make_unique<FunctionDecl>(loc, std::move(name), std::move(params),
+                                        std::move(results), std::move(body),
+                                        checkpointAttr);
+}
+
+/// derivative ::= 'fn' IDENT '=' ('grad' | 'value_and_grad' | 'vjp')
+///                '(' IDENT (',' 'wrt' ':' '[' IDENT (',' IDENT)* ']')? ')' ';'
+std::unique_ptr<Decl> Parser::parseDerivative(SMLoc loc, Name name) {
+  consume(); // '='
+  SMLoc kindLoc = tok.getLoc();
+  RequestKind kind;
+  if (tok.is(TokenKind::identifier) && tok.spelling == "grad")
+    kind = RequestKind::grad;
+  else if (tok.is(TokenKind::identifier) && tok.spelling == "value_and_grad")
+    kind = RequestKind::value_and_grad;
+  else if (tok.is(TokenKind::identifier) && tok.spelling == "vjp")
+    kind = RequestKind::vjp;
+  else {
+    if (!tok.is(TokenKind::error))
+      errorHere("expected grad, value_and_grad or vjp after '='");
+    return nullptr;
+  }
+  consume();
+  Name primal;
+  if (!expect(TokenKind::l_paren, "after " + getRequestKindName(kind).str()) ||
+      !expectIdentifier(primal, "the name of the function to differentiate"))
+    return nullptr;
+  std::vector<Name> wrt;
+  bool explicitWrt = false;
+  if (consumeIf(TokenKind::comma)) {
+    Name label;
+    if (!expectIdentifier(label, "'wrt'"))
+      return nullptr;
+    if (label.name != "wrt") {
+      diag.error(label.loc, "unknown argument '" + label.name +
+                                "'; a derivative request takes only wrt");
+      return nullptr;
+    }
+    explicitWrt = true;
+    if (!expect(TokenKind::colon, "after wrt") ||
+        !expect(TokenKind::l_square, "to start the list of parameters"))
+      return nullptr;
+    if (!tok.is(TokenKind::r_square)) {
+      do {
+        Name param;
+        if (!expectIdentifier(param, "a parameter name"))
+          return nullptr;
+        wrt.push_back(std::move(param));
+      } while (consumeIf(TokenKind::comma));
+    }
+    if (!expect(TokenKind::r_square, "to end the list of parameters"))
+      return nullptr;
+  }
+  if (!expect(TokenKind::r_paren) ||
+      !expect(TokenKind::semicolon, "after the derivative request"))
+    return nullptr;
+  return std::make_unique<DerivativeDecl>(loc, std::move(name), kind, kindLoc,
+                                          std::move(primal), std::move(wrt),
+                                          explicitWrt);
+}
+
+/// rule ::= 'rrule' IDENT '(' params ')' '->' results '{'
+///            'forward' block
+///            'pullback' '(' params ')' '->' results block
+///          '}'
+std::unique_ptr<Decl> Parser::parseRule() {
+  SMLoc loc = tok.getLoc();
+  consume(); // 'rrule'
+  Name name;
+  std::vector<Param> params, pullbackParams;
+  std::vector<TypeWithLoc> results, pullbackResults;
+  Block forward, pullback;
+  if (!expectIdentifier(name, "the name of the function the rule is for") ||
+      !parseParams(params) || !expect(TokenKind::arrow, "and the result types") ||
+      !parseResultTypes(results) || !expect(TokenKind::l_brace, "to start the rule"))
+    return nullptr;
+  SMLoc forwardLoc = tok.getLoc();
+  if (!expect(TokenKind::kw_forward, "to start the rule's forward block") ||
+      !parseBlock(forward))
+    return nullptr;
+  SMLoc pullbackLoc = tok.getLoc();
+  if (!expect(TokenKind::kw_pullback, "after the forward block") ||
+      !parseParams(pullbackParams) ||
+      !expect(TokenKind::arrow, "and the pullback's result types") ||
+      !parseResultTypes(pullbackResults) || !parseBlock(pullback) ||
+      !expect(TokenKind::r_brace, "to end the rule"))
+    return nullptr;
+  return std::make_unique<RuleDecl>(
+      loc, std::move(name), std::move(params), std::move(results), forwardLoc,
+      std::move(forward), pullbackLoc, std::move(pullbackParams),
+      std::move(pullbackResults), std::move(pullback));
+}
+
+/// params ::= '(' (IDENT ':' type (',' IDENT ':' type)* ','?)? ')'
+bool Parser::parseParams(std::vector<Param> &params) {
+  if (!expect(TokenKind::l_paren, "to start the parameter list"))
+    return false;
+  while (!tok.is(TokenKind::r_paren)) {
+    Param param;
+    Name name;
+    if (!expectIdentifier(name, "a parameter name"))
+      return false;
+    param.loc = name.loc;
+    param.name = std::move(name.name);
+    if (!expect(TokenKind::colon, "and the parameter's type"))
+      return false;
+    param.typeLoc = tok.getLoc();
+    if (!parseType(param.type))
+      return false;
+    params.push_back(std::move(param));
+    if (!consumeIf(TokenKind::comma))
+      break;
+  }
+  return expect(TokenKind::r_paren, "to end the parameter list");
+}
+
+/// results ::= type | '(' type (',' type)* ')'
+bool Parser::parseResultTypes(std::vector<TypeWithLoc> &results) {
+  bool parenthesized = consumeIf(TokenKind::l_paren);
+  do {
+    TypeWithLoc result{tok.getLoc(), {}};
+    if (!parseType(result.type))
+      return false;
+    results.push_back(std::move(result));
+  } while (parenthesized && consumeIf(TokenKind::comma));
+  return !parenthesized || expect(TokenKind::r_paren, "to end the result types");
+}
+
+/// type ::= ('f32' | 'f64' | 'f16' | 'bf16') ('[' (INT (',' INT)*)? ']')?
+bool Parser::parseType(TensorType &type) {
+  switch (tok.kind) {
+  case TokenKind::kw_f32: type.elem = ElemKind::f32; break;
+  case TokenKind::kw_f64: type.elem = ElemKind::f64; break;
+  case TokenKind::kw_f16: type.elem = ElemKind::f16; break;
+  case TokenKind::kw_bf16: type.elem = ElemKind::bf16; break;
+  case TokenKind::error: return false;
+  default:
+    return errorHere("expected a type such as f32[64, 256] or f32, found '" +
+                     tok.spelling + "'");
+  }
+  consume();
+  if (!consumeIf(TokenKind::l_square))
+    return true;
+  int64_t elements = 1;
+  while (!tok.is(TokenKind::r_square)) {
+    uint64_t size;
+    if (!tok.is(TokenKind::integer)) {
+      if (tok.is(TokenKind::error))
+        return false;
+      return errorHere("expected a dimension size (a positive integer), "
+                       "found '" + tok.spelling + "'");
+    }
+    if (tok.spelling.getAsInteger(10, size) || size == 0 ||
+        size > uint64_t(kMaxElements))
+      return errorHere("dimension size must be between 1 and 2^40, got " +
+                       tok.spelling);
+    elements *= int64_t(size);
+    if (elements > kMaxElements)
+      return errorHere("tensor has more than 2^40 elements");
+    type.shape.push_back(int64_t(size));
+    consume();
+    if (!consumeIf(TokenKind::comma))
+      break;
+  }
+  return expect(TokenKind::r_square, "to end the shape");
+}
+
+//===----------------------------------------------------------------------===//
+// Statements
+//===----------------------------------------------------------------------===//
+
+/// block ::= '{' stmt* '}'
+bool Parser::parseBlock(Block &block) {
+  DepthGuard guard(*this);
+  if (tooDeep())
+    return false;
+  block.loc = tok.getLoc();
+  if (!expect(TokenKind::l_brace, "to start a block"))
+    return false;
+  while (!tok.is(TokenKind::r_brace)) {
+    if (tok.is(TokenKind::eof))
+      return expect(TokenKind::r_brace, "to end the block");
+    StmtPtr stmt = parseStmt();
+    if (!stmt)
+      return false;
+    block.stmts.push_back(std::move(stmt));
+  }
+  consume();
+  return true;
+}
+
+/// stmt ::= let | assign | return | for | if | 'checkpoint' block | save
+StmtPtr Parser::parseStmt() {
+  switch (tok.kind) {
+  case TokenKind::kw_let: return parseLet();
+  case TokenKind::kw_return: return parseReturn();
+  case TokenKind::kw_for: return parseFor();
+  case TokenKind::kw_if: return parseIf();
+  case TokenKind::kw_save: return parseSave();
+  case TokenKind::identifier: return parseAssign();
+  case TokenKind::kw_checkpoint: {
+    SMLoc loc = tok.getLoc();
+    consume();
+    if (!tok.is(TokenKind::l_brace)) {
+      if (!tok.is(TokenKind::error))
+        errorHere("expected '{' after checkpoint: a statement-level "
+                  "checkpoint takes a block; checkpoint(expr) is an "
+                  "expression and must be bound with let");
+      return nullptr;
+    }
+    Block body;
+    if (!parseBlock(body))
+      return nullptr;
+    return std::make_unique<CheckpointStmt>(loc, std::move(body));
+  }
+  case TokenKind::error:
+    return nullptr;
+  default:
+    errorHere("expected a statement (let, an assignment, return, for, if or "
+              "checkpoint), found '" + tok.spelling + "'");
+    return nullptr;
+  }
+}
+
+/// let ::= 'let' (IDENT | '(' IDENT (',' IDENT)* ')') '=' expr ';'
+StmtPtr Parser::parseLet() {
+  SMLoc loc = tok.getLoc();
+  consume();
+  std::vector<Name> names;
+  bool destructure = consumeIf(TokenKind::l_paren);
+  do {
+    Name name;
+    if (!expectIdentifier(name, "a variable name"))
+      return nullptr;
+    names.push_back(std::move(name));
+  } while (destructure && consumeIf(TokenKind::comma));
+  if (destructure && !expect(TokenKind::r_paren, "to end the names"))
+    return nullptr;
+  if (!expect(TokenKind::equal, "after the name"))
+    return nullptr;
+  ExprPtr value = parseExpr();
+  if (!value || !expect(TokenKind::semicolon, "after the expression"))
+    return nullptr;
+  return std::make_unique<LetStmt>(loc, std::move(names), destructure,
+                                   std::move(value));
+}
+
+/// assign ::= IDENT '=' expr ';'
+StmtPtr Parser::parseAssign() {
+  Name target{tok.getLoc(), tok.spelling.str()};
+  consume();
+  if (!tok.is(TokenKind::equal)) {
+    if (!tok.is(TokenKind::error))
+      errorHere("expected '=' to assign to '" + target.name +
+                "'; an expression alone is not a statement");
+    return nullptr;
+  }
+  consume();
+  ExprPtr value = parseExpr();
+  if (!value || !expect(TokenKind::semicolon, "after the expression"))
+    return nullptr;
+  return std::make_unique<AssignStmt>(target.loc, std::move(target),
+                                      std::move(value));
+}
+
+/// return ::= 'return' expr (',' expr)* ';'
+StmtPtr Parser::parseReturn() {
+  SMLoc loc = tok.getLoc();
+  consume();
+  std::vector<ExprPtr> values;
+  do {
+    ExprPtr value = parseExpr();
+    if (!value)
+      return nullptr;
+    values.push_back(std::move(value));
+  } while (consumeIf(TokenKind::comma));
+  if (!expect(TokenKind::semicolon, "after the returned values"))
+    return nullptr;
+  return std::make_unique<ReturnStmt>(loc, std::move(values));
+}
+
+/// for ::= 'for' IDENT 'in' expr '..' expr block
+/// The bounds are parsed as expressions so that Sema can say precisely why
+/// a bound that is not an integer literal is rejected.
+StmtPtr Parser::parseFor() {
+  SMLoc loc = tok.getLoc();
+  consume();
+  Name var;
+  if (!expectIdentifier(var, "a loop variable") ||
+      !expect(TokenKind::kw_in, "after the loop variable"))
+    return nullptr;
+  ExprPtr low = parseAdditive();
+  if (!low || !expect(TokenKind::dotdot, "between the loop bounds, as in 0..N"))
+    return nullptr;
+  ExprPtr high = parseAdditive();
+  if (!high)
+    return nullptr;
+  Block body;
+  if (!parseBlock(body))
+    return nullptr;
+  return std::make_unique<ForStmt>(loc, std::move(var), std::move(low),
+                                   std::move(high), std::move(body));
+}
+
+/// if ::= 'if' expr block ('else' (block | if))?
+StmtPtr Parser::parseIf() {
+  DepthGuard guard(*this);
+  if (tooDeep())
+    return nullptr;
+  SMLoc loc = tok.getLoc();
+  consume();
+  ExprPtr cond = parseExpr();
+  if (!cond)
+    return nullptr;
+  Block thenBlock;
+  if (!parseBlock(thenBlock))
+    return nullptr;
+  std::optional<Block> elseBlock;
+  if (consumeIf(TokenKind::kw_else)) {
+    elseBlock.emplace();
+    if (tok.is(TokenKind::kw_if)) {
+      // `else if` is an else block holding one if statement.
+      elseBlock->loc = tok.getLoc();
+      StmtPtr nested = parseIf();
+      if (!nested)
+        return nullptr;
+      elseBlock->stmts.push_back(std::move(nested));
+    } else if (!parseBlock(*elseBlock)) {
+      return nullptr;
+    }
+  }
+  return std::make_unique<IfStmt>(loc, std::move(cond), std::move(thenBlock),
+                                  std::move(elseBlock));
+}
+
+/// save ::= 'save' (IDENT (',' IDENT)*)? ';'
+StmtPtr Parser::parseSave() {
+  SMLoc loc = tok.getLoc();
+  consume();
+  std::vector<Name> names;
+  if (!tok.is(TokenKind::semicolon)) {
+    do {
+      Name name;
+      if (!expectIdentifier(name, "the name of a value to save"))
+        return nullptr;
+      names.push_back(std::move(name));
+    } while (consumeIf(TokenKind::comma));
+  }
+  if (!expect(TokenKind::semicolon, "after the saved values"))
+    return nullptr;
+  return std::make_unique<SaveStmt>(loc, std::move(names));
+}
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+/// expr ::= comparison
+ExprPtr Parser::parseExpr() {
+  DepthGuard guard(*this);
+  if (tooDeep())
+    return nullptr;
+  return parseComparison();
+}
+
+/// comparison ::= additive (('<' | '<=' | '>' | '>=' | '==' | '!=') additive)?
+ExprPtr Parser::parseComparison() {
+  ExprPtr lhs = parseAdditive();
+  if (!lhs)
+    return nullptr;
+  std::optional<BinaryOp> op;
+  switch (tok.kind) {
+  case TokenKind::less: op = BinaryOp::lt; break;
+  case TokenKind::lesseq: op = BinaryOp::le; break;
+  case TokenKind::greater: op = BinaryOp::gt; break;
+  case TokenKind::greatereq: op = BinaryOp::ge; break;
+  case TokenKind::eqeq: op = BinaryOp::eq; break;
+  case TokenKind::noteq: op = BinaryOp::ne; break;
+  default: return lhs;
+  }
+  SMLoc loc = tok.getLoc();
+  consume();
+  ExprPtr rhs = parseAdditive();
+  if (!rhs)
+    return nullptr;
+  switch (tok.kind) {
+  case TokenKind::less: case TokenKind::lesseq: case TokenKind::greater:
+  case TokenKind::greatereq: case TokenKind::eqeq: case TokenKind::noteq:
+    errorHere("comparisons do not chain; use parentheses");
+    return nullptr;
+  default:
+    break;
+  }
+  return std::make_unique<BinaryExpr>(loc, *op, std::move(lhs), std::move(rhs));
+}
+
+/// additive ::= multiplicative (('+' | '-') multiplicative)*
+ExprPtr Parser::parseAdditive() {
+  ExprPtr lhs = parseMultiplicative();
+  while (lhs && (tok.is(TokenKind::plus) || tok.is(TokenKind::minus))) {
+    BinaryOp op = tok.is(TokenKind::plus) ? BinaryOp::add : BinaryOp::sub;
+    SMLoc loc = tok.getLoc();
+    consume();
+    ExprPtr rhs = parseMultiplicative();
+    if (!rhs)
+      return nullptr;
+    lhs = std::make_unique<BinaryExpr>(loc, op, std::move(lhs), std::move(rhs));
+  }
+  return lhs;
+}
+
+/// multiplicative ::= unary (('*' | '/' | '@') unary)*
+ExprPtr Parser::parseMultiplicative() {
+  ExprPtr lhs = parseUnary();
+  while (lhs && (tok.is(TokenKind::star) || tok.is(TokenKind::slash) ||
+                 tok.is(TokenKind::at))) {
+    BinaryOp op = tok.is(TokenKind::star)    ? BinaryOp::mul
+                  : tok.is(TokenKind::slash) ? BinaryOp::div
+                                             : BinaryOp::matmul;
+    SMLoc loc = tok.getLoc();
+    consume();
+    ExprPtr rhs = parseUnary();
+    if (!rhs)
+      return nullptr;
+    lhs = std::make_unique<BinaryExpr>(loc, op, std::move(lhs), std::move(rhs));
+  }
+  return lhs;
+}
+
+/// unary ::= '-' unary | postfix
+/// A minus directly before a number literal becomes part of the literal.
+ExprPtr Parser::parseUnary() {
+  if (!tok.is(TokenKind::minus))
+    return parsePostfix();
+  DepthGuard guard(*this);
+  if (tooDeep())
+    return nullptr;
+  SMLoc loc = tok.getLoc();
+  consume();
+  ExprPtr operand = parseUnary();
+  if (!operand)
+    return nullptr;
+  if (auto *number = llvm::dyn_cast<NumberExpr>(operand.get())) {
+    std::string spelling = number->spelling;
+    spelling = spelling.front() == '-' ? spelling.substr(1) : "-" + spelling;
+    return std::make_unique<NumberExpr>(loc, std::move(spelling),
+                                        number->isInteger);
+  }
+  return std::make_unique<UnaryExpr>(loc, std::move(operand));
+}
+
+/// postfix ::= primary ('[' expr (',' expr)* ']')*
+ExprPtr Parser::parsePostfix() {
+  ExprPtr base = parsePrimary();
+  while (base && tok.is(TokenKind::l_square)) {
+    SMLoc loc = tok.getLoc();
+    consume();
+    std::vector<ExprPtr> indices;
+    do {
+      ExprPtr index = parseExpr();
+      if (!index)
+        return nullptr;
+      indices.push_back(std::move(index));
+    } while (consumeIf(TokenKind::comma));
+    if (!expect(TokenKind::r_square, "to end the index"))
+      return nullptr;
+    base = std::make_unique<IndexExpr>(loc, std::move(base), std::move(indices));
+  }
+  return base;
+}
+
+/// primary ::= INT | NUMBER | 'true' | 'false' | elemtype
+///           | IDENT | IDENT '(' args ')' | 'checkpoint' '(' expr ')'
+///           | '(' expr (',' expr)* ')' | '[' (expr (',' expr)*)? ']'
+ExprPtr Parser::parsePrimary() {
+  SMLoc loc = tok.getLoc();
+  switch (tok.kind) {
+  case TokenKind::integer:
+  case TokenKind::number: {
+    auto number = std::make_unique<NumberExpr>(loc, tok.spelling.str(),
+                                               tok.is(TokenKind::integer));
+    consume();
+    return number;
+  }
+  case TokenKind::kw_true:
+  case TokenKind::kw_false: {
+    bool value = tok.is(TokenKind::kw_true);
+    consume();
+    return std::make_unique<BoolExpr>(loc, value);
+  }
+  case TokenKind::kw_f32: consume(); return std::make_unique<ElemTypeExpr>(loc, ElemKind::f32);
+  case TokenKind::kw_f64: consume(); return std::make_unique<ElemTypeExpr>(loc, ElemKind::f64);
+  case TokenKind::kw_f16: consume(); return std::make_unique<ElemTypeExpr>(loc, ElemKind::f16);
+  case TokenKind::kw_bf16: consume(); return std::make_unique<ElemTypeExpr>(loc, ElemKind::bf16);
+  case TokenKind::identifier: {
+    std::string name = tok.spelling.str();
+    consume();
+    if (!tok.is(TokenKind::l_paren))
+      return std::make_unique<VarExpr>(loc, std::move(name));
+    std::vector<CallArg> args;
+    if (!parseCallArgs(args))
+      return nullptr;
+    return std::make_unique<CallExpr>(loc, std::move(name), std::move(args));
+  }
+  case TokenKind::kw_checkpoint: {
+    consume();
+    if (!expect(TokenKind::l_paren, "after checkpoint in an expression"))
+      return nullptr;
+    ExprPtr body = parseExpr();
+    if (!body || !expect(TokenKind::r_paren, "to end checkpoint(...)"))
+      return nullptr;
+    return std::make_unique<CheckpointExpr>(loc, std::move(body));
+  }
+  case TokenKind::l_paren:
+    return parseParenthesized();
+  case TokenKind::l_square:
+    return parseList();
+  case TokenKind::error:
+    return nullptr;
+  case TokenKind::eof:
+    errorHere("expected an expression, found end of file");
+    return nullptr;
+  default:
+    errorHere("expected an expression, found '" + tok.spelling + "'");
+    return nullptr;
+  }
+}
+
+/// '(' expr ')' is grouping; '(' expr (',' expr)+ ')' is a tuple.
+ExprPtr Parser::parseParenthesized() {
+  SMLoc loc = tok.getLoc();
+  consume();
+  std::vector<ExprPtr> elements;
+  do {
+    ExprPtr element = parseExpr();
+    if (!element)
+      return nullptr;
+    elements.push_back(std::move(element));
+  } while (consumeIf(TokenKind::comma));
+  if (!expect(TokenKind::r_paren, "to close the parenthesis"))
+    return nullptr;
+  if (elements.size() == 1)
+    return std::move(elements.front());
+  return std::make_unique<TupleExpr>(loc, std::move(elements));
+}
+
+ExprPtr Parser::parseList() {
+  SMLoc loc = tok.getLoc();
+  consume();
+  std::vector<ExprPtr> elements;
+  while (!tok.is(TokenKind::r_square)) {
+    ExprPtr element = parseExpr();
+    if (!element)
+      return nullptr;
+    elements.push_back(std::move(element));
+    if (!consumeIf(TokenKind::comma))
+      break;
+  }
+  if (!expect(TokenKind::r_square, "to end the list"))
+    return nullptr;
+  return std::make_unique<ListExpr>(loc, std::move(elements));
+}
+
+/// args ::= '(' (arg (',' arg)*)? ')'    arg ::= (IDENT ':')? expr
+bool Parser::parseCallArgs(std::vector<CallArg> &args) {
+  consume(); // '('
+  while (!tok.is(TokenKind::r_paren)) {
+    CallArg arg;
+    arg.loc = tok.getLoc();
+    if (tok.is(TokenKind::identifier) && peek().is(TokenKind::colon)) {
+      arg.name = tok.spelling.str();
+      consume();
+      consume();
+    }
+    arg.value = parseExpr();
+    if (!arg.value)
+      return false;
+    args.push_back(std::move(arg));
+    if (!consumeIf(TokenKind::comma))
+      break;
+  }
+  return expect(TokenKind::r_paren, "to end the arguments");
+}

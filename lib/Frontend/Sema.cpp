@@ -1,0 +1,632 @@
+//===- Sema.cpp - declarations, statements and scopes ---------------------===//
+//
+// The checks of docs/language.md that concern names, statements and
+// declarations. Variables are never shadowed: a `let` of a name that is
+// visible already is a redefinition, which keeps every read of a name
+// unambiguous for the reader and for MLIRGen.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SemaImpl.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+#include <functional>
+
+using namespace tad::lang;
+using llvm::SMLoc;
+
+bool tad::lang::checkModule(Module &module, DiagnosticEngine &diag) {
+  return SemaImpl(diag).checkModule(module);
+}
+
+//===----------------------------------------------------------------------===//
+// Scopes
+//===----------------------------------------------------------------------===//
+
+SemaImpl::Variable *SemaImpl::lookupVariable(llvm::StringRef name) {
+  for (auto &scope : llvm::reverse(scopes)) {
+    auto it = scope.find(name);
+    if (it != scope.end())
+      return &it->second;
+  }
+  return nullptr;
+}
+
+bool SemaImpl::declareVariable(const Name &name, ValueType type) {
+  if (Variable *previous = lookupVariable(name.name)) {
+    diag.error(name.loc, "redefinition of '" + name.name +
+                             "'; assign to it with " + name.name +
+                             " = ... instead");
+    diag.note(previous->loc, "'" + name.name + "' was defined here");
+    return false;
+  }
+  type.weak = false; // a named value has a fixed element type
+  scopes.back()[name.name] =
+      Variable{name.loc, std::move(type), unsigned(scopes.size() - 1)};
+  return true;
+}
+
+static void addOnce(std::vector<std::string> &list, llvm::StringRef name) {
+  if (!llvm::is_contained(list, name))
+    list.push_back(name.str());
+}
+
+void SemaImpl::recordRead(llvm::StringRef name, const Variable &var) {
+  for (EffectFrame &frame : frames)
+    if (var.depth < frame.depth)
+      addOnce(frame.effects->reads, name);
+}
+
+void SemaImpl::recordWrite(llvm::StringRef name, const Variable &var) {
+  for (EffectFrame &frame : frames)
+    if (var.depth < frame.depth)
+      addOnce(frame.effects->writes, name);
+}
+
+//===----------------------------------------------------------------------===//
+// Declarations
+//===----------------------------------------------------------------------===//
+
+bool SemaImpl::checkModule(Module &module) {
+  if (!collectDecls(module))
+    return false;
+  for (auto &decl : module.decls)
+    if (auto *derivative = llvm::dyn_cast<DerivativeDecl>(decl.get()))
+      if (!checkDerivative(*derivative))
+        return false;
+  for (auto &decl : module.decls)
+    if (auto *rule = llvm::dyn_cast<RuleDecl>(decl.get()))
+      if (!checkRuleSignature(*rule))
+        return false;
+  for (auto &decl : module.decls) {
+    if (auto *fn = llvm::dyn_cast<FunctionDecl>(decl.get())) {
+      if (!checkFunctionBody(*fn))
+        return false;
+    } else if (auto *rule = llvm::dyn_cast<RuleDecl>(decl.get())) {
+      if (!checkRuleBodies(*rule))
+        return false;
+    }
+  }
+  return checkNoRecursion(module);
+}
+
+bool SemaImpl::collectDecls(Module &module) {
+  for (auto &decl : module.decls) {
+    const std::string &name = decl->getName();
+    if (auto *rule = llvm::dyn_cast<RuleDecl>(decl.get())) {
+      auto [it, inserted] = rules.try_emplace(name, rule);
+      if (!inserted) {
+        diag.error(rule->getNameLoc(), "a second rrule for '" + name + "'");
+        diag.note(it->second->getNameLoc(), "the first one is here");
+        return false;
+      }
+      continue;
+    }
+    if (lookupBuiltin(name) != Builtin::none)
+      return diag.error(decl->getNameLoc(),
+                        "'" + name + "' is a builtin function and cannot be "
+                                     "redefined");
+    auto [it, inserted] = functions.try_emplace(name, decl.get());
+    if (!inserted) {
+      diag.error(decl->getNameLoc(), "redefinition of function '" + name + "'");
+      diag.note(it->second->getNameLoc(), "'" + name + "' was defined here");
+      return false;
+    }
+    // Parameters are variables of the function's scope: no duplicates.
+    if (auto *fn = llvm::dyn_cast<FunctionDecl>(decl.get())) {
+      llvm::StringMap<SMLoc> seen;
+      for (const Param &param : fn->params) {
+        auto [pit, fresh] = seen.try_emplace(param.name, param.loc);
+        if (!fresh) {
+          diag.error(param.loc, "parameter '" + param.name +
+                                    "' appears twice in '" + name + "'");
+          return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
+static std::string joinParamNames(const FunctionDecl &fn) {
+  std::string names;
+  for (const Param &param : fn.params)
+    names += (names.empty() ? "" : ", ") + param.name;
+  return names.empty() ? "none" : names;
+}
+
+bool SemaImpl::checkDerivative(DerivativeDecl &decl) {
+  std::string kind = getRequestKindName(decl.kind).str();
+  auto it = functions.find(decl.primal.name);
+  if (it == functions.end())
+    return diag.error(decl.primal.loc,
+                      "unknown function '" + decl.primal.name + "' in " +
+                          kind + "(...)");
+  auto *primal = llvm::dyn_cast<FunctionDecl>(it->second);
+  if (!primal)
+    return diag.error(decl.primal.loc,
+                      "'" + decl.primal.name +
+                          "' is itself a derivative request; tad "
+                          "differentiates functions written with fn");
+  decl.primalDecl = primal;
+
+  if (decl.explicitWrt && decl.wrt.empty())
+    return diag.error(decl.kindLoc, "wrt lists no parameters; leave it out "
+                                    "to differentiate with respect to all");
+  if (!decl.explicitWrt)
+    for (int64_t i = 0, e = primal->params.size(); i < e; ++i)
+      decl.wrtPositions.push_back(i);
+  for (const Name &name : decl.wrt) {
+    auto param = llvm::find_if(primal->params, [&](const Param &p) {
+      return p.name == name.name;
+    });
+    if (param == primal->params.end())
+      return diag.error(name.loc, "'" + name.name + "' is not a parameter of '" +
+                                      primal->getName() +
+                                      "'; its parameters are " +
+                                      joinParamNames(*primal));
+    int64_t position = param - primal->params.begin();
+    if (llvm::is_contained(decl.wrtPositions, position))
+      return diag.error(name.loc, "'" + name.name + "' appears twice in wrt");
+    decl.wrtPositions.push_back(position);
+  }
+
+  std::vector<TensorType> primalResults = primal->getResultTypes();
+  auto isScalarFloat = [](const TensorType &t) {
+    return t.isScalar() && t.isFloat();
+  };
+  if (decl.kind == RequestKind::grad &&
+      (primalResults.size() != 1 || !isScalarFloat(primalResults.front())))
+    return diag.error(decl.kindLoc,
+                      "grad(" + primal->getName() + ") needs '" +
+                          primal->getName() +
+                          "' to return one scalar, but it returns " +
+                          formatTypes(primalResults) +
+                          "; use value_and_grad (which differentiates the "
+                          "first result) or vjp");
+  if (decl.kind == RequestKind::value_and_grad &&
+      !isScalarFloat(primalResults.front()))
+    return diag.error(decl.kindLoc,
+                      "value_and_grad(" + primal->getName() + ") needs the "
+                          "first result of '" + primal->getName() +
+                          "' to be a scalar, but it is " +
+                          primalResults.front().str() + "; use vjp");
+
+  decl.paramTypes = primal->getParamTypes();
+  std::vector<TensorType> cotangents;
+  for (int64_t position : decl.wrtPositions)
+    cotangents.push_back(primal->params[position].type);
+  switch (decl.kind) {
+  case RequestKind::grad:
+    decl.resultTypes = cotangents;
+    break;
+  case RequestKind::value_and_grad:
+    decl.resultTypes = primalResults;
+    llvm::append_range(decl.resultTypes, cotangents);
+    break;
+  case RequestKind::vjp:
+    llvm::append_range(decl.paramTypes, primalResults);
+    decl.resultTypes = cotangents;
+    break;
+  }
+  return true;
+}
+
+bool SemaImpl::checkRuleSignature(RuleDecl &rule) {
+  auto it = functions.find(rule.getName());
+  auto *primal =
+      it == functions.end() ? nullptr : llvm::dyn_cast<FunctionDecl>(it->second);
+  if (!primal)
+    return diag.error(rule.getNameLoc(),
+                      "rrule for '" + rule.getName() +
+                          "', which is not a function defined with fn");
+  if (primal->checkpointAttr) {
+    diag.error(rule.getNameLoc(),
+               "'" + rule.getName() +
+                   "' has an rrule and @checkpoint; the rrule decides what "
+                   "is saved, so remove one of them");
+    diag.note(*primal->checkpointAttr, "@checkpoint is here");
+    return false;
+  }
+  rule.primalDecl = primal;
+  primal->rule = &rule;
+  const std::string &name = primal->getName();
+
+  if (rule.params.size() != primal->params.size())
+    return diag.error(rule.getNameLoc(),
+                      "the rrule takes " + llvm::Twine(rule.params.size()) +
+                          " parameters but '" + name + "' takes " +
+                          llvm::Twine(primal->params.size()));
+  for (auto [i, param] : llvm::enumerate(rule.params))
+    if (param.type != primal->params[i].type)
+      return diag.error(param.typeLoc,
+                        "the rrule's parameter '" + param.name + "' has type " +
+                            param.type.str() + " but parameter " +
+                            llvm::Twine(i + 1) + " of '" + name +
+                            "' has type " + primal->params[i].type.str());
+  std::vector<TensorType> results = primal->getResultTypes();
+  if (rule.results.size() != results.size())
+    return diag.error(rule.results.front().loc,
+                      "the rrule returns " + llvm::Twine(rule.results.size()) +
+                          " values but '" + name + "' returns " +
+                          llvm::Twine(results.size()));
+  for (auto [i, result] : llvm::enumerate(rule.results))
+    if (result.type != results[i])
+      return diag.error(result.loc, "the rrule's result " + llvm::Twine(i + 1) +
+                                        " has type " + result.type.str() +
+                                        " but '" + name + "' returns " +
+                                        results[i].str());
+
+  // The pullback maps one cotangent per result to one per parameter.
+  if (rule.pullbackParams.size() != results.size())
+    return diag.error(rule.pullbackLoc,
+                      "the pullback takes " +
+                          llvm::Twine(rule.pullbackParams.size()) +
+                          " cotangents but '" + name + "' has " +
+                          llvm::Twine(results.size()) +
+                          " results; it takes one cotangent per result");
+  for (auto [i, param] : llvm::enumerate(rule.pullbackParams))
+    if (param.type != results[i])
+      return diag.error(param.typeLoc,
+                        "pullback parameter '" + param.name +
+                            "' is the cotangent of result " +
+                            llvm::Twine(i + 1) + " of '" + name +
+                            "' and must have type " + results[i].str() +
+                            ", not " + param.type.str());
+  std::vector<TensorType> params = primal->getParamTypes();
+  bool resultsMatch = rule.pullbackResults.size() == params.size();
+  for (size_t i = 0; resultsMatch && i < params.size(); ++i)
+    resultsMatch = rule.pullbackResults[i].type == params[i];
+  if (!resultsMatch) {
+    std::vector<TensorType> declared;
+    for (const TypeWithLoc &t : rule.pullbackResults)
+      declared.push_back(t.type);
+    return diag.error(rule.pullbackResults.front().loc,
+                      "the pullback must return one cotangent per parameter "
+                      "of '" + name + "', of types " + formatTypes(params) +
+                          ", but it declares " + formatTypes(declared));
+  }
+  return true;
+}
+
+bool SemaImpl::checkFunctionBody(FunctionDecl &fn) {
+  currentCalls = &calls[&fn];
+  scopes.clear();
+  pushScope();
+  for (const Param &param : fn.params)
+    if (!declareVariable(Name{param.loc, param.name},
+                         ValueType::getTensor(param.type)))
+      return false;
+  BodyContext context;
+  context.results = fn.getResultTypes();
+  context.owner = "function '" + fn.getName() + "'";
+  return checkBody(fn.body, context, fn.getNameLoc());
+}
+
+bool SemaImpl::checkRuleBodies(RuleDecl &rule) {
+  currentCalls = &calls[&rule];
+  // Forward: the primal's parameters in, its results out, and a save.
+  scopes.clear();
+  pushScope();
+  for (const Param &param : rule.params)
+    if (!declareVariable(Name{param.loc, param.name},
+                         ValueType::getTensor(param.type)))
+      return false;
+  BodyContext forward;
+  forward.results = rule.primalDecl->getResultTypes();
+  forward.owner = "the forward block of the rrule for '" + rule.getName() + "'";
+  forward.allowSave = true;
+  if (!checkBody(rule.forward, forward, rule.forwardLoc))
+    return false;
+  if (!forward.save)
+    return diag.error(rule.forwardLoc,
+                      "the forward block must say what it keeps for the "
+                      "pullback with a save statement (save; keeps nothing)");
+  for (const Name &name : forward.save->names) {
+    rule.saved.push_back(name);
+    rule.savedTypes.push_back(lookupVariable(name.name)->type.tensor);
+  }
+
+  // Pullback: the saved values and the cotangents in, parameter cotangents
+  // out. Nothing else of the forward block is visible.
+  scopes.clear();
+  pushScope();
+  for (auto [name, type] : llvm::zip(rule.saved, rule.savedTypes))
+    if (!declareVariable(name, ValueType::getTensor(type)))
+      return false;
+  for (const Param &param : rule.pullbackParams)
+    if (!declareVariable(Name{param.loc, param.name},
+                         ValueType::getTensor(param.type)))
+      return false;
+  BodyContext pullback;
+  for (const TypeWithLoc &t : rule.pullbackResults)
+    pullback.results.push_back(t.type);
+  pullback.owner = "the pullback of the rrule for '" + rule.getName() + "'";
+  return checkBody(rule.pullback, pullback, rule.pullbackLoc);
+}
+
+/// Reports the first cycle in the call graph. Calling a function with a
+/// custom rule may run the rule's forward and pullback; a derivative runs
+/// its primal. A pullback that requests the derivative of its own primal is
+/// therefore no cycle: the derivative differentiates the primal's body, not
+/// the rule.
+bool SemaImpl::checkNoRecursion(Module &module) {
+  enum class State { unvisited, active, done };
+  llvm::DenseMap<Decl *, State> state;
+  std::vector<std::pair<Decl *, SMLoc>> stack;
+
+  auto successors = [&](Decl *decl) {
+    llvm::MapVector<Decl *, SMLoc> result;
+    if (auto *derivative = llvm::dyn_cast<DerivativeDecl>(decl)) {
+      result.insert({derivative->primalDecl, derivative->primal.loc});
+      return result;
+    }
+    for (auto [callee, loc] : calls[decl]) {
+      result.insert({callee, loc});
+      if (auto *fn = llvm::dyn_cast<FunctionDecl>(callee))
+        if (fn->rule)
+          result.insert({fn->rule, loc});
+    }
+    return result;
+  };
+
+  std::function<bool(Decl *)> visit = [&](Decl *decl) -> bool {
+    state[decl] = State::active;
+    for (auto [callee, loc] : successors(decl)) {
+      stack.push_back({decl, loc});
+      if (state[callee] == State::active) {
+        std::string path;
+        auto start = llvm::find_if(
+            stack, [&](const auto &frame) { return frame.first == callee; });
+        for (auto it = start; it != stack.end(); ++it)
+          path += "'" + it->first->getName() + "' calls ";
+        path += "'" + callee->getName() + "'";
+        return diag.error(loc, "recursion is not supported: " + path);
+      }
+      if (state[callee] == State::unvisited && !visit(callee))
+        return false;
+      stack.pop_back();
+    }
+    state[decl] = State::done;
+    return true;
+  };
+  for (auto &decl : module.decls)
+    if (state[decl.get()] == State::unvisited && !visit(decl.get()))
+      return false;
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Statements
+//===----------------------------------------------------------------------===//
+
+/// A function body: statements, the last of which is the only return.
+bool SemaImpl::checkBody(Block &block, BodyContext &context, SMLoc endLoc) {
+  for (auto [i, stmt] : llvm::enumerate(block.stmts)) {
+    if (auto *ret = llvm::dyn_cast<ReturnStmt>(stmt.get())) {
+      if (i + 1 != block.stmts.size())
+        return diag.error(block.stmts[i + 1]->getLoc(),
+                          "statement after return; return must be the last "
+                          "statement of " + context.owner);
+      if (!checkReturn(*ret, context))
+        return false;
+      continue;
+    }
+    if (!checkStmt(*stmt, &context))
+      return false;
+  }
+  if (block.stmts.empty() || !llvm::isa<ReturnStmt>(block.stmts.back().get()))
+    return diag.error(endLoc, context.owner + " must end with a return "
+                                              "statement");
+  return true;
+}
+
+/// The body of a for, if or checkpoint: its own scope; no return or save.
+bool SemaImpl::checkNestedBlock(Block &block, llvm::StringRef what) {
+  pushScope();
+  for (auto &stmt : block.stmts) {
+    if (llvm::isa<ReturnStmt>(stmt.get()))
+      return diag.error(stmt->getLoc(),
+                        "return inside " + what +
+                            "; a function returns once, at its end");
+    if (!checkStmt(*stmt, nullptr))
+      return false;
+  }
+  popScope();
+  return true;
+}
+
+bool SemaImpl::checkStmt(Stmt &stmt, BodyContext *context) {
+  switch (stmt.getKind()) {
+  case Stmt::Kind::let:
+    return checkLet(llvm::cast<LetStmt>(stmt));
+  case Stmt::Kind::assign:
+    return checkAssign(llvm::cast<AssignStmt>(stmt));
+  case Stmt::Kind::forLoop:
+    return checkFor(llvm::cast<ForStmt>(stmt));
+  case Stmt::Kind::ifElse:
+    return checkIf(llvm::cast<IfStmt>(stmt));
+  case Stmt::Kind::checkpoint:
+    return checkCheckpoint(llvm::cast<CheckpointStmt>(stmt));
+  case Stmt::Kind::save:
+    if (!context || !context->allowSave)
+      return diag.error(stmt.getLoc(),
+                        "save is only allowed at the top level of an "
+                        "rrule's forward block");
+    return checkSave(llvm::cast<SaveStmt>(stmt), *context);
+  case Stmt::Kind::ret:
+    break; // handled by checkBody and checkNestedBlock
+  }
+  return true;
+}
+
+bool SemaImpl::checkLet(LetStmt &stmt) {
+  if (!checkExpr(*stmt.value))
+    return false;
+  const ValueType &type = stmt.value->type;
+  if (!stmt.destructure) {
+    if (type.kind == ValueType::Kind::tuple)
+      return diag.error(stmt.value->getLoc(),
+                        "this call returns " + llvm::Twine(type.tuple.size()) +
+                            " values " + type.describe() +
+                            "; bind them with let (a, b, ...) = ...");
+    if (!checkTensor(*stmt.value, "the value of a let"))
+      return false;
+    return declareVariable(stmt.names.front(), type);
+  }
+  if (type.kind != ValueType::Kind::tuple)
+    return diag.error(stmt.value->getLoc(),
+                      "let (...) destructures the results of a call that "
+                      "returns several values, but this is " + type.describe());
+  if (type.tuple.size() != stmt.names.size())
+    return diag.error(stmt.getLoc(), "let binds " +
+                                      llvm::Twine(stmt.names.size()) +
+                                      " names but the call returns " +
+                                      llvm::Twine(type.tuple.size()) +
+                                      " values " + type.describe());
+  for (auto [name, t] : llvm::zip(stmt.names, type.tuple))
+    if (!declareVariable(name, ValueType::getTensor(t)))
+      return false;
+  return true;
+}
+
+bool SemaImpl::checkAssign(AssignStmt &stmt) {
+  Variable *var = lookupVariable(stmt.target.name);
+  if (!var) {
+    if (functions.count(stmt.target.name))
+      return diag.error(stmt.target.loc, "cannot assign to function '" +
+                                             stmt.target.name + "'");
+    return diag.error(stmt.target.loc,
+                      "assignment to unknown variable '" + stmt.target.name +
+                          "'; define it first with let");
+  }
+  if (var->type.kind == ValueType::Kind::index)
+    return diag.error(stmt.target.loc, "cannot assign to loop index '" +
+                                           stmt.target.name + "'");
+  if (!checkExpr(*stmt.value) ||
+      !checkTensor(*stmt.value, "the value of an assignment") ||
+      !checkAssignable(*stmt.value, var->type.tensor,
+                       "'" + stmt.target.name + "'"))
+    return false;
+  recordWrite(stmt.target.name, *var);
+  return true;
+}
+
+bool SemaImpl::checkReturn(ReturnStmt &stmt, BodyContext &context) {
+  // `return (a, b);` is the same as `return a, b;`.
+  std::vector<Expr *> values;
+  for (ExprPtr &value : stmt.values) {
+    if (auto *tuple = llvm::dyn_cast<TupleExpr>(value.get()))
+      for (ExprPtr &element : tuple->elements)
+        values.push_back(element.get());
+    else
+      values.push_back(value.get());
+  }
+  // A call returning several values may be returned as it is.
+  if (values.size() == 1 && context.results.size() > 1) {
+    if (!checkExpr(*values.front()))
+      return false;
+    const ValueType &type = values.front()->type;
+    if (type.kind == ValueType::Kind::tuple && type.tuple == context.results)
+      return true;
+  }
+  if (values.size() != context.results.size())
+    return diag.error(stmt.getLoc(),
+                      context.owner + " returns " +
+                          llvm::Twine(context.results.size()) +
+                          (context.results.size() == 1 ? " value" : " values") +
+                          " " + formatTypes(context.results) + ", but " +
+                          llvm::Twine(values.size()) +
+                          (values.size() == 1 ? " is" : " are") + " returned");
+  for (auto [i, value] : llvm::enumerate(values)) {
+    if (value->type.kind == ValueType::Kind::none && !checkExpr(*value))
+      return false;
+    if (!checkTensor(*value, "a returned value") ||
+        !checkAssignable(*value, context.results[i],
+                         "result " + llvm::Twine(i + 1) + " of " +
+                             context.owner))
+      return false;
+  }
+  return true;
+}
+
+/// A loop bound: an integer literal.
+static bool getLoopBound(Expr &expr, int64_t &value) {
+  auto *number = llvm::dyn_cast<NumberExpr>(&expr);
+  return number && number->isInteger &&
+         !llvm::StringRef(number->spelling).getAsInteger(10, value);
+}
+
+bool SemaImpl::checkFor(ForStmt &stmt) {
+  for (Expr *bound : {stmt.low.get(), stmt.high.get()})
+    if (!getLoopBound(*bound, bound == stmt.low.get() ? stmt.lowValue
+                                                      : stmt.highValue))
+      return diag.error(bound->getLoc(),
+                        "the trip count of a for loop must be static: write "
+                        "both bounds as integer literals, as in 0..48");
+  if (stmt.lowValue > stmt.highValue)
+    return diag.error(stmt.low->getLoc(),
+                      "the loop range " + llvm::Twine(stmt.lowValue) + ".." +
+                          llvm::Twine(stmt.highValue) + " is decreasing");
+  frames.push_back({unsigned(scopes.size()), &stmt.effects});
+  pushScope();
+  ValueType index;
+  index.kind = ValueType::Kind::index;
+  index.low = stmt.lowValue;
+  index.high = stmt.highValue;
+  if (!declareVariable(stmt.var, index) ||
+      !checkNestedBlock(stmt.body, "a for loop"))
+    return false;
+  popScope();
+  frames.pop_back();
+  return true;
+}
+
+bool SemaImpl::checkIf(IfStmt &stmt) {
+  if (!checkExpr(*stmt.cond) || !checkTensor(*stmt.cond, "the condition"))
+    return false;
+  const TensorType &cond = stmt.cond->type.tensor;
+  if (cond.elem != ElemKind::i1 || !cond.isScalar())
+    return diag.error(stmt.cond->getLoc(),
+                      "the condition of if must be a scalar comparison, as "
+                      "in mean(x) > 0.0, but it is " + cond.str());
+  frames.push_back({unsigned(scopes.size()), &stmt.effects});
+  if (!checkNestedBlock(stmt.thenBlock, "an if") ||
+      (stmt.elseBlock && !checkNestedBlock(*stmt.elseBlock, "an else")))
+    return false;
+  frames.pop_back();
+  return true;
+}
+
+bool SemaImpl::checkCheckpoint(CheckpointStmt &stmt) {
+  frames.push_back({unsigned(scopes.size()), &stmt.effects});
+  if (!checkNestedBlock(stmt.body, "a checkpoint"))
+    return false;
+  frames.pop_back();
+  return true;
+}
+
+bool SemaImpl::checkSave(SaveStmt &stmt, BodyContext &context) {
+  if (context.save) {
+    diag.error(stmt.getLoc(), "a second save statement; list every saved "
+                              "value in one save");
+    diag.note(context.save->getLoc(), "the first save is here");
+    return false;
+  }
+  context.save = &stmt;
+  llvm::StringMap<SMLoc> seen;
+  for (const Name &name : stmt.names) {
+    Variable *var = lookupVariable(name.name);
+    if (!var)
+      return diag.error(name.loc, "save of unknown variable '" + name.name + "'");
+    if (var->type.kind != ValueType::Kind::tensor)
+      return diag.error(name.loc, "only tensors can be saved; '" + name.name +
+                                      "' is " + var->type.describe());
+    if (!seen.try_emplace(name.name, name.loc).second)
+      return diag.error(name.loc, "'" + name.name + "' is saved twice");
+    recordRead(name.name, *var);
+  }
+  return true;
+}

@@ -1,0 +1,525 @@
+//===- SemaBuiltins.cpp - the builtin functions ---------------------------===//
+//
+// Binds the arguments of a builtin call to its parameters (positionally or
+// by name), checks the static ones (axes, shapes, permutations), and
+// records them normalized on the CallExpr for MLIRGen.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SemaImpl.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+using namespace tad::lang;
+using llvm::SMLoc;
+using llvm::Twine;
+
+namespace {
+/// The arguments of one builtin call, by parameter name.
+struct BoundArgs {
+  llvm::StringMap<Expr *> byName;
+  std::vector<Expr *> variadic; // concat's tensors
+  Expr *get(llvm::StringRef name) const { return byName.lookup(name); }
+};
+} // namespace
+
+llvm::ArrayRef<BuiltinSignature> tad::lang::getBuiltinSignatures() {
+  static const BuiltinSignature builtins[] = {
+      {"exp", Builtin::exp, {"x"}, 1},
+      {"log", Builtin::log, {"x"}, 1},
+      {"tanh", Builtin::tanh, {"x"}, 1},
+      {"sigmoid", Builtin::sigmoid, {"x"}, 1},
+      {"relu", Builtin::relu, {"x"}, 1},
+      {"sqrt", Builtin::sqrt, {"x"}, 1},
+      {"rsqrt", Builtin::rsqrt, {"x"}, 1},
+      {"abs", Builtin::abs, {"x"}, 1},
+      {"neg", Builtin::neg, {"x"}, 1},
+      {"pow", Builtin::pow, {"x", "y"}, 2},
+      {"maximum", Builtin::maximum, {"x", "y"}, 2},
+      {"minimum", Builtin::minimum, {"x", "y"}, 2},
+      {"where", Builtin::where, {"cond", "x", "y"}, 3},
+      {"sum", Builtin::sum, {"x", "axes", "keepdims"}, 1},
+      {"mean", Builtin::mean, {"x", "axes", "keepdims"}, 1},
+      {"max", Builtin::max, {"x", "axes", "keepdims"}, 1},
+      {"softmax", Builtin::softmax, {"x", "axis"}, 1},
+      {"logsumexp", Builtin::logsumexp, {"x", "axis", "keepdims"}, 1},
+      {"matmul", Builtin::matmul, {"x", "y"}, 2},
+      {"transpose", Builtin::transpose, {"x", "perm"}, 1},
+      {"reshape", Builtin::reshape, {"x", "shape"}, 2},
+      {"broadcast_to", Builtin::broadcast_to, {"x", "shape"}, 2},
+      {"broadcast", Builtin::broadcast, {"x", "shape", "dims"}, 3},
+      {"slice", Builtin::slice, {"x", "start", "limit", "step"}, 3},
+      {"concat", Builtin::concat, {"axis"}, 0, /*variadic=*/true},
+      {"cast", Builtin::cast, {"x", "to"}, 2},
+      {"stop_gradient", Builtin::stop_gradient, {"x"}, 1},
+      {"zeros_like", Builtin::zeros_like, {"x"}, 1},
+      {"ones_like", Builtin::ones_like, {"x"}, 1},
+  };
+  return builtins;
+}
+
+Builtin tad::lang::lookupBuiltin(llvm::StringRef name) {
+  for (const BuiltinSignature &sig : getBuiltinSignatures())
+    if (name == sig.name)
+      return sig.id;
+  return Builtin::none;
+}
+
+/// Reads `expr` as one integer literal.
+static bool getInteger(Expr *expr, int64_t &value) {
+  auto *number = llvm::dyn_cast<NumberExpr>(expr);
+  return number && number->isInteger &&
+         !llvm::StringRef(number->spelling).getAsInteger(10, value);
+}
+
+bool SemaImpl::checkBuiltinCall(CallExpr &call) {
+  Builtin id = lookupBuiltin(call.callee);
+  call.builtin = id;
+  const BuiltinSignature *sig = llvm::find_if(
+      getBuiltinSignatures(),
+      [&](const BuiltinSignature &s) { return s.id == id; });
+  std::string paramList;
+  for (const char *p : sig->params)
+    paramList += (paramList.empty() ? "" : ", ") + std::string(p);
+  if (sig->variadic)
+    paramList = "x, ..., axis";
+
+  // Bind.
+  BoundArgs args;
+  size_t positional = 0;
+  for (CallArg &arg : call.args) {
+    if (arg.name.empty()) {
+      if (sig->variadic) {
+        args.variadic.push_back(arg.value.get());
+        continue;
+      }
+      if (positional >= sig->params.size())
+        return diag.error(arg.loc, call.callee + " takes at most " +
+                                       Twine(sig->params.size()) +
+                                       " arguments (" + paramList + ")");
+      args.byName[sig->params[positional++]] = arg.value.get();
+      continue;
+    }
+    if (!llvm::is_contained(llvm::map_range(sig->params,
+                                            [](const char *p) {
+                                              return llvm::StringRef(p);
+                                            }),
+                            arg.name))
+      return diag.error(arg.loc, call.callee + " has no argument '" + arg.name +
+                                     "'; its arguments are " + paramList);
+    if (args.byName.count(arg.name))
+      return diag.error(arg.loc, "argument '" + arg.name + "' of " +
+                                     call.callee + " is given twice");
+    args.byName[arg.name] = arg.value.get();
+  }
+  for (unsigned i = 0; i < sig->required; ++i)
+    if (!args.get(sig->params[i]))
+      return diag.error(call.getLoc(), call.callee + " needs argument '" +
+                                           Twine(sig->params[i]) +
+                                           "' (its arguments are " + paramList +
+                                           ")");
+  if (sig->variadic && args.variadic.empty())
+    return diag.error(call.getLoc(), call.callee + " needs at least one tensor");
+
+  // Check every argument once.
+  for (auto &entry : args.byName)
+    if (!checkExpr(*entry.second))
+      return false;
+  for (Expr *e : args.variadic)
+    if (!checkExpr(*e))
+      return false;
+
+  auto tensorArg = [&](llvm::StringRef name) -> Expr * {
+    Expr *e = args.get(name);
+    if (!checkFloatTensor(*e, ("argument '" + name + "' of " + call.callee).str()))
+      return nullptr;
+    return e;
+  };
+  auto intListArg = [&](llvm::StringRef name,
+                        llvm::SmallVectorImpl<int64_t> &out) -> bool {
+    Expr *e = args.get(name);
+    if (e->type.kind != ValueType::Kind::intList)
+      return diag.error(e->getLoc(), "argument '" + name + "' of " +
+                                         call.callee +
+                                         " must be a list of integers, as in [0, 1]");
+    out.assign(e->type.ints.begin(), e->type.ints.end());
+    return true;
+  };
+  auto intArg = [&](llvm::StringRef name, int64_t &out) -> bool {
+    Expr *e = args.get(name);
+    if (!getInteger(e, out))
+      return diag.error(e->getLoc(), "argument '" + name + "' of " +
+                                         call.callee +
+                                         " must be an integer literal");
+    return true;
+  };
+  auto boolArg = [&](llvm::StringRef name, bool &out) -> bool {
+    Expr *e = args.get(name);
+    if (!e)
+      return true;
+    if (e->type.kind != ValueType::Kind::boolean)
+      return diag.error(e->getLoc(), "argument '" + name + "' of " +
+                                         call.callee + " must be true or false");
+    out = e->type.boolValue;
+    return true;
+  };
+  /// Resolves a possibly negative axis of a tensor of rank `rank`.
+  auto normalizeAxis = [&](int64_t &axis, int64_t rank, SMLoc loc,
+                           llvm::StringRef what) -> bool {
+    if (axis < -rank || axis >= rank)
+      return diag.error(loc, what + " " + Twine(axis) + " is out of range for " +
+                                 "a tensor of rank " + Twine(rank));
+    if (axis < 0)
+      axis += rank;
+    return true;
+  };
+  auto setResult = [&](TensorType type, bool weak = false) {
+    call.type = ValueType::getTensor(std::move(type), weak);
+    return true;
+  };
+
+  switch (id) {
+  case Builtin::exp: case Builtin::log: case Builtin::tanh:
+  case Builtin::sigmoid: case Builtin::relu: case Builtin::sqrt:
+  case Builtin::rsqrt: case Builtin::abs: case Builtin::neg:
+  case Builtin::stop_gradient: case Builtin::zeros_like:
+  case Builtin::ones_like: {
+    Expr *x = tensorArg("x");
+    if (!x)
+      return false;
+    adaptWeak(*x, ElemKind::f32);
+    call.operands = {x};
+    return setResult(x->type.tensor);
+  }
+  case Builtin::pow: case Builtin::maximum: case Builtin::minimum:
+  case Builtin::matmul: {
+    Expr *x = args.get("x"), *y = args.get("y");
+    TensorType result;
+    bool weak;
+    if (!checkOperandPair(*x, *y, call.getLoc(), call.callee,
+                          id == Builtin::matmul, result, weak))
+      return false;
+    adaptWeak(*x, ElemKind::f32);
+    adaptWeak(*y, ElemKind::f32);
+    call.operands = {x, y};
+    return setResult(result);
+  }
+  case Builtin::where: {
+    Expr *cond = args.get("cond");
+    if (!checkTensor(*cond, "the condition of where"))
+      return false;
+    if (cond->type.tensor.elem != ElemKind::i1)
+      return diag.error(cond->getLoc(),
+                        "the condition of where must be a comparison such as "
+                        "x > 0.0, but it is " + cond->type.tensor.str());
+    Expr *x = tensorArg("x"), *y = x ? tensorArg("y") : nullptr;
+    if (!x || !y)
+      return false;
+    if (x->type.weak && !y->type.weak)
+      adaptWeak(*x, y->type.tensor.elem);
+    else if (y->type.weak && !x->type.weak)
+      adaptWeak(*y, x->type.tensor.elem);
+    else if (x->type.weak) {
+      adaptWeak(*x, ElemKind::f32);
+      adaptWeak(*y, ElemKind::f32);
+    }
+    if (x->type.tensor.elem != y->type.tensor.elem)
+      return diag.error(call.getLoc(), "the values of where have different "
+                                       "element types: " +
+                                           x->type.tensor.str() + " and " +
+                                           y->type.tensor.str());
+    TensorType result{x->type.tensor.elem, {}};
+    llvm::SmallVector<int64_t, 4> values;
+    int64_t badA, badB;
+    if (!broadcastShapes(x->type.tensor.shape, y->type.tensor.shape, values,
+                         badA, badB) ||
+        !broadcastShapes(cond->type.tensor.shape, values, result.shape, badA,
+                         badB))
+      return diag.error(call.getLoc(),
+                        "cannot broadcast the arguments of where: " +
+                            cond->type.tensor.str() + ", " +
+                            x->type.tensor.str() + " and " +
+                            y->type.tensor.str());
+    call.operands = {cond, x, y};
+    return setResult(result);
+  }
+  case Builtin::sum: case Builtin::mean: case Builtin::max: {
+    Expr *x = tensorArg("x");
+    if (!x)
+      return false;
+    adaptWeak(*x, ElemKind::f32);
+    const TensorType &t = x->type.tensor;
+    llvm::SmallVector<int64_t, 4> axes;
+    if (args.get("axes")) {
+      if (!intListArg("axes", axes))
+        return false;
+    } else {
+      for (int64_t i = 0; i < t.getRank(); ++i)
+        axes.push_back(i);
+    }
+    llvm::SmallBitVector seen(t.getRank());
+    SMLoc axesLoc = args.get("axes") ? args.get("axes")->getLoc() : call.getLoc();
+    for (int64_t &axis : axes) {
+      if (!normalizeAxis(axis, t.getRank(), axesLoc, "axis"))
+        return false;
+      if (seen.test(axis))
+        return diag.error(axesLoc,
+                          "axis " + Twine(axis) + " appears twice");
+      seen.set(axis);
+    }
+    if (!boolArg("keepdims", call.keepdims))
+      return false;
+    call.ints0.assign(axes.begin(), axes.end());
+    call.operands = {x};
+    TensorType result{t.elem, {}};
+    for (int64_t i = 0; i < t.getRank(); ++i) {
+      if (!seen.test(i))
+        result.shape.push_back(t.shape[i]);
+      else if (call.keepdims)
+        result.shape.push_back(1);
+    }
+    return setResult(result);
+  }
+  case Builtin::softmax: case Builtin::logsumexp: {
+    Expr *x = tensorArg("x");
+    if (!x)
+      return false;
+    adaptWeak(*x, ElemKind::f32);
+    const TensorType &t = x->type.tensor;
+    if (t.isScalar())
+      return diag.error(x->getLoc(), call.callee + " needs a tensor of rank 1 "
+                                                   "or more, got " + t.str());
+    int64_t axis = -1;
+    if (args.get("axis") && !intArg("axis", axis))
+      return false;
+    SMLoc axisLoc = args.get("axis") ? args.get("axis")->getLoc() : call.getLoc();
+    if (!normalizeAxis(axis, t.getRank(), axisLoc, "axis") ||
+        !boolArg("keepdims", call.keepdims))
+      return false;
+    call.axis = axis;
+    call.operands = {x};
+    if (id == Builtin::softmax)
+      return setResult(t);
+    TensorType result = t;
+    if (call.keepdims)
+      result.shape[axis] = 1;
+    else
+      result.shape.erase(result.shape.begin() + axis);
+    return setResult(result);
+  }
+  case Builtin::transpose: {
+    Expr *x = tensorArg("x");
+    if (!x)
+      return false;
+    const TensorType &t = x->type.tensor;
+    llvm::SmallVector<int64_t, 4> perm;
+    if (args.get("perm")) {
+      if (!intListArg("perm", perm))
+        return false;
+      if (int64_t(perm.size()) != t.getRank())
+        return diag.error(args.get("perm")->getLoc(),
+                          "perm has " + Twine(perm.size()) + " entries but " +
+                              t.str() + " has rank " + Twine(t.getRank()));
+      llvm::SmallBitVector seen(t.getRank());
+      for (int64_t &p : perm) {
+        if (!normalizeAxis(p, t.getRank(), args.get("perm")->getLoc(),
+                           "perm entry"))
+          return false;
+        if (seen.test(p))
+          return diag.error(args.get("perm")->getLoc(),
+                            "perm entry " + Twine(p) + " appears twice");
+        seen.set(p);
+      }
+    } else {
+      for (int64_t i = t.getRank() - 1; i >= 0; --i)
+        perm.push_back(i);
+    }
+    call.ints0.assign(perm.begin(), perm.end());
+    call.operands = {x};
+    TensorType result{t.elem, {}};
+    for (int64_t p : perm)
+      result.shape.push_back(t.shape[p]);
+    return setResult(result);
+  }
+  case Builtin::reshape: case Builtin::broadcast_to: case Builtin::broadcast: {
+    Expr *x = tensorArg("x");
+    if (!x)
+      return false;
+    adaptWeak(*x, ElemKind::f32);
+    const TensorType &t = x->type.tensor;
+    llvm::SmallVector<int64_t, 4> shape;
+    if (!intListArg("shape", shape))
+      return false;
+    SMLoc shapeLoc = args.get("shape")->getLoc();
+    if (id == Builtin::reshape) {
+      int64_t inferred = -1, known = 1;
+      for (auto [i, d] : llvm::enumerate(shape)) {
+        if (d == -1) {
+          if (inferred >= 0)
+            return diag.error(shapeLoc, "only one dimension of a reshape can "
+                                        "be -1");
+          inferred = i;
+        } else if (d <= 0) {
+          return diag.error(shapeLoc, "dimension sizes must be positive, got " +
+                                          Twine(d));
+        } else {
+          known *= d;
+          if (known > (int64_t(1) << 40))
+            return diag.error(shapeLoc, "the shape has more than 2^40 elements");
+        }
+      }
+      if (inferred >= 0) {
+        if (t.getNumElements() % known != 0)
+          return diag.error(shapeLoc, "cannot reshape " + t.str() + " (" +
+                                          Twine(t.getNumElements()) +
+                                          " elements) with -1: " +
+                                          Twine(known) + " does not divide it");
+        shape[inferred] = t.getNumElements() / known;
+      }
+      TensorType result{t.elem, shape};
+      if (result.getNumElements() != t.getNumElements())
+        return diag.error(shapeLoc, "cannot reshape " + t.str() + " (" +
+                                        Twine(t.getNumElements()) +
+                                        " elements) to " + result.str() + " (" +
+                                        Twine(result.getNumElements()) +
+                                        " elements)");
+      call.ints0.assign(shape.begin(), shape.end());
+      call.operands = {x};
+      return setResult(result);
+    }
+    int64_t elements = 1;
+    for (int64_t d : shape) {
+      if (d <= 0)
+        return diag.error(shapeLoc, "dimension sizes must be positive, got " +
+                                        Twine(d));
+      elements *= d;
+      if (elements > (int64_t(1) << 40))
+        return diag.error(shapeLoc, "the shape has more than 2^40 elements");
+    }
+    TensorType result{t.elem, shape};
+    llvm::SmallVector<int64_t, 4> dims;
+    if (id == Builtin::broadcast_to) {
+      if (t.getRank() > result.getRank())
+        return diag.error(shapeLoc, "cannot broadcast " + t.str() + " to the "
+                                    "lower rank " + result.str());
+      for (int64_t i = 0; i < t.getRank(); ++i)
+        dims.push_back(result.getRank() - t.getRank() + i);
+    } else {
+      if (!intListArg("dims", dims))
+        return false;
+      SMLoc dimsLoc = args.get("dims")->getLoc();
+      if (int64_t(dims.size()) != t.getRank())
+        return diag.error(dimsLoc, "dims has " + Twine(dims.size()) +
+                                       " entries but " + t.str() + " has rank " +
+                                       Twine(t.getRank()));
+      for (auto [i, d] : llvm::enumerate(dims)) {
+        if (!normalizeAxis(d, result.getRank(), dimsLoc, "dims entry"))
+          return false;
+        if (i > 0 && d <= dims[i - 1])
+          return diag.error(dimsLoc, "dims must be strictly increasing");
+      }
+    }
+    for (auto [i, d] : llvm::enumerate(dims))
+      if (t.shape[i] != 1 && t.shape[i] != result.shape[d])
+        return diag.error(shapeLoc,
+                          "cannot broadcast " + t.str() + " to " +
+                              result.str() + ": dimension " + Twine(i) +
+                              " has size " + Twine(t.shape[i]) +
+                              " but the target dimension " + Twine(d) +
+                              " has size " + Twine(result.shape[d]));
+    call.ints0.assign(dims.begin(), dims.end());
+    call.operands = {x};
+    return setResult(result);
+  }
+  case Builtin::slice: {
+    Expr *x = tensorArg("x");
+    if (!x)
+      return false;
+    const TensorType &t = x->type.tensor;
+    llvm::SmallVector<int64_t, 4> start, limit, step;
+    if (!intListArg("start", start) || !intListArg("limit", limit))
+      return false;
+    if (args.get("step")) {
+      if (!intListArg("step", step))
+        return false;
+    } else {
+      step.assign(t.getRank(), 1);
+    }
+    if (int64_t(start.size()) != t.getRank() ||
+        int64_t(limit.size()) != t.getRank() ||
+        int64_t(step.size()) != t.getRank())
+      return diag.error(call.getLoc(), "slice of " + t.str() +
+                                           " needs start, limit and step with " +
+                                           Twine(t.getRank()) + " entries each");
+    TensorType result{t.elem, {}};
+    for (int64_t d = 0; d < t.getRank(); ++d) {
+      if (start[d] < 0 || start[d] >= limit[d] || limit[d] > t.shape[d])
+        return diag.error(call.getLoc(),
+                          "slice dimension " + Twine(d) + ": need 0 <= start < "
+                          "limit <= " + Twine(t.shape[d]) + ", got start " +
+                              Twine(start[d]) + " and limit " + Twine(limit[d]));
+      if (step[d] < 1)
+        return diag.error(call.getLoc(), "slice dimension " + Twine(d) +
+                                             ": step must be positive, got " +
+                                             Twine(step[d]));
+      result.shape.push_back((limit[d] - start[d] + step[d] - 1) / step[d]);
+    }
+    call.ints0.assign(start.begin(), start.end());
+    call.ints1.assign(limit.begin(), limit.end());
+    call.ints2.assign(step.begin(), step.end());
+    call.operands = {x};
+    return setResult(result);
+  }
+  case Builtin::concat: {
+    for (Expr *e : args.variadic)
+      if (!checkFloatTensor(*e, "an argument of concat"))
+        return false;
+    const TensorType &first = args.variadic.front()->type.tensor;
+    if (first.isScalar())
+      return diag.error(args.variadic.front()->getLoc(),
+                        "concat needs tensors of rank 1 or more");
+    int64_t axis = 0;
+    if (args.get("axis") && !intArg("axis", axis))
+      return false;
+    if (!normalizeAxis(axis, first.getRank(),
+                       args.get("axis") ? args.get("axis")->getLoc()
+                                        : call.getLoc(),
+                       "axis"))
+      return false;
+    TensorType result = first;
+    for (Expr *e : llvm::drop_begin(args.variadic)) {
+      const TensorType &t = e->type.tensor;
+      bool compatible = t.elem == first.elem && t.getRank() == first.getRank();
+      for (int64_t d = 0; compatible && d < t.getRank(); ++d)
+        compatible = d == axis || t.shape[d] == first.shape[d];
+      if (!compatible)
+        return diag.error(e->getLoc(),
+                          "cannot concatenate " + t.str() + " with " +
+                              first.str() + " along axis " + Twine(axis) +
+                              ": element types, ranks and the other "
+                              "dimensions must agree");
+      result.shape[axis] += t.shape[axis];
+    }
+    call.axis = axis;
+    call.operands = args.variadic;
+    return setResult(result);
+  }
+  case Builtin::cast: {
+    Expr *x = tensorArg("x");
+    if (!x)
+      return false;
+    Expr *to = args.get("to");
+    if (to->type.kind != ValueType::Kind::elemType)
+      return diag.error(to->getLoc(), "the target of cast must be an element "
+                                      "type: f32, f64, f16 or bf16");
+    adaptWeak(*x, to->type.elemType);
+    call.castTo = to->type.elemType;
+    call.operands = {x};
+    return setResult(TensorType{call.castTo, x->type.tensor.shape});
+  }
+  case Builtin::none:
+    break;
+  }
+  return false;
+}

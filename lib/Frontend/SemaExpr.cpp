@@ -1,0 +1,432 @@
+//===- SemaExpr.cpp - expressions, broadcasting and builtins --------------===//
+//
+// Types every expression. Broadcasting follows NumPy: shapes align at their
+// last dimension, and each pair of dimensions is equal or one of them is 1.
+// Element types never convert implicitly, except that a bare numeric literal
+// takes the element type of the tensor it meets.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SemaImpl.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace tad::lang;
+using llvm::SMLoc;
+using llvm::Twine;
+
+//===----------------------------------------------------------------------===//
+// Weak literals and broadcasting
+//===----------------------------------------------------------------------===//
+
+void tad::lang::adaptWeak(Expr &expr, ElemKind elem) {
+  if (!expr.type.weak)
+    return;
+  expr.type.tensor.elem = elem;
+  expr.type.weak = false;
+  if (auto *unary = llvm::dyn_cast<UnaryExpr>(&expr))
+    adaptWeak(*unary->operand, elem);
+  else if (auto *binary = llvm::dyn_cast<BinaryExpr>(&expr)) {
+    adaptWeak(*binary->lhs, elem);
+    adaptWeak(*binary->rhs, elem);
+  }
+}
+
+/// Gives `a` and `b` one element type, adapting a weak side to the other.
+/// Returns false when both are strong and differ.
+static bool unifyElements(Expr &a, Expr &b) {
+  ValueType &ta = a.type, &tb = b.type;
+  if (ta.weak && !tb.weak)
+    adaptWeak(a, tb.tensor.elem);
+  else if (tb.weak && !ta.weak)
+    adaptWeak(b, ta.tensor.elem);
+  return ta.tensor.elem == tb.tensor.elem;
+}
+
+/// The NumPy broadcast of two shapes, or the first incompatible pair of
+/// dimensions (as dimension indices of `a` and `b`).
+bool tad::lang::broadcastShapes(llvm::ArrayRef<int64_t> a,
+                            llvm::ArrayRef<int64_t> b,
+                            llvm::SmallVectorImpl<int64_t> &result,
+                            int64_t &badA, int64_t &badB) {
+  int64_t rank = std::max(a.size(), b.size());
+  result.assign(rank, 1);
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t ia = int64_t(a.size()) - rank + i, ib = int64_t(b.size()) - rank + i;
+    int64_t da = ia >= 0 ? a[ia] : 1, db = ib >= 0 ? b[ib] : 1;
+    if (da != db && da != 1 && db != 1) {
+      badA = ia;
+      badB = ib;
+      return false;
+    }
+    result[i] = std::max(da, db);
+  }
+  return true;
+}
+
+static std::string describeOperand(const Expr &expr) {
+  if (auto *var = llvm::dyn_cast<VarExpr>(&expr))
+    return "'" + var->name + "' (" + var->type.tensor.str() + ")";
+  return expr.type.tensor.str();
+}
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+bool SemaImpl::checkExpr(Expr &expr) {
+  switch (expr.getKind()) {
+  case Expr::Kind::number: {
+    auto &number = llvm::cast<NumberExpr>(expr);
+    expr.type = ValueType::getTensor(TensorType{ElemKind::f32, {}}, true);
+    (void)number;
+    return true;
+  }
+  case Expr::Kind::boolean:
+    expr.type.kind = ValueType::Kind::boolean;
+    expr.type.boolValue = llvm::cast<BoolExpr>(expr).value;
+    return true;
+  case Expr::Kind::var:
+    return checkVar(llvm::cast<VarExpr>(expr));
+  case Expr::Kind::list: {
+    auto &list = llvm::cast<ListExpr>(expr);
+    expr.type.kind = ValueType::Kind::intList;
+    for (ExprPtr &element : list.elements) {
+      auto *number = llvm::dyn_cast<NumberExpr>(element.get());
+      int64_t value;
+      if (!number || !number->isInteger ||
+          llvm::StringRef(number->spelling).getAsInteger(10, value))
+        return diag.error(element->getLoc(),
+                          "list entries must be integer literals");
+      expr.type.ints.push_back(value);
+    }
+    return true;
+  }
+  case Expr::Kind::elemType:
+    expr.type.kind = ValueType::Kind::elemType;
+    expr.type.elemType = llvm::cast<ElemTypeExpr>(expr).elem;
+    return true;
+  case Expr::Kind::unary:
+    return checkUnary(llvm::cast<UnaryExpr>(expr));
+  case Expr::Kind::binary:
+    return checkBinary(llvm::cast<BinaryExpr>(expr));
+  case Expr::Kind::call:
+    return checkCall(llvm::cast<CallExpr>(expr));
+  case Expr::Kind::index:
+    return checkIndex(llvm::cast<IndexExpr>(expr));
+  case Expr::Kind::checkpoint:
+    return checkCheckpointExpr(llvm::cast<CheckpointExpr>(expr));
+  case Expr::Kind::tuple:
+    return diag.error(expr.getLoc(),
+                      "a parenthesized list of values is only allowed after "
+                      "return");
+  }
+  return false;
+}
+
+bool SemaImpl::checkTensor(Expr &expr, llvm::StringRef what) {
+  const ValueType &type = expr.type;
+  switch (type.kind) {
+  case ValueType::Kind::tensor:
+    return true;
+  case ValueType::Kind::tuple:
+    return diag.error(expr.getLoc(),
+                      what + " must be one tensor, but this call returns " +
+                          Twine(type.tuple.size()) + " values " +
+                          type.describe() + "; bind them with let (a, b) = ...");
+  case ValueType::Kind::index:
+    return diag.error(expr.getLoc(),
+                      "a loop index is not a tensor; it can only index a "
+                      "stacked tensor, as in ws[i]");
+  case ValueType::Kind::intList:
+    return diag.error(expr.getLoc(),
+                      "a list is not a tensor; lists are only arguments such "
+                      "as axes: [0, 1]");
+  case ValueType::Kind::elemType:
+    return diag.error(expr.getLoc(),
+                      "an element type is not a value; it is only the target "
+                      "of cast(x, f16)");
+  case ValueType::Kind::boolean:
+    return diag.error(expr.getLoc(),
+                      "true and false are only arguments such as keepdims: "
+                      "true; compare tensors to get a boolean tensor");
+  case ValueType::Kind::none:
+    return false;
+  }
+  return false;
+}
+
+bool SemaImpl::checkFloatTensor(Expr &expr, llvm::StringRef what) {
+  if (!checkTensor(expr, what))
+    return false;
+  if (!expr.type.tensor.isFloat())
+    return diag.error(expr.getLoc(),
+                      what + " must be a float tensor, but it is a comparison "
+                             "result " + expr.type.tensor.str() +
+                             "; use where(cond, x, y) to choose values");
+  return true;
+}
+
+bool SemaImpl::checkAssignable(Expr &expr, const TensorType &expected,
+                               const Twine &what) {
+  if (expr.type.weak && expected.isFloat() && expr.type.tensor.isScalar() &&
+      expected.isScalar())
+    adaptWeak(expr, expected.elem);
+  if (expr.type.tensor == expected)
+    return true;
+  return diag.error(expr.getLoc(), what + " has type " + expected.str() +
+                                       " but this value has type " +
+                                       expr.type.tensor.str());
+}
+
+bool SemaImpl::checkVar(VarExpr &expr) {
+  Variable *var = lookupVariable(expr.name);
+  if (!var) {
+    if (functions.count(expr.name) || lookupBuiltin(expr.name) != Builtin::none)
+      return diag.error(expr.getLoc(), "'" + expr.name +
+                                           "' is a function; call it as " +
+                                           expr.name + "(...)");
+    return diag.error(expr.getLoc(), "unknown variable '" + expr.name + "'");
+  }
+  expr.type = var->type;
+  recordRead(expr.name, *var);
+  return true;
+}
+
+bool SemaImpl::checkUnary(UnaryExpr &expr) {
+  if (!checkExpr(*expr.operand) ||
+      !checkFloatTensor(*expr.operand, "the operand of unary '-'"))
+    return false;
+  expr.type = expr.operand->type;
+  return true;
+}
+
+bool SemaImpl::checkBinary(BinaryExpr &expr) {
+  std::string op = ("'" + getBinaryOpSpelling(expr.op) + "'").str();
+  if (!checkExpr(*expr.lhs) || !checkExpr(*expr.rhs))
+    return false;
+  bool isComparison = false;
+  switch (expr.op) {
+  case BinaryOp::lt: case BinaryOp::le: case BinaryOp::gt:
+  case BinaryOp::ge: case BinaryOp::eq: case BinaryOp::ne:
+    isComparison = true;
+    break;
+  default:
+    break;
+  }
+  TensorType result;
+  bool weak;
+  if (!checkOperandPair(*expr.lhs, *expr.rhs, expr.getLoc(), op,
+                        expr.op == BinaryOp::matmul, result, weak))
+    return false;
+  if (isComparison) {
+    // A comparison of two literals compares them as f32.
+    adaptWeak(*expr.lhs, ElemKind::f32);
+    adaptWeak(*expr.rhs, ElemKind::f32);
+    result.elem = ElemKind::i1;
+    weak = false;
+  }
+  expr.type = ValueType::getTensor(result, weak);
+  return true;
+}
+
+bool SemaImpl::checkOperandPair(Expr &lhsExpr, Expr &rhsExpr, SMLoc loc,
+                                llvm::StringRef op, bool isMatmul,
+                                TensorType &result, bool &weak) {
+  if (!checkFloatTensor(lhsExpr, ("the left operand of " + op).str()) ||
+      !checkFloatTensor(rhsExpr, ("the right operand of " + op).str()))
+    return false;
+  if (!unifyElements(lhsExpr, rhsExpr))
+    return diag.error(loc, "the operands of " + op +
+                               " have different element types: " +
+                               describeOperand(lhsExpr) + " and " +
+                               describeOperand(rhsExpr) +
+                               "; convert one with cast(x, " +
+                               getElemKindName(lhsExpr.type.tensor.elem) + ")");
+  const TensorType &lhs = lhsExpr.type.tensor, &rhs = rhsExpr.type.tensor;
+  weak = lhsExpr.type.weak && rhsExpr.type.weak;
+  result = TensorType{lhs.elem, {}};
+  int64_t badA, badB;
+
+  if (isMatmul) {
+    if (lhs.getRank() < 2 || rhs.getRank() < 2)
+      return diag.error(loc, op + " needs operands of rank 2 or more, but "
+                                  "the " +
+                                 Twine(lhs.getRank() < 2 ? "left" : "right") +
+                                 " operand is " +
+                                 (lhs.getRank() < 2 ? lhs : rhs).str() +
+                                 "; reshape a vector to a matrix first");
+    int64_t k = lhs.shape.back(), kr = rhs.shape[rhs.getRank() - 2];
+    if (k != kr)
+      return diag.error(loc, op + " contracts the last dimension of the left "
+                                  "operand with the second-to-last of the "
+                                  "right, but " +
+                                 describeOperand(lhsExpr) + " has " + Twine(k) +
+                                 " columns and " + describeOperand(rhsExpr) +
+                                 " has " + Twine(kr) + " rows");
+    auto lhsBatch = llvm::ArrayRef<int64_t>(lhs.shape).drop_back(2);
+    auto rhsBatch = llvm::ArrayRef<int64_t>(rhs.shape).drop_back(2);
+    if (!broadcastShapes(lhsBatch, rhsBatch, result.shape, badA, badB))
+      return diag.error(loc, "the batch dimensions of " +
+                                 describeOperand(lhsExpr) + " and " +
+                                 describeOperand(rhsExpr) +
+                                 " do not broadcast: dimension " + Twine(badA) +
+                                 " has size " + Twine(lhs.shape[badA]) +
+                                 " but dimension " + Twine(badB) +
+                                 " has size " + Twine(rhs.shape[badB]));
+    weak = false;
+    result.shape.push_back(lhs.shape[lhs.getRank() - 2]);
+    result.shape.push_back(rhs.shape.back());
+    return true;
+  }
+  if (!broadcastShapes(lhs.shape, rhs.shape, result.shape, badA, badB))
+    return diag.error(loc, "cannot broadcast the operands of " + op + ": " +
+                               describeOperand(lhsExpr) + " and " +
+                               describeOperand(rhsExpr) + "; dimension " +
+                               Twine(badA) + " of the left has size " +
+                               Twine(lhs.shape[badA]) + " but dimension " +
+                               Twine(badB) + " of the right has size " +
+                               Twine(rhs.shape[badB]));
+  return true;
+}
+
+bool SemaImpl::checkCall(CallExpr &expr) {
+  if (lookupBuiltin(expr.callee) != Builtin::none)
+    return checkBuiltinCall(expr);
+  return checkUserCall(expr);
+}
+
+bool SemaImpl::checkUserCall(CallExpr &expr) {
+  auto it = functions.find(expr.callee);
+  if (it == functions.end()) {
+    std::string message = "unknown function '" + expr.callee + "'";
+    // Suggest the closest known name for a likely typo.
+    std::string best;
+    unsigned bestDistance = 3;
+    auto consider = [&](llvm::StringRef name) {
+      unsigned d = llvm::StringRef(expr.callee).edit_distance(name);
+      if (d < bestDistance) {
+        bestDistance = d;
+        best = name.str();
+      }
+    };
+    for (const auto &entry : functions)
+      consider(entry.getKey());
+    for (const BuiltinSignature &sig : getBuiltinSignatures())
+      consider(sig.name);
+    if (!best.empty())
+      message += "; did you mean '" + best + "'?";
+    return diag.error(expr.getLoc(), message);
+  }
+  Decl *decl = it->second;
+  std::vector<TensorType> params, results;
+  std::vector<std::string> paramNames;
+  if (auto *fn = llvm::dyn_cast<FunctionDecl>(decl)) {
+    expr.function = fn;
+    params = fn->getParamTypes();
+    results = fn->getResultTypes();
+    for (const Param &p : fn->params)
+      paramNames.push_back(p.name);
+  } else {
+    auto *derivative = llvm::cast<DerivativeDecl>(decl);
+    expr.derivative = derivative;
+    params = derivative->paramTypes;
+    results = derivative->resultTypes;
+    paramNames.assign(params.size(), "");
+  }
+  if (currentCalls)
+    currentCalls->insert({decl, expr.getLoc()});
+
+  for (const CallArg &arg : expr.args)
+    if (!arg.name.empty())
+      return diag.error(arg.loc, "'" + expr.callee +
+                                     "' takes positional arguments; named "
+                                     "arguments are for builtins");
+  if (expr.args.size() != params.size())
+    return diag.error(expr.getLoc(),
+                      "'" + expr.callee + "' takes " + Twine(params.size()) +
+                          (params.size() == 1 ? " argument" : " arguments") +
+                          " but " + Twine(expr.args.size()) +
+                          (expr.args.size() == 1 ? " was" : " were") +
+                          " given");
+  for (auto [i, arg] : llvm::enumerate(expr.args)) {
+    std::string what = "argument " + std::to_string(i + 1) + " of '" +
+                       expr.callee + "'";
+    if (!paramNames[i].empty())
+      what += " ('" + paramNames[i] + "')";
+    if (!checkExpr(*arg.value) || !checkTensor(*arg.value, what) ||
+        !checkAssignable(*arg.value, params[i], what))
+      return false;
+  }
+  if (results.size() == 1)
+    expr.type = ValueType::getTensor(results.front());
+  else {
+    expr.type.kind = ValueType::Kind::tuple;
+    expr.type.tuple = results;
+  }
+  return true;
+}
+
+bool SemaImpl::checkIndex(IndexExpr &expr) {
+  if (!checkExpr(*expr.base) || !checkTensor(*expr.base, "an indexed value"))
+    return false;
+  TensorType type = expr.base->type.tensor;
+  if (expr.indices.size() > size_t(type.getRank()))
+    return diag.error(expr.getLoc(),
+                      describeOperand(*expr.base) + " has rank " +
+                          Twine(type.getRank()) + " but " +
+                          Twine(expr.indices.size()) + " indices are given");
+  for (auto [dim, index] : llvm::enumerate(expr.indices)) {
+    int64_t size = type.shape[dim];
+    if (auto *number = llvm::dyn_cast<NumberExpr>(index.get())) {
+      int64_t value;
+      if (!number->isInteger ||
+          llvm::StringRef(number->spelling).getAsInteger(10, value))
+        return diag.error(index->getLoc(), "an index must be an integer");
+      if (value < -size || value >= size)
+        return diag.error(index->getLoc(),
+                          "index " + Twine(value) + " is out of range for "
+                          "dimension " + Twine(dim) + " of size " + Twine(size));
+      index->type.kind = ValueType::Kind::index;
+      index->type.low = value < 0 ? value + size : value;
+      index->type.high = index->type.low + 1;
+      continue;
+    }
+    if (!checkExpr(*index))
+      return false;
+    if (index->type.kind != ValueType::Kind::index)
+      return diag.error(index->getLoc(),
+                        "an index must be a loop variable or an integer "
+                        "literal; use slice() for ranges");
+    if (index->type.low < 0 || index->type.high > size)
+      return diag.error(index->getLoc(),
+                        "the loop index ranges over " +
+                            Twine(index->type.low) + ".." +
+                            Twine(index->type.high) + " but dimension " +
+                            Twine(dim) + " of " + describeOperand(*expr.base) +
+                            " has size " + Twine(size));
+  }
+  type.shape.erase(type.shape.begin(),
+                   type.shape.begin() + expr.indices.size());
+  expr.type = ValueType::getTensor(type);
+  return true;
+}
+
+bool SemaImpl::checkCheckpointExpr(CheckpointExpr &expr) {
+  BlockEffects effects;
+  frames.push_back({unsigned(scopes.size()), &effects});
+  pushScope(); // the body reads outer variables through the region
+  bool ok = checkExpr(*expr.body);
+  popScope();
+  frames.pop_back();
+  if (!ok)
+    return false;
+  if (expr.body->type.kind != ValueType::Kind::tuple &&
+      !checkTensor(*expr.body, "the value of checkpoint(...)"))
+    return false;
+  expr.captures = effects.reads;
+  expr.type = expr.body->type;
+  if (expr.type.weak)
+    adaptWeak(*expr.body, ElemKind::f32), expr.type = expr.body->type;
+  return true;
+}

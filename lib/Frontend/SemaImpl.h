@@ -1,0 +1,142 @@
+//===- SemaImpl.h - the state of the semantic checker -----------*- C++ -*-===//
+//
+// Private to lib/Frontend: Sema.cpp checks declarations and statements,
+// SemaExpr.cpp expressions and builtins.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TAD_LIB_FRONTEND_SEMAIMPL_H
+#define TAD_LIB_FRONTEND_SEMAIMPL_H
+
+#include "tad/Frontend/Sema.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace tad::lang {
+
+class SemaImpl {
+public:
+  explicit SemaImpl(DiagnosticEngine &diag) : diag(diag) {}
+  bool checkModule(Module &module);
+
+private:
+
+  //===--------------------------------------------------------------------===//
+  // Scopes
+  //===--------------------------------------------------------------------===//
+
+  struct Variable {
+    llvm::SMLoc loc;
+    ValueType type; // a tensor or an index
+    unsigned depth; // the scope it lives in
+  };
+
+  /// A block whose reads and writes of enclosing variables are recorded:
+  /// a loop body, the branches of an if, a checkpoint.
+  struct EffectFrame {
+    unsigned depth; // scopes at this depth or deeper are inside the block
+    BlockEffects *effects;
+  };
+
+  Variable *lookupVariable(llvm::StringRef name);
+  bool declareVariable(const Name &name, ValueType type);
+  void pushScope() { scopes.emplace_back(); }
+  void popScope() { scopes.pop_back(); }
+  void recordRead(llvm::StringRef name, const Variable &var);
+  void recordWrite(llvm::StringRef name, const Variable &var);
+
+  //===--------------------------------------------------------------------===//
+  // Declarations and statements (Sema.cpp)
+  //===--------------------------------------------------------------------===//
+
+  bool collectDecls(Module &module);
+  bool checkDerivative(DerivativeDecl &decl);
+  bool checkRuleSignature(RuleDecl &rule);
+  bool checkFunctionBody(FunctionDecl &fn);
+  bool checkRuleBodies(RuleDecl &rule);
+  bool checkNoRecursion(Module &module);
+
+  /// What the statements of a body may do.
+  struct BodyContext {
+    std::vector<TensorType> results; // what `return` must return
+    std::string owner;               // "function 'f'", for messages
+    bool allowSave = false;          // in an rrule's forward block
+    SaveStmt *save = nullptr;        // the save statement, once seen
+  };
+  bool checkBody(Block &block, BodyContext &context, llvm::SMLoc endLoc);
+  bool checkNestedBlock(Block &block, llvm::StringRef what);
+  bool checkStmt(Stmt &stmt, BodyContext *context);
+  bool checkLet(LetStmt &stmt);
+  bool checkAssign(AssignStmt &stmt);
+  bool checkReturn(ReturnStmt &stmt, BodyContext &context);
+  bool checkFor(ForStmt &stmt);
+  bool checkIf(IfStmt &stmt);
+  bool checkCheckpoint(CheckpointStmt &stmt);
+  bool checkSave(SaveStmt &stmt, BodyContext &context);
+
+  //===--------------------------------------------------------------------===//
+  // Expressions (SemaExpr.cpp)
+  //===--------------------------------------------------------------------===//
+
+  bool checkExpr(Expr &expr);
+  /// Checks `expr` and requires a tensor (not a tuple, index or list);
+  /// `what` names the expression's role in messages.
+  bool checkTensor(Expr &expr, llvm::StringRef what);
+  bool checkFloatTensor(Expr &expr, llvm::StringRef what);
+  bool checkVar(VarExpr &expr);
+  bool checkUnary(UnaryExpr &expr);
+  bool checkBinary(BinaryExpr &expr);
+  /// The rules shared by the infix operators and pow, maximum, minimum and
+  /// matmul: float operands of one element type (adapting a literal), and a
+  /// NumPy broadcast of their shapes (of the batch dimensions for matmul).
+  bool checkOperandPair(Expr &lhs, Expr &rhs, llvm::SMLoc loc,
+                        llvm::StringRef op, bool isMatmul, TensorType &result,
+                        bool &weak);
+  bool checkCall(CallExpr &expr);
+  bool checkUserCall(CallExpr &expr);
+  bool checkBuiltinCall(CallExpr &expr);
+  bool checkIndex(IndexExpr &expr);
+  bool checkCheckpointExpr(CheckpointExpr &expr);
+  /// Checks that a value of type `actual` (the expression `expr`) can be
+  /// used where `expected` is required, adapting a weak literal.
+  bool checkAssignable(Expr &expr, const TensorType &expected,
+                       const llvm::Twine &what);
+
+  DiagnosticEngine &diag;
+  llvm::StringMap<Decl *> functions; // fn and derivative declarations
+  llvm::StringMap<RuleDecl *> rules;  // by primal name
+  std::vector<llvm::StringMap<Variable>> scopes;
+  std::vector<EffectFrame> frames;
+
+  /// The callees of the body being checked, with the first call's location:
+  /// the edges of the call graph that checkNoRecursion walks.
+  llvm::MapVector<Decl *, llvm::SMLoc> *currentCalls = nullptr;
+  llvm::DenseMap<Decl *, llvm::MapVector<Decl *, llvm::SMLoc>> calls;
+};
+
+/// The signature of a builtin: its parameter names, of which the first
+/// `required` must be given. concat is variadic: any number of tensors
+/// followed by its named parameters.
+struct BuiltinSignature {
+  const char *name;
+  Builtin id;
+  std::vector<const char *> params;
+  unsigned required;
+  bool variadic = false;
+};
+llvm::ArrayRef<BuiltinSignature> getBuiltinSignatures();
+
+/// The NumPy broadcast of two shapes, or false with the first incompatible
+/// pair of dimensions (as dimension indices of `a` and `b`).
+bool broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b,
+                     llvm::SmallVectorImpl<int64_t> &result, int64_t &badA,
+                     int64_t &badB);
+
+/// Rewrites a weak (literal-only) expression to element type `elem`.
+void adaptWeak(Expr &expr, ElemKind elem);
+
+} // namespace tad::lang
+
+#endif // TAD_LIB_FRONTEND_SEMAIMPL_H

@@ -1,0 +1,59 @@
+//===- Types.cpp - the types of the .tad language -------------------------===//
+
+#include "tad/Frontend/Types.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace tad::lang;
+
+llvm::StringRef tad::lang::getElemKindName(ElemKind kind) {
+  switch (kind) {
+  case ElemKind::f32: return "f32";
+  case ElemKind::f64: return "f64";
+  case ElemKind::f16: return "f16";
+  case ElemKind::bf16: return "bf16";
+  case ElemKind::i1: return "bool";
+  }
+  return "?";
+}
+
+int64_t TensorType::getNumElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+std::string TensorType::str() const {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << getElemKindName(elem);
+  if (!shape.empty()) {
+    os << '[';
+    llvm::interleaveComma(shape, os);
+    os << ']';
+  }
+  return s;
+}
+
+std::string tad::lang::formatTypes(llvm::ArrayRef<TensorType> types) {
+  if (types.size() == 1)
+    return types.front().str();
+  std::string s = "(";
+  for (size_t i = 0; i < types.size(); ++i)
+    s += (i ? ", " : "") + types[i].str();
+  return s + ")";
+}
+
+std::string ValueType::describe() const {
+  switch (kind) {
+  case Kind::none: return "an invalid value";
+  case Kind::tensor: return tensor.str();
+  case Kind::tuple: return formatTypes(tuple);
+  case Kind::index: return "a loop index";
+  case Kind::intList: return "a list of integers";
+  case Kind::elemType: return "an element type";
+  case Kind::boolean: return "a boolean constant";
+  }
+  return "a value";
+}
