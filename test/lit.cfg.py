@@ -1,5 +1,5 @@
 # -*- Python -*-
-# The tad lit suite: FileCheck tests over tad-opt (and, later, tadc).
+# The tad lit suite: FileCheck tests over tad-opt and tadc.
 
 import os
 
@@ -9,7 +9,7 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "tad"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir", ".test"]
+config.suffixes = [".mlir", ".tad", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tad_obj_root, "test")
 # Unit/ is its own suite (GoogleTest binaries); Inputs/ holds test data.
@@ -24,5 +24,8 @@ config.substitutions.append(("%mlir_include_dir", config.mlir_include_dir))
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
-tools = [ToolSubst("tad-opt", unresolved="fatal")]
+tools = [
+    ToolSubst("tad-opt", unresolved="fatal"),
+    ToolSubst("tadc", unresolved="fatal"),
+]
 llvm_config.add_tool_substitutions(tools, [config.tad_tools_dir])

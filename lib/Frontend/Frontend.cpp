@@ -11,10 +11,11 @@
 using namespace tad::lang;
 
 std::unique_ptr<Module> tad::lang::parseAndCheck(llvm::SourceMgr &sourceMgr,
-                                                 llvm::raw_ostream &errs) {
+                                                 llvm::raw_ostream &errs,
+                                                 unsigned bufferId) {
   DiagnosticEngine diag(sourceMgr, &errs);
-  const llvm::MemoryBuffer *buffer =
-      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+  const llvm::MemoryBuffer *buffer = sourceMgr.getMemoryBuffer(
+      bufferId ? bufferId : sourceMgr.getNumBuffers());
   Parser parser(buffer->getBuffer(), diag);
   std::unique_ptr<Module> module = parser.parseModule();
   if (!module || !checkModule(*module, diag))
@@ -24,8 +25,8 @@ std::unique_ptr<Module> tad::lang::parseAndCheck(llvm::SourceMgr &sourceMgr,
 
 mlir::OwningOpRef<mlir::ModuleOp>
 tad::lang::compileToTad(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context,
-                        llvm::raw_ostream &errs) {
-  std::unique_ptr<Module> module = parseAndCheck(sourceMgr, errs);
+                        llvm::raw_ostream &errs, unsigned bufferId) {
+  std::unique_ptr<Module> module = parseAndCheck(sourceMgr, errs, bufferId);
   if (!module)
     return nullptr;
   DiagnosticEngine diag(sourceMgr, &errs);

@@ -94,13 +94,18 @@ private:
     if (type.getShape() == shape)
       return value;
     auto target = RankedTensorType::get(shape, type.getElementType());
-    if (auto constant = value.getDefiningOp<tad::ConstantOp>())
+    if (auto constant = value.getDefiningOp<tad::ConstantOp>()) {
       if (auto dense = llvm::dyn_cast<mlir::SplatElementsAttr>(
-              constant.getValue()))
-        return tad::ConstantOp::create(
+              constant.getValue())) {
+        Value result = tad::ConstantOp::create(
             builder, l,
             mlir::SplatElementsAttr::get(target,
                                          dense.getSplatValue<mlir::Attribute>()));
+        if (constant->use_empty())
+          constant->erase();
+        return result;
+      }
+    }
     llvm::SmallVector<int64_t> dims;
     for (int64_t i = 0; i < type.getRank(); ++i)
       dims.push_back(int64_t(shape.size()) - type.getRank() + i);
@@ -280,8 +285,10 @@ void MLIRGenImpl::emitFunction(const FunctionDecl &fn) {
   builder.setInsertionPointToStart(entry);
   scopes.clear();
   scopes.emplace_back();
-  for (auto [param, arg] : llvm::zip(fn.params, entry->getArguments()))
+  for (auto [param, arg] : llvm::zip(fn.params, entry->getArguments())) {
+    arg.setLoc(loc(param.loc));
     bind(param.name, arg);
+  }
   emitBody(fn.body, nullptr);
 }
 

@@ -351,7 +351,7 @@ bool SemaImpl::checkRuleBodies(RuleDecl &rule) {
 /// custom rule may run the rule's forward and pullback; a derivative runs
 /// its primal. A pullback that requests the derivative of its own primal is
 /// therefore no cycle: the derivative differentiates the primal's body, not
-/// the rule.
+/// the rule, and a rule's forward may call its primal as a plain function.
 bool SemaImpl::checkNoRecursion(Module &module) {
   enum class State { unvisited, active, done };
   llvm::DenseMap<Decl *, State> state;
@@ -363,10 +363,14 @@ bool SemaImpl::checkNoRecursion(Module &module) {
       result.insert({derivative->primalDecl, derivative->primal.loc});
       return result;
     }
+    // A function may be differentiated, and then its calls run their
+    // callees' rules. A rule's own calls are never differentiated: they run
+    // the callee as it is (a derivative it calls is an edge of its own).
+    bool differentiable = llvm::isa<FunctionDecl>(decl);
     for (auto [callee, loc] : calls[decl]) {
       result.insert({callee, loc});
       if (auto *fn = llvm::dyn_cast<FunctionDecl>(callee))
-        if (fn->rule)
+        if (fn->rule && differentiable)
           result.insert({fn->rule, loc});
     }
     return result;

@@ -16,6 +16,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
+#include "mlir/Support/ToolUtilities.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -55,6 +56,12 @@ cl::opt<InputKind> inputKind(
                           "MLIR in the tad dialect (skips the frontend)")),
     cl::cat(tadcCategory));
 
+cl::opt<bool> splitInputFile(
+    "split-input-file",
+    cl::desc("Compile each chunk between '// -----' lines on its own (for "
+             "tests); errors are reported and compilation goes on"),
+    cl::init(false), cl::cat(tadcCategory));
+
 cl::opt<bool> optimize("opt",
                        cl::desc("Canonicalize and CSE the tad-level IR"),
                        cl::init(false), cl::cat(tadcCategory));
@@ -81,6 +88,49 @@ static mlir::LogicalResult runPipeline(mlir::ModuleOp module,
   return pm.run(module);
 }
 
+/// Compiles one buffer (the whole input, or one chunk of it) and prints the
+/// requested stage to `os`. `source` is the whole input: diagnostics point
+/// into it, so that line numbers stay those of the file.
+static mlir::LogicalResult
+processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
+              llvm::MemoryBufferRef source, llvm::raw_ostream &os,
+              mlir::DialectRegistry &registry) {
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBuffer(source, /*RequiresNullTerminator=*/false),
+      llvm::SMLoc());
+  unsigned bufferId = sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  // MLIR diagnostics (a parse error in .mlir input, a verifier failure)
+  // print with the source line, like the frontend's own errors.
+  mlir::SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  if (getInputKind() == InputKind::tad) {
+    if (emitStage == Stage::ast) {
+      std::unique_ptr<tad::lang::Module> ast =
+          tad::lang::parseAndCheck(sourceMgr, llvm::errs(), bufferId);
+      if (!ast)
+        return mlir::failure();
+      tad::lang::dumpAST(*ast, sourceMgr, os);
+      return mlir::success();
+    }
+    module = tad::lang::compileToTad(sourceMgr, context, llvm::errs(), bufferId);
+  } else {
+    if (emitStage == Stage::ast) {
+      llvm::errs() << "tadc: error: --emit=ast needs .tad input\n";
+      return mlir::failure();
+    }
+    module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+  }
+  if (!module || mlir::failed(runPipeline(*module, context)))
+    return mlir::failure();
+  module->print(os);
+  return mlir::success();
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   mlir::registerAsmPrinterCLOptions();
@@ -105,45 +155,24 @@ int main(int argc, char **argv) {
     llvm::errs() << "tadc: error: " << error << "\n";
     return 1;
   }
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
-
-  mlir::DialectRegistry registry;
-  tad::registerAllDialects(registry);
-  mlir::MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  // MLIR diagnostics (a parse error in .mlir input, a verifier failure)
-  // print with the source line, like the frontend's own errors.
-  mlir::SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
-
   auto output = mlir::openOutputFile(outputFilename, &error);
   if (!output) {
     llvm::errs() << "tadc: error: " << error << "\n";
     return 1;
   }
 
-  mlir::OwningOpRef<mlir::ModuleOp> module;
-  if (getInputKind() == InputKind::tad) {
-    if (emitStage == Stage::ast) {
-      std::unique_ptr<tad::lang::Module> ast =
-          tad::lang::parseAndCheck(sourceMgr, llvm::errs());
-      if (!ast)
-        return 1;
-      tad::lang::dumpAST(*ast, sourceMgr, output->os());
-      output->keep();
-      return 0;
-    }
-    module = tad::lang::compileToTad(sourceMgr, context, llvm::errs());
-  } else {
-    if (emitStage == Stage::ast) {
-      llvm::errs() << "tadc: error: --emit=ast needs .tad input\n";
-      return 1;
-    }
-    module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
-  }
-  if (!module || mlir::failed(runPipeline(*module, context)))
+  mlir::DialectRegistry registry;
+  tad::registerAllDialects(registry);
+  auto process = [&](std::unique_ptr<llvm::MemoryBuffer> chunk,
+                     const llvm::MemoryBufferRef &source,
+                     llvm::raw_ostream &os) {
+    return processBuffer(std::move(chunk), source, os, registry);
+  };
+  if (mlir::failed(mlir::splitAndProcessBuffer(
+          std::move(input), process, output->os(),
+          splitInputFile ? mlir::kDefaultSplitMarker : "",
+          splitInputFile ? mlir::kDefaultSplitMarker : "")))
     return 1;
-  module->print(output->os());
   output->keep();
   return 0;
 }

@@ -20,17 +20,19 @@ class raw_ostream;
 
 namespace tad::lang {
 
-/// Parses and checks the main buffer of `sourceMgr`. Returns null after
-/// printing the first error to `errs`.
+/// Parses and checks buffer `bufferId` of `sourceMgr` (the last one added
+/// when 0). Returns null after printing the first error to `errs`.
 std::unique_ptr<Module> parseAndCheck(llvm::SourceMgr &sourceMgr,
-                                      llvm::raw_ostream &errs);
+                                      llvm::raw_ostream &errs,
+                                      unsigned bufferId = 0);
 
-/// Parses, checks and emits the main buffer of `sourceMgr` as a verified
-/// module. Frontend errors go to `errs`; MLIR diagnostics (a verifier
+/// Parses, checks and emits buffer `bufferId` of `sourceMgr` (the last one
+/// added when 0) as a verified module. Frontend errors go to `errs`; MLIR diagnostics (a verifier
 /// failure, which would be a compiler bug) go to the context's handler.
 mlir::OwningOpRef<mlir::ModuleOp> compileToTad(llvm::SourceMgr &sourceMgr,
                                                mlir::MLIRContext &context,
-                                               llvm::raw_ostream &errs);
+                                               llvm::raw_ostream &errs,
+                                               unsigned bufferId = 0);
 
 } // namespace tad::lang
 
