@@ -32,6 +32,7 @@ enum class Stage { ast, tad };
 enum class InputKind { tad, mlir };
 
 cl::OptionCategory tadcCategory("tadc options");
+cl::OptionCategory mlirCategory("MLIR options (pass manager, printing, timing)");
 
 cl::opt<std::string> inputFilename(cl::Positional,
                                    cl::desc("<input .tad or .mlir file>"),
@@ -137,6 +138,13 @@ int main(int argc, char **argv) {
   mlir::registerMLIRContextCLOptions();
   mlir::registerPassManagerCLOptions();
   mlir::registerDefaultTimingManagerCLOptions();
+  // Show tadc's own options and MLIR's (--mlir-print-ir-after-all,
+  // --mlir-timing, ...) in --help, not the hundreds of LLVM internals;
+  // --help-hidden still lists everything.
+  for (auto &[name, option] : cl::getRegisteredOptions())
+    if (name.starts_with("mlir-"))
+      option->addCategory(mlirCategory);
+  cl::HideUnrelatedOptions({&tadcCategory, &mlirCategory});
   cl::SetVersionPrinter([](llvm::raw_ostream &os) {
     os << "tadc (tad) 0.1.0, built with LLVM/MLIR " << LLVM_VERSION_STRING
        << "\n";
