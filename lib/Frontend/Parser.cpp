@@ -19,6 +19,13 @@ static constexpr unsigned kMaxDepth = 200;
 /// that size fits in memory, and the limit keeps byte sizes within int64.
 static constexpr int64_t kMaxElements = int64_t(1) << 40;
 
+/// How a message names the current token: 'x', or end of file.
+static std::string describe(const Token &tok) {
+  if (tok.is(TokenKind::eof))
+    return "end of file";
+  return ("'" + tok.spelling + "'").str();
+}
+
 bool Parser::errorHere(const llvm::Twine &message) {
   return diag.error(tok.getLoc(), message);
 }
@@ -263,8 +270,8 @@ bool Parser::parseType(TensorType &type) {
   case TokenKind::kw_bf16: type.elem = ElemKind::bf16; break;
   case TokenKind::error: return false;
   default:
-    return errorHere("expected a type such as f32[64, 256] or f32, found '" +
-                     tok.spelling + "'");
+    return errorHere("expected a type such as f32[64, 256] or f32, found " +
+                     describe(tok));
   }
   consume();
   if (!consumeIf(TokenKind::l_square))
@@ -276,7 +283,7 @@ bool Parser::parseType(TensorType &type) {
       if (tok.is(TokenKind::error))
         return false;
       return errorHere("expected a dimension size (a positive integer), "
-                       "found '" + tok.spelling + "'");
+                       "found " + describe(tok));
     }
     if (tok.spelling.getAsInteger(10, size) || size == 0 ||
         size > uint64_t(kMaxElements))

@@ -140,6 +140,10 @@ static std::string joinParamNames(const FunctionDecl &fn) {
 bool SemaImpl::checkDerivative(DerivativeDecl &decl) {
   std::string kind = getRequestKindName(decl.kind).str();
   auto it = functions.find(decl.primal.name);
+  if (it == functions.end() && lookupBuiltin(decl.primal.name) != Builtin::none)
+    return diag.error(decl.primal.loc,
+                      "'" + decl.primal.name + "' is a builtin; " + kind +
+                          " takes a function written with fn");
   if (it == functions.end())
     return diag.error(decl.primal.loc,
                       "unknown function '" + decl.primal.name + "' in " +
@@ -152,6 +156,10 @@ bool SemaImpl::checkDerivative(DerivativeDecl &decl) {
                           "differentiates functions written with fn");
   decl.primalDecl = primal;
 
+  if (primal->params.empty())
+    return diag.error(decl.primal.loc, "'" + primal->getName() +
+                                           "' has no parameters to "
+                                           "differentiate");
   if (decl.explicitWrt && decl.wrt.empty())
     return diag.error(decl.kindLoc, "wrt lists no parameters; leave it out "
                                     "to differentiate with respect to all");
@@ -236,8 +244,9 @@ bool SemaImpl::checkRuleSignature(RuleDecl &rule) {
 
   if (rule.params.size() != primal->params.size())
     return diag.error(rule.getNameLoc(),
-                      "the rrule takes " + llvm::Twine(rule.params.size()) +
-                          " parameters but '" + name + "' takes " +
+                      "the rrule takes " +
+                          countOf(rule.params.size(), "parameter") + " but '" +
+                          name + "' takes " +
                           llvm::Twine(primal->params.size()));
   for (auto [i, param] : llvm::enumerate(rule.params))
     if (param.type != primal->params[i].type)
@@ -249,8 +258,9 @@ bool SemaImpl::checkRuleSignature(RuleDecl &rule) {
   std::vector<TensorType> results = primal->getResultTypes();
   if (rule.results.size() != results.size())
     return diag.error(rule.results.front().loc,
-                      "the rrule returns " + llvm::Twine(rule.results.size()) +
-                          " values but '" + name + "' returns " +
+                      "the rrule returns " +
+                          countOf(rule.results.size(), "value") + " but '" +
+                          name + "' returns " +
                           llvm::Twine(results.size()));
   for (auto [i, result] : llvm::enumerate(rule.results))
     if (result.type != results[i])
@@ -263,10 +273,10 @@ bool SemaImpl::checkRuleSignature(RuleDecl &rule) {
   if (rule.pullbackParams.size() != results.size())
     return diag.error(rule.pullbackLoc,
                       "the pullback takes " +
-                          llvm::Twine(rule.pullbackParams.size()) +
-                          " cotangents but '" + name + "' has " +
-                          llvm::Twine(results.size()) +
-                          " results; it takes one cotangent per result");
+                          countOf(rule.pullbackParams.size(), "cotangent") +
+                          " but '" + name + "' has " +
+                          countOf(results.size(), "result") +
+                          "; it takes one cotangent per result");
   for (auto [i, param] : llvm::enumerate(rule.pullbackParams))
     if (param.type != results[i])
       return diag.error(param.typeLoc,
@@ -486,10 +496,10 @@ bool SemaImpl::checkLet(LetStmt &stmt) {
                       "returns several values, but this is " + type.describe());
   if (type.tuple.size() != stmt.names.size())
     return diag.error(stmt.getLoc(), "let binds " +
-                                      llvm::Twine(stmt.names.size()) +
-                                      " names but the call returns " +
-                                      llvm::Twine(type.tuple.size()) +
-                                      " values " + type.describe());
+                                      countOf(stmt.names.size(), "name") +
+                                      " but the call returns " +
+                                      countOf(type.tuple.size(), "value") +
+                                      " " + type.describe());
   for (auto [name, t] : llvm::zip(stmt.names, type.tuple))
     if (!declareVariable(name, ValueType::getTensor(t)))
       return false;
@@ -533,8 +543,14 @@ bool SemaImpl::checkReturn(ReturnStmt &stmt, BodyContext &context) {
     if (!checkExpr(*values.front()))
       return false;
     const ValueType &type = values.front()->type;
-    if (type.kind == ValueType::Kind::tuple && type.tuple == context.results)
-      return true;
+    if (type.kind == ValueType::Kind::tuple) {
+      if (type.tuple == context.results)
+        return true;
+      return diag.error(values.front()->getLoc(),
+                        context.owner + " returns " +
+                            formatTypes(context.results) + ", but this call "
+                            "returns " + type.describe());
+    }
   }
   if (values.size() != context.results.size())
     return diag.error(stmt.getLoc(),
@@ -625,9 +641,7 @@ bool SemaImpl::checkSave(SaveStmt &stmt, BodyContext &context) {
     Variable *var = lookupVariable(name.name);
     if (!var)
       return diag.error(name.loc, "save of unknown variable '" + name.name + "'");
-    if (var->type.kind != ValueType::Kind::tensor)
-      return diag.error(name.loc, "only tensors can be saved; '" + name.name +
-                                      "' is " + var->type.describe());
+    // Only tensors are visible at the top level of a forward block.
     if (!seen.try_emplace(name.name, name.loc).second)
       return diag.error(name.loc, "'" + name.name + "' is saved twice");
     recordRead(name.name, *var);

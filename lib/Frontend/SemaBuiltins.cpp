@@ -88,19 +88,28 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
   // Bind.
   BoundArgs args;
   size_t positional = 0;
+  bool sawNamed = false;
   for (CallArg &arg : call.args) {
     if (arg.name.empty()) {
+      if (sawNamed)
+        return diag.error(arg.loc, "a positional argument of " + call.callee +
+                                       " follows a named one");
       if (sig->variadic) {
         args.variadic.push_back(arg.value.get());
         continue;
       }
       if (positional >= sig->params.size())
         return diag.error(arg.loc, call.callee + " takes at most " +
-                                       Twine(sig->params.size()) +
-                                       " arguments (" + paramList + ")");
+                                       countOf(sig->params.size(), "argument") +
+                                       " (" + paramList + ")");
       args.byName[sig->params[positional++]] = arg.value.get();
       continue;
     }
+    sawNamed = true;
+    if (sig->variadic && arg.name != "axis")
+      return diag.error(arg.loc, call.callee + " takes its tensors as "
+                                               "positional arguments; its only "
+                                               "named argument is axis");
     if (!llvm::is_contained(llvm::map_range(sig->params,
                                             [](const char *p) {
                                               return llvm::StringRef(p);
@@ -122,12 +131,9 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
   if (sig->variadic && args.variadic.empty())
     return diag.error(call.getLoc(), call.callee + " needs at least one tensor");
 
-  // Check every argument once.
-  for (auto &entry : args.byName)
-    if (!checkExpr(*entry.second))
-      return false;
-  for (Expr *e : args.variadic)
-    if (!checkExpr(*e))
+  // Check every argument once, in source order.
+  for (CallArg &arg : call.args)
+    if (!checkExpr(*arg.value))
       return false;
 
   auto tensorArg = [&](llvm::StringRef name) -> Expr * {
@@ -319,7 +325,8 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
         return false;
       if (int64_t(perm.size()) != t.getRank())
         return diag.error(args.get("perm")->getLoc(),
-                          "perm has " + Twine(perm.size()) + " entries but " +
+                          "perm has " + countOf(perm.size(), "entry", "entries") +
+                              " but " +
                               t.str() + " has rank " + Twine(t.getRank()));
       llvm::SmallBitVector seen(t.getRank());
       for (int64_t &p : perm) {
@@ -364,26 +371,27 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
           return diag.error(shapeLoc, "dimension sizes must be positive, got " +
                                           Twine(d));
         } else {
-          known *= d;
-          if (known > (int64_t(1) << 40))
+          if (d > (int64_t(1) << 40) / known)
             return diag.error(shapeLoc, "the shape has more than 2^40 elements");
+          known *= d;
         }
       }
       if (inferred >= 0) {
         if (t.getNumElements() % known != 0)
           return diag.error(shapeLoc, "cannot reshape " + t.str() + " (" +
-                                          Twine(t.getNumElements()) +
-                                          " elements) with -1: " +
+                                          countOf(t.getNumElements(), "element") +
+                                          ") with -1: " +
                                           Twine(known) + " does not divide it");
         shape[inferred] = t.getNumElements() / known;
       }
       TensorType result{t.elem, shape};
       if (result.getNumElements() != t.getNumElements())
         return diag.error(shapeLoc, "cannot reshape " + t.str() + " (" +
-                                        Twine(t.getNumElements()) +
-                                        " elements) to " + result.str() + " (" +
-                                        Twine(result.getNumElements()) +
-                                        " elements)");
+                                        countOf(t.getNumElements(), "element") +
+                                        ") to " + result.str() + " (" +
+                                        countOf(result.getNumElements(),
+                                                "element") +
+                                        ")");
       call.ints0.assign(shape.begin(), shape.end());
       call.operands = {x};
       return setResult(result);
@@ -393,9 +401,9 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
       if (d <= 0)
         return diag.error(shapeLoc, "dimension sizes must be positive, got " +
                                         Twine(d));
-      elements *= d;
-      if (elements > (int64_t(1) << 40))
+      if (d > (int64_t(1) << 40) / elements)
         return diag.error(shapeLoc, "the shape has more than 2^40 elements");
+      elements *= d;
     }
     TensorType result{t.elem, shape};
     llvm::SmallVector<int64_t, 4> dims;
@@ -410,8 +418,9 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
         return false;
       SMLoc dimsLoc = args.get("dims")->getLoc();
       if (int64_t(dims.size()) != t.getRank())
-        return diag.error(dimsLoc, "dims has " + Twine(dims.size()) +
-                                       " entries but " + t.str() + " has rank " +
+        return diag.error(dimsLoc, "dims has " +
+                                       countOf(dims.size(), "entry", "entries") +
+                                       " but " + t.str() + " has rank " +
                                        Twine(t.getRank()));
       for (auto [i, d] : llvm::enumerate(dims)) {
         if (!normalizeAxis(d, result.getRank(), dimsLoc, "dims entry"))
@@ -451,7 +460,8 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
         int64_t(step.size()) != t.getRank())
       return diag.error(call.getLoc(), "slice of " + t.str() +
                                            " needs start, limit and step with " +
-                                           Twine(t.getRank()) + " entries each");
+                                           countOf(t.getRank(), "entry", "entries") +
+                                           " each");
     TensorType result{t.elem, {}};
     for (int64_t d = 0; d < t.getRank(); ++d) {
       if (start[d] < 0 || start[d] >= limit[d] || limit[d] > t.shape[d])

@@ -9,7 +9,9 @@
 
 #include "SemaImpl.h"
 
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Error.h"
 
 using namespace tad::lang;
 using llvm::SMLoc;
@@ -18,6 +20,14 @@ using llvm::Twine;
 //===----------------------------------------------------------------------===//
 // Weak literals and broadcasting
 //===----------------------------------------------------------------------===//
+
+std::string tad::lang::countOf(int64_t n, llvm::StringRef noun,
+                               llvm::StringRef pluralNoun) {
+  std::string word = n == 1 ? noun.str()
+                     : pluralNoun.empty() ? (noun + "s").str()
+                                          : pluralNoun.str();
+  return std::to_string(n) + " " + word;
+}
 
 void tad::lang::adaptWeak(Expr &expr, ElemKind elem) {
   if (!expr.type.weak)
@@ -78,8 +88,16 @@ bool SemaImpl::checkExpr(Expr &expr) {
   switch (expr.getKind()) {
   case Expr::Kind::number: {
     auto &number = llvm::cast<NumberExpr>(expr);
+    llvm::APFloat value(llvm::APFloat::IEEEdouble());
+    auto status = value.convertFromString(number.spelling,
+                                          llvm::APFloat::rmNearestTiesToEven);
+    if (!status || (*status & llvm::APFloat::opOverflow)) {
+      if (!status)
+        llvm::consumeError(status.takeError());
+      return diag.error(expr.getLoc(), "number " + number.spelling +
+                                           " is too large for any float type");
+    }
     expr.type = ValueType::getTensor(TensorType{ElemKind::f32, {}}, true);
-    (void)number;
     return true;
   }
   case Expr::Kind::boolean:
@@ -375,7 +393,9 @@ bool SemaImpl::checkIndex(IndexExpr &expr) {
     return diag.error(expr.getLoc(),
                       describeOperand(*expr.base) + " has rank " +
                           Twine(type.getRank()) + " but " +
-                          Twine(expr.indices.size()) + " indices are given");
+                          countOf(expr.indices.size(), "index", "indices") +
+                          (expr.indices.size() == 1 ? " is" : " are") +
+                          " given");
   for (auto [dim, index] : llvm::enumerate(expr.indices)) {
     int64_t size = type.shape[dim];
     if (auto *number = llvm::dyn_cast<NumberExpr>(index.get())) {

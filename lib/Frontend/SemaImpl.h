@@ -134,6 +134,10 @@ bool broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b,
                      llvm::SmallVectorImpl<int64_t> &result, int64_t &badA,
                      int64_t &badB);
 
+/// "1 argument", "2 arguments": a count with its noun.
+std::string countOf(int64_t n, llvm::StringRef noun,
+                    llvm::StringRef pluralNoun = "");
+
 /// Rewrites a weak (literal-only) expression to element type `elem`.
 void adaptWeak(Expr &expr, ElemKind elem);
 
