@@ -7,7 +7,7 @@ LLVM_PREFIX ?= /usr/lib/llvm-22
 BUILD_TYPE ?= Release
 NINJA_FLAGS ?=
 
-.PHONY: all deps configure build test demo docs format clean
+.PHONY: all deps configure build test demo docs format clean fuzz
 
 all: build
 
@@ -39,6 +39,20 @@ docs: configure
 	ninja -C $(BUILD_DIR) TadDialectDocGen
 	mkdir -p docs/dialect
 	cp $(BUILD_DIR)/docs/tad/TadDialect.md docs/dialect/TadDialect.md
+
+# Builds the frontend fuzzer with clang, libFuzzer and ASan in build-fuzz/
+# and runs it for FUZZ_SECONDS (docs/fuzzing.md).
+FUZZ_DIR ?= build-fuzz
+FUZZ_SECONDS ?= 600
+fuzz:
+	@scripts/install-deps.sh fuzz
+	@test -f $(FUZZ_DIR)/build.ninja || cmake -G Ninja -S . -B $(FUZZ_DIR) \
+	  -DCMAKE_BUILD_TYPE=Release -DTAD_ENABLE_FUZZER=ON \
+	  -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+	  -DMLIR_DIR=$(LLVM_PREFIX)/lib/cmake/mlir \
+	  -DLLVM_EXTERNAL_LIT=$(LLVM_PREFIX)/bin/lit
+	ninja -C $(FUZZ_DIR) tad-fuzz-frontend
+	scripts/fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS)
 
 format:
 	git ls-files '*.cpp' '*.h' | xargs clang-format -i

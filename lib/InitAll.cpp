@@ -3,6 +3,7 @@
 #include "tad/InitAll.h"
 
 #include "dialects/tad/TadDialect.h"
+#include "tad/Conversion/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -19,4 +20,8 @@ void tad::registerAllDialects(mlir::DialectRegistry &registry) {
   mlir::registerAllExtensions(registry);
 }
 
-void tad::registerAllPasses() { mlir::registerAllPasses(); }
+void tad::registerAllPasses() {
+  mlir::registerAllPasses();
+  tad::registerTadConversionPasses();
+  tad::registerTadPipelines();
+}

@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # `make demo`: takes the example programs as far as tad's pipeline goes today.
-# Today that is the tad dialect: each example in examples/mlir is parsed,
-# verified and canonicalized by tad-opt. Later stages (frontend, AD, remat,
-# CPU code) extend this script as they land.
+# Today that is the tad dialect: each example in examples/ is parsed, checked
+# and emitted by tadc, and the IR of the MLP example is printed. Later stages
+# (AD, remat, CPU code) extend this script as they land.
 set -euo pipefail
 build=${1:-build}
-opt="$build/bin/tad-opt"
+tadc="$build/bin/tadc"
 
-for example in examples/mlir/*.mlir; do
-  echo "== $example: parse, verify, canonicalize (tad-opt --canonicalize)"
-  "$opt" --canonicalize "$example"
-  ops=$("$opt" --canonicalize --mlir-print-op-generic "$example" |
-        grep -o '"tad\.[a-z_]*"' | sort | uniq -c | sort -rn |
-        awk '{printf "%s %s, ", $2, $1}')
-  echo "== tad ops after canonicalization: ${ops%, }"
+echo "== tadc examples/mlp.tad --emit=tad --opt"
+"$tadc" examples/mlp.tad --emit=tad --opt
+echo
+for example in examples/*.tad; do
+  ops=$("$tadc" "$example" --emit=tad --mlir-print-op-generic |
+        grep -oE '"(tad|scf|func)\.[a-z_]+"' | sort | uniq -c | sort -rn |
+        awk '{gsub(/"/, "", $2); printf "%s %s, ", $2, $1}')
+  requests=$(grep -cE '^fn [a-z_0-9]+ = (grad|value_and_grad|vjp)\(' "$example" || true)
+  echo "== $example: ok; $requests derivative request(s); ops: ${ops%, }"
 done
+echo
+echo "The derivative requests are declarations until the AD pass lands (docs/language.md)."

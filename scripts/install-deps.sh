@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
 # Installs the Debian packages listed in scripts/apt-packages.txt that are not
-# installed yet. Idempotent: when everything is present it only asks dpkg and
-# returns in well under a second.
+# installed yet: the ungrouped ones, plus those of each group named on the
+# command line (`install-deps.sh fuzz`). Idempotent: when everything is
+# present it only asks dpkg and returns in well under a second.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
+groups=" $* "
 missing=()
 while read -r pkg; do
   [[ -z "$pkg" || "$pkg" == \#* ]] && continue
+  if [[ "$pkg" == *:* ]]; then
+    group=${pkg%%:*}
+    [[ "$groups" == *" $group "* ]] || continue
+    pkg=${pkg#*:}
+    pkg=${pkg// /}
+  fi
   status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
   [[ "$status" == "install ok installed" ]] || missing+=("$pkg")
 done < "$here/apt-packages.txt"

@@ -12,8 +12,9 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".tad", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tad_obj_root, "test")
-# Unit/ is its own suite (GoogleTest binaries); Inputs/ holds test data.
-config.excludes = ["Inputs", "Unit", "CMakeLists.txt", "lit.cfg.py",
+# Unit/ is its own suite (GoogleTest binaries); Inputs/ and Fuzz/corpus/
+# hold test data.
+config.excludes = ["Inputs", "Unit", "corpus", "CMakeLists.txt", "lit.cfg.py",
                    "lit.site.cfg.py"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))

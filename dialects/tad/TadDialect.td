@@ -57,6 +57,11 @@ def Tad_FloatElement : AnyTypeOf<[F32, F64, F16, BF16], "f32, f64, f16 or bf16">
 def Tad_Tensor : RankedTensorOf<[Tad_FloatElement], [HasStaticShapePred],
                                 "statically shaped tensor">;
 
+// Float or boolean: what tad.broadcast moves (a broadcast condition of
+// tad.select is boolean).
+def Tad_AnyTensor : RankedTensorOf<[Tad_FloatElement, I1], [HasStaticShapePred],
+                                   "statically shaped tensor">;
+
 // The result of tad.compare and the condition of tad.select.
 def Tad_BoolTensor : RankedTensorOf<[I1], [HasStaticShapePred],
                                     "statically shaped tensor">;

@@ -340,6 +340,7 @@ def Tad_ReshapeOp : Tad_Op<"reshape", [Pure]> {
 def Tad_BroadcastOp : Tad_Op<"broadcast", [Pure]> {
   let summary = "broadcasts a tensor to a larger shape along explicit dimensions";
   let description = [{
+    Broadcasts float tensors, and the `i1` conditions of `tad.select`.
     Operand dimension `i` becomes result dimension `dimensions[i]`; the
     `dimensions` are strictly increasing, and each operand dimension is
     either 1 or equal to its result dimension. Every other result dimension
@@ -349,8 +350,8 @@ def Tad_BroadcastOp : Tad_Op<"broadcast", [Pure]> {
     %b = tad.broadcast %x dims [1] : tensor<4xf32> -> tensor<3x4xf32>
     ```
   }];
-  let arguments = (ins Tad_Tensor:$operand, DenseI64ArrayAttr:$dimensions);
-  let results = (outs Tad_Tensor:$result);
+  let arguments = (ins Tad_AnyTensor:$operand, DenseI64ArrayAttr:$dimensions);
+  let results = (outs Tad_AnyTensor:$result);
   let assemblyFormat = [{
     $operand `dims` $dimensions attr-dict `:` type($operand) `->` type($result)
   }];

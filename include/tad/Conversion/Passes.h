@@ -1,0 +1,41 @@
+//===- Passes.h - tad conversion passes -------------------------*- C++ -*-===//
+
+#ifndef TAD_CONVERSION_PASSES_H
+#define TAD_CONVERSION_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+class RewritePatternSet;
+class TypeConverter;
+} // namespace mlir
+
+namespace tad {
+
+#define GEN_PASS_DECL
+#include "tad/Conversion/Passes.h.inc"
+
+/// Adds the patterns that rewrite tad ops into linalg, tensor, arith and
+/// math ops, so that pipelines can compose them with others.
+void populateTadToLinalgPatterns(mlir::RewritePatternSet &patterns);
+
+#define GEN_PASS_REGISTRATION
+#include "tad/Conversion/Passes.h.inc"
+
+/// The passes from the tad dialect (after AD) to the LLVM dialect for the
+/// CPU, as a comma-separated list to run on a builtin.module; also
+/// registered as `tad-opt --tad-lower-to-llvm`.
+llvm::StringRef getCpuLoweringPipeline();
+
+/// Registers the named pipelines (`tad-lower-to-llvm`).
+void registerTadPipelines();
+
+} // namespace tad
+
+#endif // TAD_CONVERSION_PASSES_H

@@ -1,0 +1,84 @@
+//===- MatmulToRuntime.cpp - linalg matmuls on buffers to runtime calls ---===//
+//
+// GEMM runs in the runtime's BLAS call rather than in generated loops: on
+// this machine that reaches OpenBLAS speed, where naive generated loops are
+// an order of magnitude slower (docs/performance.md has the measurement).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tad/Conversion/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace tad {
+#define GEN_PASS_DEF_CONVERTMATMULTORUNTIME
+#include "tad/Conversion/Passes.h.inc"
+} // namespace tad
+
+using namespace mlir;
+
+namespace {
+
+/// A memref type of `rank` with dynamic sizes, strides and offset: every
+/// operand converts to it with memref.cast, so one runtime function serves
+/// every shape.
+MemRefType getFullyDynamic(MLIRContext *context, int64_t rank,
+                           Type elementType) {
+  SmallVector<int64_t> shape(rank, ShapedType::kDynamic);
+  SmallVector<int64_t> strides(rank, ShapedType::kDynamic);
+  auto layout =
+      StridedLayoutAttr::get(context, ShapedType::kDynamic, strides);
+  return MemRefType::get(shape, elementType, layout);
+}
+
+/// Declares (once) `name` taking three memrefs of `type`, with a C
+/// interface: the runtime defines `_mlir_ciface_<name>`.
+func::FuncOp getOrDeclare(ModuleOp module, StringRef name, MemRefType type) {
+  if (auto fn = module.lookupSymbol<func::FuncOp>(name))
+    return fn;
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto fn = func::FuncOp::create(b, module.getLoc(), name,
+                                 b.getFunctionType({type, type, type}, {}));
+  fn.setPrivate();
+  fn->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), b.getUnitAttr());
+  return fn;
+}
+
+struct ConvertMatmulToRuntimePass
+    : tad::impl::ConvertMatmulToRuntimeBase<ConvertMatmulToRuntimePass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<linalg::LinalgOp> matmuls;
+    module.walk([&](linalg::LinalgOp op) {
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) &&
+          op.hasPureBufferSemantics())
+        matmuls.push_back(op);
+    });
+    for (linalg::LinalgOp op : matmuls) {
+      auto outType = cast<MemRefType>(op.getDpsInits()[0].getType());
+      Type element = outType.getElementType();
+      // Transposed or broadcast variants carry indexing maps; leave them
+      // to the generic lowering.
+      if (!(element.isF32() || element.isF64()) ||
+          op->hasAttr("indexing_maps") || op->hasAttr("cast"))
+        continue;
+      int64_t rank = outType.getRank();
+      std::string name = (rank == 2 ? "tad_rt_matmul_" : "tad_rt_batch_matmul_") +
+                         std::string(element.isF32() ? "f32" : "f64");
+      MemRefType dynamic = getFullyDynamic(&getContext(), rank, element);
+      func::FuncOp callee = getOrDeclare(module, name, dynamic);
+      OpBuilder b(op);
+      SmallVector<Value> args;
+      for (Value operand : op->getOperands())
+        args.push_back(memref::CastOp::create(b, op.getLoc(), dynamic, operand));
+      func::CallOp::create(b, op.getLoc(), callee, args);
+      op->erase();
+    }
+  }
+};
+
+} // namespace

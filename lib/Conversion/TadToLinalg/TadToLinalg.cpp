@@ -1,0 +1,732 @@
+//===- TadToLinalg.cpp - tad to linalg, tensor, arith and math ------------===//
+//
+// One pattern per op family. Elementwise ops, broadcasts and transposes
+// become linalg.generic ops with identity or projected indexing maps, which
+// linalg's elementwise fusion merges into one loop nest. Reductions are
+// linalg.generic reductions over zero (or -inf) initialized outputs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tad/Conversion/Passes.h"
+
+#include "dialects/tad/TadOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace tad {
+#define GEN_PASS_DEF_CONVERTTADTOLINALG
+#include "tad/Conversion/Passes.h.inc"
+} // namespace tad
+
+using namespace mlir;
+using namespace tad;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+Value emptyLike(OpBuilder &b, Location loc, RankedTensorType type) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(),
+                                 type.getElementType());
+}
+
+Value floatConstant(OpBuilder &b, Location loc, Type type, double value) {
+  auto floatType = cast<FloatType>(type);
+  APFloat v(value);
+  bool losesInfo;
+  v.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+            &losesInfo);
+  return arith::ConstantOp::create(b, loc, floatType,
+                                   FloatAttr::get(floatType, v));
+}
+
+Value negativeInfinity(OpBuilder &b, Location loc, Type type) {
+  auto floatType = cast<FloatType>(type);
+  return arith::ConstantOp::create(
+      b, loc, floatType,
+      FloatAttr::get(floatType, APFloat::getInf(floatType.getFloatSemantics(),
+                                                /*Negative=*/true)));
+}
+
+/// A tensor of `type` filled with `value`.
+Value filled(OpBuilder &b, Location loc, RankedTensorType type, Value value) {
+  return linalg::FillOp::create(b, loc, value, emptyLike(b, loc, type))
+      .getResult(0);
+}
+
+using ScalarFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+/// A linalg.generic computing `body` elementwise over `inputs`, which have
+/// the shape of `resultType` (their element types may differ).
+Value elementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
+                  ValueRange inputs, ScalarFn body) {
+  int64_t rank = resultType.getRank();
+  SmallVector<AffineMap> maps(inputs.size() + 1,
+                              b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, resultType, inputs, emptyLike(b, loc, resultType), maps,
+             iterators,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               linalg::YieldOp::create(nb, nl,
+                                       body(nb, nl, args.drop_back()));
+             })
+      .getResult(0);
+}
+
+/// Reduces `input` over `axes` with `combine`, starting from `init`; the
+/// result drops the reduced dimensions.
+Value reduce(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes,
+             Value init, ScalarFn combine) {
+  RankedTensorType type = tensorType(input);
+  RankedTensorType resultType = getReducedType(type, axes, /*keepdims=*/false);
+  SmallVector<AffineExpr> resultExprs;
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    bool reduced = llvm::is_contained(axes, d);
+    iterators.push_back(reduced ? utils::IteratorType::reduction
+                                : utils::IteratorType::parallel);
+    if (!reduced)
+      resultExprs.push_back(b.getAffineDimExpr(d));
+  }
+  SmallVector<AffineMap> maps = {
+      b.getMultiDimIdentityMap(type.getRank()),
+      AffineMap::get(type.getRank(), 0, resultExprs, b.getContext())};
+  return linalg::GenericOp::create(
+             b, loc, resultType, input, filled(b, loc, resultType, init), maps,
+             iterators,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               linalg::YieldOp::create(nb, nl, combine(nb, nl, args));
+             })
+      .getResult(0);
+}
+
+/// Broadcasts `input` to `resultType` along `dims` (tad.broadcast rules:
+/// operand dimension i is result dimension dims[i], stretched if size 1).
+Value broadcastTo(OpBuilder &b, Location loc, Value input,
+                  RankedTensorType resultType, ArrayRef<int64_t> dims) {
+  RankedTensorType type = tensorType(input);
+  if (type == resultType)
+    return input;
+  SmallVector<AffineExpr> exprs;
+  for (auto [i, dim] : llvm::enumerate(dims))
+    exprs.push_back(type.getDimSize(i) == 1 && resultType.getDimSize(dim) != 1
+                        ? b.getAffineConstantExpr(0)
+                        : b.getAffineDimExpr(dim));
+  int64_t rank = resultType.getRank();
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(rank, 0, exprs, b.getContext()),
+      b.getMultiDimIdentityMap(rank)};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, resultType, input, emptyLike(b, loc, resultType), maps,
+             iterators,
+             [](OpBuilder &nb, Location nl, ValueRange args) {
+               linalg::YieldOp::create(nb, nl, args[0]);
+             })
+      .getResult(0);
+}
+
+/// Broadcasts a reduced tensor (reduced over `axes`, without kept
+/// dimensions) back to `resultType`.
+Value broadcastReduced(OpBuilder &b, Location loc, Value reduced,
+                       RankedTensorType resultType, ArrayRef<int64_t> axes) {
+  SmallVector<int64_t> dims;
+  for (int64_t d = 0; d < resultType.getRank(); ++d)
+    if (!llvm::is_contained(axes, d))
+      dims.push_back(d);
+  return broadcastTo(b, loc, reduced, resultType, dims);
+}
+
+/// Reshapes between any two shapes with the same number of elements by
+/// collapsing to one dimension and expanding again; both are metadata-only
+/// after bufferization.
+Value reshape(OpBuilder &b, Location loc, Value input,
+              RankedTensorType resultType) {
+  RankedTensorType type = tensorType(input);
+  if (type == resultType)
+    return input;
+  auto reassociation = [](int64_t rank) {
+    SmallVector<ReassociationIndices> r;
+    if (rank > 0)
+      r.push_back(llvm::to_vector(llvm::seq<int64_t>(0, rank)));
+    return r;
+  };
+  auto flatType =
+      RankedTensorType::get({type.getNumElements()}, type.getElementType());
+  Value flat = input;
+  if (type.getRank() == 0)
+    flat = tensor::ExpandShapeOp::create(b, loc, flatType, input,
+                                         SmallVector<ReassociationIndices>{});
+  else if (type.getRank() != 1)
+    flat = tensor::CollapseShapeOp::create(b, loc, flatType, input,
+                                           reassociation(type.getRank()));
+  if (resultType.getRank() == 0)
+    return tensor::CollapseShapeOp::create(
+        b, loc, resultType, flat, SmallVector<ReassociationIndices>{});
+  if (resultType.getRank() == 1)
+    return flat;
+  return tensor::ExpandShapeOp::create(b, loc, resultType, flat,
+                                       reassociation(resultType.getRank()));
+}
+
+/// Adds back the reduced dimensions with size 1 (keepdims).
+Value keepDims(OpBuilder &b, Location loc, Value reduced,
+               RankedTensorType keptType) {
+  return reshape(b, loc, reduced, keptType);
+}
+
+/// Clamps a dynamic index into [0, size) so that an index can never address
+/// memory outside the tensor (the frontend proves its indices in range).
+Value clampIndex(OpBuilder &b, Location loc, Value index, int64_t size) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value last = arith::ConstantIndexOp::create(b, loc, size - 1);
+  Value low = arith::MaxSIOp::create(b, loc, index, zero);
+  return arith::MinSIOp::create(b, loc, low, last);
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops
+//===----------------------------------------------------------------------===//
+
+/// The scalar computation of each elementwise op.
+template <typename OpT>
+Value scalarOf(OpBuilder &b, Location loc, ValueRange args, Type elementType);
+
+#define TAD_SCALAR(OP, EXPR)                                                   \
+  template <>                                                                  \
+  Value scalarOf<OP>(OpBuilder & b, Location loc, ValueRange args,             \
+                     Type elementType) {                                       \
+    (void)elementType;                                                         \
+    return EXPR;                                                               \
+  }
+
+TAD_SCALAR(AddOp, arith::AddFOp::create(b, loc, args[0], args[1]))
+TAD_SCALAR(SubOp, arith::SubFOp::create(b, loc, args[0], args[1]))
+TAD_SCALAR(MulOp, arith::MulFOp::create(b, loc, args[0], args[1]))
+TAD_SCALAR(DivOp, arith::DivFOp::create(b, loc, args[0], args[1]))
+TAD_SCALAR(PowOp, math::PowFOp::create(b, loc, args[0], args[1]))
+TAD_SCALAR(MaxOp, arith::MaximumFOp::create(b, loc, args[0], args[1]))
+TAD_SCALAR(MinOp, arith::MinimumFOp::create(b, loc, args[0], args[1]))
+TAD_SCALAR(NegOp, arith::NegFOp::create(b, loc, args[0]))
+TAD_SCALAR(AbsOp, math::AbsFOp::create(b, loc, args[0]))
+TAD_SCALAR(ExpOp, math::ExpOp::create(b, loc, args[0]))
+TAD_SCALAR(LogOp, math::LogOp::create(b, loc, args[0]))
+TAD_SCALAR(TanhOp, math::TanhOp::create(b, loc, args[0]))
+TAD_SCALAR(SqrtOp, math::SqrtOp::create(b, loc, args[0]))
+TAD_SCALAR(RsqrtOp,
+           arith::DivFOp::create(b, loc, floatConstant(b, loc, elementType, 1),
+                                 math::SqrtOp::create(b, loc, args[0])))
+// relu(NaN) is NaN, as in PyTorch: maximumf propagates NaN.
+TAD_SCALAR(ReluOp,
+           arith::MaximumFOp::create(b, loc, args[0],
+                                     floatConstant(b, loc, elementType, 0)))
+// 1 / (1 + exp(-x)): exp(-x) overflows to +inf for very negative x, and the
+// quotient is then exactly 0; there is no inf/inf.
+TAD_SCALAR(SigmoidOp,
+           arith::DivFOp::create(
+               b, loc, floatConstant(b, loc, elementType, 1),
+               arith::AddFOp::create(
+                   b, loc, floatConstant(b, loc, elementType, 1),
+                   math::ExpOp::create(
+                       b, loc, arith::NegFOp::create(b, loc, args[0])))))
+TAD_SCALAR(SelectOp, arith::SelectOp::create(b, loc, args[0], args[1], args[2]))
+#undef TAD_SCALAR
+
+template <typename OpT>
+struct ElementwiseLowering : OpConversionPattern<OpT> {
+  using OpConversionPattern<OpT>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpT op, typename OpT::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    Type elementType = type.getElementType();
+    rewriter.replaceOp(
+        op, elementwise(rewriter, op.getLoc(), type, adaptor.getOperands(),
+                        [&](OpBuilder &b, Location loc, ValueRange args) {
+                          return scalarOf<OpT>(b, loc, args, elementType);
+                        }));
+    return success();
+  }
+};
+
+struct CompareLowering : OpConversionPattern<CompareOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CompareOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    arith::CmpFPredicate predicate;
+    switch (op.getPredicate()) {
+    case ComparePredicate::eq: predicate = arith::CmpFPredicate::OEQ; break;
+    case ComparePredicate::ne: predicate = arith::CmpFPredicate::UNE; break;
+    case ComparePredicate::lt: predicate = arith::CmpFPredicate::OLT; break;
+    case ComparePredicate::le: predicate = arith::CmpFPredicate::OLE; break;
+    case ComparePredicate::gt: predicate = arith::CmpFPredicate::OGT; break;
+    case ComparePredicate::ge: predicate = arith::CmpFPredicate::OGE; break;
+    }
+    rewriter.replaceOp(
+        op, elementwise(rewriter, op.getLoc(), op.getType(),
+                        adaptor.getOperands(),
+                        [&](OpBuilder &b, Location loc, ValueRange args) {
+                          return arith::CmpFOp::create(b, loc, predicate,
+                                                       args[0], args[1]);
+                        }));
+    return success();
+  }
+};
+
+struct CastLowering : OpConversionPattern<CastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto from = cast<FloatType>(tensorType(op.getOperand()).getElementType());
+    auto to = cast<FloatType>(op.getType().getElementType());
+    if (from == to) {
+      rewriter.replaceOp(op, adaptor.getOperand());
+      return success();
+    }
+    rewriter.replaceOp(
+        op, elementwise(rewriter, op.getLoc(), op.getType(),
+                        adaptor.getOperand(),
+                        [&](OpBuilder &b, Location loc, ValueRange args) {
+                          // f16 <-> bf16 have the same width but neither
+                          // contains the other: go through f32.
+                          if (from.getWidth() == to.getWidth()) {
+                            Value wide = arith::ExtFOp::create(
+                                b, loc, b.getF32Type(), args[0]);
+                            return Value(
+                                arith::TruncFOp::create(b, loc, to, wide));
+                          }
+                          if (from.getWidth() < to.getWidth())
+                            return Value(
+                                arith::ExtFOp::create(b, loc, to, args[0]));
+                          return Value(
+                              arith::TruncFOp::create(b, loc, to, args[0]));
+                        }));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+struct ConstantLowering : OpConversionPattern<ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConstantOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, op.getType(), cast<TypedAttr>(op.getValue()));
+    return success();
+  }
+};
+
+struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BroadcastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, broadcastTo(rewriter, op.getLoc(),
+                                       adaptor.getOperand(), op.getType(),
+                                       op.getDimensions()));
+    return success();
+  }
+};
+
+struct TransposeLowering : OpConversionPattern<TransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    // Result dimension i reads operand dimension permutation[i].
+    int64_t rank = op.getType().getRank();
+    SmallVector<AffineExpr> inputExprs(rank);
+    for (auto [i, p] : llvm::enumerate(op.getPermutation()))
+      inputExprs[p] = rewriter.getAffineDimExpr(i);
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(rank, 0, inputExprs, rewriter.getContext()),
+        rewriter.getMultiDimIdentityMap(rank)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, op.getLoc(), op.getType(), adaptor.getOperand(),
+        emptyLike(rewriter, op.getLoc(), op.getType()), maps, iterators,
+        [](OpBuilder &b, Location loc, ValueRange args) {
+          linalg::YieldOp::create(b, loc, args[0]);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, reshape(rewriter, op.getLoc(), adaptor.getOperand(),
+                                   op.getType()));
+    return success();
+  }
+};
+
+struct SliceLowering : OpConversionPattern<SliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    for (auto [start, size, step] :
+         llvm::zip(op.getStart(), op.getType().getShape(), op.getStep())) {
+      offsets.push_back(rewriter.getIndexAttr(start));
+      sizes.push_back(rewriter.getIndexAttr(size));
+      strides.push_back(rewriter.getIndexAttr(step));
+    }
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        op, op.getType(), adaptor.getOperand(), offsets, sizes, strides);
+    return success();
+  }
+};
+
+struct ConcatLowering : OpConversionPattern<ConcatOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConcatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    Value result = emptyLike(rewriter, loc, type);
+    int64_t offset = 0;
+    for (Value input : adaptor.getInputs()) {
+      RankedTensorType inputType = tensorType(input);
+      SmallVector<OpFoldResult> offsets(type.getRank(),
+                                        rewriter.getIndexAttr(0));
+      offsets[axis] = rewriter.getIndexAttr(offset);
+      SmallVector<OpFoldResult> sizes, strides(type.getRank(),
+                                               rewriter.getIndexAttr(1));
+      for (int64_t size : inputType.getShape())
+        sizes.push_back(rewriter.getIndexAttr(size));
+      result = tensor::InsertSliceOp::create(rewriter, loc, input, result,
+                                             offsets, sizes, strides);
+      offset += inputType.getDimSize(axis);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// The offsets, sizes and strides of row `index` of a stacked tensor.
+void rowSlice(OpBuilder &b, Location loc, RankedTensorType stacked,
+              Value index, SmallVectorImpl<OpFoldResult> &offsets,
+              SmallVectorImpl<OpFoldResult> &sizes,
+              SmallVectorImpl<OpFoldResult> &strides) {
+  offsets.assign(stacked.getRank(), b.getIndexAttr(0));
+  offsets[0] = clampIndex(b, loc, index, stacked.getDimSize(0));
+  sizes.push_back(b.getIndexAttr(1));
+  for (int64_t size : stacked.getShape().drop_front())
+    sizes.push_back(b.getIndexAttr(size));
+  strides.assign(stacked.getRank(), b.getIndexAttr(1));
+}
+
+struct TakeLowering : OpConversionPattern<TakeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TakeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    rowSlice(rewriter, op.getLoc(), tensorType(op.getOperand()),
+             adaptor.getIndex(), offsets, sizes, strides);
+    // Rank-reducing: the leading unit dimension is dropped.
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        op, op.getType(), adaptor.getOperand(), offsets, sizes, strides);
+    return success();
+  }
+};
+
+struct UpdateLowering : OpConversionPattern<UpdateOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(UpdateOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    rowSlice(rewriter, op.getLoc(), tensorType(op.getOperand()),
+             adaptor.getIndex(), offsets, sizes, strides);
+    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
+        op, adaptor.getValue(), adaptor.getOperand(), offsets, sizes, strides);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Contraction
+//===----------------------------------------------------------------------===//
+
+/// [B..., M, K] @ [B..., K, N]: linalg.matmul for rank 2, batch_matmul for
+/// rank 3, and batch_matmul over the collapsed batch for higher ranks.
+struct MatmulLowering : OpConversionPattern<MatmulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    Type elementType = type.getElementType();
+    Value zero = floatConstant(rewriter, loc, elementType, 0);
+    if (type.getRank() == 2) {
+      Value init = filled(rewriter, loc, type, zero);
+      rewriter.replaceOp(op, linalg::MatmulOp::create(rewriter, loc, type,
+                                                      ValueRange{lhs, rhs},
+                                                      ValueRange{init})
+                                 .getResult(0));
+      return success();
+    }
+    // Collapse all batch dimensions into one.
+    auto collapse = [&](Value v) {
+      RankedTensorType t = tensorType(v);
+      int64_t batch = 1;
+      for (int64_t d : t.getShape().drop_back(2))
+        batch *= d;
+      auto flat = RankedTensorType::get(
+          {batch, t.getDimSize(t.getRank() - 2), t.getShape().back()},
+          t.getElementType());
+      return reshape(rewriter, loc, v, flat);
+    };
+    Value lhs3 = collapse(lhs), rhs3 = collapse(rhs);
+    auto resultType3 = RankedTensorType::get(
+        {tensorType(lhs3).getDimSize(0), tensorType(lhs3).getDimSize(1),
+         tensorType(rhs3).getDimSize(2)},
+        elementType);
+    Value init = filled(rewriter, loc, resultType3, zero);
+    Value product = linalg::BatchMatmulOp::create(rewriter, loc, resultType3,
+                                                  ValueRange{lhs3, rhs3},
+                                                  ValueRange{init})
+                        .getResult(0);
+    rewriter.replaceOp(op, reshape(rewriter, loc, product, type));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Reductions, softmax, logsumexp
+//===----------------------------------------------------------------------===//
+
+Value addCombiner(OpBuilder &b, Location loc, ValueRange args) {
+  return arith::AddFOp::create(b, loc, args[0], args[1]);
+}
+Value maxCombiner(OpBuilder &b, Location loc, ValueRange args) {
+  return arith::MaximumFOp::create(b, loc, args[0], args[1]);
+}
+
+template <typename OpT>
+struct ReductionLowering : OpConversionPattern<OpT> {
+  using OpConversionPattern<OpT>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpT op, typename OpT::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getOperand();
+    Type elementType = tensorType(input).getElementType();
+    ArrayRef<int64_t> axes = op.getAxes();
+    Value result;
+    if constexpr (std::is_same_v<OpT, ReduceMaxOp>) {
+      result = reduce(rewriter, loc, input, axes,
+                      negativeInfinity(rewriter, loc, elementType),
+                      maxCombiner);
+    } else {
+      result = reduce(rewriter, loc, input, axes,
+                      floatConstant(rewriter, loc, elementType, 0),
+                      addCombiner);
+      if constexpr (std::is_same_v<OpT, ReduceMeanOp>) {
+        Value count = floatConstant(rewriter, loc, elementType,
+                                    double(op.getReductionSize()));
+        result = elementwise(
+            rewriter, loc, tensorType(result), result,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              return arith::DivFOp::create(b, l, args[0], count);
+            });
+      }
+    }
+    rewriter.replaceOp(op, keepDims(rewriter, loc, result, op.getType()));
+    return success();
+  }
+};
+
+/// The max of `x` along `axis`, with -inf (all elements -inf) replaced by 0
+/// so that `x - max` never computes -inf - -inf = NaN.
+Value stableMax(OpBuilder &b, Location loc, Value x, int64_t axis) {
+  Type elementType = tensorType(x).getElementType();
+  Value max = reduce(b, loc, x, {axis}, negativeInfinity(b, loc, elementType),
+                     maxCombiner);
+  return elementwise(b, loc, tensorType(max), max,
+                     [&](OpBuilder &nb, Location l, ValueRange args) {
+                       Value inf = negativeInfinity(nb, l, elementType);
+                       Value isInf = arith::CmpFOp::create(
+                           nb, l, arith::CmpFPredicate::OEQ, args[0], inf);
+                       return arith::SelectOp::create(
+                           nb, l, isInf, floatConstant(nb, l, elementType, 0),
+                           args[0]);
+                     });
+}
+
+/// exp(x - max) and its sum along `axis`.
+std::pair<Value, Value> shiftedExp(OpBuilder &b, Location loc, Value x,
+                                   Value max, int64_t axis) {
+  RankedTensorType type = tensorType(x);
+  Value maxFull = broadcastReduced(b, loc, max, type, {axis});
+  Value e = elementwise(b, loc, type, {x, maxFull},
+                        [](OpBuilder &nb, Location l, ValueRange args) {
+                          return math::ExpOp::create(
+                              nb, l, arith::SubFOp::create(nb, l, args[0],
+                                                           args[1]));
+                        });
+  Value sum = reduce(b, loc, e, {axis},
+                     floatConstant(b, loc, type.getElementType(), 0),
+                     addCombiner);
+  return {e, sum};
+}
+
+struct SoftmaxLowering : OpConversionPattern<SoftmaxOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SoftmaxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    Value x = adaptor.getOperand();
+    Value max = stableMax(rewriter, loc, x, axis);
+    auto [e, sum] = shiftedExp(rewriter, loc, x, max, axis);
+    Value sumFull = broadcastReduced(rewriter, loc, sum, op.getType(), {axis});
+    rewriter.replaceOp(
+        op, elementwise(rewriter, loc, op.getType(), {e, sumFull},
+                        [](OpBuilder &b, Location l, ValueRange args) {
+                          return arith::DivFOp::create(b, l, args[0], args[1]);
+                        }));
+    return success();
+  }
+};
+
+struct LogSumExpLowering : OpConversionPattern<LogSumExpOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LogSumExpOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    Value x = adaptor.getOperand();
+    Value max = stableMax(rewriter, loc, x, axis);
+    Value sum = shiftedExp(rewriter, loc, x, max, axis).second;
+    Value result = elementwise(
+        rewriter, loc, tensorType(sum), {sum, max},
+        [](OpBuilder &b, Location l, ValueRange args) {
+          return arith::AddFOp::create(
+              b, l, math::LogOp::create(b, l, args[0]), args[1]);
+        });
+    rewriter.replaceOp(op, keepDims(rewriter, loc, result, op.getType()));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Differentiation control
+//===----------------------------------------------------------------------===//
+
+struct StopGradientLowering : OpConversionPattern<StopGradientOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(StopGradientOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getOperand());
+    return success();
+  }
+};
+
+/// Inlines the region: after AD and remat, a checkpoint computes its body
+/// once, where it stands.
+struct CheckpointLowering : OpConversionPattern<CheckpointOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CheckpointOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Block &body = op.getBody().front();
+    auto yield = cast<YieldOp>(body.getTerminator());
+    SmallVector<Value> results(yield.getValues());
+    rewriter.inlineBlockBefore(&body, op, adaptor.getInputs());
+    rewriter.replaceOp(op, results);
+    rewriter.eraseOp(yield);
+    return success();
+  }
+};
+
+struct ConvertTadToLinalgPass
+    : tad::impl::ConvertTadToLinalgBase<ConvertTadToLinalgPass> {
+  void runOnOperation() override {
+    // The function attributes of tad only mean something before AD. A
+    // derivative that is still a declaration was never generated.
+    bool undefined = false;
+    getOperation().walk([&](func::FuncOp fn) {
+      if (fn->hasAttr(TadDialect::kDerivativeAttrName) && fn.isDeclaration()) {
+        fn.emitError() << "derivative @" << fn.getName()
+                       << " has no body: the tad-autodiff pass must generate "
+                          "it before lowering";
+        undefined = true;
+      }
+      fn->removeAttr(TadDialect::kDerivativeAttrName);
+      fn->removeAttr(TadDialect::kCustomRuleAttrName);
+      fn->removeAttr(TadDialect::kCheckpointedAttrName);
+    });
+    if (undefined)
+      return signalPassFailure();
+
+    ConversionTarget target(getContext());
+    target.addIllegalDialect<TadDialect>();
+    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
+                           math::MathDialect, tensor::TensorDialect,
+                           scf::SCFDialect, func::FuncDialect>();
+    RewritePatternSet patterns(&getContext());
+    populateTadToLinalgPatterns(patterns);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void tad::populateTadToLinalgPatterns(RewritePatternSet &patterns) {
+  MLIRContext *context = patterns.getContext();
+  patterns.add<ElementwiseLowering<AddOp>, ElementwiseLowering<SubOp>,
+               ElementwiseLowering<MulOp>, ElementwiseLowering<DivOp>,
+               ElementwiseLowering<PowOp>, ElementwiseLowering<MaxOp>,
+               ElementwiseLowering<MinOp>, ElementwiseLowering<NegOp>,
+               ElementwiseLowering<AbsOp>, ElementwiseLowering<ExpOp>,
+               ElementwiseLowering<LogOp>, ElementwiseLowering<TanhOp>,
+               ElementwiseLowering<SqrtOp>, ElementwiseLowering<RsqrtOp>,
+               ElementwiseLowering<ReluOp>, ElementwiseLowering<SigmoidOp>,
+               ElementwiseLowering<SelectOp>>(context);
+  patterns.add<CompareLowering, CastLowering, ConstantLowering,
+               BroadcastLowering, TransposeLowering, ReshapeLowering,
+               SliceLowering, ConcatLowering, TakeLowering, UpdateLowering,
+               MatmulLowering, ReductionLowering<ReduceSumOp>,
+               ReductionLowering<ReduceMeanOp>, ReductionLowering<ReduceMaxOp>,
+               SoftmaxLowering, LogSumExpLowering, StopGradientLowering,
+               CheckpointLowering>(context);
+}
