@@ -2,6 +2,7 @@
 # The tad lit suite: FileCheck tests over tad-opt and tadc.
 
 import os
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -21,6 +22,15 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%tad_src_root", config.tad_src_root))
 config.substitutions.append(("%mlir_tblgen", config.mlir_tblgen))
 config.substitutions.append(("%mlir_include_dir", config.mlir_include_dir))
+
+# Execution tests compare with NumPy; scripts/apt-packages.txt installs it,
+# and a machine without it reports those tests as unsupported.
+config.substitutions.append(("%python", sys.executable))
+try:
+    import numpy  # noqa: F401
+    config.available_features.add("numpy")
+except ImportError:
+    pass
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

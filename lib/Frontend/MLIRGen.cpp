@@ -285,8 +285,11 @@ void MLIRGenImpl::emitFunction(const FunctionDecl &fn) {
   builder.setInsertionPointToStart(entry);
   scopes.clear();
   scopes.emplace_back();
+  // The parameter name travels as a NameLoc, so that the driver can match
+  // parameters with .npy files and the generated C header can name them.
   for (auto [param, arg] : llvm::zip(fn.params, entry->getArguments())) {
-    arg.setLoc(loc(param.loc));
+    arg.setLoc(mlir::NameLoc::get(builder.getStringAttr(param.name),
+                                  loc(param.loc)));
     bind(param.name, arg);
   }
   emitBody(fn.body, nullptr);

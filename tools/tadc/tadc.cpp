@@ -6,8 +6,17 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tad/Driver/JitRunner.h"
+#include "tad/Driver/Pipeline.h"
+#include "tad/Driver/Signature.h"
 #include "tad/Frontend/Frontend.h"
 #include "tad/InitAll.h"
+
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -28,7 +37,7 @@
 namespace cl = llvm::cl;
 
 namespace {
-enum class Stage { ast, tad };
+using tad::driver::Stage;
 enum class InputKind { tad, mlir };
 
 cl::OptionCategory tadcCategory("tadc options");
@@ -47,7 +56,14 @@ cl::opt<Stage> emitStage(
     cl::values(clEnumValN(Stage::ast, "ast",
                           "the checked syntax tree, with types and locations"),
                clEnumValN(Stage::tad, "tad",
-                          "the tad dialect as the frontend emits it")),
+                          "the tad dialect as the frontend emits it"),
+               clEnumValN(Stage::linalg, "linalg",
+                          "linalg, tensor, arith and math on tensors"),
+               clEnumValN(Stage::llvm, "llvm",
+                          "the LLVM dialect, after bufferization"),
+               clEnumValN(Stage::llvmir, "llvm-ir", "LLVM IR"),
+               clEnumValN(Stage::run, "run",
+                          "JIT-compile and call --entry (also: tadc run ...)")),
     cl::init(Stage::tad), cl::cat(tadcCategory));
 
 cl::opt<InputKind> inputKind(
@@ -62,6 +78,46 @@ cl::opt<bool> splitInputFile(
     cl::desc("Compile each chunk between '// -----' lines on its own (for "
              "tests); errors are reported and compilation goes on"),
     cl::init(false), cl::cat(tadcCategory));
+
+cl::opt<std::string> entry(
+    "entry",
+    cl::desc("The function to run, or to keep when lowering (the others it "
+             "does not call are dropped)"),
+    cl::value_desc("name"), cl::cat(tadcCategory));
+
+cl::list<std::string> inputFiles(
+    "input", cl::desc("Read parameter NAME from FILE.npy (repeatable)"),
+    cl::value_desc("NAME=FILE"), cl::cat(tadcCategory));
+
+cl::opt<std::string> inputDir(
+    "inputs",
+    cl::desc("Read each parameter NAME without --input from DIR/NAME.npy"),
+    cl::value_desc("DIR"), cl::cat(tadcCategory));
+
+cl::opt<uint64_t> seed("seed",
+                       cl::desc("Seed of the uniform [-0.5, 0.5) initializer "
+                                "of parameters without a file (default 0)"),
+                       cl::init(0), cl::cat(tadcCategory));
+
+cl::opt<std::string> outputDir("output-dir",
+                               cl::desc("Write result<i>.npy files to DIR"),
+                               cl::value_desc("DIR"), cl::cat(tadcCategory));
+
+// LLVM owns the name --stats-json (for its statistics), so main() rewrites
+// --stats-json to this option's name before parsing.
+cl::opt<std::string> statsJson(
+    "run-stats-json",
+    cl::desc("Write wall time per call, peak bytes and bytes live after the "
+             "call, as the runtime allocator measured them, to FILE"),
+    cl::value_desc("FILE"), cl::cat(tadcCategory));
+
+cl::opt<unsigned> repeat("repeat",
+                         cl::desc("Call the entry N times (for timing)"),
+                         cl::init(1), cl::cat(tadcCategory));
+
+cl::opt<unsigned> threads("blas-threads",
+                          cl::desc("BLAS threads (default: OpenBLAS's own)"),
+                          cl::init(0), cl::cat(tadcCategory));
 
 cl::opt<bool> optimize("opt",
                        cl::desc("Canonicalize and CSE the tad-level IR"),
@@ -78,15 +134,70 @@ static InputKind getInputKind() {
 /// Runs the passes between the frontend and the requested stage.
 static mlir::LogicalResult runPipeline(mlir::ModuleOp module,
                                        mlir::MLIRContext &context) {
+  if (emitStage > Stage::tad && !entry.empty() &&
+      mlir::failed(tad::driver::restrictToEntry(module, entry)))
+    return mlir::failure();
   mlir::PassManager pm(&context);
   if (mlir::failed(mlir::applyPassManagerCLOptions(pm)))
     return mlir::failure();
   mlir::applyDefaultTimingPassManagerCLOptions(pm);
-  if (optimize) {
+  if (optimize || emitStage > Stage::tad) {
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());
   }
+  if (emitStage > Stage::tad &&
+      mlir::failed(tad::driver::addLoweringPasses(pm, emitStage)))
+    return mlir::failure();
   return pm.run(module);
+}
+
+static bool parseInputFiles(tad::driver::RunOptions &options) {
+  for (const std::string &spec : inputFiles) {
+    size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
+      llvm::errs() << "tadc: error: --input expects NAME=FILE.npy, got '"
+                   << spec << "'\n";
+      return false;
+    }
+    options.inputFiles[spec.substr(0, eq)] = spec.substr(eq + 1);
+  }
+  return true;
+}
+
+/// Prints the module at the requested stage, or runs it.
+static mlir::LogicalResult emitResult(mlir::ModuleOp module,
+                                      const tad::driver::Signature *signature,
+                                      llvm::raw_ostream &os) {
+  if (emitStage == Stage::run) {
+    tad::driver::RunOptions options;
+    if (!parseInputFiles(options))
+      return mlir::failure();
+    options.inputDir = inputDir;
+    options.seed = seed;
+    options.outputDir = outputDir;
+    options.statsJson = statsJson;
+    options.repeat = repeat;
+    options.threads = threads;
+    if (llvm::Error error =
+            tad::driver::runEntry(module, *signature, options, os)) {
+      llvm::errs() << "tadc: error: " << llvm::toString(std::move(error))
+                   << "\n";
+      return mlir::failure();
+    }
+    return mlir::success();
+  }
+  if (emitStage == Stage::llvmir) {
+    mlir::registerBuiltinDialectTranslation(*module->getContext());
+    mlir::registerLLVMDialectTranslation(*module->getContext());
+    llvm::LLVMContext llvmContext;
+    auto llvmModule = mlir::translateModuleToLLVMIR(module, llvmContext);
+    if (!llvmModule)
+      return mlir::failure();
+    llvmModule->print(os, nullptr);
+    return mlir::success();
+  }
+  module->print(os);
+  return mlir::success();
 }
 
 /// Compiles one buffer (the whole input, or one chunk of it) and prints the
@@ -126,14 +237,48 @@ processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
     }
     module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
   }
-  if (!module || mlir::failed(runPipeline(*module, context)))
+  if (!module)
     return mlir::failure();
-  module->print(os);
-  return mlir::success();
+  std::optional<tad::driver::Signature> signature;
+  if (emitStage == Stage::run) {
+    if (entry.empty()) {
+      llvm::errs() << "tadc: error: run needs --entry NAME\n";
+      return mlir::failure();
+    }
+    auto read = tad::driver::getSignature(*module, entry);
+    if (!read) {
+      llvm::errs() << "tadc: error: " << llvm::toString(read.takeError())
+                   << "\n";
+      return mlir::failure();
+    }
+    signature = std::move(*read);
+  }
+  if (mlir::failed(runPipeline(*module, context)))
+    return mlir::failure();
+  return emitResult(*module, signature ? &*signature : nullptr, os);
 }
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // `tadc run FILE ...` is `tadc FILE --emit=run ...`.
+  std::vector<char *> args(argv, argv + argc);
+  static char runFlag[] = "--emit=run";
+  if (args.size() > 1 && llvm::StringRef(args[1]) == "run")
+    args[1] = runFlag;
+  std::vector<std::string> rewritten;
+  rewritten.reserve(args.size());
+  for (char *&arg : args) {
+    llvm::StringRef a(arg);
+    for (llvm::StringRef prefix : {"--stats-json", "-stats-json"})
+      if (a == prefix || a.starts_with((prefix + "=").str())) {
+        rewritten.push_back(("--run-stats-json" + a.drop_front(prefix.size())).str());
+        arg = rewritten.back().data();
+        break;
+      }
+  }
+  argc = int(args.size());
+  argv = args.data();
+  tad::registerAllPasses(); // the lowering pipeline is textual
   mlir::registerAsmPrinterCLOptions();
   mlir::registerMLIRContextCLOptions();
   mlir::registerPassManagerCLOptions();
@@ -154,6 +299,8 @@ int main(int argc, char **argv) {
       "tadc: the tad compiler\n\n"
       "  tadc model.tad --emit=tad     print the tad dialect of model.tad\n"
       "  tadc model.tad --emit=ast     print the checked syntax tree\n"
+      "  tadc run model.tad --entry f  JIT-compile and call f\n"
+      "                                (--stats-json=FILE is --run-stats-json)\n"
       "  tadc model.mlir               read tad-dialect MLIR instead\n");
 
   std::string error;

@@ -1,0 +1,92 @@
+/*===- Runtime.h - the tad runtime: allocator, GEMM, timing -------*- C -*-===*\
+|*                                                                            *|
+|* The C ABI that compiled tad code and its callers link against. It needs   *|
+|* neither LLVM nor MLIR: a compiled library or executable carries it alone. *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef TAD_RUNTIME_RUNTIME_H
+#define TAD_RUNTIME_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*===-- Allocator ---------------------------------------------------------===*/
+/* Every buffer that compiled code allocates comes from these functions (the
+ * lowering passes `use-generic-functions` to finalize-memref-to-llvm). They
+ * count the bytes that are live: this is the measured side of tad's memory
+ * model (docs/memory.md). */
+
+void *_mlir_memref_to_llvm_alloc(size_t size);
+void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size);
+void _mlir_memref_to_llvm_free(void *ptr);
+
+typedef struct tad_rt_stats {
+  int64_t current_bytes; /* bytes allocated and not yet freed */
+  int64_t peak_bytes;    /* the maximum of current_bytes since the last reset */
+  int64_t allocations;   /* number of allocations since the last reset */
+  int64_t frees;         /* number of frees since the last reset */
+} tad_rt_stats;
+
+tad_rt_stats tad_rt_get_stats(void);
+/* Sets the peak to the current bytes and the counts to zero: the start of a
+ * measured call. */
+void tad_rt_reset_peak(void);
+/* Whether `ptr` was allocated by this runtime and is still live. */
+int tad_rt_owns(const void *ptr);
+/* Frees a buffer that compiled code returned. */
+void tad_rt_free(void *ptr);
+
+/*===-- Copies ------------------------------------------------------------===*/
+/* memref.copy between buffers that are not both contiguous lowers to this
+ * call (MLIR's name): a strided copy of `elem_size`-byte elements. */
+
+typedef struct tad_rt_unranked_memref {
+  int64_t rank;
+  void *descriptor; /* a ranked descriptor of that rank */
+} tad_rt_unranked_memref;
+
+void memrefCopy(int64_t elem_size, tad_rt_unranked_memref *src,
+                tad_rt_unranked_memref *dst);
+
+/*===-- GEMM --------------------------------------------------------------===*/
+/* C += A * B on strided buffers: cblas_sgemm / cblas_dgemm when the layout
+ * allows it, a plain loop otherwise. */
+
+typedef struct tad_rt_memref2 {
+  void *allocated, *aligned;
+  int64_t offset, sizes[2], strides[2];
+} tad_rt_memref2;
+typedef struct tad_rt_memref3 {
+  void *allocated, *aligned;
+  int64_t offset, sizes[3], strides[3];
+} tad_rt_memref3;
+
+void _mlir_ciface_tad_rt_matmul_f32(tad_rt_memref2 *a, tad_rt_memref2 *b,
+                                    tad_rt_memref2 *c);
+void _mlir_ciface_tad_rt_matmul_f64(tad_rt_memref2 *a, tad_rt_memref2 *b,
+                                    tad_rt_memref2 *c);
+void _mlir_ciface_tad_rt_batch_matmul_f32(tad_rt_memref3 *a,
+                                          tad_rt_memref3 *b,
+                                          tad_rt_memref3 *c);
+void _mlir_ciface_tad_rt_batch_matmul_f64(tad_rt_memref3 *a,
+                                          tad_rt_memref3 *b,
+                                          tad_rt_memref3 *c);
+
+/* The number of BLAS threads (1 gives single-threaded, comparable runs). */
+void tad_rt_set_num_threads(int threads);
+
+/*===-- Timing ------------------------------------------------------------===*/
+
+/* Seconds on a monotonic clock. */
+double tad_rt_now_seconds(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TAD_RUNTIME_RUNTIME_H */

@@ -1,0 +1,98 @@
+//===- Allocator.cpp - the counting allocator -----------------------------===//
+//
+// Compiled code allocates every buffer here. The live bytes of a call are
+// the bytes of the buffers it allocated that are still alive: current_bytes,
+// whose maximum is the measured peak that tests compare with the budget.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tad/runtime/Runtime.h"
+
+#include <cstdlib>
+#include <mutex>
+#include <unordered_map>
+
+namespace {
+
+struct AllocatorState {
+  std::mutex mutex;
+  std::unordered_map<const void *, size_t> live; // pointer -> bytes
+  tad_rt_stats stats{0, 0, 0, 0};
+};
+
+AllocatorState &state() {
+  static AllocatorState *s = new AllocatorState; // never destroyed: buffers
+  return *s;                                     // may outlive static dtors
+}
+
+/// Every buffer is 64-byte aligned: enough for any vector width, and the
+/// same for every allocation, so that counts do not depend on alignment.
+constexpr size_t kAlignment = 64;
+
+void *allocate(size_t size) {
+  size_t rounded = (size + kAlignment - 1) / kAlignment * kAlignment;
+  void *ptr = std::aligned_alloc(kAlignment, rounded ? rounded : kAlignment);
+  if (!ptr)
+    return nullptr;
+  AllocatorState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.live[ptr] = size;
+  s.stats.current_bytes += int64_t(size);
+  s.stats.allocations += 1;
+  if (s.stats.current_bytes > s.stats.peak_bytes)
+    s.stats.peak_bytes = s.stats.current_bytes;
+  return ptr;
+}
+
+} // namespace
+
+extern "C" {
+
+void *_mlir_memref_to_llvm_alloc(size_t size) { return allocate(size); }
+
+void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
+  // Buffers are 64-byte aligned; a larger alignment is not requested by
+  // tad's lowering.
+  (void)alignment;
+  return allocate(size);
+}
+
+void _mlir_memref_to_llvm_free(void *ptr) {
+  if (!ptr)
+    return;
+  AllocatorState &s = state();
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    auto it = s.live.find(ptr);
+    if (it == s.live.end())
+      return; // not ours (a caller's input), or freed already
+    s.stats.current_bytes -= int64_t(it->second);
+    s.stats.frees += 1;
+    s.live.erase(it);
+  }
+  std::free(ptr);
+}
+
+tad_rt_stats tad_rt_get_stats(void) {
+  AllocatorState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return s.stats;
+}
+
+void tad_rt_reset_peak(void) {
+  AllocatorState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.stats.peak_bytes = s.stats.current_bytes;
+  s.stats.allocations = 0;
+  s.stats.frees = 0;
+}
+
+int tad_rt_owns(const void *ptr) {
+  AllocatorState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return s.live.count(ptr) ? 1 : 0;
+}
+
+void tad_rt_free(void *ptr) { _mlir_memref_to_llvm_free(ptr); }
+
+} // extern "C"

@@ -1,0 +1,234 @@
+//===- Npy.cpp - NumPy .npy files -----------------------------------------===//
+//
+// The format: the magic "\x93NUMPY", a version, a header length, and a
+// Python dict literal {'descr': '<f4', 'fortran_order': False, 'shape':
+// (2, 3), } padded with spaces, followed by the raw data. Every way a file
+// can be malformed gets its own message.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tad/runtime/Npy.h"
+
+#include <cctype>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+using namespace tad::rt;
+
+const char *tad::rt::getDTypeName(DType dtype) {
+  switch (dtype) {
+  case DType::f32: return "f32";
+  case DType::f64: return "f64";
+  case DType::f16: return "f16";
+  case DType::bf16: return "bf16";
+  }
+  return "?";
+}
+
+size_t tad::rt::getDTypeSize(DType dtype) {
+  switch (dtype) {
+  case DType::f32: return 4;
+  case DType::f64: return 8;
+  case DType::f16: return 2;
+  case DType::bf16: return 2;
+  }
+  return 0;
+}
+
+const char *tad::rt::getNpyDescr(DType dtype) {
+  switch (dtype) {
+  case DType::f32: return "<f4";
+  case DType::f64: return "<f8";
+  case DType::f16: return "<f2";
+  case DType::bf16: return "<u2";
+  }
+  return "?";
+}
+
+int64_t NpyArray::getNumElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+std::string tad::rt::describeArray(DType dtype,
+                                   const std::vector<int64_t> &shape) {
+  std::string s = getDTypeName(dtype);
+  if (!shape.empty()) {
+    s += "[";
+    for (size_t i = 0; i < shape.size(); ++i)
+      s += (i ? ", " : "") + std::to_string(shape[i]);
+    s += "]";
+  }
+  return s;
+}
+
+namespace {
+
+/// Finds the value text of `key` in the header dict.
+bool findValue(const std::string &header, const std::string &key,
+               std::string &value) {
+  size_t pos = header.find("'" + key + "'");
+  if (pos == std::string::npos)
+    return false;
+  pos = header.find(':', pos);
+  if (pos == std::string::npos)
+    return false;
+  ++pos;
+  while (pos < header.size() && header[pos] == ' ')
+    ++pos;
+  size_t end = pos;
+  if (pos < header.size() && header[pos] == '(') {
+    end = header.find(')', pos);
+    if (end == std::string::npos)
+      return false;
+    ++end;
+  } else if (pos < header.size() && header[pos] == '\'') {
+    end = header.find('\'', pos + 1);
+    if (end == std::string::npos)
+      return false;
+    ++end;
+  } else {
+    while (end < header.size() && header[end] != ',' && header[end] != '}')
+      ++end;
+  }
+  value = header.substr(pos, end - pos);
+  return true;
+}
+
+} // namespace
+
+bool tad::rt::parseNpy(const std::string &name, const uint8_t *bytes,
+                       size_t size, NpyArray &out, std::string &error) {
+  auto fail = [&](const std::string &message) {
+    error = name + ": " + message;
+    return false;
+  };
+  static const char magic[] = "\x93NUMPY";
+  if (size < 10 || std::memcmp(bytes, magic, 6) != 0)
+    return fail("not a .npy file (the magic string \\x93NUMPY is missing)");
+  int major = bytes[6];
+  size_t headerLength, headerStart;
+  if (major == 1) {
+    headerLength = bytes[8] | (size_t(bytes[9]) << 8);
+    headerStart = 10;
+  } else if (major == 2 || major == 3) {
+    if (size < 12)
+      return fail("truncated .npy header");
+    headerLength = bytes[8] | (size_t(bytes[9]) << 8) |
+                   (size_t(bytes[10]) << 16) | (size_t(bytes[11]) << 24);
+    headerStart = 12;
+  } else {
+    return fail("unsupported .npy format version " + std::to_string(major));
+  }
+  if (headerStart + headerLength > size)
+    return fail("truncated .npy header: it claims " +
+                std::to_string(headerLength) + " bytes");
+  std::string header(reinterpret_cast<const char *>(bytes) + headerStart,
+                     headerLength);
+
+  std::string descr, fortran, shapeText;
+  if (!findValue(header, "descr", descr) ||
+      !findValue(header, "fortran_order", fortran) ||
+      !findValue(header, "shape", shapeText))
+    return fail("malformed .npy header (descr, fortran_order or shape is "
+                "missing): " + header);
+  if (descr == "'<f4'")
+    out.dtype = DType::f32;
+  else if (descr == "'<f8'")
+    out.dtype = DType::f64;
+  else if (descr == "'<f2'")
+    out.dtype = DType::f16;
+  else if (descr == "'<u2'")
+    out.dtype = DType::bf16;
+  else
+    return fail("unsupported dtype " + descr +
+                "; tad reads '<f4' (f32), '<f8' (f64), '<f2' (f16) and "
+                "'<u2' (bf16 bit patterns)");
+  if (fortran != "False")
+    return fail("Fortran-order arrays are not supported; save a C-order "
+                "array (np.ascontiguousarray)");
+  if (shapeText.size() < 2 || shapeText.front() != '(' ||
+      shapeText.back() != ')')
+    return fail("malformed shape " + shapeText);
+  out.shape.clear();
+  std::string inner = shapeText.substr(1, shapeText.size() - 2);
+  std::stringstream stream(inner);
+  std::string item;
+  const int64_t maxElements = int64_t(1) << 40;
+  int64_t elements = 1;
+  while (std::getline(stream, item, ',')) {
+    size_t b = item.find_first_not_of(' '), e = item.find_last_not_of(' ');
+    if (b == std::string::npos)
+      continue; // the trailing comma of a 1-tuple
+    item = item.substr(b, e - b + 1);
+    if (item.empty() || item.size() > 13 ||
+        item.find_first_not_of("0123456789") != std::string::npos)
+      return fail("malformed shape " + shapeText);
+    int64_t dim = std::stoll(item);
+    if (dim != 0 && elements > maxElements / dim)
+      return fail("shape " + shapeText + " has more than 2^40 elements");
+    elements *= dim;
+    out.shape.push_back(dim);
+  }
+  size_t dataStart = headerStart + headerLength;
+  size_t expected = size_t(elements) * getDTypeSize(out.dtype);
+  if (size - dataStart != expected)
+    return fail("the header says " +
+                describeArray(out.dtype, out.shape) + " (" +
+                std::to_string(expected) + " bytes of data) but the file has " +
+                std::to_string(size - dataStart) + " bytes of data");
+  out.data.assign(bytes + dataStart, bytes + size);
+  return true;
+}
+
+bool tad::rt::readNpy(const std::string &path, NpyArray &out,
+                      std::string &error) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    error = path + ": cannot open file";
+    return false;
+  }
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(file)),
+                             std::istreambuf_iterator<char>());
+  return parseNpy(path, bytes.data(), bytes.size(), out, error);
+}
+
+bool tad::rt::writeNpy(const std::string &path, const NpyArray &array,
+                       std::string &error) {
+  std::string shape = "(";
+  for (int64_t d : array.shape)
+    shape += std::to_string(d) + ", ";
+  if (array.shape.size() > 1)
+    shape.resize(shape.size() - 2);
+  else if (array.shape.size() == 1)
+    shape.resize(shape.size() - 1); // "(3,)"
+  shape += ")";
+  std::string header = std::string("{'descr': '") + getNpyDescr(array.dtype) +
+                       "', 'fortran_order': False, 'shape': " + shape + ", }";
+  // Pad with spaces so that the data starts at a multiple of 64 bytes, and
+  // end the header with a newline, as NumPy does.
+  size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  std::ofstream file(path, std::ios::binary);
+  if (!file) {
+    error = path + ": cannot create file";
+    return false;
+  }
+  char prefix[10] = {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0, 0, 0};
+  prefix[8] = char(header.size() & 0xff);
+  prefix[9] = char((header.size() >> 8) & 0xff);
+  file.write(prefix, 10);
+  file.write(header.data(), std::streamsize(header.size()));
+  file.write(reinterpret_cast<const char *>(array.data.data()),
+             std::streamsize(array.data.size()));
+  if (!file) {
+    error = path + ": write failed";
+    return false;
+  }
+  return true;
+}

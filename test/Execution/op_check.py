@@ -1,0 +1,367 @@
+#!/usr/bin/env python3
+"""Runs one tad program with `tadc run` and compares every result with
+NumPy. The expected values come from NumPy alone (in float64, rounded to the
+result type at the end), never from tad.
+
+    op_check.py --tadc PATH --case NAME
+    op_check.py --tadc PATH --family NAME   (NAME and NAME-f32, NAME-f64, ...)
+    op_check.py --list
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import zlib
+
+import numpy as np
+
+# ---------------------------------------------------------------------------
+# dtypes
+# ---------------------------------------------------------------------------
+
+NP_DTYPE = {"f32": np.float32, "f64": np.float64, "f16": np.float16}
+# rtol, atol for comparing with the float64 reference. f16 and bf16 compute
+# in f32 and round once per op, so a chain of a few ops stays well inside.
+TOLERANCE = {"f32": (2e-5, 1e-6), "f64": (1e-12, 1e-14),
+             "f16": (4e-3, 1e-3), "bf16": (3e-2, 1e-2)}
+
+
+def to_bf16_bits(x):
+    """Rounds float values to bf16 (nearest even) and returns the bits."""
+    bits = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+    return rounded.astype(np.uint16)
+
+
+def from_bf16_bits(bits):
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def save(path, x, dtype):
+    if dtype == "bf16":
+        np.save(path, to_bf16_bits(x))
+    else:
+        np.save(path, np.asarray(x, dtype=NP_DTYPE[dtype]))
+
+
+def load(path, dtype):
+    a = np.load(path)
+    if dtype == "bf16":
+        assert a.dtype == np.uint16, a.dtype
+        return from_bf16_bits(a).astype(np.float64)
+    assert a.dtype == NP_DTYPE[dtype], (a.dtype, dtype)
+    return a.astype(np.float64)
+
+
+def rounded(x, dtype):
+    """The value a tensor of `dtype` holds for the float64 value x."""
+    if dtype == "bf16":
+        return from_bf16_bits(to_bf16_bits(x)).astype(np.float64)
+    return np.asarray(x, dtype=NP_DTYPE[dtype]).astype(np.float64)
+
+
+# ---------------------------------------------------------------------------
+# Cases: (program, {param: (dtype, shape, low, high)}, reference, results)
+# `reference` takes the float64 inputs (already rounded to their dtype) and
+# returns the float64 expected results; `results` lists their dtypes.
+# ---------------------------------------------------------------------------
+
+def softmax(x, axis):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def logsumexp(x, axis, keepdims=False):
+    m = x.max(axis=axis, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)
+    r = np.log(np.exp(x - m).sum(axis=axis, keepdims=True)) + m
+    return r if keepdims else np.squeeze(r, axis=axis)
+
+
+def sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+CASES = {}
+
+
+def case(name, program, params, reference, results):
+    CASES[name] = (program, params, reference, results)
+
+
+def unary(name, fn, np_fn, low=-2.0, high=2.0, dtypes=("f32", "f64", "f16", "bf16")):
+    for dt in dtypes:
+        case(f"{name}-{dt}",
+             f"fn f(x: {dt}[3, 5]) -> {dt}[3, 5] {{ return {fn}(x); }}",
+             {"x": (dt, (3, 5), low, high)},
+             lambda x, np_fn=np_fn: [np_fn(x)], [dt])
+
+
+unary("exp", "exp", np.exp)
+unary("log", "log", np.log, 0.1, 4.0)
+unary("tanh", "tanh", np.tanh, -3, 3)
+unary("sigmoid", "sigmoid", sigmoid, -8, 8)
+unary("relu", "relu", lambda x: np.maximum(x, 0))
+unary("sqrt", "sqrt", np.sqrt, 0.0, 4.0)
+unary("rsqrt", "rsqrt", lambda x: 1 / np.sqrt(x), 0.1, 4.0)
+unary("abs", "abs", np.abs)
+unary("neg", "neg", np.negative)
+
+
+def binary(name, expr, np_fn, low=-2.0, high=2.0, y_low=None, y_high=None,
+           dtypes=("f32", "f64", "f16", "bf16")):
+    for dt in dtypes:
+        case(f"{name}-{dt}",
+             f"fn f(x: {dt}[4, 3], y: {dt}[4, 3]) -> {dt}[4, 3] {{ return {expr}; }}",
+             {"x": (dt, (4, 3), low, high),
+              "y": (dt, (4, 3), low if y_low is None else y_low,
+                    high if y_high is None else y_high)},
+             lambda x, y, np_fn=np_fn: [np_fn(x, y)], [dt])
+
+
+binary("add", "x + y", np.add)
+binary("sub", "x - y", np.subtract)
+binary("mul", "x * y", np.multiply)
+binary("div", "x / y", np.divide, y_low=0.5, y_high=2.0)
+binary("pow", "pow(x, y)", np.power, 0.1, 2.0)
+binary("max", "maximum(x, y)", np.maximum)
+binary("min", "minimum(x, y)", np.minimum)
+
+case("broadcast-add",
+     "fn f(a: f32[3, 1], b: f32[4]) -> f32[3, 4] { return a + b; }",
+     {"a": ("f32", (3, 1), -1, 1), "b": ("f32", (4,), -1, 1)},
+     lambda a, b: [a + b], ["f32"])
+case("broadcast-explicit",
+     "fn f(v: f32[4]) -> (f32[4, 3], f32[2, 4]) { return broadcast(v, [4, 3], dims: [0]), broadcast_to(v, [2, 4]); }",
+     {"v": ("f32", (4,), -1, 1)},
+     lambda v: [np.broadcast_to(v[:, None], (4, 3)), np.broadcast_to(v, (2, 4))],
+     ["f32", "f32"])
+case("literals",
+     "fn f(x: f16[3]) -> (f16[3], f32, f64[2, 2]) { return x * 0.5 + 1, 2.5 * 4, ones_like(zeros_like(cast(broadcast_to(x[0], [2, 2]), f64))) + 1; }",
+     {"x": ("f16", (3,), -1, 1)},
+     lambda x: [x * 0.5 + 1, np.float64(10.0), np.full((2, 2), 2.0)],
+     ["f16", "f32", "f64"])
+
+for pred, np_op in [("<", np.less), ("<=", np.less_equal), (">", np.greater),
+                    (">=", np.greater_equal), ("==", np.equal), ("!=", np.not_equal)]:
+    nm = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne"}[pred]
+    # Inputs on a coarse grid so that equal pairs occur.
+    case(f"compare-{nm}",
+         f"fn f(x: f32[6, 6], y: f32[6, 6]) -> f32[6, 6] {{ return where(x {pred} y, x, y); }}",
+         {"x": ("f32", (6, 6), -2, 2, "grid"), "y": ("f32", (6, 6), -2, 2, "grid")},
+         lambda x, y, np_op=np_op: [np.where(np_op(x, y), x, y)], ["f32"])
+case("select-broadcast",
+     "fn f(c: f32[4], a: f32[2, 1], b: f32[4]) -> f32[2, 4] { return where(c > 0.0, a, b); }",
+     {"c": ("f32", (4,), -1, 1), "a": ("f32", (2, 1), -1, 1), "b": ("f32", (4,), -1, 1)},
+     lambda c, a, b: [np.where(c > 0, a, b)], ["f32"])
+
+for dt in ("f32", "f64", "f16", "bf16"):
+    case(f"matmul-{dt}",
+         f"fn f(a: {dt}[5, 7], b: {dt}[7, 3]) -> {dt}[5, 3] {{ return a @ b; }}",
+         {"a": (dt, (5, 7), -1, 1), "b": (dt, (7, 3), -1, 1)},
+         lambda a, b: [a @ b], [dt])
+case("matmul-batched",
+     "fn f(a: f32[2, 3, 4, 5], b: f32[2, 3, 5, 6]) -> f32[2, 3, 4, 6] { return a @ b; }",
+     {"a": ("f32", (2, 3, 4, 5), -1, 1), "b": ("f32", (2, 3, 5, 6), -1, 1)},
+     lambda a, b: [a @ b], ["f32"])
+case("matmul-broadcast-batch",
+     "fn f(a: f32[4, 5], b: f32[3, 5, 2], x: f32[3, 2, 4]) -> (f32[3, 4, 2], f32[3, 2, 5]) { return a @ b, x @ a; }",
+     {"a": ("f32", (4, 5), -1, 1), "b": ("f32", (3, 5, 2), -1, 1), "x": ("f32", (3, 2, 4), -1, 1)},
+     lambda a, b, x: [a @ b, x @ a], ["f32", "f32"])
+case("matmul-large",
+     "fn f(a: f32[64, 96], b: f32[96, 80]) -> f32[64, 80] { return a @ b; }",
+     {"a": ("f32", (64, 96), -1, 1), "b": ("f32", (96, 80), -1, 1)},
+     lambda a, b: [a @ b], ["f32"])
+case("matmul-transposed-operands",
+     "fn f(a: f32[7, 5], b: f32[3, 7]) -> f32[5, 3] { return transpose(a) @ transpose(b); }",
+     {"a": ("f32", (7, 5), -1, 1), "b": ("f32", (3, 7), -1, 1)},
+     lambda a, b: [a.T @ b.T], ["f32"])
+
+case("transpose",
+     "fn f(x: f32[2, 3, 4]) -> (f32[4, 3, 2], f32[3, 4, 2]) { return transpose(x), transpose(x, perm: [1, 2, 0]); }",
+     {"x": ("f32", (2, 3, 4), -1, 1)},
+     lambda x: [x.transpose(), x.transpose(1, 2, 0)], ["f32", "f32"])
+case("reshape",
+     "fn f(x: f32[2, 3, 4]) -> (f32[6, 4], f32[24], f32[4, 1, 6], f32) { return reshape(x, [6, 4]), reshape(x, [-1]), reshape(transpose(x), [4, 1, 6]), reshape(x[0, 0, 1], [1])[0]; }",
+     {"x": ("f32", (2, 3, 4), -1, 1)},
+     lambda x: [x.reshape(6, 4), x.reshape(-1), x.transpose().reshape(4, 1, 6), x[0, 0, 1]],
+     ["f32", "f32", "f32", "f32"])
+for red, np_red in [("sum", np.sum), ("mean", np.mean), ("max", np.max)]:
+    for dt in ("f32", "f64", "f16"):
+        case(f"reduce-{red}-{dt}",
+             f"fn f(x: {dt}[3, 4, 5]) -> ({dt}, {dt}[3, 5], {dt}[1, 4, 1]) {{ return {red}(x), {red}(x, axes: [1]), {red}(x, axes: [0, 2], keepdims: true); }}",
+             {"x": (dt, (3, 4, 5), -1, 1)},
+             lambda x, r=np_red: [r(x), r(x, axis=1), r(x, axis=(0, 2), keepdims=True)],
+             [dt, dt, dt])
+case("softmax",
+     "fn f(x: f32[4, 6]) -> (f32[4, 6], f32[4, 6]) { return softmax(x), softmax(x * 1000.0, axis: 0); }",
+     {"x": ("f32", (4, 6), -3, 3)},
+     lambda x: [softmax(x, -1), softmax(x.astype(np.float32).astype(np.float64) * 1000, 0)],
+     ["f32", "f32"])
+case("logsumexp",
+     "fn f(x: f32[4, 6]) -> (f32[4], f32[1, 6], f32[4]) { return logsumexp(x), logsumexp(x, axis: 0, keepdims: true), logsumexp(x * 1000.0); }",
+     {"x": ("f32", (4, 6), -3, 3)},
+     lambda x: [logsumexp(x, 1), logsumexp(x, 0, True), logsumexp(x * 1000, 1)],
+     ["f32", "f32", "f32"])
+case("logsumexp-neg-inf",
+     "fn f(x: f32[2, 3]) -> f32[2] { return logsumexp(log(x), axis: 1); }",
+     {"x": ("f32", (2, 3), 0, 0, "zeros-first-row")},
+     lambda x: [logsumexp(np.log(x), 1)],
+     ["f32"])
+case("slice",
+     "fn f(x: f32[5, 6]) -> (f32[2, 3], f32[5, 2]) { return slice(x, start: [1, 0], limit: [3, 6], step: [1, 2]), slice(x, [0, 4], [5, 6]); }",
+     {"x": ("f32", (5, 6), -1, 1)},
+     lambda x: [x[1:3, 0:6:2], x[0:5, 4:6]], ["f32", "f32"])
+case("concat",
+     "fn f(a: f32[2, 3], b: f32[4, 3], c: f32[2, 2]) -> (f32[6, 3], f32[2, 8]) { return concat(a, b), concat(a, c, a, axis: 1); }",
+     {"a": ("f32", (2, 3), -1, 1), "b": ("f32", (4, 3), -1, 1), "c": ("f32", (2, 2), -1, 1)},
+     lambda a, b, c: [np.concatenate([a, b]), np.concatenate([a, c, a], axis=1)],
+     ["f32", "f32"])
+case("cast",
+     "fn f(x: f32[8], h: f16[8], b: bf16[8], d: f64[8]) -> (f16[8], bf16[8], f32[8], f32[8], f32[8], bf16[8], f16[8]) { return cast(x, f16), cast(x, bf16), cast(h, f32), cast(b, f32), cast(d, f32), cast(h, bf16), cast(b, f16); }",
+     {"x": ("f32", (8,), -100, 100), "h": ("f16", (8,), -100, 100),
+      "b": ("bf16", (8,), -100, 100), "d": ("f64", (8,), -100, 100)},
+     lambda x, h, b, d: [x, x, h, b, d, h, b],
+     ["f16", "bf16", "f32", "f32", "f32", "bf16", "f16"])
+case("stop-gradient",
+     "fn f(x: f32[3]) -> f32[3] { return stop_gradient(x) * 2; }",
+     {"x": ("f32", (3,), -1, 1)},
+     lambda x: [x * 2], ["f32"])
+case("checkpoint",
+     "fn f(x: f32[3], w: f32[3]) -> (f32[3], f32) { let a = 0.0; let h = checkpoint(tanh(x * w)); checkpoint { h = h * 2; a = a + sum(h); } return h, a; }",
+     {"x": ("f32", (3,), -1, 1), "w": ("f32", (3,), -1, 1)},
+     lambda x, w: [np.tanh(x * w) * 2, np.sum(np.tanh(x * w) * 2)],
+     ["f32", "f32"])
+case("loop-take",
+     "fn f(x: f32[4], ws: f32[5, 4]) -> (f32[4], f32) { let h = x; let s = 0.0; for i in 0..5 { h = tanh(h * ws[i]); s = s + mean(h); } return h, s; }",
+     {"x": ("f32", (4,), -1, 1), "ws": ("f32", (5, 4), -2, 2)},
+     lambda x, ws: loop_take_reference(x, ws), ["f32", "f32"])
+case("if-else",
+     "fn f(x: f32[4], s: f32) -> f32[4] { let y = x; if s > 0.0 { y = y * s; } else if s < -0.5 { y = -y; } else { y = y + 1; } return y; }",
+     {"x": ("f32", (4,), -1, 1), "s": ("f32", (), -1, 1)},
+     lambda x, s: [x * s if s > 0 else (-x if s < -0.5 else x + 1)], ["f32"])
+case("call-and-rule",
+     "fn g(x: f32[3]) -> (f32[3], f32) { return exp(x), sum(x); } fn f(x: f32[3]) -> f32[3] { let (a, b) = g(x); return a * b; }",
+     {"x": ("f32", (3,), -1, 1)},
+     lambda x: [np.exp(x) * np.sum(x)], ["f32"])
+# tad.update is produced by AD, not by the language: MLIR input.
+case("update", """
+func.func @f(%x: tensor<3x4xf32>, %v: tensor<4xf32>) -> tensor<3x4xf32> {
+  %i = arith.constant 1 : index
+  %r = tad.update %v into %x[%i] : tensor<4xf32> into tensor<3x4xf32>
+  %j = arith.constant 7 : index
+  %s = tad.update %v into %r[%j] : tensor<4xf32> into tensor<3x4xf32>
+  return %s : tensor<3x4xf32>
+}""", {"x": ("f32", (3, 4), -1, 1), "v": ("f32", (4,), -1, 1)},
+     lambda x, v: [update_reference(x, v)], ["f32"])
+
+
+def loop_take_reference(x, ws):
+    h, s = x, 0.0
+    for i in range(5):
+        h = rounded(np.tanh(h * ws[i]), "f32")
+        s = rounded(s + np.mean(h), "f32")
+    return [h, s]
+
+
+def update_reference(x, v):
+    r = x.copy()
+    r[1] = v
+    r[2] = v  # index 7 is clamped to the last row
+    return r
+
+
+# ---------------------------------------------------------------------------
+# Running a case
+# ---------------------------------------------------------------------------
+
+def make_input(name, spec, rng):
+    dtype, shape, low, high = spec[:4]
+    kind = spec[4] if len(spec) > 4 else "uniform"
+    if kind == "grid":
+        x = rng.integers(-2, 3, size=shape) * 0.5
+    elif kind == "zeros-first-row":
+        x = rng.uniform(0.5, 2.0, size=shape)
+        x[0, :] = 0.0
+    else:
+        x = rng.uniform(low, high, size=shape)
+    return rounded(x, dtype)
+
+
+def run_case(name, tadc, workdir):
+    program, params, reference, result_types = CASES[name]
+    is_mlir = program.lstrip().startswith("func.func")
+    src = os.path.join(workdir, "program.mlir" if is_mlir else "program.tad")
+    with open(src, "w") as f:
+        f.write(program)
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    inputs = {}
+    for pname, spec in params.items():
+        inputs[pname] = make_input(pname, spec, rng)
+        if is_mlir:
+            # MLIR parameters are named arg0, arg1, ...
+            pass
+        save(os.path.join(workdir, pname + ".npy"), inputs[pname], spec[0])
+    args = [tadc, "run", src, "--entry", "f", "--output-dir", workdir]
+    if is_mlir:
+        for i, pname in enumerate(params):
+            args.append(f"--input=arg{i}={os.path.join(workdir, pname + '.npy')}")
+    else:
+        args += ["--inputs", workdir]
+    proc = subprocess.run(args, capture_output=True, text=True)
+    if proc.returncode != 0:
+        print(proc.stdout + proc.stderr)
+        print(f"FAIL {name}: tadc exited with {proc.returncode}")
+        return False
+    expected = reference(**inputs)
+    ok = True
+    for i, (want, dtype) in enumerate(zip(expected, result_types)):
+        got = load(os.path.join(workdir, f"result{i}.npy"), dtype)
+        want = rounded(np.asarray(want, dtype=np.float64), dtype)
+        rtol, atol = TOLERANCE[dtype]
+        if got.shape != want.shape:
+            print(f"FAIL {name} result{i}: shape {got.shape}, expected {want.shape}")
+            ok = False
+        elif not np.allclose(got, want, rtol=rtol, atol=atol, equal_nan=True):
+            err = np.max(np.abs(got - want))
+            print(f"FAIL {name} result{i}: max abs error {err}\n got  {got}\n want {want}")
+            ok = False
+    if ok:
+        print(f"PASS {name}: {len(expected)} result(s) match NumPy")
+    return ok
+
+
+def main():
+    np.seterr(divide="ignore", invalid="ignore", over="ignore")
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--tadc")
+    parser.add_argument("--case", action="append", default=[])
+    parser.add_argument("--family",
+                        help="run the case NAME and its dtype variants NAME-f32, ...")
+    parser.add_argument("--list", action="store_true")
+    args = parser.parse_args()
+    if args.list:
+        print("\n".join(sorted(CASES)))
+        return 0
+    names = list(args.case)
+    if args.family:
+        names += sorted(n for n in CASES
+                        if n == args.family or
+                        n in (f"{args.family}-{dt}" for dt in TOLERANCE))
+    if not names:
+        parser.error("no case selected")
+    failed = 0
+    for name in names:
+        if name not in CASES:
+            print(f"unknown case {name}")
+            failed += 1
+            continue
+        with tempfile.TemporaryDirectory() as workdir:
+            failed += not run_case(name, args.tadc, workdir)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
