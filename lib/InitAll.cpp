@@ -4,6 +4,7 @@
 
 #include "dialects/tad/TadDialect.h"
 #include "tad/Conversion/Passes.h"
+#include "tad/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -23,5 +24,6 @@ void tad::registerAllDialects(mlir::DialectRegistry &registry) {
 void tad::registerAllPasses() {
   mlir::registerAllPasses();
   tad::registerTadConversionPasses();
+  tad::registerTadTransformsPasses();
   tad::registerTadPipelines();
 }

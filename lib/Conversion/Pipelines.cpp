@@ -12,18 +12,22 @@
 #include "mlir/Pass/PassRegistry.h"
 
 llvm::StringRef tad::getCpuLoweringPipeline() {
+  // No CSE between conversion and bufferization: it would merge the
+  // zero-filled outputs of matmuls and force copies of the shared zeros.
   return "convert-tad-to-linalg,"
-         "canonicalize,cse,"
+         "canonicalize,"
          "linalg-fuse-elementwise-ops,"
          "one-shot-bufferize{bufferize-function-boundaries "
          "function-boundary-type-conversion=identity-layout-map "
-         "allow-return-allocs-from-loops},"
+         "allow-return-allocs-from-loops buffer-alignment=0},"
          "canonicalize,"
          "ownership-based-buffer-deallocation,"
          "canonicalize,"
          "buffer-deallocation-simplification,"
          "bufferization-lower-deallocations,"
          "convert-bufferization-to-memref,"
+         "canonicalize,"
+         "func.func(tad-hoist-deallocs),"
          "cse,canonicalize,"
          "tad-matmul-to-runtime,"
          "convert-linalg-to-loops,"

@@ -1,0 +1,19 @@
+//===- Passes.h - tad transformation passes ---------------------*- C++ -*-===//
+
+#ifndef TAD_TRANSFORMS_PASSES_H
+#define TAD_TRANSFORMS_PASSES_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace tad {
+
+#define GEN_PASS_DECL
+#include "tad/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "tad/Transforms/Passes.h.inc"
+
+} // namespace tad
+
+#endif // TAD_TRANSFORMS_PASSES_H
