@@ -7,17 +7,7 @@
 #include "mlir/IR/Location.h"
 
 using namespace tad::driver;
-
-int64_t TensorSpec::getNumElements() const {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
-
-int64_t TensorSpec::getByteSize() const {
-  return getNumElements() * int64_t(rt::getDTypeSize(dtype));
-}
+using tad::rt::TensorSpec;
 
 static llvm::Expected<TensorSpec> getSpec(mlir::Type type, std::string name,
                                           llvm::StringRef function) {
@@ -44,7 +34,7 @@ static llvm::Expected<TensorSpec> getSpec(mlir::Type type, std::string name,
   return spec;
 }
 
-llvm::Expected<Signature> tad::driver::getSignature(mlir::ModuleOp module,
+llvm::Expected<tad::rt::EntrySpec> tad::driver::getSignature(mlir::ModuleOp module,
                                                     llvm::StringRef function) {
   auto fn = module.lookupSymbol<mlir::func::FuncOp>(function);
   if (!fn || fn.isDeclaration()) {
@@ -55,7 +45,7 @@ llvm::Expected<Signature> tad::driver::getSignature(mlir::ModuleOp module,
     return llvm::createStringError("no function '" + function.str() +
                                    "' to run; the functions are: " + names);
   }
-  Signature signature;
+  tad::rt::EntrySpec signature;
   signature.function = function.str();
   for (auto [i, arg] : llvm::enumerate(fn.getArguments())) {
     std::string name = "arg" + std::to_string(i);

@@ -151,7 +151,7 @@ static mlir::LogicalResult runPipeline(mlir::ModuleOp module,
   return pm.run(module);
 }
 
-static bool parseInputFiles(tad::driver::RunOptions &options) {
+static bool parseInputFiles(tad::rt::RunOptions &options) {
   for (const std::string &spec : inputFiles) {
     size_t eq = spec.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
@@ -166,10 +166,10 @@ static bool parseInputFiles(tad::driver::RunOptions &options) {
 
 /// Prints the module at the requested stage, or runs it.
 static mlir::LogicalResult emitResult(mlir::ModuleOp module,
-                                      const tad::driver::Signature *signature,
+                                      const tad::rt::EntrySpec *signature,
                                       llvm::raw_ostream &os) {
   if (emitStage == Stage::run) {
-    tad::driver::RunOptions options;
+    tad::rt::RunOptions options;
     if (!parseInputFiles(options))
       return mlir::failure();
     options.inputDir = inputDir;
@@ -178,8 +178,8 @@ static mlir::LogicalResult emitResult(mlir::ModuleOp module,
     options.statsJson = statsJson;
     options.repeat = repeat;
     options.threads = threads;
-    if (llvm::Error error =
-            tad::driver::runEntry(module, *signature, options, os)) {
+    os.flush();
+    if (llvm::Error error = tad::driver::runEntry(module, *signature, options)) {
       llvm::errs() << "tadc: error: " << llvm::toString(std::move(error))
                    << "\n";
       return mlir::failure();
@@ -239,7 +239,7 @@ processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
   }
   if (!module)
     return mlir::failure();
-  std::optional<tad::driver::Signature> signature;
+  std::optional<tad::rt::EntrySpec> signature;
   if (emitStage == Stage::run) {
     if (entry.empty()) {
       llvm::errs() << "tadc: error: run needs --entry NAME\n";

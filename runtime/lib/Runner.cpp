@@ -1,0 +1,290 @@
+//===- Runner.cpp - load inputs, call an entry, report --------------------===//
+//
+// Inputs live in memory the caller owns, so the allocator sees only what
+// the compiled code allocates: the peak it measures during a call is the
+// call's peak under tad's memory model, and what is live afterwards is the
+// call's results.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tad/runtime/Runner.h"
+
+#include "tad/runtime/Memref.h"
+#include "tad/runtime/Runtime.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sys/stat.h>
+
+using namespace tad::rt;
+
+int64_t TensorSpec::getNumElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+int64_t TensorSpec::getByteSize() const {
+  return getNumElements() * int64_t(getDTypeSize(dtype));
+}
+
+namespace {
+
+std::string format(const char *fmt, double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), fmt, value);
+  return buffer;
+}
+
+bool fileExists(const std::string &path) {
+  struct stat info;
+  return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
+}
+
+bool loadInputs(const EntrySpec &entry, const RunOptions &options,
+                std::vector<NpyArray> &inputs, std::ostream &out,
+                std::string &error) {
+  for (const auto &[name, path] : options.inputFiles)
+    if (std::none_of(entry.params.begin(), entry.params.end(),
+                     [&](const TensorSpec &p) { return p.name == name; })) {
+      std::string names;
+      for (const TensorSpec &p : entry.params)
+        names += (names.empty() ? "" : ", ") + p.name;
+      error = "input " + name + "=" + path + ": '" + entry.function +
+              "' has no parameter '" + name + "' (its parameters are " +
+              names + ")";
+      return false;
+    }
+  for (size_t i = 0; i < entry.params.size(); ++i) {
+    const TensorSpec &param = entry.params[i];
+    std::string path;
+    auto it = options.inputFiles.find(param.name);
+    if (it != options.inputFiles.end())
+      path = it->second;
+    else if (!options.inputDir.empty() &&
+             fileExists(options.inputDir + "/" + param.name + ".npy"))
+      path = options.inputDir + "/" + param.name + ".npy";
+    NpyArray array;
+    if (!path.empty()) {
+      if (!readNpy(path, array, error))
+        return false;
+      if (array.dtype != param.dtype || array.shape != param.shape) {
+        error = "parameter '" + param.name + "' of '" + entry.function +
+                "' is " + describeArray(param.dtype, param.shape) + " but " +
+                path + " holds " + describeArray(array.dtype, array.shape);
+        return false;
+      }
+      out << "input " << param.name << ": " << path << "\n";
+    } else {
+      array.dtype = param.dtype;
+      array.shape = param.shape;
+      array.data.resize(size_t(param.getByteSize()));
+      std::mt19937_64 generator(options.seed * 1000003 + i);
+      std::uniform_real_distribution<double> uniform(-0.5, 0.5);
+      size_t size = getDTypeSize(param.dtype);
+      for (int64_t e = 0; e < param.getNumElements(); ++e)
+        storeFromDouble(array.data.data() + e * int64_t(size), param.dtype,
+                        uniform(generator));
+      out << "input " << param.name << ": random "
+          << describeArray(param.dtype, param.shape) << " (seed "
+          << options.seed << ")\n";
+    }
+    inputs.push_back(std::move(array));
+  }
+  return true;
+}
+
+void summarize(const std::string &name, const NpyArray &array,
+               std::ostream &out) {
+  size_t size = getDTypeSize(array.dtype);
+  int64_t count = array.getNumElements();
+  auto at = [&](int64_t i) {
+    return loadAsDouble(array.data.data() + i * int64_t(size), array.dtype);
+  };
+  out << name << ": " << describeArray(array.dtype, array.shape);
+  if (array.shape.empty()) {
+    out << " = " << format("%.9g", at(0)) << "\n";
+    return;
+  }
+  double sum = 0, lo = INFINITY, hi = -INFINITY;
+  for (int64_t i = 0; i < count; ++i) {
+    double v = at(i);
+    sum += v;
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  out << " mean=" << format("%.6g", sum / double(count))
+      << " min=" << format("%.6g", lo) << " max=" << format("%.6g", hi)
+      << " first=[";
+  for (int64_t i = 0; i < std::min<int64_t>(count, 4); ++i)
+    out << (i ? ", " : "") << format("%.6g", at(i));
+  out << (count > 4 ? ", ...]\n" : "]\n");
+}
+
+} // namespace
+
+bool tad::rt::runEntry(const EntrySpec &entry, PackedFunction function,
+                       const RunOptions &options, std::ostream &out,
+                       std::string &error) {
+  std::vector<NpyArray> inputs;
+  if (!loadInputs(entry, options, inputs, out, error))
+    return false;
+  if (options.threads)
+    tad_rt_set_num_threads(int(options.threads));
+
+  // One buffer holds every result descriptor back to back (the C
+  // interface's result struct); each input has its own descriptor.
+  size_t resultWords = 0;
+  for (const TensorSpec &r : entry.results)
+    resultWords += getDescriptorWords(r.shape.size());
+  std::vector<int64_t> results(resultWords);
+  std::vector<std::vector<int64_t>> descriptors;
+  for (NpyArray &input : inputs)
+    descriptors.push_back(makeDescriptor(input.data.data(), input.shape));
+
+  unsigned calls = std::max(1u, options.repeat);
+  std::vector<double> seconds;
+  tad_rt_stats before{}, after{};
+  for (unsigned call = 0; call < calls; ++call) {
+    void *resultPtr = results.data();
+    std::vector<void *> pointers, args;
+    for (auto &d : descriptors)
+      pointers.push_back(d.data());
+    args.push_back(&resultPtr);
+    for (void *&p : pointers)
+      args.push_back(&p);
+
+    tad_rt_reset_peak();
+    before = tad_rt_get_stats();
+    double start = tad_rt_now_seconds();
+    function(args.data());
+    seconds.push_back(tad_rt_now_seconds() - start);
+    after = tad_rt_get_stats();
+
+    bool last = call + 1 == calls;
+    size_t offset = 0;
+    for (const TensorSpec &spec : entry.results) {
+      const int64_t *words = results.data() + offset;
+      offset += getDescriptorWords(spec.shape.size());
+      if (!last)
+        continue;
+      NpyArray array = copyFromDescriptor(words, spec.dtype, spec.shape);
+      summarize(spec.name, array, out);
+      if (!options.outputDir.empty() &&
+          !writeNpy(options.outputDir + "/" + spec.name + ".npy", array,
+                    error))
+        return false;
+    }
+    // Results that alias each other are freed once; a result that is not
+    // the runtime's (an input) is not freed at all.
+    std::set<void *> freed;
+    offset = 0;
+    for (const TensorSpec &spec : entry.results) {
+      void *allocated = getAllocatedPointer(results.data() + offset);
+      offset += getDescriptorWords(spec.shape.size());
+      if (tad_rt_owns(allocated) && freed.insert(allocated).second)
+        tad_rt_free(allocated);
+    }
+  }
+
+  int64_t peak = after.peak_bytes - before.current_bytes;
+  int64_t live = after.current_bytes - before.current_bytes;
+  std::vector<double> sorted = seconds;
+  std::sort(sorted.begin(), sorted.end());
+  double median = sorted[sorted.size() / 2];
+  out << "time: " << format("%.6f", median) << " s median of "
+      << seconds.size() << " call(s), min " << format("%.6f", sorted[0])
+      << " s\n";
+  out << "memory: peak " << peak << " bytes, live after the call " << live
+      << " bytes, " << after.allocations << " allocations\n";
+
+  if (!options.statsJson.empty()) {
+    std::ofstream json(options.statsJson);
+    if (!json) {
+      error = options.statsJson + ": cannot create file";
+      return false;
+    }
+    json << "{\n  \"entry\": \"" << entry.function << "\",\n"
+         << "  \"calls\": " << seconds.size() << ",\n  \"wall_seconds\": [";
+    for (size_t i = 0; i < seconds.size(); ++i)
+      json << (i ? ", " : "") << format("%.9f", seconds[i]);
+    json << "],\n  \"median_seconds\": " << format("%.9f", median)
+         << ",\n  \"peak_bytes\": " << peak
+         << ",\n  \"live_bytes_after\": " << live
+         << ",\n  \"allocations\": " << after.allocations << "\n}\n";
+  }
+  return true;
+}
+
+bool tad::rt::parseRunArguments(int argc, char **argv, RunOptions &options,
+                                std::string &error) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i], value;
+    auto takeValue = [&](const std::string &flag) {
+      if (arg.rfind(flag + "=", 0) == 0) {
+        value = arg.substr(flag.size() + 1);
+        return true;
+      }
+      if (arg == flag) {
+        if (i + 1 >= argc) {
+          error = flag + " needs a value";
+          return false;
+        }
+        value = argv[++i];
+        return true;
+      }
+      return false;
+    };
+    auto number = [&](uint64_t &out) {
+      char *end = nullptr;
+      out = std::strtoull(value.c_str(), &end, 10);
+      if (value.empty() || *end) {
+        error = arg + ": expected a non-negative integer, got '" + value + "'";
+        return false;
+      }
+      return true;
+    };
+    uint64_t n;
+    if (takeValue("--inputs")) {
+      options.inputDir = value;
+    } else if (takeValue("--input")) {
+      size_t eq = value.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == value.size()) {
+        error = "--input expects NAME=FILE.npy, got '" + value + "'";
+        return false;
+      }
+      options.inputFiles[value.substr(0, eq)] = value.substr(eq + 1);
+    } else if (takeValue("--output-dir")) {
+      options.outputDir = value;
+    } else if (takeValue("--stats-json")) {
+      options.statsJson = value;
+    } else if (takeValue("--seed")) {
+      if (!number(n))
+        return false;
+      options.seed = n;
+    } else if (takeValue("--repeat")) {
+      if (!number(n))
+        return false;
+      options.repeat = unsigned(n);
+    } else if (takeValue("--threads")) {
+      if (!number(n))
+        return false;
+      options.threads = unsigned(n);
+    } else if (!error.empty()) {
+      return false;
+    } else {
+      error = "unknown argument '" + arg +
+              "'; the arguments are --inputs DIR, --input NAME=FILE.npy, "
+              "--output-dir DIR, --seed N, --repeat N, --threads N, "
+              "--stats-json FILE";
+      return false;
+    }
+  }
+  return true;
+}
