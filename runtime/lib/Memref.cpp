@@ -1,6 +1,7 @@
 //===- Memref.cpp - memref descriptors for calling compiled code ----------===//
 
 #include "tad/runtime/Memref.h"
+#include "tad/runtime/Runtime.h"
 
 #include <cmath>
 #include <cstring>
@@ -165,4 +166,34 @@ void tad::rt::storeFromDouble(uint8_t *element, DType dtype, double value) {
     return;
   }
   }
+}
+
+extern "C" void tad_rt_copy_out(const int64_t *descriptor, int64_t rank,
+                                int64_t element_size, void *destination) {
+  const uint8_t *base = reinterpret_cast<const uint8_t *>(descriptor[1]);
+  int64_t offset = descriptor[2];
+  const int64_t *sizes = descriptor + 3, *strides = descriptor + 3 + rank;
+  int64_t count = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    count *= sizes[d];
+  std::vector<int64_t> index(size_t(rank), 0);
+  auto *out = static_cast<uint8_t *>(destination);
+  for (int64_t linear = 0; linear < count; ++linear) {
+    int64_t element = offset;
+    for (int64_t d = 0; d < rank; ++d)
+      element += index[size_t(d)] * strides[d];
+    std::memcpy(out + linear * element_size, base + element * element_size,
+                size_t(element_size));
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++index[size_t(d)] < sizes[d])
+        break;
+      index[size_t(d)] = 0;
+    }
+  }
+}
+
+extern "C" void tad_rt_release(const int64_t *descriptor) {
+  void *allocated = reinterpret_cast<void *>(descriptor[0]);
+  if (tad_rt_owns(allocated))
+    tad_rt_free(allocated);
 }

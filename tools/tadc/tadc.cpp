@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tad/Driver/Aot.h"
 #include "tad/Driver/JitRunner.h"
 #include "tad/Driver/Pipeline.h"
 #include "tad/Driver/Signature.h"
@@ -18,6 +19,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -62,6 +64,13 @@ cl::opt<Stage> emitStage(
                clEnumValN(Stage::llvm, "llvm",
                           "the LLVM dialect, after bufferization"),
                clEnumValN(Stage::llvmir, "llvm-ir", "LLVM IR"),
+               clEnumValN(Stage::obj, "obj",
+                          "an object file for the host CPU (needs -o)"),
+               clEnumValN(Stage::lib, "lib",
+                          "a shared library and its C header (needs -o)"),
+               clEnumValN(Stage::exe, "exe",
+                          "an executable running --entry on .npy files "
+                          "(needs -o)"),
                clEnumValN(Stage::run, "run",
                           "JIT-compile and call --entry (also: tadc run ...)")),
     cl::init(Stage::tad), cl::cat(tadcCategory));
@@ -137,6 +146,11 @@ static mlir::LogicalResult runPipeline(mlir::ModuleOp module,
   if (emitStage > Stage::tad && !entry.empty() &&
       mlir::failed(tad::driver::restrictToEntry(module, entry)))
     return mlir::failure();
+  // Compiled outputs export C functions named as in the .tad program; the
+  // compiled code itself uses internal names (`__tad_f`).
+  if (emitStage == Stage::obj || emitStage == Stage::lib ||
+      emitStage == Stage::exe)
+    tad::driver::prefixFunctionNames(module);
   mlir::PassManager pm(&context);
   if (mlir::failed(mlir::applyPassManagerCLOptions(pm)))
     return mlir::failure();
@@ -164,10 +178,31 @@ static bool parseInputFiles(tad::rt::RunOptions &options) {
   return true;
 }
 
-/// Prints the module at the requested stage, or runs it.
-static mlir::LogicalResult emitResult(mlir::ModuleOp module,
-                                      const tad::rt::EntrySpec *signature,
-                                      llvm::raw_ostream &os) {
+/// Prints the module at the requested stage, or runs it, or writes the
+/// compiled file.
+static mlir::LogicalResult
+emitResult(mlir::ModuleOp module,
+           llvm::ArrayRef<tad::rt::EntrySpec> signatures,
+           llvm::raw_ostream &os) {
+  const tad::rt::EntrySpec *signature =
+      signatures.empty() ? nullptr : &signatures.front();
+  if (emitStage == Stage::obj || emitStage == Stage::lib ||
+      emitStage == Stage::exe) {
+    llvm::Error error = llvm::Error::success();
+    if (emitStage == Stage::obj)
+      error = tad::driver::emitObjectFile(module, outputFilename);
+    else if (emitStage == Stage::lib)
+      error = tad::driver::linkSharedLibrary(module, signatures,
+                                             outputFilename, inputFilename);
+    else
+      error = tad::driver::linkExecutable(module, *signature, outputFilename);
+    if (error) {
+      llvm::errs() << "tadc: error: " << llvm::toString(std::move(error))
+                   << "\n";
+      return mlir::failure();
+    }
+    return mlir::success();
+  }
   if (emitStage == Stage::run) {
     tad::rt::RunOptions options;
     if (!parseInputFiles(options))
@@ -239,23 +274,39 @@ processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
   }
   if (!module)
     return mlir::failure();
-  std::optional<tad::rt::EntrySpec> signature;
-  if (emitStage == Stage::run) {
-    if (entry.empty()) {
-      llvm::errs() << "tadc: error: run needs --entry NAME\n";
-      return mlir::failure();
+  // What a compiled entry takes and returns is read before lowering.
+  std::vector<tad::rt::EntrySpec> signatures;
+  bool compiled = emitStage >= Stage::obj;
+  if ((emitStage == Stage::run || emitStage == Stage::exe) && entry.empty()) {
+    llvm::errs() << "tadc: error: " << (emitStage == Stage::run ? "run" : "--emit=exe")
+                 << " needs --entry NAME\n";
+    return mlir::failure();
+  }
+  if (compiled && emitStage != Stage::run && outputFilename == "-") {
+    llvm::errs() << "tadc: error: --emit=obj, lib and exe need -o FILE\n";
+    return mlir::failure();
+  }
+  if (compiled) {
+    std::vector<std::string> names;
+    if (!entry.empty())
+      names.push_back(entry);
+    else
+      for (auto fn : module->getOps<mlir::func::FuncOp>())
+        if (fn.isPublic() && !fn.isDeclaration())
+          names.push_back(fn.getName().str());
+    for (const std::string &name : names) {
+      auto read = tad::driver::getSignature(*module, name);
+      if (!read) {
+        llvm::errs() << "tadc: error: " << llvm::toString(read.takeError())
+                     << "\n";
+        return mlir::failure();
+      }
+      signatures.push_back(std::move(*read));
     }
-    auto read = tad::driver::getSignature(*module, entry);
-    if (!read) {
-      llvm::errs() << "tadc: error: " << llvm::toString(read.takeError())
-                   << "\n";
-      return mlir::failure();
-    }
-    signature = std::move(*read);
   }
   if (mlir::failed(runPipeline(*module, context)))
     return mlir::failure();
-  return emitResult(*module, signature ? &*signature : nullptr, os);
+  return emitResult(*module, signatures, os);
 }
 
 int main(int argc, char **argv) {

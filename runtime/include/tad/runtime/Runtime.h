@@ -41,6 +41,15 @@ int tad_rt_owns(const void *ptr);
 /* Frees a buffer that compiled code returned. */
 void tad_rt_free(void *ptr);
 
+/*===-- Results of compiled functions ------------------------------------===*/
+/* Copies the (possibly strided) buffer described by a memref descriptor of
+ * rank `rank` into `destination`, contiguous in C order. */
+void tad_rt_copy_out(const int64_t *descriptor, int64_t rank,
+                     int64_t element_size, void *destination);
+/* Frees the buffer of a result descriptor if the runtime allocated it and it
+ * is still live (several results may share one buffer). */
+void tad_rt_release(const int64_t *descriptor);
+
 /*===-- Copies ------------------------------------------------------------===*/
 /* memref.copy between buffers that are not both contiguous lowers to this
  * call (MLIR's name): a strided copy of `elem_size`-byte elements. */

@@ -1,0 +1,46 @@
+//===- Aot.h - objects, shared libraries and executables --------*- C++ -*-===//
+
+#ifndef TAD_DRIVER_AOT_H
+#define TAD_DRIVER_AOT_H
+
+#include "tad/runtime/Runner.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace tad::driver {
+
+/// The symbol a function `f` of the .tad program has in compiled code
+/// (`__tad_f`), so that the C API can call its wrapper `f`.
+std::string getInternalName(llvm::StringRef function);
+
+/// Renames every function of a tad-level module to its internal name.
+void prefixFunctionNames(mlir::ModuleOp module);
+
+/// Compiles `module` (LLVM dialect) for the host CPU into an object file.
+llvm::Error emitObjectFile(mlir::ModuleOp module, llvm::StringRef path);
+
+/// The C header of a shared library exporting `entries`.
+std::string generateHeader(llvm::ArrayRef<rt::EntrySpec> entries,
+                           llvm::StringRef guard, llvm::StringRef source);
+/// The C wrappers behind that header.
+std::string generateLibraryWrappers(llvm::ArrayRef<rt::EntrySpec> entries,
+                                    llvm::StringRef header);
+/// The main() of an executable running `entry` on .npy files.
+std::string generateMain(const rt::EntrySpec &entry);
+
+/// Writes `output` (a shared library) and its header (`output` with the
+/// extension .h), exporting `entries` with a plain C ABI.
+llvm::Error linkSharedLibrary(mlir::ModuleOp module,
+                              llvm::ArrayRef<rt::EntrySpec> entries,
+                              llvm::StringRef output, llvm::StringRef source);
+
+/// Writes `output`, an executable that runs `entry` on .npy files.
+llvm::Error linkExecutable(mlir::ModuleOp module, const rt::EntrySpec &entry,
+                           llvm::StringRef output);
+
+} // namespace tad::driver
+
+#endif // TAD_DRIVER_AOT_H

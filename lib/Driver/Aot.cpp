@@ -1,0 +1,431 @@
+//===- Aot.cpp - objects, shared libraries and executables ----------------===//
+//
+// An object file is the module compiled by LLVM for the host. A shared
+// library adds a generated C wrapper per exported function, with a plain
+// ABI (data pointers in, caller-provided result buffers out) and a header
+// that documents every shape; an executable adds a generated main that
+// reads and writes .npy files through the runtime. Both link the runtime
+// statically: they need libopenblas and the C++ runtime, never LLVM or MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tad/Driver/Aot.h"
+
+#include "tad/Driver/Config.h"
+#include "tad/runtime/Memref.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+
+#include <cstdlib>
+
+using namespace tad::driver;
+namespace rt = tad::rt;
+
+static constexpr llvm::StringLiteral kSymbolPrefix = "__tad_";
+
+std::string tad::driver::getInternalName(llvm::StringRef function) {
+  return (kSymbolPrefix + function).str();
+}
+
+void tad::driver::prefixFunctionNames(mlir::ModuleOp module) {
+  mlir::SymbolTable table(module);
+  for (auto fn : llvm::to_vector(module.getOps<mlir::func::FuncOp>())) {
+    std::string name = getInternalName(fn.getName());
+    if (mlir::failed(table.rename(fn, mlir::StringAttr::get(
+                                          module.getContext(), name))))
+      llvm::report_fatal_error("cannot rename a function");
+  }
+}
+
+static std::string getenvOr(const char *name, const char *fallback) {
+  const char *value = std::getenv(name);
+  return value && *value ? value : fallback;
+}
+
+llvm::Error tad::driver::emitObjectFile(mlir::ModuleOp module,
+                                        llvm::StringRef path) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  mlir::registerBuiltinDialectTranslation(*module->getContext());
+  mlir::registerLLVMDialectTranslation(*module->getContext());
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> llvmModule =
+      mlir::translateModuleToLLVMIR(module, context);
+  if (!llvmModule)
+    return llvm::createStringError("could not translate the module to LLVM IR");
+
+  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return llvm::createStringError(error);
+  // The host CPU, as the JIT uses: the object runs on machines of the same
+  // kind (docs/runtime.md).
+  llvm::SubtargetFeatures features;
+  for (auto &[feature, enabled] : llvm::sys::getHostCPUFeatures())
+    features.AddFeature(feature, enabled);
+  llvm::TargetOptions options;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, llvm::sys::getHostCPUName(), features.getString(), options,
+      llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  llvmModule->setDataLayout(machine->createDataLayout());
+  llvmModule->setTargetTriple(triple);
+
+  auto optimize = mlir::makeOptimizingTransformer(3, 0, machine.get());
+  if (llvm::Error e = optimize(llvmModule.get()))
+    return e;
+
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return llvm::createStringError(path + ": " + ec.message());
+  llvm::legacy::PassManager pm;
+  if (machine->addPassesToEmitFile(pm, out, nullptr,
+                                   llvm::CodeGenFileType::ObjectFile))
+    return llvm::createStringError("the target cannot emit object files");
+  pm.run(*llvmModule);
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Generated C and C++ sources
+//===----------------------------------------------------------------------===//
+
+static const char *getCType(rt::DType dtype) {
+  switch (dtype) {
+  case rt::DType::f32: return "float";
+  case rt::DType::f64: return "double";
+  case rt::DType::f16: return "uint16_t"; // IEEE half bits
+  case rt::DType::bf16: return "uint16_t"; // bfloat16 bits
+  }
+  return "void";
+}
+
+/// A C identifier for a parameter: its .tad name, with `_` appended when
+/// that name is a C or C++ keyword.
+static std::string cName(const std::string &name) {
+  static const char *keywords[] = {
+      "auto", "bool", "break", "case", "catch", "char", "class", "const",
+      "continue", "default", "delete", "do", "double", "else", "enum",
+      "explicit", "extern", "false", "float", "for", "friend", "goto", "if",
+      "inline", "int", "long", "namespace", "new", "operator", "private",
+      "protected", "public", "register", "restrict", "return", "short",
+      "signed", "sizeof", "static", "struct", "switch", "template", "this",
+      "throw", "true", "try", "typedef", "typename", "union", "unsigned",
+      "using", "virtual", "void", "volatile", "while"};
+  for (const char *k : keywords)
+    if (name == k)
+      return name + "_";
+  return name;
+}
+
+static std::string describe(const rt::TensorSpec &spec) {
+  return rt::describeArray(spec.dtype, spec.shape);
+}
+
+static std::string shapeInitializer(const rt::TensorSpec &spec) {
+  if (spec.shape.empty())
+    return "{0}"; // unused: a scalar has no dimensions
+  std::string s = "{";
+  for (size_t i = 0; i < spec.shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(spec.shape[i]);
+  return s + "}";
+}
+
+static std::string cParameterList(const rt::EntrySpec &entry) {
+  std::string list;
+  for (const rt::TensorSpec &p : entry.params)
+    list += (list.empty() ? "" : ", ") + std::string("const ") +
+            getCType(p.dtype) + " *" + cName(p.name);
+  for (const rt::TensorSpec &r : entry.results)
+    list += (list.empty() ? "" : ", ") + std::string(getCType(r.dtype)) +
+            " *" + cName(r.name);
+  return list.empty() ? "void" : list;
+}
+
+std::string tad::driver::generateHeader(llvm::ArrayRef<rt::EntrySpec> entries,
+                                        llvm::StringRef guard,
+                                        llvm::StringRef source) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "/* Generated by tadc from " << source << ". Do not edit.\n"
+     << " *\n"
+     << " * Each function reads its inputs (C-order arrays, never written or\n"
+     << " * kept) and writes each result to a caller-provided C-order buffer\n"
+     << " * of the shape given below. It returns 0. f16 and bf16 elements are\n"
+     << " * passed as their 16-bit patterns. */\n\n"
+     << "#ifndef " << guard << "\n#define " << guard << "\n\n"
+     << "#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+  for (const rt::EntrySpec &entry : entries) {
+    os << "/* " << entry.function << "(";
+    for (size_t i = 0; i < entry.params.size(); ++i)
+      os << (i ? ", " : "") << entry.params[i].name << ": "
+         << describe(entry.params[i]);
+    os << ")\n *   -> (";
+    for (size_t i = 0; i < entry.results.size(); ++i)
+      os << (i ? ", " : "") << entry.results[i].name << ": "
+         << describe(entry.results[i]);
+    os << ") */\n";
+    os << "int " << entry.function << "(" << cParameterList(entry) << ");\n";
+    for (const rt::TensorSpec &spec : entry.params)
+      os << "static const int64_t " << entry.function << "_" << spec.name
+         << "_shape[] = " << shapeInitializer(spec) << "; /* rank "
+         << spec.shape.size() << " */\n";
+    for (const rt::TensorSpec &spec : entry.results)
+      os << "static const int64_t " << entry.function << "_" << spec.name
+         << "_shape[] = " << shapeInitializer(spec) << "; /* rank "
+         << spec.shape.size() << " */\n";
+    os << "\n";
+  }
+  os << "/* The runtime's allocator measurements (docs/runtime.md). */\n"
+     << "#ifndef TAD_RUNTIME_RUNTIME_H\n"
+     << "typedef struct tad_rt_stats {\n"
+     << "  int64_t current_bytes, peak_bytes, allocations, frees;\n"
+     << "} tad_rt_stats;\n"
+     << "tad_rt_stats tad_rt_get_stats(void);\n"
+     << "void tad_rt_reset_peak(void);\n"
+     << "void tad_rt_set_num_threads(int threads);\n"
+     << "#endif\n\n"
+     << "#ifdef __cplusplus\n}\n#endif\n\n#endif /* " << guard << " */\n";
+  return s;
+}
+
+/// `extern "C" void _mlir_ciface___tad_f(void *, void *, ...);`
+static std::string cifaceDeclaration(const rt::EntrySpec &entry) {
+  std::string args = "void *";
+  for (size_t i = 0; i < entry.params.size(); ++i)
+    args += ", void *";
+  return "void _mlir_ciface_" + getInternalName(entry.function) + "(" + args +
+         ");\n";
+}
+
+std::string tad::driver::generateLibraryWrappers(
+    llvm::ArrayRef<rt::EntrySpec> entries, llvm::StringRef header) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "/* Generated by tadc: the C ABI of " << header << ". */\n"
+     << "#include \"" << header << "\"\n\n"
+     << "void tad_rt_copy_out(const int64_t *, int64_t, int64_t, void *);\n"
+     << "void tad_rt_release(const int64_t *);\n\n"
+     << "/* A row-major memref descriptor of `data`. */\n"
+     << "static void tad_describe(int64_t *d, const void *data, int rank,\n"
+     << "                         const int64_t *shape) {\n"
+     << "  d[0] = d[1] = (int64_t)(intptr_t)data;\n"
+     << "  d[2] = 0;\n"
+     << "  int64_t stride = 1;\n"
+     << "  for (int i = rank - 1; i >= 0; --i) {\n"
+     << "    d[3 + i] = shape[i];\n"
+     << "    d[3 + rank + i] = stride;\n"
+     << "    stride *= shape[i];\n"
+     << "  }\n}\n\n";
+  for (const rt::EntrySpec &entry : entries) {
+    os << cifaceDeclaration(entry) << "\n";
+    os << "int " << entry.function << "(" << cParameterList(entry) << ") {\n";
+    size_t words = 0;
+    for (const rt::TensorSpec &r : entry.results)
+      words += rt::getDescriptorWords(r.shape.size());
+    // Locals are tad_-prefixed, so that they never clash with parameters.
+    for (auto [i, p] : llvm::enumerate(entry.params))
+      os << "  int64_t tad_d" << i << "["
+         << rt::getDescriptorWords(p.shape.size()) << "];\n  tad_describe(tad_d"
+         << i << ", " << cName(p.name) << ", " << p.shape.size() << ", "
+         << entry.function << "_" << p.name << "_shape);\n";
+    os << "  int64_t tad_results[" << std::max<size_t>(words, 1) << "];\n"
+       << "  _mlir_ciface_" << getInternalName(entry.function)
+       << "(tad_results";
+    for (size_t i = 0; i < entry.params.size(); ++i)
+      os << ", tad_d" << i;
+    os << ");\n";
+    size_t offset = 0;
+    for (const rt::TensorSpec &r : entry.results) {
+      os << "  tad_rt_copy_out(tad_results + " << offset << ", "
+         << r.shape.size() << ", " << rt::getDTypeSize(r.dtype) << ", "
+         << cName(r.name) << ");\n";
+      offset += rt::getDescriptorWords(r.shape.size());
+    }
+    offset = 0;
+    for (const rt::TensorSpec &r : entry.results) {
+      os << "  tad_rt_release(tad_results + " << offset << ");\n";
+      offset += rt::getDescriptorWords(r.shape.size());
+    }
+    os << "  return 0;\n}\n\n";
+  }
+  return s;
+}
+
+std::string tad::driver::generateMain(const rt::EntrySpec &entry) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  auto dtype = [](rt::DType d) {
+    return std::string("tad::rt::DType::") + rt::getDTypeName(d);
+  };
+  auto spec = [&](const rt::TensorSpec &t) {
+    std::string shape;
+    for (int64_t d : t.shape)
+      shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+    return "{\"" + t.name + "\", " + dtype(t.dtype) + ", {" + shape + "}}";
+  };
+  os << "// Generated by tadc: runs " << entry.function
+     << " on .npy inputs (see --help).\n"
+     << "#include \"tad/runtime/Runner.h\"\n\n#include <cstring>\n"
+     << "#include <iostream>\n\n"
+     << "extern \"C\" " << cifaceDeclaration(entry) << "\n"
+     << "static void invoke(void **args) {\n  _mlir_ciface_"
+     << getInternalName(entry.function) << "(*(void **)args[0]";
+  for (size_t i = 0; i < entry.params.size(); ++i)
+    os << ", *(void **)args[" << i + 1 << "]";
+  os << ");\n}\n\nint main(int argc, char **argv) {\n"
+     << "  tad::rt::EntrySpec entry;\n  entry.function = \"" << entry.function
+     << "\";\n";
+  for (const rt::TensorSpec &p : entry.params)
+    os << "  entry.params.push_back(" << spec(p) << ");\n";
+  for (const rt::TensorSpec &r : entry.results)
+    os << "  entry.results.push_back(" << spec(r) << ");\n";
+  os << "  if (argc > 1 && (!std::strcmp(argv[1], \"--help\") ||\n"
+     << "                  !std::strcmp(argv[1], \"-h\"))) {\n"
+     << "    std::cout << \"usage: \" << argv[0] << \" [--inputs DIR] "
+        "[--input NAME=FILE.npy]... [--output-dir DIR]\\n       [--seed N] "
+        "[--repeat N] [--threads N] [--stats-json FILE]\\n\\nparameters:\\n\";\n"
+     << "    for (const auto &p : entry.params)\n"
+     << "      std::cout << \"  \" << p.name << \": \" << "
+        "tad::rt::describeArray(p.dtype, p.shape) << \"\\n\";\n"
+     << "    return 0;\n  }\n"
+     << "  tad::rt::RunOptions options;\n  std::string error;\n"
+     << "  if (!tad::rt::parseRunArguments(argc, argv, options, error)) {\n"
+     << "    std::cerr << argv[0] << \": error: \" << error << \"\\n\";\n"
+     << "    return 2;\n  }\n"
+     << "  if (!tad::rt::runEntry(entry, invoke, options, std::cout, error)) {\n"
+     << "    std::cerr << argv[0] << \": error: \" << error << \"\\n\";\n"
+     << "    return 1;\n  }\n  return 0;\n}\n";
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// Linking
+//===----------------------------------------------------------------------===//
+
+static llvm::Error writeFile(llvm::StringRef path, llvm::StringRef text) {
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec);
+  if (ec)
+    return llvm::createStringError(path + ": " + ec.message());
+  out << text;
+  return llvm::Error::success();
+}
+
+/// Runs the system C++ compiler (`c++`, or $CXX) with `args`.
+static llvm::Error runCompiler(std::vector<std::string> args) {
+  std::string compiler = getenvOr("CXX", "c++");
+  auto program = llvm::sys::findProgramByName(compiler);
+  if (!program)
+    return llvm::createStringError(
+        "cannot find the C++ compiler '" + compiler +
+        "' that links libraries and executables (set CXX)");
+  args.insert(args.begin(), *program);
+  std::vector<llvm::StringRef> refs(args.begin(), args.end());
+  std::string message;
+  int status = llvm::sys::ExecuteAndWait(*program, refs, std::nullopt, {}, 0, 0,
+                                         &message);
+  if (status != 0) {
+    std::string command;
+    for (const std::string &a : args)
+      command += a + " ";
+    return llvm::createStringError("linking failed (" + command + ")" +
+                                   (message.empty() ? "" : ": " + message));
+  }
+  return llvm::Error::success();
+}
+
+static std::vector<std::string> runtimeLinkArgs() {
+  return {getenvOr("TAD_RUNTIME_STATIC_LIBRARY", TAD_RUNTIME_STATIC_LIBRARY),
+          getenvOr("TAD_OPENBLAS_LIBRARY", TAD_OPENBLAS_LIBRARY), "-lm"};
+}
+
+llvm::Error
+tad::driver::linkSharedLibrary(mlir::ModuleOp module,
+                               llvm::ArrayRef<rt::EntrySpec> entries,
+                               llvm::StringRef output, llvm::StringRef source) {
+  llvm::SmallString<128> temp;
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueDirectory("tadc-lib", temp))
+    return llvm::createStringError("cannot create a temporary folder: " +
+                                   ec.message());
+  llvm::SmallString<128> object(temp), wrappers(temp);
+  llvm::sys::path::append(object, "model.o");
+  llvm::sys::path::append(wrappers, "wrappers.c");
+  llvm::SmallString<128> header(output);
+  llvm::sys::path::replace_extension(header, ".h");
+  std::string guard = "TAD_" + llvm::sys::path::stem(header).upper();
+  for (char &c : guard)
+    if (!llvm::isAlnum(c))
+      c = '_';
+  guard += "_H";
+  if (llvm::Error e = emitObjectFile(module, object))
+    return e;
+  if (llvm::Error e =
+          writeFile(header, generateHeader(entries, guard, source)))
+    return e;
+  if (llvm::Error e = writeFile(
+          wrappers, generateLibraryWrappers(
+                        entries, llvm::sys::path::filename(header))))
+    return e;
+  llvm::SmallString<128> headerDir(header);
+  llvm::sys::path::remove_filename(headerDir);
+  if (headerDir.empty())
+    headerDir = ".";
+  std::vector<std::string> args = {"-shared", "-fPIC", "-O2",
+                                   "-I" + std::string(headerDir), "-x", "c",
+                                   std::string(wrappers), "-x", "none",
+                                   std::string(object)};
+  llvm::append_range(args, runtimeLinkArgs());
+  args.push_back("-o");
+  args.push_back(output.str());
+  llvm::Error result = runCompiler(args);
+  llvm::sys::fs::remove_directories(temp);
+  return result;
+}
+
+llvm::Error tad::driver::linkExecutable(mlir::ModuleOp module,
+                                        const rt::EntrySpec &entry,
+                                        llvm::StringRef output) {
+  llvm::SmallString<128> temp;
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueDirectory("tadc-exe", temp))
+    return llvm::createStringError("cannot create a temporary folder: " +
+                                   ec.message());
+  llvm::SmallString<128> object(temp), main(temp);
+  llvm::sys::path::append(object, "model.o");
+  llvm::sys::path::append(main, "main.cpp");
+  if (llvm::Error e = emitObjectFile(module, object))
+    return e;
+  if (llvm::Error e = writeFile(main, generateMain(entry)))
+    return e;
+  std::vector<std::string> args = {
+      "-O2", "-I" + getenvOr("TAD_RUNTIME_INCLUDE_DIR", TAD_RUNTIME_INCLUDE_DIR),
+      std::string(main), std::string(object)};
+  llvm::append_range(args, runtimeLinkArgs());
+  args.push_back("-o");
+  args.push_back(output.str());
+  llvm::Error result = runCompiler(args);
+  llvm::sys::fs::remove_directories(temp);
+  return result;
+}

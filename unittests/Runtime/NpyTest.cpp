@@ -1,0 +1,147 @@
+//===- NpyTest.cpp - .npy reading and writing -----------------------------===//
+
+#include "tad/runtime/Npy.h"
+
+#include "gtest/gtest.h"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+using namespace tad::rt;
+
+namespace {
+
+std::vector<uint8_t> npyBytes(const std::string &header,
+                              const std::vector<uint8_t> &data) {
+  std::string h = header;
+  size_t total = 10 + h.size() + 1;
+  h.append((64 - total % 64) % 64, ' ');
+  h += '\n';
+  std::vector<uint8_t> bytes = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+                                uint8_t(h.size() & 0xff),
+                                uint8_t(h.size() >> 8)};
+  bytes.insert(bytes.end(), h.begin(), h.end());
+  bytes.insert(bytes.end(), data.begin(), data.end());
+  return bytes;
+}
+
+bool parse(const std::vector<uint8_t> &bytes, NpyArray &out,
+           std::string &error) {
+  return parseNpy("t.npy", bytes.data(), bytes.size(), out, error);
+}
+
+TEST(NpyTest, ParsesEveryDType) {
+  struct {
+    const char *descr;
+    DType dtype;
+    size_t size;
+  } cases[] = {{"<f4", DType::f32, 4},
+               {"<f8", DType::f64, 8},
+               {"<f2", DType::f16, 2},
+               {"<u2", DType::bf16, 2}};
+  for (auto c : cases) {
+    std::vector<uint8_t> data(6 * c.size, 7);
+    auto bytes = npyBytes(std::string("{'descr': '") + c.descr +
+                              "', 'fortran_order': False, 'shape': (2, 3), }",
+                          data);
+    NpyArray a;
+    std::string error;
+    ASSERT_TRUE(parse(bytes, a, error)) << error;
+    EXPECT_EQ(a.dtype, c.dtype);
+    EXPECT_EQ(a.shape, (std::vector<int64_t>{2, 3}));
+    EXPECT_EQ(a.data, data);
+  }
+}
+
+TEST(NpyTest, ScalarsAndVectors) {
+  NpyArray a;
+  std::string error;
+  ASSERT_TRUE(parse(npyBytes("{'descr': '<f4', 'fortran_order': False, "
+                             "'shape': (), }",
+                             {0, 0, 128, 63}),
+                    a, error))
+      << error;
+  EXPECT_TRUE(a.shape.empty());
+  ASSERT_TRUE(parse(npyBytes("{'descr': '<f4', 'fortran_order': False, "
+                             "'shape': (1,), }",
+                             {0, 0, 128, 63}),
+                    a, error))
+      << error;
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{1}));
+}
+
+struct BadCase {
+  std::vector<uint8_t> bytes;
+  const char *message;
+};
+
+TEST(NpyTest, RejectsMalformedFiles) {
+  std::vector<uint8_t> twelve(12, 0);
+  BadCase cases[] = {
+      {{'n', 'o', 't', ' ', 'n', 'u', 'm', 'p', 'y', '!', '!'},
+       "not a .npy file"},
+      {npyBytes("{'descr': '>f4', 'fortran_order': False, 'shape': (3,), }",
+                twelve),
+       "unsupported dtype '>f4'"},
+      {npyBytes("{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }",
+                twelve),
+       "unsupported dtype '<i4'"},
+      {npyBytes("{'descr': '<f4', 'fortran_order': True, 'shape': (3,), }",
+                twelve),
+       "Fortran-order arrays are not supported"},
+      {npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }",
+                twelve),
+       "the header says f32[4] (16 bytes of data) but the file has 12"},
+      {npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (x,), }",
+                twelve),
+       "malformed shape (x,)"},
+      {npyBytes("{'descr': '<f4', 'shape': (3,), }", twelve),
+       "malformed .npy header"},
+      {npyBytes("{'descr': '<f4', 'fortran_order': False, "
+                "'shape': (99999999, 99999999), }",
+                twelve),
+       "has more than 2^40 elements"},
+  };
+  for (const BadCase &c : cases) {
+    NpyArray a;
+    std::string error;
+    EXPECT_FALSE(parse(c.bytes, a, error));
+    EXPECT_NE(error.find(c.message), std::string::npos) << error;
+    EXPECT_EQ(error.rfind("t.npy: ", 0), 0u) << error;
+  }
+  // A header longer than the file.
+  std::vector<uint8_t> truncated = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 200, 0,
+                                    '{'};
+  NpyArray a;
+  std::string error;
+  EXPECT_FALSE(parse(truncated, a, error));
+  EXPECT_NE(error.find("truncated .npy header"), std::string::npos) << error;
+}
+
+TEST(NpyTest, WriteThenReadRoundTrips) {
+  NpyArray a;
+  a.dtype = DType::f64;
+  a.shape = {2, 2};
+  double values[] = {1.5, -2.25, 3.0, 1e-300};
+  a.data.resize(sizeof(values));
+  std::memcpy(a.data.data(), values, sizeof(values));
+  std::string path = ::testing::TempDir() + "/roundtrip.npy";
+  std::string error;
+  ASSERT_TRUE(writeNpy(path, a, error)) << error;
+  NpyArray b;
+  ASSERT_TRUE(readNpy(path, b, error)) << error;
+  EXPECT_EQ(b.dtype, a.dtype);
+  EXPECT_EQ(b.shape, a.shape);
+  EXPECT_EQ(b.data, a.data);
+  std::remove(path.c_str());
+}
+
+TEST(NpyTest, MissingFile) {
+  NpyArray a;
+  std::string error;
+  EXPECT_FALSE(readNpy("/nonexistent/x.npy", a, error));
+  EXPECT_EQ(error, "/nonexistent/x.npy: cannot open file");
+}
+
+} // namespace
