@@ -11,7 +11,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
-llvm::StringRef tad::getCpuLoweringPipeline() {
+std::string tad::getCpuLoweringPipeline(bool blasMatmul) {
   // No CSE between conversion and bufferization: it would merge the
   // zero-filled outputs of matmuls and force copies of the shared zeros.
   return "convert-tad-to-linalg,"
@@ -29,7 +29,7 @@ llvm::StringRef tad::getCpuLoweringPipeline() {
          "canonicalize,"
          "func.func(tad-hoist-deallocs),"
          "cse,canonicalize,"
-         "tad-matmul-to-runtime,"
+         + std::string(blasMatmul ? "tad-matmul-to-runtime," : "") +
          "convert-linalg-to-loops,"
          "expand-strided-metadata,"
          "lower-affine,"

@@ -30,12 +30,13 @@ mlir::LogicalResult tad::driver::restrictToEntry(mlir::ModuleOp module,
 }
 
 mlir::LogicalResult tad::driver::addLoweringPasses(mlir::OpPassManager &pm,
-                                                   Stage stage) {
+                                                   Stage stage,
+                                                   bool blasMatmul) {
   if (stage == Stage::linalg) {
     pm.addPass(createConvertTadToLinalg());
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());
     return mlir::success();
   }
-  return mlir::parsePassPipeline(getCpuLoweringPipeline(), pm);
+  return mlir::parsePassPipeline(getCpuLoweringPipeline(blasMatmul), pm);
 }

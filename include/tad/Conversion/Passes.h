@@ -31,7 +31,9 @@ void populateTadToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// The passes from the tad dialect (after AD) to the LLVM dialect for the
 /// CPU, as a comma-separated list to run on a builtin.module; also
 /// registered as `tad-opt --tad-lower-to-llvm`.
-llvm::StringRef getCpuLoweringPipeline();
+/// With `blasMatmul` false, f32/f64 matmuls are generated loops instead of
+/// runtime BLAS calls (for measuring the choice, docs/performance.md).
+std::string getCpuLoweringPipeline(bool blasMatmul = true);
 
 /// Registers the named pipelines (`tad-lower-to-llvm`).
 void registerTadPipelines();

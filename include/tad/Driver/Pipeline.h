@@ -17,8 +17,9 @@ mlir::LogicalResult restrictToEntry(mlir::ModuleOp module,
                                     llvm::StringRef entry);
 
 /// Adds the passes that take a tad-level module to `stage` (linalg or
-/// beyond).
-mlir::LogicalResult addLoweringPasses(mlir::OpPassManager &pm, Stage stage);
+/// beyond). `blasMatmul` picks BLAS calls or generated loops for matmuls.
+mlir::LogicalResult addLoweringPasses(mlir::OpPassManager &pm, Stage stage,
+                                      bool blasMatmul = true);
 
 } // namespace tad::driver
 

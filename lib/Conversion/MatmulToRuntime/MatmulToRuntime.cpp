@@ -61,10 +61,14 @@ struct ConvertMatmulToRuntimePass
     for (linalg::LinalgOp op : matmuls) {
       auto outType = cast<MemRefType>(op.getDpsInits()[0].getType());
       Type element = outType.getElementType();
-      // Transposed or broadcast variants carry indexing maps; leave them
-      // to the generic lowering.
-      if (!(element.isF32() || element.isF64()) ||
-          op->hasAttr("indexing_maps") || op->hasAttr("cast"))
+      // Transposed or broadcast variants carry their own indexing maps;
+      // leave them to the generic lowering.
+      bool userMaps = false;
+      if (auto mm = dyn_cast<linalg::MatmulOp>(op.getOperation()))
+        userMaps = mm.hasUserDefinedMaps();
+      else if (auto bmm = dyn_cast<linalg::BatchMatmulOp>(op.getOperation()))
+        userMaps = bmm.hasUserDefinedMaps();
+      if (!(element.isF32() || element.isF64()) || userMaps)
         continue;
       int64_t rank = outType.getRank();
       std::string name = (rank == 2 ? "tad_rt_matmul_" : "tad_rt_batch_matmul_") +

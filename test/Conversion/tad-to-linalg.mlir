@@ -1,0 +1,100 @@
+// RUN: tad-opt %s --convert-tad-to-linalg --split-input-file -verify-diagnostics | FileCheck %s
+
+// Elementwise ops are linalg.generic ops with identity maps, so that
+// elementwise fusion can merge them.
+// CHECK-LABEL: func.func @elementwise
+// CHECK: linalg.generic {indexing_maps = [#[[ID:map[0-9]*]], #[[ID]], #[[ID]]], iterator_types = ["parallel", "parallel"]}
+// CHECK: arith.addf
+// CHECK: linalg.generic
+// CHECK: math.exp
+// CHECK: arith.addf
+// CHECK: arith.divf
+func.func @elementwise(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = tad.add %x, %y : tensor<2x3xf32>
+  %1 = tad.sigmoid %0 : tensor<2x3xf32>
+  return %1 : tensor<2x3xf32>
+}
+
+// -----
+
+// A stretched size-1 dimension reads index 0.
+// CHECK: #[[BMAP:map[0-9]*]] = affine_map<(d0, d1) -> (0, d1)>
+// CHECK-LABEL: func.func @broadcast
+// CHECK: linalg.generic {indexing_maps = [#[[BMAP]], #{{.*}}]
+func.func @broadcast(%x: tensor<1x3xf32>) -> tensor<4x3xf32> {
+  %0 = tad.broadcast %x dims [0, 1] : tensor<1x3xf32> -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @matmuls
+// CHECK: %[[Z:.*]] = linalg.fill
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x5xf32>, tensor<5x6xf32>) outs(%[[Z]] : tensor<4x6xf32>)
+// The batch dimensions collapse into one (through a flat view: reshapes
+// are metadata-only once bufferized).
+// CHECK: tensor.collapse_shape {{.*}} tensor<2x3x4x5xf32> into tensor<120xf32>
+// CHECK: tensor.expand_shape {{.*}} tensor<120xf32> into tensor<6x4x5xf32>
+// CHECK: linalg.batch_matmul {{.*}} -> tensor<6x4x6xf32>
+// CHECK: tensor.expand_shape {{.*}} into tensor<2x3x4x6xf32>
+func.func @matmuls(%a: tensor<4x5xf32>, %b: tensor<5x6xf32>, %c: tensor<2x3x4x5xf32>, %d: tensor<2x3x5x6xf32>) -> (tensor<4x6xf32>, tensor<2x3x4x6xf32>) {
+  %0 = tad.matmul %a, %b : tensor<4x5xf32>, tensor<5x6xf32> -> tensor<4x6xf32>
+  %1 = tad.matmul %c, %d : tensor<2x3x4x5xf32>, tensor<2x3x5x6xf32> -> tensor<2x3x4x6xf32>
+  return %0, %1 : tensor<4x6xf32>, tensor<2x3x4x6xf32>
+}
+
+// -----
+
+// softmax subtracts the max (with -inf replaced by 0) before exp.
+// CHECK-LABEL: func.func @softmax
+// CHECK: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: linalg.fill ins(%[[NEGINF]]
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK: arith.maximumf
+// CHECK: arith.cmpf oeq
+// CHECK: arith.select
+// CHECK: arith.subf
+// CHECK: math.exp
+// CHECK: arith.divf
+func.func @softmax(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = tad.softmax %x axis 1 : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// Dynamic indices are clamped into range.
+// CHECK-LABEL: func.func @take
+// CHECK: arith.maxsi
+// CHECK: arith.minsi
+// CHECK: tensor.extract_slice %{{.*}}[%{{.*}}, 0] [1, 4] [1, 1] : tensor<3x4xf32> to tensor<4xf32>
+func.func @take(%x: tensor<3x4xf32>, %i: index) -> tensor<4xf32> {
+  %0 = tad.take %x[%i] : tensor<3x4xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Checkpoint regions are inlined; function attributes of tad are dropped.
+// CHECK-LABEL: func.func @checkpoint
+// CHECK-NOT: tad.
+// CHECK: math.tanh
+// CHECK: return
+func.func @checkpoint(%x: tensor<3xf32>) -> tensor<3xf32> attributes {tad.checkpointed} {
+  %0 = tad.checkpoint(%x) : (tensor<3xf32>) -> tensor<3xf32> {
+  ^bb0(%a: tensor<3xf32>):
+    %t = tad.tanh %a : tensor<3xf32>
+    tad.yield %t : tensor<3xf32>
+  }
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<3xf32>) -> tensor<f32> {
+  %0 = tad.reduce_sum %x axes [0] : tensor<3xf32> -> tensor<f32>
+  return %0 : tensor<f32>
+}
+// A derivative the AD pass did not generate cannot be lowered.
+// expected-error @+1 {{derivative @g has no body: the tad-autodiff pass must generate it before lowering}}
+func.func private @g(tensor<3xf32>) -> tensor<3xf32> attributes {tad.derivative = #tad.derivative<grad of @f wrt [0]>}
