@@ -7,7 +7,7 @@ LLVM_PREFIX ?= /usr/lib/llvm-22
 BUILD_TYPE ?= Release
 NINJA_FLAGS ?=
 
-.PHONY: all deps configure build test demo docs format clean fuzz
+.PHONY: all deps configure build test demo docs format clean fuzz bench
 
 all: build
 
@@ -34,11 +34,21 @@ test: build
 demo: build
 	@scripts/demo.sh $(BUILD_DIR)
 
-# Regenerates docs/dialect/TadDialect.md from dialects/tad/*.td.
+# Regenerates docs/dialect/TadDialect.md and docs/passes/*.md from the .td
+# files (tests fail when they are stale).
 docs: configure
-	ninja -C $(BUILD_DIR) TadDialectDocGen
-	mkdir -p docs/dialect
+	ninja -C $(BUILD_DIR) TadDialectDocGen TadConversionPassesDocGen TadTransformsPassesDocGen
+	mkdir -p docs/dialect docs/passes
 	cp $(BUILD_DIR)/docs/tad/TadDialect.md docs/dialect/TadDialect.md
+	cp $(BUILD_DIR)/docs/tad/TadConversionPasses.md docs/passes/Conversion.md
+	cp $(BUILD_DIR)/docs/tad/TadTransformsPasses.md docs/passes/Transforms.md
+
+# Benchmarks against OpenBLAS and PyTorch (docs/performance.md records the
+# results). Single-threaded, so that the comparison is like for like.
+bench: build
+	@scripts/install-deps.sh bench
+	OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/gemm/run.py
+	OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/mlp/run.py
 
 # Builds the frontend fuzzer with clang, libFuzzer and ASan in build-fuzz/
 # and runs it for FUZZ_SECONDS (docs/fuzzing.md).

@@ -4,6 +4,8 @@
 
 #include "tad/Conversion/Passes.h"
 
+#include "dialects/tad/TadDialect.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -21,9 +23,13 @@ mlir::LogicalResult tad::driver::restrictToEntry(mlir::ModuleOp module,
     return module.emitError() << "no function '" << entry
                               << "' to run; the functions are: " << names;
   }
-  for (auto f : module.getOps<mlir::func::FuncOp>())
+  // Custom rules only matter to AD, which runs before this: their forward
+  // and pullback are dropped unless something calls them.
+  for (auto f : module.getOps<mlir::func::FuncOp>()) {
+    f->removeAttr(tad::TadDialect::kCustomRuleAttrName);
     if (f != fn && !f.isDeclaration())
       f.setPrivate();
+  }
   mlir::PassManager pm(module.getContext());
   pm.addPass(mlir::createSymbolDCEPass());
   return pm.run(module);

@@ -12,7 +12,8 @@ namespace tad::driver {
 enum class Stage { ast, tad, linalg, llvm, llvmir, obj, lib, exe, run };
 
 /// Keeps `entry` public and removes every function it does not reach, so
-/// that only the code an entry needs is lowered and compiled.
+/// that only the code an entry needs is lowered and compiled. Runs after AD:
+/// custom rules no longer keep their forward and pullback alive.
 mlir::LogicalResult restrictToEntry(mlir::ModuleOp module,
                                     llvm::StringRef entry);
 
