@@ -254,6 +254,32 @@ LogicalResult UpdateOp::verify() {
                       "value");
 }
 
+LogicalResult InsertSliceOp::verify() {
+  RankedTensorType source = tensorType(getSource()), dest = getType();
+  ArrayRef<int64_t> start = getStart(), step = getStep();
+  if (source.getElementType() != dest.getElementType())
+    return emitOpError("source element type ")
+           << source.getElementType() << " differs from the destination's "
+           << dest.getElementType();
+  int64_t rank = dest.getRank();
+  if (source.getRank() != rank || int64_t(start.size()) != rank ||
+      int64_t(step.size()) != rank)
+    return emitOpError("source, start and step need the destination rank ")
+           << rank << ", got " << source.getRank() << ", " << start.size()
+           << " and " << step.size();
+  for (int64_t d = 0; d < rank; ++d) {
+    if (step[d] < 1)
+      return emitOpError("dimension ") << d << ": step must be >= 1, got "
+                                       << step[d];
+    int64_t last = start[d] + (source.getDimSize(d) - 1) * step[d];
+    if (start[d] < 0 || last >= dest.getDimSize(d))
+      return emitOpError("dimension ")
+             << d << ": the source covers indices " << start[d] << " to "
+             << last << ", outside [0, " << dest.getDimSize(d) << ")";
+  }
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // ConcatOp
 //===----------------------------------------------------------------------===//

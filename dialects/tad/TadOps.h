@@ -19,6 +19,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "dialects/tad/TadEnums.h.inc"
+#include "dialects/tad/TadInterfaces.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "dialects/tad/TadAttrs.h.inc"

@@ -11,6 +11,7 @@
 
 include "dialects/tad/TadDialect.td"
 include "dialects/tad/TadAttrs.td"
+include "dialects/tad/TadInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/IR/OpAsmInterface.td"
 include "mlir/IR/RegionKindInterface.td"
@@ -49,7 +50,7 @@ def Tad_ConstantOp : Tad_Op<"constant",
 
 class Tad_UnaryOp<string mnemonic, list<Trait> traits = []> :
     Tad_Op<mnemonic, !listconcat(traits,
-        [Pure, Elementwise, SameOperandsAndResultType])> {
+        [Pure, Elementwise, SameOperandsAndResultType, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>])> {
   let arguments = (ins Tad_Tensor:$operand);
   let results = (outs Tad_Tensor:$result);
   let assemblyFormat = "$operand attr-dict `:` type($result)";
@@ -57,7 +58,7 @@ class Tad_UnaryOp<string mnemonic, list<Trait> traits = []> :
 
 class Tad_BinaryOp<string mnemonic, list<Trait> traits = []> :
     Tad_Op<mnemonic, !listconcat(traits,
-        [Pure, Elementwise, SameOperandsAndResultType])> {
+        [Pure, Elementwise, SameOperandsAndResultType, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>])> {
   let arguments = (ins Tad_Tensor:$lhs, Tad_Tensor:$rhs);
   let results = (outs Tad_Tensor:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
@@ -243,7 +244,7 @@ def Tad_CompareOp : Tad_Op<"compare", [Pure, Elementwise, SameTypeOperands,
   let assemblyFormat = "$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs)";
 }
 
-def Tad_SelectOp : Tad_Op<"select", [Pure, Elementwise,
+def Tad_SelectOp : Tad_Op<"select", [Pure, Elementwise, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>,
     AllTypesMatch<["on_true", "on_false", "result"]>,
     TypesMatchWith<"the condition is an i1 tensor of the value shape",
                    "result", "condition",
@@ -269,7 +270,7 @@ def Tad_SelectOp : Tad_Op<"select", [Pure, Elementwise,
 // Contraction
 //===----------------------------------------------------------------------===//
 
-def Tad_MatmulOp : Tad_Op<"matmul", [Pure]> {
+def Tad_MatmulOp : Tad_Op<"matmul", [Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
   let summary = "matrix product with batch dimensions";
   let description = [{
     Multiplies `lhs` of shape `[B..., M, K]` by `rhs` of shape `[B..., K, N]`
@@ -297,7 +298,7 @@ def Tad_MatmulOp : Tad_Op<"matmul", [Pure]> {
 // Shape ops
 //===----------------------------------------------------------------------===//
 
-def Tad_TransposeOp : Tad_Op<"transpose", [Pure]> {
+def Tad_TransposeOp : Tad_Op<"transpose", [Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
   let summary = "permutes the dimensions of a tensor";
   let description = [{
     Result dimension `i` is operand dimension `permutation[i]`.
@@ -320,7 +321,7 @@ def Tad_TransposeOp : Tad_Op<"transpose", [Pure]> {
   ];
 }
 
-def Tad_ReshapeOp : Tad_Op<"reshape", [Pure]> {
+def Tad_ReshapeOp : Tad_Op<"reshape", [Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
   let summary = "reinterprets a tensor with another shape, in row-major order";
   let description = [{
     The operand and the result have the same element type and the same number
@@ -337,7 +338,7 @@ def Tad_ReshapeOp : Tad_Op<"reshape", [Pure]> {
   let hasFolder = 1;
 }
 
-def Tad_BroadcastOp : Tad_Op<"broadcast", [Pure]> {
+def Tad_BroadcastOp : Tad_Op<"broadcast", [Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
   let summary = "broadcasts a tensor to a larger shape along explicit dimensions";
   let description = [{
     Broadcasts float tensors, and the `i1` conditions of `tad.select`.
@@ -360,7 +361,7 @@ def Tad_BroadcastOp : Tad_Op<"broadcast", [Pure]> {
   let hasCanonicalizer = 1;
 }
 
-def Tad_SliceOp : Tad_Op<"slice", [Pure]> {
+def Tad_SliceOp : Tad_Op<"slice", [Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
   let summary = "a strided static slice of a tensor";
   let description = [{
     Takes, along each dimension `d`, the indices
@@ -383,7 +384,7 @@ def Tad_SliceOp : Tad_Op<"slice", [Pure]> {
   let hasFolder = 1;
 }
 
-def Tad_TakeOp : Tad_Op<"take", [Pure]> {
+def Tad_TakeOp : Tad_Op<"take", [Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
   let summary = "the slice of a stacked tensor at a dynamic leading index";
   let description = [{
     Returns `operand[index]`: the operand without its leading dimension, at
@@ -404,7 +405,7 @@ def Tad_TakeOp : Tad_Op<"take", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tad_UpdateOp : Tad_Op<"update", [Pure,
+def Tad_UpdateOp : Tad_Op<"update", [Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>,
     AllTypesMatch<["operand", "result"]>]> {
   let summary = "replaces the slice of a stacked tensor at a dynamic index";
   let description = [{
@@ -425,7 +426,30 @@ def Tad_UpdateOp : Tad_Op<"update", [Pure,
   let hasVerifier = 1;
 }
 
-def Tad_ConcatOp : Tad_Op<"concat", [Pure]> {
+def Tad_InsertSliceOp : Tad_Op<"insert_slice", [Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>,
+    AllTypesMatch<["dest", "result"]>]> {
+  let summary = "writes a tensor into a strided static slice of another";
+  let description = [{
+    Returns `dest` with the elements `start[d] + k * step[d]` of each
+    dimension `d` replaced by `source`: the inverse of `tad.slice`, which
+    is how AD sends a slice's cotangent back.
+
+    ```mlir
+    %r = tad.insert_slice %s into %x start [0, 1] step [1, 2]
+           : tensor<2x2xf32> into tensor<2x4xf32>
+    ```
+  }];
+  let arguments = (ins Tad_Tensor:$source, Tad_Tensor:$dest,
+                       DenseI64ArrayAttr:$start, DenseI64ArrayAttr:$step);
+  let results = (outs Tad_Tensor:$result);
+  let assemblyFormat = [{
+    $source `into` $dest `start` $start `step` $step attr-dict `:`
+    type($source) `into` type($dest)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tad_ConcatOp : Tad_Op<"concat", [Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
   let summary = "concatenates tensors along one dimension";
   let description = [{
     All operands have one element type and one rank, and agree on every
@@ -445,7 +469,7 @@ def Tad_ConcatOp : Tad_Op<"concat", [Pure]> {
   let hasFolder = 1;
 }
 
-def Tad_CastOp : Tad_Op<"cast", [Pure]> {
+def Tad_CastOp : Tad_Op<"cast", [Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
   let summary = "converts between floating-point element types";
   let description = [{
     Rounds to nearest even when narrowing. The shapes are equal.
@@ -465,7 +489,8 @@ def Tad_CastOp : Tad_Op<"cast", [Pure]> {
 // Reductions
 //===----------------------------------------------------------------------===//
 
-class Tad_ReduceOp<string mnemonic, string what> : Tad_Op<mnemonic, [Pure]> {
+class Tad_ReduceOp<string mnemonic, string what> :
+    Tad_Op<mnemonic, [Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
   let summary = what # " over a list of axes";
   let description = [{
     Reduces the operand over `axes` (unique, each in `[0, rank)`). With
@@ -502,7 +527,8 @@ def Tad_ReduceSumOp : Tad_ReduceOp<"reduce_sum", "sum">;
 def Tad_ReduceMeanOp : Tad_ReduceOp<"reduce_mean", "arithmetic mean">;
 def Tad_ReduceMaxOp : Tad_ReduceOp<"reduce_max", "maximum (NaN propagating)">;
 
-def Tad_SoftmaxOp : Tad_Op<"softmax", [Pure, SameOperandsAndResultType]> {
+def Tad_SoftmaxOp : Tad_Op<"softmax", [Pure, SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
   let summary = "softmax along one axis";
   let description = [{
     `exp(x - max(x)) / sum(exp(x - max(x)))` along `axis`, which the
@@ -518,7 +544,7 @@ def Tad_SoftmaxOp : Tad_Op<"softmax", [Pure, SameOperandsAndResultType]> {
   let hasVerifier = 1;
 }
 
-def Tad_LogSumExpOp : Tad_Op<"logsumexp", [Pure]> {
+def Tad_LogSumExpOp : Tad_Op<"logsumexp", [Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
   let summary = "log of the sum of exponentials along one axis";
   let description = [{
     `m + log(sum(exp(x - m)))` with `m = max(x)` along `axis`, removing that
@@ -542,7 +568,7 @@ def Tad_LogSumExpOp : Tad_Op<"logsumexp", [Pure]> {
 //===----------------------------------------------------------------------===//
 
 def Tad_StopGradientOp : Tad_Op<"stop_gradient",
-    [Pure, SameOperandsAndResultType]> {
+    [Pure, SameOperandsAndResultType, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
   let summary = "the identity, with a zero derivative";
   let description = [{
     Returns its operand; reverse-mode AD sends no cotangent through it.

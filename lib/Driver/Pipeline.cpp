@@ -38,6 +38,8 @@ mlir::LogicalResult tad::driver::restrictToEntry(mlir::ModuleOp module,
 mlir::LogicalResult tad::driver::addLoweringPasses(mlir::OpPassManager &pm,
                                                    Stage stage,
                                                    bool blasMatmul) {
+  if (stage == Stage::ad)
+    return mlir::success();
   if (stage == Stage::linalg) {
     pm.addPass(createConvertTadToLinalg());
     pm.addPass(mlir::createCanonicalizerPass());

@@ -12,6 +12,7 @@
 #include "tad/Driver/Signature.h"
 #include "tad/Frontend/Frontend.h"
 #include "tad/InitAll.h"
+#include "tad/Transforms/Passes.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -59,6 +60,8 @@ cl::opt<Stage> emitStage(
                           "the checked syntax tree, with types and locations"),
                clEnumValN(Stage::tad, "tad",
                           "the tad dialect as the frontend emits it"),
+               clEnumValN(Stage::ad, "ad",
+                          "the tad dialect after AD: derivatives have bodies"),
                clEnumValN(Stage::linalg, "linalg",
                           "linalg, tensor, arith and math on tensors"),
                clEnumValN(Stage::llvm, "llvm",
@@ -284,6 +287,16 @@ processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
   }
   if (!module)
     return mlir::failure();
+  // AD first: it needs every function and every custom rule, and it gives
+  // derivatives the bodies that make them runnable entries.
+  if (emitStage >= Stage::ad) {
+    mlir::PassManager ad(&context);
+    if (mlir::failed(mlir::applyPassManagerCLOptions(ad)))
+      return mlir::failure();
+    ad.addPass(tad::createAutoDiff());
+    if (mlir::failed(ad.run(*module)))
+      return mlir::failure();
+  }
   // What a compiled entry takes and returns is read before lowering.
   std::vector<tad::rt::EntrySpec> signatures;
   bool compiled = emitStage >= Stage::obj;

@@ -9,7 +9,7 @@
 namespace tad::driver {
 
 /// The stages of tadc, in pipeline order.
-enum class Stage { ast, tad, linalg, llvm, llvmir, obj, lib, exe, run };
+enum class Stage { ast, tad, ad, linalg, llvm, llvmir, obj, lib, exe, run };
 
 /// Keeps `entry` public and removes every function it does not reach, so
 /// that only the code an entry needs is lowered and compiled. Runs after AD:

@@ -3,7 +3,12 @@
 #ifndef TAD_TRANSFORMS_PASSES_H
 #define TAD_TRANSFORMS_PASSES_H
 
+#include "dialects/tad/TadDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
 
 namespace tad {

@@ -37,4 +37,43 @@ def HoistDeallocs : Pass<"tad-hoist-deallocs", "mlir::func::FuncOp"> {
   ];
 }
 
+def AutoDiff : Pass<"tad-autodiff", "mlir::ModuleOp"> {
+  let summary = "Generates the body of every requested derivative";
+  let description = [{
+    For each bodiless function with a `tad.derivative` attribute, writes the
+    joint function: the forward sweep of the primal (its calls inlined, a
+    custom rule's forward where a call has one), then the backward sweep,
+    built from each op's DifferentiableOpInterface. Checkpoint regions and
+    the branches of scf.if are recomputed before their adjoint; scf.for keeps
+    a tape of its carried values and its reverse loop recomputes each
+    iteration. docs/autodiff.md explains the rules.
+
+    ```mlir
+    func.func @f(%x: tensor<f32>) -> tensor<f32> {
+      %y = tad.mul %x, %x : tensor<f32>
+      return %y : tensor<f32>
+    }
+    func.func private @df(tensor<f32>) -> tensor<f32>
+        attributes {tad.derivative = #tad.derivative<grad of @f wrt [0]>}
+    ```
+    gives `@df` the body
+    ```mlir
+      %y = tad.mul %x, %x : tensor<f32>
+      %one = tad.constant dense<1.0> : tensor<f32>
+      %a = tad.mul %one, %x : tensor<f32>
+      %b = tad.mul %one, %x : tensor<f32>
+      %dx = tad.add %a, %b : tensor<f32>
+      return %dx : tensor<f32>
+    ```
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
+    "mlir::tensor::TensorDialect", "::tad::TadDialect"
+  ];
+  let statistics = [
+    Statistic<"numDerivatives", "num-derivatives",
+              "Number of derivative functions generated">
+  ];
+}
+
 #endif // TAD_TRANSFORMS_PASSES_TD

@@ -405,6 +405,25 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
   }
 };
 
+struct InsertSliceLowering : OpConversionPattern<InsertSliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(InsertSliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    for (auto [start, size, step] :
+         llvm::zip(op.getStart(), tensorType(op.getSource()).getShape(),
+                   op.getStep())) {
+      offsets.push_back(rewriter.getIndexAttr(start));
+      sizes.push_back(rewriter.getIndexAttr(size));
+      strides.push_back(rewriter.getIndexAttr(step));
+    }
+    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
+        op, adaptor.getSource(), adaptor.getDest(), offsets, sizes, strides);
+    return success();
+  }
+};
+
 struct ConcatLowering : OpConversionPattern<ConcatOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -724,7 +743,8 @@ void tad::populateTadToLinalgPatterns(RewritePatternSet &patterns) {
                ElementwiseLowering<SelectOp>>(context);
   patterns.add<CompareLowering, CastLowering, ConstantLowering,
                BroadcastLowering, TransposeLowering, ReshapeLowering,
-               SliceLowering, ConcatLowering, TakeLowering, UpdateLowering,
+               SliceLowering, InsertSliceLowering, ConcatLowering, TakeLowering,
+               UpdateLowering,
                MatmulLowering, ReductionLowering<ReduceSumOp>,
                ReductionLowering<ReduceMeanOp>, ReductionLowering<ReduceMaxOp>,
                SoftmaxLowering, LogSumExpLowering, StopGradientLowering,

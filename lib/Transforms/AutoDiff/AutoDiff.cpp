@@ -1,0 +1,647 @@
+//===- AutoDiff.cpp - reverse-mode AD of the tad dialect ------------------===//
+//
+// Gives every derivative declaration (`tad.derivative`) a body: the forward
+// sweep of its primal followed by the backward sweep. Per-op rules come from
+// DifferentiableOpInterface; this file handles what is not one op:
+//
+// - Calls are inlined into the derivative, so that one function's backward
+//   sweep sees everything (and the remat pass can schedule across calls).
+//   A call of a function with a custom rule is the exception: it runs the
+//   rule's forward, and the backward sweep calls its pullback. A derivative
+//   requested of the primal itself differentiates the primal's body, so a
+//   pullback may ask for it: the rule is never applied inside its own
+//   derivative.
+// - tad.checkpoint regions run in the forward sweep and run again, from
+//   their operands, just before their adjoint: their inner values are never
+//   read by the backward sweep.
+// - scf.for stores the loop-carried values of every iteration in a tape of
+//   stacked tensors; the reverse loop reads the tape, recomputes the
+//   iteration's body and runs its adjoint.
+// - scf.if runs the adjoint of the taken branch, recomputing the branch.
+//
+// A value's cotangent is null until something contributes to it; fan-out
+// adds the contributions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tad/Transforms/Passes.h"
+
+#include "dialects/tad/TadOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace tad {
+#define GEN_PASS_DEF_AUTODIFF
+#include "tad/Transforms/Passes.h.inc"
+} // namespace tad
+
+using namespace mlir;
+using namespace tad;
+
+namespace {
+
+using CotangentMap = llvm::DenseMap<Value, Value>;
+
+bool isDifferentiable(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  return type && isa<FloatType>(type.getElementType());
+}
+
+Value zerosOf(OpBuilder &b, Location loc, Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  auto floatType = cast<FloatType>(tensor.getElementType());
+  return ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(tensor, FloatAttr::get(floatType, 0.0)));
+}
+
+/// A rule call in the forward sweep: `call @f.rule.forward` whose first
+/// `numResults` results are f's, followed by the saved values.
+struct RuleCall {
+  FlatSymbolRefAttr pullback;
+  unsigned numResults;
+};
+
+class Differentiator {
+public:
+  Differentiator(ModuleOp module, OpBuilder &builder)
+      : module(module), b(builder) {}
+
+  /// Generates the body of the declaration `fn`.
+  LogicalResult generate(func::FuncOp fn, DerivativeAttr request);
+
+private:
+  // Forward sweep.
+  LogicalResult cloneForward(Block &body, IRMapping &map,
+                             SmallVectorImpl<Value> &results,
+                             SmallVectorImpl<Operation *> &callStack);
+  LogicalResult cloneOp(Operation &op, IRMapping &map,
+                        SmallVectorImpl<Operation *> &callStack);
+  LogicalResult cloneFor(scf::ForOp op, IRMapping &map,
+                         SmallVectorImpl<Operation *> &callStack);
+
+  // Backward sweep over the ops [first, end) of a block, in reverse.
+  LogicalResult backward(ArrayRef<Operation *> ops, CotangentMap &cot);
+  LogicalResult backwardOp(Operation *op, CotangentMap &cot);
+  LogicalResult backwardCheckpoint(CheckpointOp op, CotangentMap &cot);
+  LogicalResult backwardFor(scf::ForOp op, CotangentMap &cot);
+  LogicalResult backwardIf(scf::IfOp op, CotangentMap &cot);
+  LogicalResult backwardRule(func::CallOp op, const RuleCall &rule,
+                             CotangentMap &cot);
+  /// Recomputes `body` (a region's block) with its arguments mapped to
+  /// `args`, then runs its adjoint given the cotangents of what it yields;
+  /// leaves the cotangents of `args` and of outer values in `cot`.
+  LogicalResult recomputeAndBackward(Block &body, ValueRange args,
+                                     ArrayRef<Value> yieldCotangents,
+                                     CotangentMap &cot);
+
+  /// Clones the ops of `body` at the insertion point as the forward sweep
+  /// does (calls inlined, rules and loops with tapes), and returns the ops
+  /// created, in order.
+  LogicalResult recompute(Block &body, IRMapping &map,
+                          SmallVectorImpl<Operation *> &created);
+
+  void accumulate(CotangentMap &cot, Value v, Value contribution);
+
+  ModuleOp module;
+  OpBuilder &b;
+  llvm::DenseMap<Operation *, RuleCall> ruleCalls;
+  /// For each forward loop: the primal loop and the tapes of its carried
+  /// values (results of the forward loop, after the primal ones).
+  struct LoopInfo {
+    scf::ForOp primal;
+    IRMapping outer; // maps the primal's outer values to forward values
+    unsigned numCarried;
+  };
+  llvm::DenseMap<Operation *, LoopInfo> loops;
+};
+
+void Differentiator::accumulate(CotangentMap &cot, Value v,
+                                Value contribution) {
+  if (!contribution || !isDifferentiable(v))
+    return;
+  Value &slot = cot[v];
+  slot = slot ? AddOp::create(b, contribution.getLoc(), slot, contribution)
+                    .getResult()
+              : contribution;
+}
+
+//===----------------------------------------------------------------------===//
+// Forward sweep
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+Differentiator::cloneForward(Block &body, IRMapping &map,
+                             SmallVectorImpl<Value> &results,
+                             SmallVectorImpl<Operation *> &callStack) {
+  for (Operation &op : body.without_terminator())
+    if (failed(cloneOp(op, map, callStack)))
+      return failure();
+  for (Value v : body.getTerminator()->getOperands())
+    results.push_back(map.lookupOrDefault(v));
+  return success();
+}
+
+LogicalResult Differentiator::cloneOp(Operation &op, IRMapping &map,
+                                      SmallVectorImpl<Operation *> &callStack) {
+  if (auto call = dyn_cast<func::CallOp>(op)) {
+    auto callee = module.lookupSymbol<func::FuncOp>(call.getCalleeAttr());
+    if (!callee)
+      return call.emitError("call of an unknown function");
+    if (auto rule = callee->getAttrOfType<CustomRuleAttr>(
+            TadDialect::kCustomRuleAttrName)) {
+      auto forward =
+          module.lookupSymbol<func::FuncOp>(rule.getForward().getAttr());
+      SmallVector<Value> args;
+      for (Value a : call.getOperands())
+        args.push_back(map.lookupOrDefault(a));
+      auto fwd = func::CallOp::create(b, call.getLoc(), forward, args);
+      for (auto [r, v] : llvm::zip(call.getResults(), fwd.getResults()))
+        map.map(r, v);
+      ruleCalls[fwd] = {rule.getPullback(), call.getNumResults()};
+      return success();
+    }
+    if (callee.isDeclaration())
+      return call.emitError("cannot differentiate through @")
+             << callee.getName()
+             << ", which has no body (a derivative it depends on must be "
+                "generated first)";
+    if (llvm::is_contained(callStack, callee.getOperation()))
+      return call.emitError("recursion is not supported: @")
+             << callee.getName() << " calls itself";
+    // Inline: clone the callee's body with its parameters mapped to the
+    // arguments.
+    IRMapping inner;
+    for (auto [param, arg] :
+         llvm::zip(callee.getArguments(), call.getOperands()))
+      inner.map(param, map.lookupOrDefault(arg));
+    SmallVector<Value> results;
+    callStack.push_back(callee);
+    if (failed(cloneForward(callee.getBody().front(), inner, results,
+                            callStack)))
+      return failure();
+    callStack.pop_back();
+    for (auto [r, v] : llvm::zip(call.getResults(), results))
+      map.map(r, v);
+    return success();
+  }
+  if (auto loop = dyn_cast<scf::ForOp>(op))
+    return cloneFor(loop, map, callStack);
+  // Calls nested in regions (checkpoint, if) are inlined too: clone the op
+  // and then inline the calls inside the clone.
+  Operation *clone = b.clone(op, map);
+  SmallVector<func::CallOp> nested;
+  clone->walk([&](func::CallOp call) { nested.push_back(call); });
+  for (func::CallOp call : nested) {
+    auto callee = module.lookupSymbol<func::FuncOp>(call.getCalleeAttr());
+    if (callee && callee->hasAttr(TadDialect::kCustomRuleAttrName))
+      return call.emitError("a call of @")
+             << callee.getName()
+             << ", which has a custom rule, inside a region is not "
+                "supported yet";
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(call);
+    IRMapping local;
+    if (failed(cloneOp(*call, local, callStack)))
+      return failure();
+    for (Value r : call.getResults())
+      r.replaceAllUsesWith(local.lookup(r));
+    call.erase();
+  }
+  return success();
+}
+
+/// The forward loop carries, after the primal's values, one tape per
+/// carried value: a stacked tensor whose row i holds the value at the start
+/// of iteration i.
+LogicalResult Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
+                                       SmallVectorImpl<Operation *> &callStack) {
+  auto lower = getConstantIntValue(op.getLowerBound());
+  auto upper = getConstantIntValue(op.getUpperBound());
+  auto step = getConstantIntValue(op.getStep());
+  if (!lower || !upper || !step || *step != 1)
+    return op.emitError("AD needs loops with constant bounds and step 1");
+  int64_t trips = std::max<int64_t>(*upper - *lower, 0);
+  Location loc = op.getLoc();
+  SmallVector<Value> inits;
+  for (Value init : op.getInitArgs())
+    inits.push_back(map.lookupOrDefault(init));
+  unsigned numCarried = inits.size();
+  for (Value init : op.getInitArgs()) {
+    auto type = cast<RankedTensorType>(init.getType());
+    SmallVector<int64_t> shape = {std::max<int64_t>(trips, 1)};
+    llvm::append_range(shape, type.getShape());
+    inits.push_back(zerosOf(
+        b, loc, RankedTensorType::get(shape, type.getElementType())));
+  }
+  LogicalResult status = success();
+  auto loop = scf::ForOp::create(
+      b, loc, map.lookupOrDefault(op.getLowerBound()),
+      map.lookupOrDefault(op.getUpperBound()),
+      map.lookupOrDefault(op.getStep()), inits,
+      [&](OpBuilder &nested, Location l, Value iv, ValueRange args) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(nested.getInsertionBlock(),
+                            nested.getInsertionPoint());
+        IRMapping inner = map;
+        inner.map(op.getInductionVar(), iv);
+        for (auto [arg, v] :
+             llvm::zip(op.getRegionIterArgs(), args.take_front(numCarried)))
+          inner.map(arg, v);
+        Value row = arith::SubIOp::create(
+            b, l, iv, map.lookupOrDefault(op.getLowerBound()));
+        SmallVector<Value> tapes;
+        for (auto [v, tape] :
+             llvm::zip(args.take_front(numCarried), args.drop_front(numCarried)))
+          tapes.push_back(
+              UpdateOp::create(b, l, tape.getType(), v, tape, row));
+        SmallVector<Value> results;
+        if (failed(cloneForward(*op.getBody(), inner, results, callStack)))
+          status = failure();
+        llvm::append_range(results, tapes);
+        scf::YieldOp::create(b, l, results);
+      });
+  if (failed(status))
+    return failure();
+  for (auto [r, v] : llvm::zip(op.getResults(), loop.getResults()))
+    map.map(r, v);
+  loops[loop] = {op, map, numCarried};
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Backward sweep
+//===----------------------------------------------------------------------===//
+
+LogicalResult Differentiator::backward(ArrayRef<Operation *> ops,
+                                       CotangentMap &cot) {
+  for (Operation *op : llvm::reverse(ops))
+    if (failed(backwardOp(op, cot)))
+      return failure();
+  return success();
+}
+
+LogicalResult Differentiator::backwardOp(Operation *op, CotangentMap &cot) {
+  SmallVector<Value> resultCots;
+  bool any = false;
+  for (Value r : op->getResults()) {
+    resultCots.push_back(cot.lookup(r));
+    any |= bool(resultCots.back());
+  }
+  if (!any)
+    return success();
+  if (auto checkpoint = dyn_cast<CheckpointOp>(op))
+    return backwardCheckpoint(checkpoint, cot);
+  if (auto loop = dyn_cast<scf::ForOp>(op))
+    return backwardFor(loop, cot);
+  if (auto branch = dyn_cast<scf::IfOp>(op))
+    return backwardIf(branch, cot);
+  if (auto call = dyn_cast<func::CallOp>(op)) {
+    auto it = ruleCalls.find(op);
+    if (it != ruleCalls.end())
+      return backwardRule(call, it->second, cot);
+    return op->emitError("internal error: a call survived inlining");
+  }
+  if (auto diff = dyn_cast<DifferentiableOpInterface>(op)) {
+    SmallVector<Value> operandCots;
+    diff.buildVJP(b, resultCots, operandCots);
+    for (auto [operand, c] : llvm::zip(op->getOperands(), operandCots))
+      accumulate(cot, operand, c);
+    return success();
+  }
+  // Constants, comparisons, index arithmetic and tensor.extract carry no
+  // derivative.
+  if (isa<ConstantOp, CompareOp, tensor::ExtractOp>(op) ||
+      isa<arith::ArithDialect>(op->getDialect()))
+    return success();
+  return op->emitError("no derivative rule for ") << op->getName();
+}
+
+LogicalResult Differentiator::recompute(Block &body, IRMapping &map,
+                                        SmallVectorImpl<Operation *> &created) {
+  Block *block = b.getInsertionBlock();
+  llvm::SmallPtrSet<Operation *, 32> before;
+  for (Operation &op : *block)
+    before.insert(&op);
+  SmallVector<Operation *> callStack;
+  for (Operation &op : body.without_terminator())
+    if (failed(cloneOp(op, map, callStack)))
+      return failure();
+  for (Operation &op : *block)
+    if (!before.contains(&op))
+      created.push_back(&op);
+  return success();
+}
+
+LogicalResult Differentiator::recomputeAndBackward(
+    Block &body, ValueRange args, ArrayRef<Value> yieldCotangents,
+    CotangentMap &cot) {
+  IRMapping map;
+  for (auto [arg, v] : llvm::zip(body.getArguments(), args))
+    map.map(arg, v);
+  SmallVector<Operation *> recomputed;
+  if (failed(recompute(body, map, recomputed)))
+    return failure();
+  for (auto [v, c] :
+       llvm::zip(body.getTerminator()->getOperands(), yieldCotangents))
+    accumulate(cot, map.lookupOrDefault(v), c);
+  return backward(recomputed, cot);
+}
+
+/// Recompute the region from the checkpoint's operands, then run its
+/// adjoint: nothing computed inside the region in the forward sweep is read.
+LogicalResult Differentiator::backwardCheckpoint(CheckpointOp op,
+                                                 CotangentMap &cot) {
+  SmallVector<Value> yieldCots;
+  for (Value r : op.getResults())
+    yieldCots.push_back(cot.lookup(r));
+  CotangentMap local;
+  if (failed(recomputeAndBackward(op.getBody().front(), op.getInputs(),
+                                  yieldCots, local)))
+    return failure();
+  for (Value input : op.getInputs())
+    accumulate(cot, input, local.lookup(input));
+  return success();
+}
+
+LogicalResult Differentiator::backwardRule(func::CallOp op,
+                                           const RuleCall &rule,
+                                           CotangentMap &cot) {
+  Location loc = op.getLoc();
+  auto pullback = module.lookupSymbol<func::FuncOp>(rule.pullback.getAttr());
+  SmallVector<Value> args(op.getResults().drop_front(rule.numResults));
+  for (Value r : op.getResults().take_front(rule.numResults)) {
+    Value c = cot.lookup(r);
+    args.push_back(c ? c : zerosOf(b, loc, r.getType()));
+  }
+  auto call = func::CallOp::create(b, loc, pullback, args);
+  for (auto [operand, c] : llvm::zip(op.getOperands(), call.getResults()))
+    accumulate(cot, operand, c);
+  return success();
+}
+
+/// The values of enclosing scopes that `region` reads.
+SmallVector<Value> getCaptures(Region &region) {
+  llvm::SetVector<Value> captures;
+  getUsedValuesDefinedAbove(region, captures);
+  return SmallVector<Value>(captures.begin(), captures.end());
+}
+
+LogicalResult Differentiator::backwardIf(scf::IfOp op, CotangentMap &cot) {
+  Location loc = op.getLoc();
+  SmallVector<Value> yieldCots;
+  for (Value r : op.getResults())
+    yieldCots.push_back(cot.lookup(r));
+  // Both branches send cotangents to the same outer values.
+  llvm::SetVector<Value> outer;
+  for (Region *region : {&op.getThenRegion(), &op.getElseRegion()})
+    for (Value v : getCaptures(*region))
+      if (isDifferentiable(v))
+        outer.insert(v);
+  SmallVector<Type> types;
+  for (Value v : outer)
+    types.push_back(v.getType());
+  auto reverse = scf::IfOp::create(b, loc, types, op.getCondition(),
+                                   /*addThenBlock=*/true, /*addElseBlock=*/true);
+  for (auto [region, block] :
+       {std::pair{&op.getThenRegion(), reverse.thenBlock()},
+        std::pair{&op.getElseRegion(), reverse.elseBlock()}}) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(block);
+    CotangentMap local;
+    if (failed(recomputeAndBackward(region->front(), {}, yieldCots, local)))
+      return failure();
+    SmallVector<Value> out;
+    for (Value v : outer) {
+      Value c = local.lookup(v);
+      out.push_back(c ? c : zerosOf(b, loc, v.getType()));
+    }
+    scf::YieldOp::create(b, loc, out);
+  }
+  for (auto [v, c] : llvm::zip(outer, reverse.getResults()))
+    accumulate(cot, v, c);
+  return success();
+}
+
+/// The reverse loop runs i = N-1, ..., 0. It carries the cotangents of the
+/// loop-carried values and accumulators for the outer values the body
+/// reads; each iteration reads its carried inputs from the tape, recomputes
+/// the body and runs its adjoint.
+LogicalResult Differentiator::backwardFor(scf::ForOp op, CotangentMap &cot) {
+  auto info = loops.find(op);
+  if (info == loops.end())
+    return op.emitError("internal error: a loop without a tape");
+  scf::ForOp primal = info->second.primal;
+  unsigned numCarried = info->second.numCarried;
+  Location loc = op.getLoc();
+
+  SmallVector<Value> carriedCots;
+  for (Value r : op.getResults().take_front(numCarried)) {
+    Value c = cot.lookup(r);
+    carriedCots.push_back(c ? c : zerosOf(b, loc, r.getType()));
+  }
+  // Outer values read by the body, as the forward sweep computed them.
+  SmallVector<Value> outer;
+  for (Value v : getCaptures(primal.getRegion())) {
+    Value forward = info->second.outer.lookupOrDefault(v);
+    if (isDifferentiable(forward) && !llvm::is_contained(outer, forward))
+      outer.push_back(forward);
+  }
+  SmallVector<Value> inits = carriedCots;
+  for (Value v : outer)
+    inits.push_back(zerosOf(b, loc, v.getType()));
+
+  Value lower = op.getLowerBound(), upper = op.getUpperBound();
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value trips = arith::SubIOp::create(b, loc, upper, lower);
+  LogicalResult status = success();
+  auto reverse = scf::ForOp::create(
+      b, loc, zero, trips, one, inits,
+      [&](OpBuilder &nested, Location l, Value j, ValueRange args) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(nested.getInsertionBlock(),
+                            nested.getInsertionPoint());
+        // Row r = trips - 1 - j of the tape; induction value lower + r.
+        Value last = arith::SubIOp::create(b, l, trips, one);
+        Value row = arith::SubIOp::create(b, l, last, j);
+        Value iv = arith::AddIOp::create(b, l, lower, row);
+        SmallVector<Value> carriedIn;
+        for (auto [tape, r] :
+             llvm::zip(op.getResults().drop_front(numCarried),
+                       primal.getRegionIterArgs())) {
+          carriedIn.push_back(TakeOp::create(b, l, r.getType(), tape, row));
+        }
+        // Recompute the body with the outer values of the forward sweep.
+        IRMapping map = info->second.outer;
+        map.map(primal.getInductionVar(), iv);
+        for (auto [arg, v] : llvm::zip(primal.getRegionIterArgs(), carriedIn))
+          map.map(arg, v);
+        SmallVector<Operation *> recomputed;
+        if (failed(recompute(*primal.getBody(), map, recomputed)))
+          status = failure();
+        CotangentMap local;
+        for (auto [v, c] : llvm::zip(primal.getBody()->getTerminator()
+                                         ->getOperands(),
+                                     args.take_front(numCarried)))
+          accumulate(local, map.lookupOrDefault(v), c);
+        if (failed(backward(recomputed, local)))
+          status = failure();
+        SmallVector<Value> out;
+        for (Value v : carriedIn) {
+          Value c = local.lookup(v);
+          out.push_back(c ? c : zerosOf(b, l, v.getType()));
+        }
+        for (auto [v, acc] : llvm::zip(outer, args.drop_front(numCarried))) {
+          Value c = local.lookup(v);
+          out.push_back(c ? AddOp::create(b, l, acc, c).getResult() : acc);
+        }
+        scf::YieldOp::create(b, l, out);
+      });
+  if (failed(status))
+    return failure();
+  for (auto [init, c] : llvm::zip(op.getInitArgs().take_front(numCarried),
+                                  reverse.getResults()))
+    accumulate(cot, init, c);
+  for (auto [v, c] :
+       llvm::zip(outer, reverse.getResults().drop_front(numCarried)))
+    accumulate(cot, v, c);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Derivative functions
+//===----------------------------------------------------------------------===//
+
+LogicalResult Differentiator::generate(func::FuncOp fn,
+                                       DerivativeAttr request) {
+  auto primal =
+      module.lookupSymbol<func::FuncOp>(request.getPrimal().getAttr());
+  if (!primal || primal.isDeclaration())
+    return fn.emitError("the primal @")
+           << request.getPrimal().getValue() << " has no body";
+  Location loc = fn.getLoc();
+  Block *entry = fn.addEntryBlock();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(entry);
+
+  unsigned numParams = primal.getNumArguments();
+  IRMapping map;
+  for (unsigned i = 0; i < numParams; ++i) {
+    map.map(primal.getArgument(i), entry->getArgument(i));
+    entry->getArgument(i).setLoc(primal.getArgument(i).getLoc());
+  }
+  // vjp: the cotangent of result i is named d_result<i>.
+  for (unsigned i = numParams; i < entry->getNumArguments(); ++i)
+    entry->getArgument(i).setLoc(NameLoc::get(
+        b.getStringAttr("d_result" + std::to_string(i - numParams)), loc));
+  SmallVector<Value> outputs;
+  SmallVector<Operation *> callStack = {primal};
+  if (failed(cloneForward(primal.getBody().front(), map, outputs, callStack)))
+    return failure();
+  SmallVector<Operation *> forwardOps;
+  for (Operation &op : *entry)
+    forwardOps.push_back(&op);
+
+  // Seeds: 1 for the differentiated scalar, or the given cotangents.
+  CotangentMap cot;
+  switch (request.getKind()) {
+  case DerivativeKind::grad:
+  case DerivativeKind::value_and_grad: {
+    auto type = cast<RankedTensorType>(outputs[0].getType());
+    auto floatType = cast<FloatType>(type.getElementType());
+    accumulate(cot, outputs[0],
+               ConstantOp::create(b, loc,
+                                  DenseElementsAttr::get(
+                                      type, FloatAttr::get(floatType, 1.0))));
+    break;
+  }
+  case DerivativeKind::vjp:
+    for (auto [i, out] : llvm::enumerate(outputs))
+      accumulate(cot, out, entry->getArgument(numParams + i));
+    break;
+  }
+  if (failed(backward(forwardOps, cot)))
+    return failure();
+
+  SmallVector<Value> results;
+  if (request.getKind() == DerivativeKind::value_and_grad)
+    llvm::append_range(results, outputs);
+  for (int64_t position : request.getWrt()) {
+    Value arg = entry->getArgument(position);
+    Value c = cot.lookup(arg);
+    results.push_back(c ? c : zerosOf(b, loc, arg.getType()));
+  }
+  func::ReturnOp::create(b, loc, results);
+  fn.setPublic();
+  return success();
+}
+
+struct AutoDiffPass : tad::impl::AutoDiffBase<AutoDiffPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    OpBuilder builder(&getContext());
+    Differentiator differentiator(module, builder);
+    // A derivative may call (or differentiate through) another one: define
+    // them in dependency order, as far as that goes.
+    SmallVector<func::FuncOp> pending;
+    for (auto fn : module.getOps<func::FuncOp>())
+      if (fn.isDeclaration() && fn->hasAttr(TadDialect::kDerivativeAttrName))
+        pending.push_back(fn);
+    while (!pending.empty()) {
+      SmallVector<func::FuncOp> next;
+      for (func::FuncOp fn : pending) {
+        auto request =
+            fn->getAttrOfType<DerivativeAttr>(TadDialect::kDerivativeAttrName);
+        if (dependsOnPending(module, request, pending)) {
+          next.push_back(fn);
+          continue;
+        }
+        if (failed(differentiator.generate(fn, request)))
+          return signalPassFailure();
+        ++numDerivatives;
+      }
+      if (next.size() == pending.size()) {
+        next.front().emitError("derivatives that depend on each other");
+        return signalPassFailure();
+      }
+      pending = std::move(next);
+    }
+  }
+
+  /// Whether the primal of `request` reaches a pending derivative.
+  static bool dependsOnPending(ModuleOp module, DerivativeAttr request,
+                               ArrayRef<func::FuncOp> pending) {
+    llvm::SmallPtrSet<Operation *, 8> seen;
+    SmallVector<func::FuncOp> work = {
+        module.lookupSymbol<func::FuncOp>(request.getPrimal().getAttr())};
+    while (!work.empty()) {
+      func::FuncOp fn = work.pop_back_val();
+      if (!fn || !seen.insert(fn).second)
+        continue;
+      if (llvm::is_contained(pending, fn) && fn.isDeclaration())
+        return true;
+      fn.walk([&](func::CallOp call) {
+        work.push_back(module.lookupSymbol<func::FuncOp>(call.getCalleeAttr()));
+        if (auto callee =
+                module.lookupSymbol<func::FuncOp>(call.getCalleeAttr()))
+          if (auto rule = callee->getAttrOfType<CustomRuleAttr>(
+                  TadDialect::kCustomRuleAttrName)) {
+            work.push_back(module.lookupSymbol<func::FuncOp>(
+                rule.getForward().getAttr()));
+            work.push_back(module.lookupSymbol<func::FuncOp>(
+                rule.getPullback().getAttr()));
+          }
+      });
+    }
+    return false;
+  }
+};
+
+} // namespace
