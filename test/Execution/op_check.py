@@ -87,8 +87,12 @@ def sigmoid(x):
 CASES = {}
 
 
-def case(name, program, params, reference, results):
+ENTRY = {}
+
+
+def case(name, program, params, reference, results, entry="f"):
     CASES[name] = (program, params, reference, results)
+    ENTRY[name] = entry
 
 
 def unary(name, fn, np_fn, low=-2.0, high=2.0, dtypes=("f32", "f64", "f16", "bf16")):
@@ -246,6 +250,12 @@ case("call-and-rule",
      "fn g(x: f32[3]) -> (f32[3], f32) { return exp(x), sum(x); } fn f(x: f32[3]) -> f32[3] { let (a, b) = g(x); return a * b; }",
      {"x": ("f32", (3,), -1, 1)},
      lambda x: [np.exp(x) * np.sum(x)], ["f32"])
+# stop_gradient: finite differences see the function, not the gradient rule,
+# so the expected gradient is written out: d/dx = x w + w, d/dw = x.
+case("stop-gradient-grad",
+     "fn g(x: f64[3], w: f64[3]) -> f64 { return sum(stop_gradient(x * w) * x + x * w); } fn f = grad(g);",
+     {"x": ("f64", (3,), -1, 1), "w": ("f64", (3,), -1, 1)},
+     lambda x, w: [x * w + w, x], ["f64", "f64"], entry="f")
 # tad.update is produced by AD, not by the language: MLIR input.
 case("update", """
 func.func @f(%x: tensor<3x4xf32>, %v: tensor<4xf32>) -> tensor<3x4xf32> {
@@ -304,7 +314,7 @@ def run_case(name, tadc, workdir):
             # MLIR parameters are named arg0, arg1, ...
             pass
         save(os.path.join(workdir, pname + ".npy"), inputs[pname], spec[0])
-    args = [tadc, "run", src, "--entry", "f", "--output-dir", workdir]
+    args = [tadc, "run", src, "--entry", ENTRY[name], "--output-dir", workdir]
     if is_mlir:
         for i, pname in enumerate(params):
             args.append(f"--input=arg{i}={os.path.join(workdir, pname + '.npy')}")
