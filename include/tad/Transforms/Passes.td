@@ -56,9 +56,10 @@ def AutoDiff : Pass<"tad-autodiff", "mlir::ModuleOp"> {
     func.func private @df(tensor<f32>) -> tensor<f32>
         attributes {tad.derivative = #tad.derivative<grad of @f wrt [0]>}
     ```
-    gives `@df` the body
+    gives `@df` the body below. A grad returns no value, so the forward
+    `tad.mul` is dead and erased; activity analysis likewise drops the
+    cotangents of values that do not depend on a `wrt` parameter.
     ```mlir
-      %y = tad.mul %x, %x : tensor<f32>
       %one = tad.constant dense<1.0> : tensor<f32>
       %a = tad.mul %one, %x : tensor<f32>
       %b = tad.mul %one, %x : tensor<f32>

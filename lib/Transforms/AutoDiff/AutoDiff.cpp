@@ -20,7 +20,10 @@
 // - scf.if runs the adjoint of the taken branch, recomputing the branch.
 //
 // A value's cotangent is null until something contributes to it; fan-out
-// adds the contributions.
+// adds the contributions. Activity analysis marks the values that depend on
+// a wrt parameter; cotangents of other values are never accumulated, and
+// the backward ops that computed them are erased as dead code, so that, for
+// example, a matmul of data by weights computes no cotangent for the data.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +36,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -109,8 +113,18 @@ private:
 
   void accumulate(CotangentMap &cot, Value v, Value contribution);
 
+  /// Whether `v` belongs to the backward sweep (a recomputed clone or a
+  /// block argument of a backward region), where activity is not tracked.
+  bool isRecomputed(Value v) const { return !forwardValues.contains(v); }
+
+  /// Marks the results of forward ops that depend on an active value.
+  void propagateActivity(ArrayRef<Operation *> ops);
+
   ModuleOp module;
   OpBuilder &b;
+  llvm::DenseSet<Value> active;
+  /// Every value of the forward sweep (results, arguments, region values).
+  llvm::DenseSet<Value> forwardValues;
   llvm::DenseMap<Operation *, RuleCall> ruleCalls;
   /// For each forward loop: the primal loop and the tapes of its carried
   /// values (results of the forward loop, after the primal ones).
@@ -122,9 +136,45 @@ private:
   llvm::DenseMap<Operation *, LoopInfo> loops;
 };
 
+void Differentiator::propagateActivity(ArrayRef<Operation *> ops) {
+  for (Operation *op : ops) {
+    bool any = llvm::any_of(op->getOperands(),
+                            [&](Value v) { return active.contains(v); });
+    // A region op is active if its body reads an active value.
+    for (Region &region : op->getRegions()) {
+      llvm::SetVector<Value> captured;
+      getUsedValuesDefinedAbove(region, captured);
+      any |= llvm::any_of(captured,
+                          [&](Value v) { return active.contains(v); });
+    }
+    if (!any)
+      continue;
+    for (Value r : op->getResults())
+      if (isDifferentiable(r))
+        active.insert(r);
+    // Values inside the regions (recomputed in the backward sweep) are
+    // active when they depend on active values; mark them all, the inner
+    // sweeps are local.
+    op->walk([&](Operation *inner) {
+      for (Value r : inner->getResults())
+        if (isDifferentiable(r))
+          active.insert(r);
+      for (Region &region : inner->getRegions())
+        for (Block &block : region)
+          for (Value arg : block.getArguments())
+            if (isDifferentiable(arg))
+              active.insert(arg);
+    });
+  }
+}
+
 void Differentiator::accumulate(CotangentMap &cot, Value v,
                                 Value contribution) {
   if (!contribution || !isDifferentiable(v))
+    return;
+  // Values defined by ops created after the forward sweep (recomputed
+  // clones) are always tracked; forward values only when active.
+  if (!active.empty() && !active.contains(v) && !isRecomputed(v))
     return;
   Value &slot = cot[v];
   slot = slot ? AddOp::create(b, contribution.getLoc(), slot, contribution)
@@ -549,6 +599,23 @@ LogicalResult Differentiator::generate(func::FuncOp fn,
   for (Operation &op : *entry)
     forwardOps.push_back(&op);
 
+  // Activity: the wrt parameters, and what depends on them.
+  active.clear();
+  forwardValues.clear();
+  for (Value arg : entry->getArguments())
+    forwardValues.insert(arg);
+  fn.walk([&](Operation *op) {
+    for (Value r : op->getResults())
+      forwardValues.insert(r);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (Value arg : block.getArguments())
+          forwardValues.insert(arg);
+  });
+  for (int64_t position : request.getWrt())
+    active.insert(entry->getArgument(position));
+  propagateActivity(forwardOps);
+
   // Seeds: 1 for the differentiated scalar, or the given cotangents.
   CotangentMap cot;
   switch (request.getKind()) {
@@ -580,6 +647,21 @@ LogicalResult Differentiator::generate(func::FuncOp fn,
   }
   func::ReturnOp::create(b, loc, results);
   fn.setPublic();
+  // The cotangents of inactive values were never used: erase the ops that
+  // computed them (and anything else dead), innermost first.
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    SmallVector<Operation *> dead;
+    fn.walk([&](Operation *op) {
+      if (op != fn && isOpTriviallyDead(op))
+        dead.push_back(op);
+    });
+    for (Operation *op : dead) {
+      op->erase();
+      changed = true;
+    }
+  }
   return success();
 }
 
