@@ -68,6 +68,13 @@ def caller(lib, entries, name):
 
 
 def request_of(source, derivative):
+    """(kind, primal, wrt names or None) of a .tad request, or of an MLIR
+    declaration with #tad.derivative (whose parameters are arg0, arg1...)."""
+    m = re.search(rf"@{derivative}\(.*?#tad\.derivative<(\w+) of @(\w+) wrt \[([^\]]*)\]>",
+                  source, re.S)
+    if m:
+        wrt = [f"arg{int(i)}" for i in m.group(3).split(",")]
+        return m.group(1), m.group(2), wrt
     m = re.search(rf"fn\s+{derivative}\s*=\s*(grad|value_and_grad|vjp)\(\s*(\w+)"
                   rf"(?:\s*,\s*wrt:\s*\[([^\]]*)\])?", source)
     kind, primal, wrt = m.group(1), m.group(2), m.group(3)
