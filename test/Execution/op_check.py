@@ -30,13 +30,17 @@ TOLERANCE = {"f32": (2e-5, 1e-6), "f64": (1e-12, 1e-14),
 
 def to_bf16_bits(x):
     """Rounds float values to bf16 (nearest even) and returns the bits."""
-    bits = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
-    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
-    return rounded.astype(np.uint16)
+    f = np.asarray(x, dtype=np.float32)
+    bits = f.reshape(-1).view(np.uint32).astype(np.uint64)
+    one, half, shift = np.uint64(1), np.uint64(0x7FFF), np.uint64(16)
+    rounded = (bits + half + ((bits >> shift) & one)) >> shift
+    return rounded.astype(np.uint16).reshape(f.shape)
 
 
 def from_bf16_bits(bits):
-    return (bits.astype(np.uint32) << 16).view(np.float32)
+    bits = np.asarray(bits)
+    wide = (bits.astype(np.uint32) << np.uint32(16)).astype(np.uint32).reshape(-1)
+    return wide.view(np.float32).reshape(bits.shape)
 
 
 def save(path, x, dtype):
@@ -199,6 +203,12 @@ for red, np_red in [("sum", np.sum), ("mean", np.mean), ("max", np.max)]:
              {"x": (dt, (3, 4, 5), -1, 1)},
              lambda x, r=np_red: [r(x), r(x, axis=1), r(x, axis=(0, 2), keepdims=True)],
              [dt, dt, dt])
+# A long sum: accumulated in f32 it would be off by ~1% (1e6 x 0.1 gives
+# 100958); tad accumulates f32 sums in f64 and f16/bf16 sums in f32.
+case("sum-long",
+     "fn f(x: f32[1000000], h: bf16[4096]) -> (f32, f32, bf16) { return sum(x), mean(x), sum(h); }",
+     {"x": ("f32", (1000000,), 0.0999, 0.1001), "h": ("bf16", (4096,), 0.5, 1.5)},
+     lambda x, h: [np.sum(x), np.mean(x), np.sum(h)], ["f32", "f32", "bf16"])
 case("softmax",
      "fn f(x: f32[4, 6]) -> (f32[4, 6], f32[4, 6]) { return softmax(x), softmax(x * 1000.0, axis: 0); }",
      {"x": ("f32", (4, 6), -3, 3)},
@@ -256,6 +266,13 @@ case("stop-gradient-grad",
      "fn g(x: f64[3], w: f64[3]) -> f64 { return sum(stop_gradient(x * w) * x + x * w); } fn f = grad(g);",
      {"x": ("f64", (3,), -1, 1), "w": ("f64", (3,), -1, 1)},
      lambda x, w: [x * w + w, x], ["f64", "f64"], entry="f")
+# tad.insert_slice is produced by AD (the adjoint of slice): MLIR input.
+case("insert-slice", """
+func.func @f(%x: tensor<3x5xf32>, %s: tensor<2x2xf32>) -> tensor<3x5xf32> {
+  %r = tad.insert_slice %s into %x start [0, 1] step [2, 3] : tensor<2x2xf32> into tensor<3x5xf32>
+  return %r : tensor<3x5xf32>
+}""", {"x": ("f32", (3, 5), -1, 1), "s": ("f32", (2, 2), -1, 1)},
+     lambda x, s: [insert_slice_reference(x, s)], ["f32"])
 # tad.update is produced by AD, not by the language: MLIR input.
 case("update", """
 func.func @f(%x: tensor<3x4xf32>, %v: tensor<4xf32>) -> tensor<3x4xf32> {
@@ -274,6 +291,12 @@ def loop_take_reference(x, ws):
         h = rounded(np.tanh(h * ws[i]), "f32")
         s = rounded(s + np.mean(h), "f32")
     return [h, s]
+
+
+def insert_slice_reference(x, s):
+    r = x.copy()
+    r[0:3:2, 1:5:3] = s
+    return r
 
 
 def update_reference(x, v):

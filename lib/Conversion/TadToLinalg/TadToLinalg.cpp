@@ -115,6 +115,68 @@ Value reduce(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes,
       .getResult(0);
 }
 
+/// The type sums accumulate in: f32 for f16 and bf16, f64 for f32, f64 for
+/// f64. A long f32 sum accumulated in f32 loses digits (summing a million
+/// 0.1s that way is off in the third digit); accumulating wider and rounding
+/// once keeps sums, means, softmax and logsumexp accurate.
+Type getAccumulatorType(OpBuilder &b, Type elementType) {
+  unsigned width = cast<FloatType>(elementType).getWidth();
+  return width <= 16 ? Type(b.getF32Type()) : Type(b.getF64Type());
+}
+
+Value convertFloat(OpBuilder &b, Location loc, Value v, Type to) {
+  auto from = cast<FloatType>(v.getType());
+  auto target = cast<FloatType>(to);
+  if (from == target)
+    return v;
+  if (from.getWidth() < target.getWidth())
+    return arith::ExtFOp::create(b, loc, target, v);
+  return arith::TruncFOp::create(b, loc, target, v);
+}
+
+/// Sums `input` over `axes` in the accumulator type; the result keeps that
+/// type (see narrowTo).
+Value wideSum(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes) {
+  Type accumulator = getAccumulatorType(b, tensorType(input).getElementType());
+  RankedTensorType type = tensorType(input);
+  RankedTensorType resultType = RankedTensorType::get(
+      getReducedType(type, axes, /*keepdims=*/false).getShape(), accumulator);
+  SmallVector<AffineExpr> resultExprs;
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    bool reduced = llvm::is_contained(axes, d);
+    iterators.push_back(reduced ? utils::IteratorType::reduction
+                                : utils::IteratorType::parallel);
+    if (!reduced)
+      resultExprs.push_back(b.getAffineDimExpr(d));
+  }
+  SmallVector<AffineMap> maps = {
+      b.getMultiDimIdentityMap(type.getRank()),
+      AffineMap::get(type.getRank(), 0, resultExprs, b.getContext())};
+  Value zero = floatConstant(b, loc, accumulator, 0);
+  return linalg::GenericOp::create(
+             b, loc, resultType, input, filled(b, loc, resultType, zero), maps,
+             iterators,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               Value x = convertFloat(nb, nl, args[0], accumulator);
+               Value sum = arith::AddFOp::create(nb, nl, x, args[1]);
+               linalg::YieldOp::create(nb, nl, sum);
+             })
+      .getResult(0);
+}
+
+/// Rounds a tensor to `elementType`, elementwise.
+Value narrowTo(OpBuilder &b, Location loc, Value v, Type elementType) {
+  RankedTensorType type = tensorType(v);
+  if (type.getElementType() == elementType)
+    return v;
+  auto resultType = RankedTensorType::get(type.getShape(), elementType);
+  return elementwise(b, loc, resultType, v,
+                     [&](OpBuilder &nb, Location nl, ValueRange args) {
+                       return convertFloat(nb, nl, args[0], elementType);
+                     });
+}
+
 /// Broadcasts `input` to `resultType` along `dims` (tad.broadcast rules:
 /// operand dimension i is result dimension dims[i], stretched if size 1).
 Value broadcastTo(OpBuilder &b, Location loc, Value input,
@@ -548,9 +610,6 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
 // Reductions, softmax, logsumexp
 //===----------------------------------------------------------------------===//
 
-Value addCombiner(OpBuilder &b, Location loc, ValueRange args) {
-  return arith::AddFOp::create(b, loc, args[0], args[1]);
-}
 Value maxCombiner(OpBuilder &b, Location loc, ValueRange args) {
   return arith::MaximumFOp::create(b, loc, args[0], args[1]);
 }
@@ -571,18 +630,18 @@ struct ReductionLowering : OpConversionPattern<OpT> {
                       negativeInfinity(rewriter, loc, elementType),
                       maxCombiner);
     } else {
-      result = reduce(rewriter, loc, input, axes,
-                      floatConstant(rewriter, loc, elementType, 0),
-                      addCombiner);
+      result = wideSum(rewriter, loc, input, axes);
       if constexpr (std::is_same_v<OpT, ReduceMeanOp>) {
-        Value count = floatConstant(rewriter, loc, elementType,
-                                    double(op.getReductionSize()));
+        Type wide = tensorType(result).getElementType();
+        double count = double(op.getReductionSize());
         result = elementwise(
             rewriter, loc, tensorType(result), result,
             [&](OpBuilder &b, Location l, ValueRange args) {
-              return arith::DivFOp::create(b, l, args[0], count);
+              return arith::DivFOp::create(b, l, args[0],
+                                           floatConstant(b, l, wide, count));
             });
       }
+      result = narrowTo(rewriter, loc, result, elementType);
     }
     rewriter.replaceOp(op, keepDims(rewriter, loc, result, op.getType()));
     return success();
@@ -617,9 +676,8 @@ std::pair<Value, Value> shiftedExp(OpBuilder &b, Location loc, Value x,
                               nb, l, arith::SubFOp::create(nb, l, args[0],
                                                            args[1]));
                         });
-  Value sum = reduce(b, loc, e, {axis},
-                     floatConstant(b, loc, type.getElementType(), 0),
-                     addCombiner);
+  Value sum = narrowTo(b, loc, wideSum(b, loc, e, {axis}),
+                      type.getElementType());
   return {e, sum};
 }
 
