@@ -360,16 +360,33 @@ static std::vector<std::string> runtimeLinkArgs() {
           getenvOr("TAD_OPENBLAS_LIBRARY", TAD_OPENBLAS_LIBRARY), "-lm"};
 }
 
+namespace {
+/// A fresh temporary folder, removed when the guard goes.
+struct TempDir {
+  llvm::SmallString<128> path;
+  ~TempDir() {
+    if (!path.empty())
+      llvm::sys::fs::remove_directories(path);
+  }
+};
+} // namespace
+
+static llvm::Error createTempDir(llvm::StringRef prefix, TempDir &dir) {
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueDirectory(prefix, dir.path))
+    return llvm::createStringError("cannot create a temporary folder: " +
+                                   ec.message());
+  return llvm::Error::success();
+}
+
 llvm::Error
 tad::driver::linkSharedLibrary(mlir::ModuleOp module,
                                llvm::ArrayRef<rt::EntrySpec> entries,
                                llvm::StringRef output, llvm::StringRef source) {
-  llvm::SmallString<128> temp;
-  if (std::error_code ec =
-          llvm::sys::fs::createUniqueDirectory("tadc-lib", temp))
-    return llvm::createStringError("cannot create a temporary folder: " +
-                                   ec.message());
-  llvm::SmallString<128> object(temp), wrappers(temp);
+  TempDir temp;
+  if (llvm::Error e = createTempDir("tadc-lib", temp))
+    return e;
+  llvm::SmallString<128> object(temp.path), wrappers(temp.path);
   llvm::sys::path::append(object, "model.o");
   llvm::sys::path::append(wrappers, "wrappers.c");
   llvm::SmallString<128> header(output);
@@ -399,20 +416,16 @@ tad::driver::linkSharedLibrary(mlir::ModuleOp module,
   llvm::append_range(args, runtimeLinkArgs());
   args.push_back("-o");
   args.push_back(output.str());
-  llvm::Error result = runCompiler(args);
-  llvm::sys::fs::remove_directories(temp);
-  return result;
+  return runCompiler(args);
 }
 
 llvm::Error tad::driver::linkExecutable(mlir::ModuleOp module,
                                         const rt::EntrySpec &entry,
                                         llvm::StringRef output) {
-  llvm::SmallString<128> temp;
-  if (std::error_code ec =
-          llvm::sys::fs::createUniqueDirectory("tadc-exe", temp))
-    return llvm::createStringError("cannot create a temporary folder: " +
-                                   ec.message());
-  llvm::SmallString<128> object(temp), main(temp);
+  TempDir temp;
+  if (llvm::Error e = createTempDir("tadc-exe", temp))
+    return e;
+  llvm::SmallString<128> object(temp.path), main(temp.path);
   llvm::sys::path::append(object, "model.o");
   llvm::sys::path::append(main, "main.cpp");
   if (llvm::Error e = emitObjectFile(module, object))
@@ -425,7 +438,5 @@ llvm::Error tad::driver::linkExecutable(mlir::ModuleOp module,
   llvm::append_range(args, runtimeLinkArgs());
   args.push_back("-o");
   args.push_back(output.str());
-  llvm::Error result = runCompiler(args);
-  llvm::sys::fs::remove_directories(temp);
-  return result;
+  return runCompiler(args);
 }

@@ -49,26 +49,30 @@ void gemmLoop(int64_t m, int64_t n, int64_t k, const T *a, int64_t a0,
     }
 }
 
-void gemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t a0,
-          int64_t a1, const float *b, int64_t b0, int64_t b1, float *c,
-          int64_t c0, int64_t c1) {
-  BlasView va = viewOf(m, k, a0, a1), vb = viewOf(k, n, b0, b1);
-  BlasView vc = viewOf(m, n, c0, c1);
-  if (va.ok && vb.ok && vc.ok && vc.trans == CblasNoTrans)
-    cblas_sgemm(CblasRowMajor, va.trans, vb.trans, int(m), int(n), int(k), 1.0f,
-                a, int(va.ld), b, int(vb.ld), 1.0f, c, int(vc.ld));
-  else
-    gemmLoop(m, n, k, a, a0, a1, b, b0, b1, c, c0, c1);
+void blasGemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k,
+              const float *a, int lda, const float *b, int ldb, float *c,
+              int ldc) {
+  cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 1.0f, c,
+              ldc);
 }
 
-void gemm(int64_t m, int64_t n, int64_t k, const double *a, int64_t a0,
-          int64_t a1, const double *b, int64_t b0, int64_t b1, double *c,
-          int64_t c0, int64_t c1) {
+void blasGemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k,
+              const double *a, int lda, const double *b, int ldb, double *c,
+              int ldc) {
+  cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, a, lda, b, ldb, 1.0, c,
+              ldc);
+}
+
+/// C += A B through BLAS when every operand has a unit stride in some
+/// dimension (and C in its last), through a loop otherwise.
+template <typename T>
+void gemm(int64_t m, int64_t n, int64_t k, const T *a, int64_t a0, int64_t a1,
+          const T *b, int64_t b0, int64_t b1, T *c, int64_t c0, int64_t c1) {
   BlasView va = viewOf(m, k, a0, a1), vb = viewOf(k, n, b0, b1);
   BlasView vc = viewOf(m, n, c0, c1);
   if (va.ok && vb.ok && vc.ok && vc.trans == CblasNoTrans)
-    cblas_dgemm(CblasRowMajor, va.trans, vb.trans, int(m), int(n), int(k), 1.0,
-                a, int(va.ld), b, int(vb.ld), 1.0, c, int(vc.ld));
+    blasGemm(va.trans, vb.trans, int(m), int(n), int(k), a, int(va.ld), b,
+             int(vb.ld), c, int(vc.ld));
   else
     gemmLoop(m, n, k, a, a0, a1, b, b0, b1, c, c0, c1);
 }

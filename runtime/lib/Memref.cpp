@@ -29,25 +29,9 @@ NpyArray tad::rt::copyFromDescriptor(const int64_t *words, DType dtype,
   NpyArray array;
   array.dtype = dtype;
   array.shape = shape;
-  size_t rank = shape.size(), size = getDTypeSize(dtype);
-  int64_t count = array.getNumElements();
-  array.data.resize(size_t(count) * size);
-  const uint8_t *base = reinterpret_cast<const uint8_t *>(words[1]);
-  int64_t offset = words[2];
-  const int64_t *strides = words + 3 + rank;
-  std::vector<int64_t> index(rank, 0);
-  for (int64_t linear = 0; linear < count; ++linear) {
-    int64_t element = offset;
-    for (size_t d = 0; d < rank; ++d)
-      element += index[d] * strides[d];
-    std::memcpy(array.data.data() + size_t(linear) * size,
-                base + element * int64_t(size), size);
-    for (size_t d = rank; d-- > 0;) {
-      if (++index[d] < shape[d])
-        break;
-      index[d] = 0;
-    }
-  }
+  array.data.resize(size_t(array.getNumElements()) * getDTypeSize(dtype));
+  tad_rt_copy_out(words, int64_t(shape.size()), int64_t(getDTypeSize(dtype)),
+                  array.data.data());
   return array;
 }
 
