@@ -1,0 +1,84 @@
+//===- Graph.h - the remat problem: a DAG of values -------------*- C++ -*-===//
+//
+// The graph the remat solver schedules: nodes in topological order, each
+// with a compute cost and a byte size, and edges from inputs to users. It is
+// read from the node-link JSON of Checkmate and Moccasin (nodes with `id`,
+// `cost_cpu`, `cost_ram`; `links` with `source` and `target`), or built by
+// the remat pass from IR.
+//
+// The memory model: resident bytes are the sum of cost_ram over the values
+// computed and not yet freed; computing a node needs all its inputs
+// resident, and its own bytes count from that moment; every node is
+// computed at least once; a node without users may be freed right after it
+// is computed.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TAD_REMAT_GRAPH_H
+#define TAD_REMAT_GRAPH_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tad::remat {
+
+struct Node {
+  std::string name; // the JSON `id`, or a value's description
+  double cost = 0;  // cost_cpu
+  int64_t bytes = 0; // cost_ram
+  std::vector<int> inputs, users; // indices into Graph::nodes
+};
+
+struct Graph {
+  std::vector<Node> nodes; // in topological order
+
+  int size() const { return int(nodes.size()); }
+  /// Adds an edge from `input` to `user`; input < user.
+  void addEdge(int input, int user);
+  /// The bytes needed to compute node `v` at all: its own and its inputs'.
+  int64_t getComputeFootprint(int v) const;
+};
+
+/// Parses node-link JSON. On failure returns false with `error` describing
+/// the problem (a missing field, an edge that is not in topological order,
+/// a negative cost, ...).
+bool parseGraphJson(const std::string &text, Graph &graph, std::string &error);
+
+/// One event of a schedule.
+struct Event {
+  enum Kind { compute, free } kind;
+  int node;
+};
+
+struct ScheduleStats {
+  bool valid = false;
+  std::string error;  // why the schedule is invalid
+  double cost = 0;    // the total cost of its compute events
+  int64_t peak = 0;   // the maximum resident bytes
+  int64_t computes = 0;
+};
+
+/// Replays `schedule` under the memory model and checks it: inputs resident
+/// at every compute, only resident nodes freed, every node computed.
+ScheduleStats simulate(const Graph &graph, const std::vector<Event> &schedule);
+
+/// Computes every node once, in order, and frees each node right after its
+/// last user (or at once, without users): the no-recompute schedule.
+std::vector<Event> storeAllSchedule(const Graph &graph);
+
+/// A DTR-style greedy schedule within `budget`: nodes are computed in
+/// order; an input that was evicted is recomputed on demand; when a compute
+/// would exceed the budget, the resident node with the smallest
+/// cost / (bytes * staleness) that is still needed and not an input of the
+/// current compute is evicted. Returns false when no eviction makes room.
+bool dtrSchedule(const Graph &graph, int64_t budget, std::vector<Event> &out);
+
+/// Writes `schedule` as JSON: {"events": [...], "cost": ..., "peak": ...}.
+std::string scheduleToJson(const Graph &graph,
+                           const std::vector<Event> &schedule,
+                           const ScheduleStats &stats);
+
+} // namespace tad::remat
+
+#endif // TAD_REMAT_GRAPH_H

@@ -1,0 +1,177 @@
+//===- Graph.cpp - remat graphs, their JSON and the schedule simulator ----===//
+
+#include "tad/Remat/Graph.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace tad::remat;
+
+void Graph::addEdge(int input, int user) {
+  nodes[input].users.push_back(user);
+  nodes[user].inputs.push_back(input);
+}
+
+int64_t Graph::getComputeFootprint(int v) const {
+  int64_t bytes = nodes[v].bytes;
+  for (int i : nodes[v].inputs)
+    bytes += nodes[i].bytes;
+  return bytes;
+}
+
+bool tad::remat::parseGraphJson(const std::string &text, Graph &graph,
+                                std::string &error) {
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
+  if (!parsed) {
+    error = "invalid JSON: " + llvm::toString(parsed.takeError());
+    return false;
+  }
+  const llvm::json::Object *root = parsed->getAsObject();
+  const llvm::json::Array *nodes = root ? root->getArray("nodes") : nullptr;
+  const llvm::json::Array *links = root ? root->getArray("links") : nullptr;
+  if (!nodes || !links) {
+    error = "expected an object with the arrays \"nodes\" and \"links\"";
+    return false;
+  }
+  std::map<std::string, int> index;
+  auto key = [](const llvm::json::Value &v) -> std::string {
+    if (auto i = v.getAsInteger())
+      return std::to_string(*i);
+    if (auto s = v.getAsString())
+      return s->str();
+    return "";
+  };
+  graph.nodes.clear();
+  for (const llvm::json::Value &n : *nodes) {
+    const llvm::json::Object *node = n.getAsObject();
+    const llvm::json::Value *id = node ? node->get("id") : nullptr;
+    std::optional<double> cost = node ? node->getNumber("cost_cpu") : std::nullopt;
+    std::optional<int64_t> bytes =
+        node ? node->getInteger("cost_ram") : std::nullopt;
+    if (!bytes && node)
+      if (auto b = node->getNumber("cost_ram"))
+        bytes = int64_t(*b);
+    std::string name = id ? key(*id) : "";
+    std::string where = "node " + std::to_string(graph.nodes.size());
+    if (name.empty() || !cost || !bytes) {
+      error = where + ": expected \"id\", \"cost_cpu\" and \"cost_ram\"";
+      return false;
+    }
+    if (*cost < 0 || *bytes < 0) {
+      error = where + " (\"" + name + "\"): costs and sizes must be >= 0";
+      return false;
+    }
+    if (!index.emplace(name, graph.size()).second) {
+      error = where + ": the id \"" + name + "\" appears twice";
+      return false;
+    }
+    Node node_;
+    node_.name = name;
+    node_.cost = *cost;
+    node_.bytes = *bytes;
+    graph.nodes.push_back(std::move(node_));
+  }
+  for (const llvm::json::Value &l : *links) {
+    const llvm::json::Object *link = l.getAsObject();
+    const llvm::json::Value *source = link ? link->get("source") : nullptr;
+    const llvm::json::Value *target = link ? link->get("target") : nullptr;
+    if (!source || !target) {
+      error = "a link without \"source\" and \"target\"";
+      return false;
+    }
+    auto s = index.find(key(*source)), t = index.find(key(*target));
+    if (s == index.end() || t == index.end()) {
+      error = "a link names the unknown node \"" +
+              (s == index.end() ? key(*source) : key(*target)) + "\"";
+      return false;
+    }
+    if (s->second >= t->second) {
+      error = "the link \"" + s->first + "\" -> \"" + t->first +
+              "\" goes backwards: nodes must be in topological order";
+      return false;
+    }
+    graph.addEdge(s->second, t->second);
+  }
+  return true;
+}
+
+ScheduleStats tad::remat::simulate(const Graph &graph,
+                                   const std::vector<Event> &schedule) {
+  ScheduleStats stats;
+  std::vector<char> resident(graph.size(), 0), computed(graph.size(), 0);
+  int64_t bytes = 0;
+  auto fail = [&](const std::string &why) {
+    stats.valid = false;
+    stats.error = why;
+    return stats;
+  };
+  for (size_t e = 0; e < schedule.size(); ++e) {
+    const Event &event = schedule[e];
+    if (event.node < 0 || event.node >= graph.size())
+      return fail("event " + std::to_string(e) + " names no node");
+    const Node &node = graph.nodes[event.node];
+    if (event.kind == Event::compute) {
+      if (resident[event.node])
+        return fail("event " + std::to_string(e) + " computes " + node.name +
+                    ", which is resident already");
+      for (int i : node.inputs)
+        if (!resident[i])
+          return fail("event " + std::to_string(e) + " computes " +
+                      node.name + " without its input " +
+                      graph.nodes[i].name);
+      resident[event.node] = computed[event.node] = 1;
+      bytes += node.bytes;
+      stats.cost += node.cost;
+      ++stats.computes;
+      stats.peak = std::max(stats.peak, bytes);
+    } else {
+      if (!resident[event.node])
+        return fail("event " + std::to_string(e) + " frees " + node.name +
+                    ", which is not resident");
+      resident[event.node] = 0;
+      bytes -= node.bytes;
+    }
+  }
+  for (int v = 0; v < graph.size(); ++v)
+    if (!computed[v])
+      return fail("node " + graph.nodes[v].name + " is never computed");
+  stats.valid = true;
+  return stats;
+}
+
+std::vector<Event> tad::remat::storeAllSchedule(const Graph &graph) {
+  std::vector<Event> schedule;
+  std::vector<int> remaining(graph.size());
+  for (int v = 0; v < graph.size(); ++v)
+    remaining[v] = int(graph.nodes[v].users.size());
+  for (int v = 0; v < graph.size(); ++v) {
+    schedule.push_back({Event::compute, v});
+    for (int i : graph.nodes[v].inputs)
+      if (--remaining[i] == 0)
+        schedule.push_back({Event::free, i});
+    if (graph.nodes[v].users.empty())
+      schedule.push_back({Event::free, v});
+  }
+  return schedule;
+}
+
+std::string tad::remat::scheduleToJson(const Graph &graph,
+                                       const std::vector<Event> &schedule,
+                                       const ScheduleStats &stats) {
+  llvm::json::Array events;
+  for (const Event &event : schedule)
+    events.push_back(llvm::json::Object{
+        {event.kind == Event::compute ? "compute" : "free",
+         graph.nodes[event.node].name}});
+  llvm::json::Object root{{"events", std::move(events)},
+                          {"cost", stats.cost},
+                          {"peak", stats.peak},
+                          {"computes", stats.computes}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root)));
+  return text;
+}
