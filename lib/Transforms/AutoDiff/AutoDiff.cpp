@@ -57,12 +57,24 @@ bool isDifferentiable(Value v) {
   return type && isa<FloatType>(type.getElementType());
 }
 
+/// Creates an scf.for whose body the caller fills (and terminates) with
+/// the builder inside it. Bodies are filled after the loop exists, so that
+/// analyses of nested regions (which walk up to the parent op) work while
+/// the body is built.
+scf::ForOp createEmptyLoop(OpBuilder &b, Location loc, Value lower, Value upper,
+                           Value step, ValueRange inits) {
+  auto loop = scf::ForOp::create(b, loc, lower, upper, step, inits);
+  Block *body = loop.getBody();
+  if (!body->empty())
+    body->back().erase(); // the implicit yield of a loop without inits
+  return loop;
+}
+
 Value zerosOf(OpBuilder &b, Location loc, Type type) {
   auto tensor = cast<RankedTensorType>(type);
   auto floatType = cast<FloatType>(tensor.getElementType());
   return ConstantOp::create(
-      b, loc,
-      DenseElementsAttr::get(tensor, FloatAttr::get(floatType, 0.0)));
+      b, loc, DenseElementsAttr::get(tensor, FloatAttr::get(floatType, 0.0)));
 }
 
 /// A rule call in the forward sweep: `call @f.rule.forward` whose first
@@ -144,8 +156,8 @@ void Differentiator::propagateActivity(ArrayRef<Operation *> ops) {
     for (Region &region : op->getRegions()) {
       llvm::SetVector<Value> captured;
       getUsedValuesDefinedAbove(region, captured);
-      any |= llvm::any_of(captured,
-                          [&](Value v) { return active.contains(v); });
+      any |=
+          llvm::any_of(captured, [&](Value v) { return active.contains(v); });
     }
     if (!any)
       continue;
@@ -233,8 +245,8 @@ LogicalResult Differentiator::cloneOp(Operation &op, IRMapping &map,
       inner.map(param, map.lookupOrDefault(arg));
     SmallVector<Value> results;
     callStack.push_back(callee);
-    if (failed(cloneForward(callee.getBody().front(), inner, results,
-                            callStack)))
+    if (failed(
+            cloneForward(callee.getBody().front(), inner, results, callStack)))
       return failure();
     callStack.pop_back();
     for (auto [r, v] : llvm::zip(call.getResults(), results))
@@ -270,8 +282,9 @@ LogicalResult Differentiator::cloneOp(Operation &op, IRMapping &map,
 /// The forward loop carries, after the primal's values, one tape per
 /// carried value: a stacked tensor whose row i holds the value at the start
 /// of iteration i.
-LogicalResult Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
-                                       SmallVectorImpl<Operation *> &callStack) {
+LogicalResult
+Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
+                         SmallVectorImpl<Operation *> &callStack) {
   auto lower = getConstantIntValue(op.getLowerBound());
   auto upper = getConstantIntValue(op.getUpperBound());
   auto step = getConstantIntValue(op.getStep());
@@ -287,36 +300,36 @@ LogicalResult Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
     auto type = cast<RankedTensorType>(init.getType());
     SmallVector<int64_t> shape = {std::max<int64_t>(trips, 1)};
     llvm::append_range(shape, type.getShape());
-    inits.push_back(zerosOf(
-        b, loc, RankedTensorType::get(shape, type.getElementType())));
+    inits.push_back(
+        zerosOf(b, loc, RankedTensorType::get(shape, type.getElementType())));
   }
   LogicalResult status = success();
-  auto loop = scf::ForOp::create(
-      b, loc, map.lookupOrDefault(op.getLowerBound()),
-      map.lookupOrDefault(op.getUpperBound()),
-      map.lookupOrDefault(op.getStep()), inits,
-      [&](OpBuilder &nested, Location l, Value iv, ValueRange args) {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPoint(nested.getInsertionBlock(),
-                            nested.getInsertionPoint());
-        IRMapping inner = map;
-        inner.map(op.getInductionVar(), iv);
-        for (auto [arg, v] :
-             llvm::zip(op.getRegionIterArgs(), args.take_front(numCarried)))
-          inner.map(arg, v);
-        Value row = arith::SubIOp::create(
-            b, l, iv, map.lookupOrDefault(op.getLowerBound()));
-        SmallVector<Value> tapes;
-        for (auto [v, tape] :
-             llvm::zip(args.take_front(numCarried), args.drop_front(numCarried)))
-          tapes.push_back(
-              UpdateOp::create(b, l, tape.getType(), v, tape, row));
-        SmallVector<Value> results;
-        if (failed(cloneForward(*op.getBody(), inner, results, callStack)))
-          status = failure();
-        llvm::append_range(results, tapes);
-        scf::YieldOp::create(b, l, results);
-      });
+  auto loop = createEmptyLoop(b, loc, map.lookupOrDefault(op.getLowerBound()),
+                              map.lookupOrDefault(op.getUpperBound()),
+                              map.lookupOrDefault(op.getStep()), inits);
+  {
+    Location l = loc;
+    Value iv = loop.getInductionVar();
+    ValueRange args = loop.getRegionIterArgs();
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(loop.getBody());
+    IRMapping inner = map;
+    inner.map(op.getInductionVar(), iv);
+    for (auto [arg, v] :
+         llvm::zip(op.getRegionIterArgs(), args.take_front(numCarried)))
+      inner.map(arg, v);
+    Value row = arith::SubIOp::create(b, l, iv,
+                                      map.lookupOrDefault(op.getLowerBound()));
+    SmallVector<Value> tapes;
+    for (auto [v, tape] :
+         llvm::zip(args.take_front(numCarried), args.drop_front(numCarried)))
+      tapes.push_back(UpdateOp::create(b, l, tape.getType(), v, tape, row));
+    SmallVector<Value> results;
+    if (failed(cloneForward(*op.getBody(), inner, results, callStack)))
+      status = failure();
+    llvm::append_range(results, tapes);
+    scf::YieldOp::create(b, l, results);
+  }
   if (failed(status))
     return failure();
   for (auto [r, v] : llvm::zip(op.getResults(), loop.getResults()))
@@ -389,9 +402,10 @@ LogicalResult Differentiator::recompute(Block &body, IRMapping &map,
   return success();
 }
 
-LogicalResult Differentiator::recomputeAndBackward(
-    Block &body, ValueRange args, ArrayRef<Value> yieldCotangents,
-    CotangentMap &cot) {
+LogicalResult
+Differentiator::recomputeAndBackward(Block &body, ValueRange args,
+                                     ArrayRef<Value> yieldCotangents,
+                                     CotangentMap &cot) {
   IRMapping map;
   for (auto [arg, v] : llvm::zip(body.getArguments(), args))
     map.map(arg, v);
@@ -457,8 +471,9 @@ LogicalResult Differentiator::backwardIf(scf::IfOp op, CotangentMap &cot) {
   SmallVector<Type> types;
   for (Value v : outer)
     types.push_back(v.getType());
-  auto reverse = scf::IfOp::create(b, loc, types, op.getCondition(),
-                                   /*addThenBlock=*/true, /*addElseBlock=*/true);
+  auto reverse =
+      scf::IfOp::create(b, loc, types, op.getCondition(),
+                        /*addThenBlock=*/true, /*addElseBlock=*/true);
   for (auto [region, block] :
        {std::pair{&op.getThenRegion(), reverse.thenBlock()},
         std::pair{&op.getElseRegion(), reverse.elseBlock()}}) {
@@ -512,52 +527,52 @@ LogicalResult Differentiator::backwardFor(scf::ForOp op, CotangentMap &cot) {
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value trips = arith::SubIOp::create(b, loc, upper, lower);
   LogicalResult status = success();
-  auto reverse = scf::ForOp::create(
-      b, loc, zero, trips, one, inits,
-      [&](OpBuilder &nested, Location l, Value j, ValueRange args) {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPoint(nested.getInsertionBlock(),
-                            nested.getInsertionPoint());
-        // Row r = trips - 1 - j of the tape; induction value lower + r.
-        Value last = arith::SubIOp::create(b, l, trips, one);
-        Value row = arith::SubIOp::create(b, l, last, j);
-        Value iv = arith::AddIOp::create(b, l, lower, row);
-        SmallVector<Value> carriedIn;
-        for (auto [tape, r] :
-             llvm::zip(op.getResults().drop_front(numCarried),
-                       primal.getRegionIterArgs())) {
-          carriedIn.push_back(TakeOp::create(b, l, r.getType(), tape, row));
-        }
-        // Recompute the body with the outer values of the forward sweep.
-        IRMapping map = info->second.outer;
-        map.map(primal.getInductionVar(), iv);
-        for (auto [arg, v] : llvm::zip(primal.getRegionIterArgs(), carriedIn))
-          map.map(arg, v);
-        SmallVector<Operation *> recomputed;
-        if (failed(recompute(*primal.getBody(), map, recomputed)))
-          status = failure();
-        CotangentMap local;
-        for (auto [v, c] : llvm::zip(primal.getBody()->getTerminator()
-                                         ->getOperands(),
-                                     args.take_front(numCarried)))
-          accumulate(local, map.lookupOrDefault(v), c);
-        if (failed(backward(recomputed, local)))
-          status = failure();
-        SmallVector<Value> out;
-        for (Value v : carriedIn) {
-          Value c = local.lookup(v);
-          out.push_back(c ? c : zerosOf(b, l, v.getType()));
-        }
-        for (auto [v, acc] : llvm::zip(outer, args.drop_front(numCarried))) {
-          Value c = local.lookup(v);
-          out.push_back(c ? AddOp::create(b, l, acc, c).getResult() : acc);
-        }
-        scf::YieldOp::create(b, l, out);
-      });
+  auto reverse = createEmptyLoop(b, loc, zero, trips, one, inits);
+  {
+    Location l = loc;
+    Value j = reverse.getInductionVar();
+    ValueRange args = reverse.getRegionIterArgs();
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(reverse.getBody());
+    // Row r = trips - 1 - j of the tape; induction value lower + r.
+    Value last = arith::SubIOp::create(b, l, trips, one);
+    Value row = arith::SubIOp::create(b, l, last, j);
+    Value iv = arith::AddIOp::create(b, l, lower, row);
+    SmallVector<Value> carriedIn;
+    for (auto [tape, r] : llvm::zip(op.getResults().drop_front(numCarried),
+                                    primal.getRegionIterArgs())) {
+      carriedIn.push_back(TakeOp::create(b, l, r.getType(), tape, row));
+    }
+    // Recompute the body with the outer values of the forward sweep.
+    IRMapping map = info->second.outer;
+    map.map(primal.getInductionVar(), iv);
+    for (auto [arg, v] : llvm::zip(primal.getRegionIterArgs(), carriedIn))
+      map.map(arg, v);
+    SmallVector<Operation *> recomputed;
+    if (failed(recompute(*primal.getBody(), map, recomputed)))
+      status = failure();
+    CotangentMap local;
+    for (auto [v, c] :
+         llvm::zip(primal.getBody()->getTerminator()->getOperands(),
+                   args.take_front(numCarried)))
+      accumulate(local, map.lookupOrDefault(v), c);
+    if (failed(backward(recomputed, local)))
+      status = failure();
+    SmallVector<Value> out;
+    for (Value v : carriedIn) {
+      Value c = local.lookup(v);
+      out.push_back(c ? c : zerosOf(b, l, v.getType()));
+    }
+    for (auto [v, acc] : llvm::zip(outer, args.drop_front(numCarried))) {
+      Value c = local.lookup(v);
+      out.push_back(c ? AddOp::create(b, l, acc, c).getResult() : acc);
+    }
+    scf::YieldOp::create(b, l, out);
+  }
   if (failed(status))
     return failure();
-  for (auto [init, c] : llvm::zip(op.getInitArgs().take_front(numCarried),
-                                  reverse.getResults()))
+  for (auto [init, c] :
+       llvm::zip(op.getInitArgs().take_front(numCarried), reverse.getResults()))
     accumulate(cot, init, c);
   for (auto [v, c] :
        llvm::zip(outer, reverse.getResults().drop_front(numCarried)))
@@ -715,8 +730,8 @@ struct AutoDiffPass : tad::impl::AutoDiffBase<AutoDiffPass> {
                 module.lookupSymbol<func::FuncOp>(call.getCalleeAttr()))
           if (auto rule = callee->getAttrOfType<CustomRuleAttr>(
                   TadDialect::kCustomRuleAttrName)) {
-            work.push_back(module.lookupSymbol<func::FuncOp>(
-                rule.getForward().getAttr()));
+            work.push_back(
+                module.lookupSymbol<func::FuncOp>(rule.getForward().getAttr()));
             work.push_back(module.lookupSymbol<func::FuncOp>(
                 rule.getPullback().getAttr()));
           }
