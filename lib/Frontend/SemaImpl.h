@@ -14,6 +14,8 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <deque>
+
 namespace tad::lang {
 
 class SemaImpl {
@@ -107,7 +109,9 @@ private:
   DiagnosticEngine &diag;
   llvm::StringMap<Decl *> functions; // fn and derivative declarations
   llvm::StringMap<RuleDecl *> rules;  // by primal name
-  std::vector<llvm::StringMap<Variable>> scopes;
+  /// A deque: pushing a scope must not move the others, since Variable
+  /// pointers into them stay in use while nested expressions are checked.
+  std::deque<llvm::StringMap<Variable>> scopes;
   std::vector<EffectFrame> frames;
 
   /// The callees of the body being checked, with the first call's location:
