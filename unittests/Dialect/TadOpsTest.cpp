@@ -124,3 +124,43 @@ TEST_F(TadOpsTest, CastFoldRoundsToNearestEven) {
 }
 
 } // namespace
+
+namespace {
+
+class VJPTest : public TadOpsTest {};
+
+// Each rule lists the forward values it reads, for the remat pass.
+TEST_F(VJPTest, ResidualsNameTheForwardValuesARuleReads) {
+  auto args = startFunction({f32({4, 3}), f32({3, 2}), f32({4, 3})});
+  auto mm = tad::MatmulOp::create(builder, loc, args[0], args[1]);
+  auto add = tad::AddOp::create(builder, loc, args[0], args[2]);
+  auto exp = tad::ExpOp::create(builder, loc, args[0]);
+  SmallVector<Value> residuals;
+  cast<tad::DifferentiableOpInterface>(mm.getOperation())
+      .getResiduals(residuals);
+  EXPECT_EQ(residuals, (SmallVector<Value>{args[0], args[1]}));
+  residuals.clear();
+  cast<tad::DifferentiableOpInterface>(add.getOperation())
+      .getResiduals(residuals);
+  EXPECT_TRUE(residuals.empty()); // the sum's rule reads nothing
+  residuals.clear();
+  cast<tad::DifferentiableOpInterface>(exp.getOperation())
+      .getResiduals(residuals);
+  EXPECT_EQ(residuals, (SmallVector<Value>{exp.getResult()}));
+}
+
+// The VJP of a matmul is two matmuls against transposes.
+TEST_F(VJPTest, MatmulRuleBuildsTwoProducts) {
+  auto args = startFunction({f32({4, 3}), f32({3, 2}), f32({4, 2})});
+  auto mm = tad::MatmulOp::create(builder, loc, args[0], args[1]);
+  SmallVector<Value> cotangents;
+  cast<tad::DifferentiableOpInterface>(mm.getOperation())
+      .buildVJP(builder, ValueRange{args[2]}, cotangents);
+  ASSERT_EQ(cotangents.size(), 2u);
+  EXPECT_EQ(cotangents[0].getType(), f32({4, 3}));
+  EXPECT_EQ(cotangents[1].getType(), f32({3, 2}));
+  EXPECT_TRUE(cotangents[0].getDefiningOp<tad::MatmulOp>());
+  EXPECT_TRUE(cotangents[1].getDefiningOp<tad::MatmulOp>());
+}
+
+} // namespace
