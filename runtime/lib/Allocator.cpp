@@ -8,6 +8,7 @@
 
 #include "tad/runtime/Runtime.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <unordered_map>
@@ -32,8 +33,15 @@ constexpr size_t kAlignment = 64;
 void *allocate(size_t size) {
   size_t rounded = (size + kAlignment - 1) / kAlignment * kAlignment;
   void *ptr = std::aligned_alloc(kAlignment, rounded ? rounded : kAlignment);
-  if (!ptr)
-    return nullptr;
+  if (!ptr) {
+    // Compiled code cannot handle a failed allocation: stop with a message
+    // rather than let it write through a null pointer.
+    std::fprintf(stderr,
+                 "tad runtime: error: out of memory: allocating %zu bytes "
+                 "failed with %lld bytes live\n",
+                 size, (long long)state().stats.current_bytes);
+    std::exit(3);
+  }
   AllocatorState &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   s.live[ptr] = size;

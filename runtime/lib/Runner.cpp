@@ -19,7 +19,9 @@
 #include <fstream>
 #include <random>
 #include <set>
+#include <limits>
 #include <sys/stat.h>
+#include <unistd.h>
 
 using namespace tad::rt;
 
@@ -47,9 +49,25 @@ bool fileExists(const std::string &path) {
   return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
 }
 
+/// The machine's physical memory in bytes.
+int64_t physicalMemory() {
+  long pages = ::sysconf(_SC_PHYS_PAGES), size = ::sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && size > 0 ? int64_t(pages) * size
+                               : std::numeric_limits<int64_t>::max();
+}
+
 bool loadInputs(const EntrySpec &entry, const RunOptions &options,
                 std::vector<NpyArray> &inputs, std::ostream &out,
                 std::string &error) {
+  int64_t total = 0, memory = physicalMemory();
+  for (const TensorSpec &param : entry.params)
+    total += param.getByteSize();
+  if (total > memory) {
+    error = "the parameters of '" + entry.function + "' need " +
+            std::to_string(total) + " bytes, more than this machine's " +
+            std::to_string(memory) + " bytes of memory";
+    return false;
+  }
   for (const auto &[name, path] : options.inputFiles)
     if (std::none_of(entry.params.begin(), entry.params.end(),
                      [&](const TensorSpec &p) { return p.name == name; })) {
