@@ -209,13 +209,16 @@ std::string tad::driver::generateHeader(llvm::ArrayRef<rt::EntrySpec> entries,
   return s;
 }
 
-/// `extern "C" void _mlir_ciface___tad_f(void *, void *, ...);`
+/// `extern "C" void _mlir_ciface___tad_f(void *, void *, ...);`: a pointer
+/// to the results (when there are any), then one per parameter.
 static std::string cifaceDeclaration(const rt::EntrySpec &entry) {
-  std::string args = "void *";
-  for (size_t i = 0; i < entry.params.size(); ++i)
-    args += ", void *";
-  return "void _mlir_ciface_" + getInternalName(entry.function) + "(" + args +
-         ");\n";
+  std::vector<std::string> args(
+      entry.params.size() + (entry.results.empty() ? 0 : 1), "void *");
+  std::string list;
+  for (const std::string &a : args)
+    list += (list.empty() ? "" : ", ") + a;
+  return "void _mlir_ciface_" + getInternalName(entry.function) + "(" +
+         (list.empty() ? "void" : list) + ");\n";
 }
 
 std::string tad::driver::generateLibraryWrappers(
@@ -250,11 +253,11 @@ std::string tad::driver::generateLibraryWrappers(
          << i << ", " << cName(p.name) << ", " << p.shape.size() << ", "
          << entry.function << "_" << p.name << "_shape);\n";
     os << "  int64_t tad_results[" << std::max<size_t>(words, 1) << "];\n"
-       << "  _mlir_ciface_" << getInternalName(entry.function)
-       << "(tad_results";
+       << "  _mlir_ciface_" << getInternalName(entry.function) << "(";
+    std::string callArgs = entry.results.empty() ? "" : "tad_results";
     for (size_t i = 0; i < entry.params.size(); ++i)
-      os << ", tad_d" << i;
-    os << ");\n";
+      callArgs += (callArgs.empty() ? "" : ", ") + ("tad_d" + std::to_string(i));
+    os << callArgs << ");\n";
     size_t offset = 0;
     for (const rt::TensorSpec &r : entry.results) {
       os << "  tad_rt_copy_out(tad_results + " << offset << ", "
@@ -290,9 +293,10 @@ std::string tad::driver::generateMain(const rt::EntrySpec &entry) {
      << "#include <iostream>\n\n"
      << "extern \"C\" " << cifaceDeclaration(entry) << "\n"
      << "static void invoke(void **args) {\n  _mlir_ciface_"
-     << getInternalName(entry.function) << "(*(void **)args[0]";
-  for (size_t i = 0; i < entry.params.size(); ++i)
-    os << ", *(void **)args[" << i + 1 << "]";
+     << getInternalName(entry.function) << "(";
+  size_t count = entry.params.size() + (entry.results.empty() ? 0 : 1);
+  for (size_t i = 0; i < count; ++i)
+    os << (i ? ", " : "") << "*(void **)args[" << i << "]";
   os << ");\n}\n\nint main(int argc, char **argv) {\n"
      << "  tad::rt::EntrySpec entry;\n  entry.function = \"" << entry.function
      << "\";\n";

@@ -174,7 +174,9 @@ bool tad::rt::runEntry(const EntrySpec &entry, PackedFunction function,
     std::vector<void *> pointers, args;
     for (auto &d : descriptors)
       pointers.push_back(d.data());
-    args.push_back(&resultPtr);
+    // A function without results has no result parameter.
+    if (!entry.results.empty())
+      args.push_back(&resultPtr);
     for (void *&p : pointers)
       args.push_back(&p);
 

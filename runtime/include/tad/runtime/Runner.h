@@ -3,7 +3,8 @@
 // What `tadc run` and a `tadc --emit=exe` executable share: inputs from
 // .npy files (or a seeded initializer), the call through a packed function
 // `void(void **args)` with args = {&results, &input0, &input1, ...} (each a
-// pointer to a memref descriptor pointer), result summaries and .npy files,
+// pointer to a memref descriptor pointer; no &results for a function without
+// results), result summaries and .npy files,
 // and the allocator's measurements.
 //
 //===----------------------------------------------------------------------===//
