@@ -1,0 +1,119 @@
+//===- Exact.cpp - optimal schedules of small graphs ----------------------===//
+//
+// Dijkstra over states (resident, computed): computing a node costs its
+// compute cost and needs its inputs resident and room in the budget;
+// freeing costs nothing. The goal is any state in which every node has
+// been computed. Peaks are checked on every transition, so every path
+// found is a valid schedule, and the first goal reached is optimal.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tad/Remat/Exact.h"
+
+#include <algorithm>
+#include <queue>
+#include <unordered_map>
+
+using namespace tad::remat;
+
+namespace {
+
+struct State {
+  uint32_t resident, computed;
+  uint64_t key() const { return (uint64_t(computed) << 32) | resident; }
+};
+
+struct Visit {
+  double cost;
+  uint64_t parent; // the previous state's key
+  Event event;     // the event that led here
+};
+
+} // namespace
+
+ExactResult tad::remat::exactSchedule(const Graph &graph, int64_t budget,
+                                      std::vector<Event> &schedule,
+                                      int64_t maxStates) {
+  int n = graph.size();
+  if (n > kMaxExactNodes)
+    return ExactResult::tooLarge;
+  std::vector<uint32_t> inputMask(n, 0);
+  for (int v = 0; v < n; ++v)
+    for (int i : graph.nodes[v].inputs)
+      inputMask[v] |= 1u << i;
+  uint32_t all = n == 32 ? ~0u : (1u << n) - 1;
+  auto bytesOf = [&](uint32_t resident) {
+    int64_t bytes = 0;
+    for (int v = 0; v < n; ++v)
+      if (resident & (1u << v))
+        bytes += graph.nodes[v].bytes;
+    return bytes;
+  };
+
+  using Item = std::pair<double, uint64_t>;
+  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue;
+  std::unordered_map<uint64_t, Visit> best;
+  State start{0, 0};
+  best[start.key()] = {0, start.key(), {Event::free, -1}};
+  queue.push({0, start.key()});
+  while (!queue.empty()) {
+    auto [cost, key] = queue.top();
+    queue.pop();
+    if (cost > best[key].cost)
+      continue;
+    State state{uint32_t(key), uint32_t(key >> 32)};
+    if (state.computed == all) {
+      schedule.clear();
+      for (uint64_t k = key; k != start.key(); k = best[k].parent)
+        schedule.push_back(best[k].event);
+      std::reverse(schedule.begin(), schedule.end());
+      return ExactResult::optimal;
+    }
+    if (int64_t(best.size()) > maxStates)
+      return ExactResult::tooLarge;
+    int64_t bytes = bytesOf(state.resident);
+    auto relax = [&](State next, double nextCost, Event event) {
+      auto [it, fresh] = best.try_emplace(next.key(),
+                                          Visit{nextCost, key, event});
+      if (!fresh && it->second.cost <= nextCost)
+        return;
+      it->second = {nextCost, key, event};
+      queue.push({nextCost, next.key()});
+    };
+    for (int v = 0; v < n; ++v) {
+      uint32_t bit = 1u << v;
+      if (state.resident & bit) {
+        relax({state.resident & ~bit, state.computed}, cost,
+              {Event::free, v});
+      } else if ((state.resident & inputMask[v]) == inputMask[v] &&
+                 bytes + graph.nodes[v].bytes <= budget) {
+        relax({state.resident | bit, state.computed | bit},
+              cost + graph.nodes[v].cost, {Event::compute, v});
+      }
+    }
+  }
+  return ExactResult::infeasible;
+}
+
+int64_t tad::remat::exactMinimumBudget(const Graph &graph) {
+  if (graph.size() > kMaxExactNodes)
+    return -1;
+  // Below the largest compute footprint nothing works; the store-all peak
+  // always does.
+  int64_t low = 0;
+  for (int v = 0; v < graph.size(); ++v)
+    low = std::max(low, graph.getComputeFootprint(v));
+  int64_t high = simulate(graph, storeAllSchedule(graph)).peak;
+  std::vector<Event> schedule;
+  while (low < high) {
+    int64_t mid = low + (high - low) / 2;
+    ExactResult r = exactSchedule(graph, mid, schedule);
+    if (r == ExactResult::tooLarge)
+      return -1;
+    if (r == ExactResult::optimal)
+      high = mid;
+    else
+      low = mid + 1;
+  }
+  return high;
+}
