@@ -37,6 +37,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tools = [
     ToolSubst("tad-opt", unresolved="fatal"),
+    ToolSubst("tad-remat", unresolved="fatal"),
     ToolSubst("tadc", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, [config.tad_tools_dir])

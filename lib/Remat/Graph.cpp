@@ -160,18 +160,31 @@ std::vector<Event> tad::remat::storeAllSchedule(const Graph &graph) {
 
 std::string tad::remat::scheduleToJson(const Graph &graph,
                                        const std::vector<Event> &schedule,
-                                       const ScheduleStats &stats) {
-  llvm::json::Array events;
-  for (const Event &event : schedule)
-    events.push_back(llvm::json::Object{
-        {event.kind == Event::compute ? "compute" : "free",
-         graph.nodes[event.node].name}});
-  llvm::json::Object root{{"events", std::move(events)},
-                          {"cost", stats.cost},
-                          {"peak", stats.peak},
-                          {"computes", stats.computes}};
+                                       const ScheduleStats &stats,
+                                       const std::string &solver,
+                                       int64_t budget) {
+  // Written by hand rather than through json::Value so that the summary
+  // comes first and each event takes one line: schedules are read by people
+  // and diffed, and have thousands of events.
+  auto quote = [](const std::string &s) {
+    return llvm::formatv("{0}", llvm::json::Value(s)).str();
+  };
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root)));
+  os << "{\n";
+  if (!solver.empty())
+    os << "  \"solver\": " << quote(solver) << ",\n";
+  if (budget >= 0)
+    os << "  \"budget\": " << budget << ",\n";
+  os << "  \"cost\": " << llvm::formatv("{0}", llvm::json::Value(stats.cost))
+     << ",\n  \"peak\": " << stats.peak
+     << ",\n  \"computes\": " << stats.computes << ",\n  \"events\": [";
+  for (size_t i = 0; i < schedule.size(); ++i) {
+    const Event &event = schedule[i];
+    os << (i ? ",\n    " : "\n    ") << "{\""
+       << (event.kind == Event::compute ? "compute" : "free")
+       << "\": " << quote(graph.nodes[event.node].name) << "}";
+  }
+  os << (schedule.empty() ? "]\n}" : "\n  ]\n}");
   return text;
 }

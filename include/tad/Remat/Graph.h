@@ -74,10 +74,14 @@ std::vector<Event> storeAllSchedule(const Graph &graph);
 /// current compute is evicted. Returns false when no eviction makes room.
 bool dtrSchedule(const Graph &graph, int64_t budget, std::vector<Event> &out);
 
-/// Writes `schedule` as JSON: {"events": [...], "cost": ..., "peak": ...}.
+/// Writes `schedule` as JSON: {"solver": ..., "budget": ..., "events":
+/// [{"compute": id}, {"free": id}, ...], "cost": ..., "peak": ...,
+/// "computes": ...}. `solver` is omitted when empty, `budget` when negative.
 std::string scheduleToJson(const Graph &graph,
                            const std::vector<Event> &schedule,
-                           const ScheduleStats &stats);
+                           const ScheduleStats &stats,
+                           const std::string &solver = "",
+                           int64_t budget = -1);
 
 } // namespace tad::remat
 

@@ -1,0 +1,178 @@
+//===- tad-remat.cpp - the remat solver on a graph file -------------------===//
+//
+// `tad-remat GRAPH.json --budget BYTES` reads a node-link graph (Checkmate
+// and Moccasin's format), schedules it within the budget and prints the
+// schedule as JSON. It runs the solver without the compiler, so that its
+// answers can be compared with other solvers on the same graphs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tad/Remat/ByteSize.h"
+#include "tad/Remat/Exact.h"
+#include "tad/Remat/Graph.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+using namespace tad::remat;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("tad-remat options");
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<graph.json>"),
+                                      cl::Required, cl::cat(category));
+
+static cl::opt<std::string>
+    budgetOption("budget",
+                 cl::desc("Memory budget in bytes (suffixes KiB, MiB, GiB); "
+                          "without it, the store-all schedule"),
+                 cl::value_desc("bytes"), cl::cat(category));
+
+enum class Solver { automatic, exact, dtr, storeAll };
+static cl::opt<Solver> solverOption(
+    "solver", cl::desc("Which solver schedules the graph"),
+    cl::values(clEnumValN(Solver::automatic, "auto",
+                          "exact for graphs of at most 20 nodes, else dtr"),
+               clEnumValN(Solver::exact, "exact",
+                          "least-cost schedule by exhaustive search"),
+               clEnumValN(Solver::dtr, "dtr",
+                          "DTR-style greedy eviction with recompute on "
+                          "demand"),
+               clEnumValN(Solver::storeAll, "store-all",
+                          "every node once, no recomputation")),
+    cl::init(Solver::automatic), cl::cat(category));
+
+static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
+                                       cl::value_desc("file"), cl::init("-"),
+                                       cl::cat(category));
+
+static int fail(const llvm::Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "tad-remat") << message << "\n";
+  return 1;
+}
+
+/// The smallest budget in [low, high] for which the DTR greedy finds a
+/// schedule. Greedy feasibility need not be monotone in the budget, so the
+/// bisection's answer is checked and `high` (always feasible) is the
+/// fallback.
+static int64_t dtrMinimumBudget(const Graph &graph, int64_t low,
+                                int64_t high) {
+  std::vector<Event> schedule;
+  int64_t l = low, h = high;
+  while (l < h) {
+    int64_t mid = l + (h - l) / 2;
+    if (dtrSchedule(graph, mid, schedule))
+      h = mid;
+    else
+      l = mid + 1;
+  }
+  return dtrSchedule(graph, h, schedule) ? h : high;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "tad remat solver: schedules a node-link graph within a byte budget\n");
+
+  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile, /*IsText=*/true);
+  if (!buffer)
+    return fail("cannot read '" + inputFile +
+                "': " + buffer.getError().message());
+  Graph graph;
+  std::string error;
+  if (!parseGraphJson((*buffer)->getBuffer().str(), graph, error))
+    return fail(inputFile + ": " + error);
+
+  std::vector<Event> schedule = storeAllSchedule(graph);
+  const int64_t storeAllPeak = simulate(graph, schedule).peak;
+  int64_t budget = -1;
+  if (!budgetOption.empty() &&
+      !parseByteSize(budgetOption, budget, error))
+    return fail("--budget: " + error);
+
+  Solver solver = solverOption;
+  if (solver == Solver::automatic)
+    solver = budget < 0 ? Solver::storeAll
+             : graph.size() <= kMaxExactNodes ? Solver::exact
+                                              : Solver::dtr;
+  // No schedule fits below the largest single compute: a lower bound for
+  // every solver.
+  int64_t footprint = 0;
+  for (int v = 0; v < graph.size(); ++v)
+    footprint = std::max(footprint, graph.getComputeFootprint(v));
+
+  const char *solverName = "store-all";
+  switch (solver) {
+  case Solver::automatic:
+  case Solver::storeAll:
+    if (budget >= 0 && storeAllPeak > budget)
+      return fail("the store-all schedule peaks at " +
+                  llvm::Twine(storeAllPeak) + " bytes, over the budget of " +
+                  llvm::Twine(budget) + " bytes");
+    break;
+  case Solver::exact: {
+    solverName = "exact";
+    if (budget < 0)
+      budget = storeAllPeak;
+    switch (exactSchedule(graph, budget, schedule)) {
+    case ExactResult::optimal:
+      break;
+    case ExactResult::tooLarge:
+      return fail("the graph has " + llvm::Twine(graph.size()) +
+                  " nodes; the exact solver takes at most " +
+                  llvm::Twine(kMaxExactNodes) + " (use --solver=dtr)");
+    case ExactResult::infeasible:
+      return fail("no schedule fits in " + llvm::Twine(budget) +
+                  " bytes: the feasible minimum is " +
+                  llvm::Twine(exactMinimumBudget(graph)) + " bytes");
+    }
+    break;
+  }
+  case Solver::dtr:
+    solverName = "dtr";
+    if (budget < 0)
+      budget = storeAllPeak;
+    if (budget < footprint)
+      return fail("no schedule fits in " + llvm::Twine(budget) +
+                  " bytes: computing one node needs " +
+                  llvm::Twine(footprint) + " bytes");
+    if (!dtrSchedule(graph, budget, schedule))
+      return fail("the dtr solver finds no schedule within " +
+                  llvm::Twine(budget) + " bytes; its smallest budget is " +
+                  llvm::Twine(dtrMinimumBudget(graph, footprint,
+                                               std::max(storeAllPeak,
+                                                        footprint))) +
+                  " bytes (no schedule fits below " + llvm::Twine(footprint) +
+                  ")");
+    break;
+  }
+
+  // Every schedule is replayed before it is printed: the printed cost and
+  // peak are the simulator's, not the solver's.
+  ScheduleStats stats = simulate(graph, schedule);
+  if (!stats.valid)
+    return fail("internal error: the " + llvm::Twine(solverName) +
+                " schedule is invalid: " + stats.error);
+  if (budget >= 0 && stats.peak > budget)
+    return fail("internal error: the " + llvm::Twine(solverName) +
+                " schedule peaks at " + llvm::Twine(stats.peak) +
+                " bytes, over the budget");
+
+  std::error_code ec;
+  llvm::ToolOutputFile out(outputFile, ec, llvm::sys::fs::OF_Text);
+  if (ec)
+    return fail("cannot write '" + outputFile + "': " + ec.message());
+  out.os() << scheduleToJson(graph, schedule, stats, solverName, budget)
+           << "\n";
+  out.keep();
+  return 0;
+}
