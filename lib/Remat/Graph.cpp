@@ -6,9 +6,15 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 using namespace tad::remat;
+
+// Sizes stay exact in the double JSON numbers are read as, and the sum of
+// all sizes (the most any schedule holds) stays far from int64 overflow.
+static constexpr double kMaxNodeBytes = 9007199254740992.0; // 2^53
+static constexpr int64_t kMaxTotalBytes = int64_t(1) << 62;
 
 void Graph::addEdge(int input, int user) {
   nodes[input].users.push_back(user);
@@ -45,23 +51,39 @@ bool tad::remat::parseGraphJson(const std::string &text, Graph &graph,
     return "";
   };
   graph.nodes.clear();
+  int64_t totalBytes = 0;
   for (const llvm::json::Value &n : *nodes) {
     const llvm::json::Object *node = n.getAsObject();
     const llvm::json::Value *id = node ? node->get("id") : nullptr;
-    std::optional<double> cost = node ? node->getNumber("cost_cpu") : std::nullopt;
-    std::optional<int64_t> bytes =
-        node ? node->getInteger("cost_ram") : std::nullopt;
-    if (!bytes && node)
-      if (auto b = node->getNumber("cost_ram"))
-        bytes = int64_t(*b);
+    std::optional<double> cost, ram;
+    if (node) {
+      cost = node->getNumber("cost_cpu");
+      ram = node->getNumber("cost_ram");
+    }
     std::string name = id ? key(*id) : "";
     std::string where = "node " + std::to_string(graph.nodes.size());
-    if (name.empty() || !cost || !bytes) {
+    if (name.empty() || !cost.has_value() || !ram.has_value()) {
       error = where + ": expected \"id\", \"cost_cpu\" and \"cost_ram\"";
       return false;
     }
-    if (*cost < 0 || *bytes < 0) {
+    // Sizes are whole bytes; Checkmate's files write them as 4096 or 4096.0.
+    const double costValue = cost.value(), ramValue = ram.value();
+    if (ramValue != std::floor(ramValue) ||
+        std::abs(ramValue) > kMaxNodeBytes || !std::isfinite(costValue)) {
+      error = where + " (\"" + name +
+              "\"): cost_ram must be a whole number of bytes up to 2^53 and "
+              "cost_cpu finite";
+      return false;
+    }
+    int64_t bytes = int64_t(ramValue);
+    if (costValue < 0 || bytes < 0) {
       error = where + " (\"" + name + "\"): costs and sizes must be >= 0";
+      return false;
+    }
+    totalBytes += bytes;
+    if (totalBytes > kMaxTotalBytes) {
+      error = where + " (\"" + name + "\"): the graph's sizes add up to more "
+              "than 2^62 bytes";
       return false;
     }
     if (!index.emplace(name, graph.size()).second) {
@@ -70,8 +92,8 @@ bool tad::remat::parseGraphJson(const std::string &text, Graph &graph,
     }
     Node node_;
     node_.name = name;
-    node_.cost = *cost;
-    node_.bytes = *bytes;
+    node_.cost = costValue;
+    node_.bytes = bytes;
     graph.nodes.push_back(std::move(node_));
   }
   for (const llvm::json::Value &l : *links) {

@@ -76,6 +76,10 @@ TEST(GraphTest, RejectsMalformedGraphs) {
       {R"({"nodes": [{"id": 0, "cost_cpu": 1, "cost_ram": 1}],
            "links": [{"source": 0, "target": 7}]})",
        "unknown node \"7\""},
+      {R"({"nodes": [{"id": 0, "cost_cpu": 1, "cost_ram": 2.5}], "links": []})",
+       "cost_ram must be a whole number of bytes"},
+      {R"({"nodes": [{"id": 0, "cost_cpu": 1, "cost_ram": 1e30}], "links": []})",
+       "cost_ram must be a whole number of bytes up to 2^53"},
   };
   for (auto c : cases) {
     Graph g;
@@ -83,6 +87,20 @@ TEST(GraphTest, RejectsMalformedGraphs) {
     EXPECT_FALSE(parseGraphJson(c.json, g, error)) << c.json;
     EXPECT_NE(error.find(c.message), std::string::npos) << error;
   }
+}
+
+// 600 nodes of 2^53 bytes each would overflow the simulator's int64 sums.
+TEST(GraphTest, RejectsSizesThatOverflow) {
+  std::string json = R"({"links": [], "nodes": [)";
+  for (int i = 0; i < 600; ++i)
+    json += (i ? "," : "") + std::string(R"({"id": )") + std::to_string(i) +
+            R"(, "cost_cpu": 1, "cost_ram": 9007199254740992})";
+  json += "]}";
+  Graph g;
+  std::string error;
+  EXPECT_FALSE(parseGraphJson(json, g, error));
+  EXPECT_NE(error.find("add up to more than 2^62 bytes"), std::string::npos)
+      << error;
 }
 
 TEST(GraphTest, StoreAllOnAChain) {
