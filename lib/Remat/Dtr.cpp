@@ -10,6 +10,7 @@
 
 #include "tad/Remat/Graph.h"
 
+#include <algorithm>
 #include <limits>
 
 using namespace tad::remat;
@@ -19,7 +20,11 @@ namespace {
 class Dtr {
 public:
   Dtr(const Graph &graph, int64_t budget)
-      : graph(graph), budget(budget), resident(graph.size(), 0),
+      : graph(graph), budget(budget),
+        maxComputes(std::max<int64_t>(int64_t(kDtrComputesPerNode) *
+                                          graph.size(),
+                                      kDtrMinComputeLimit)),
+        resident(graph.size(), 0),
         pinned(graph.size(), 0), lastUse(graph.size(), 0),
         remaining(graph.size(), 0) {
     for (int v = 0; v < graph.size(); ++v)
@@ -42,6 +47,11 @@ public:
 
 private:
   bool compute(int v) {
+    // Recompute on demand can thrash: a recomputed input evicts another one
+    // that is needed next, without end in sight. Giving up after a bound
+    // keeps the greedy a baseline rather than a hang.
+    if (++computes > maxComputes)
+      return false;
     const Node &node = graph.nodes[v];
     for (int i : node.inputs) {
       if (!resident[i] && !compute(i))
@@ -91,7 +101,7 @@ private:
   }
 
   const Graph &graph;
-  int64_t budget, bytes = 0, clock = 0;
+  int64_t budget, maxComputes, bytes = 0, clock = 0, computes = 0;
   std::vector<char> resident;
   std::vector<int> pinned;
   std::vector<int64_t> lastUse;

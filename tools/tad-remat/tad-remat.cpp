@@ -147,7 +147,9 @@ int main(int argc, char **argv) {
                   llvm::Twine(footprint) + " bytes");
     if (!dtrSchedule(graph, budget, schedule))
       return fail("the dtr solver finds no schedule within " +
-                  llvm::Twine(budget) + " bytes; its smallest budget is " +
+                  llvm::Twine(budget) +
+                  " bytes (no eviction makes room, or its recomputations "
+                  "thrash); its smallest budget is " +
                   llvm::Twine(dtrMinimumBudget(graph, footprint,
                                                std::max(storeAllPeak,
                                                         footprint))) +

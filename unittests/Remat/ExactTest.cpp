@@ -111,3 +111,76 @@ TEST(ExactTest, LargeGraphsAreRefused) {
 }
 
 } // namespace
+
+namespace {
+
+/// The joint graph of the gradient of a random forward DAG, as in
+/// bench/remat/gaps.py: forward nodes with the previous node and sometimes
+/// an earlier one as inputs, then one adjoint per forward node, in reverse,
+/// reading its users' adjoints and its own inputs.
+Graph randomJointGraph(int forward, std::mt19937 &rng) {
+  Graph g;
+  std::uniform_int_distribution<int64_t> bytes(1, 8);
+  std::uniform_int_distribution<int> cost(1, 10);
+  std::bernoulli_distribution skip(0.4);
+  std::vector<std::vector<int>> users(forward);
+  for (int v = 0; v < forward; ++v) {
+    g.nodes.push_back({"f" + std::to_string(v), double(cost(rng)),
+                       16 * bytes(rng), {}, {}});
+    if (v > 0) {
+      g.addEdge(v - 1, v);
+      users[v - 1].push_back(v);
+    }
+    if (v > 1 && skip(rng)) {
+      int u = int(rng() % unsigned(v - 1));
+      g.addEdge(u, v);
+      users[u].push_back(v);
+    }
+  }
+  auto adjoint = [&](int v) { return 2 * forward - 1 - v; };
+  for (int v = forward - 1; v >= 0; --v) {
+    g.nodes.push_back({"g" + std::to_string(v), double(cost(rng)),
+                       16 * bytes(rng), {}, {}});
+    for (int w : users[v])
+      g.addEdge(adjoint(w), adjoint(v));
+    std::vector<int> residuals = g.nodes[v].inputs;
+    if (residuals.empty() || users[v].empty())
+      residuals = {v};
+    for (int u : residuals)
+      g.addEdge(u, adjoint(v));
+  }
+  return g;
+}
+
+// The greedy's recompute on demand can thrash on large graphs at tight
+// budgets (a 1000-node joint graph at 0.3 of its peak once ran for more
+// than ten minutes). It must stop within its compute bound, and whatever it
+// returns must be a valid schedule within the budget.
+TEST(DtrTest, StopsOnLargeGraphsAtTightBudgets) {
+  std::mt19937 rng(3);
+  int stopped = 0;
+  for (Graph g : {randomJointGraph(500, rng), randomGraph(1000, rng),
+                  gradientChain(500)}) {
+    int64_t peak = simulate(g, storeAllSchedule(g)).peak;
+    int64_t footprint = 0;
+    for (int v = 0; v < g.size(); ++v)
+      footprint = std::max(footprint, g.getComputeFootprint(v));
+    for (double fraction : {0.9, 0.5, 0.3, 0.1}) {
+      int64_t budget = std::max(footprint, int64_t(fraction * double(peak)));
+      std::vector<Event> schedule;
+      if (!dtrSchedule(g, budget, schedule)) {
+        ++stopped;
+        continue;
+      }
+      ScheduleStats s = simulate(g, schedule);
+      ASSERT_TRUE(s.valid) << s.error;
+      EXPECT_LE(s.peak, budget);
+      EXPECT_LE(s.computes,
+                std::max<int64_t>(kDtrComputesPerNode * int64_t(g.size()),
+                                  kDtrMinComputeLimit));
+    }
+  }
+  EXPECT_GT(stopped, 0); // the joint graph does thrash at 0.3 and 0.1
+}
+
+} // namespace

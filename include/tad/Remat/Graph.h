@@ -71,7 +71,11 @@ std::vector<Event> storeAllSchedule(const Graph &graph);
 /// order; an input that was evicted is recomputed on demand; when a compute
 /// would exceed the budget, the resident node with the smallest
 /// cost / (bytes * staleness) that is still needed and not an input of the
-/// current compute is evicted. Returns false when no eviction makes room.
+/// current compute is evicted. Returns false when no eviction makes room,
+/// or when the recomputations thrash: after kDtrComputesPerNode computes per
+/// node (at least kDtrMinComputeLimit in all).
+constexpr int kDtrComputesPerNode = 256;
+constexpr int64_t kDtrMinComputeLimit = 200'000;
 bool dtrSchedule(const Graph &graph, int64_t budget, std::vector<Event> &out);
 
 /// Writes `schedule` as JSON: {"solver": ..., "budget": ..., "events":
