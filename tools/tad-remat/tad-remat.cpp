@@ -127,13 +127,24 @@ int main(int argc, char **argv) {
     case ExactResult::optimal:
       break;
     case ExactResult::tooLarge:
-      return fail("the graph has " + llvm::Twine(graph.size()) +
-                  " nodes; the exact solver takes at most " +
-                  llvm::Twine(kMaxExactNodes) + " (use --solver=dtr)");
-    case ExactResult::infeasible:
+      if (graph.size() > kMaxExactNodes)
+        return fail("the graph has " + llvm::Twine(graph.size()) +
+                    " nodes; the exact solver takes at most " +
+                    llvm::Twine(kMaxExactNodes) + " (use --solver=dtr)");
+      return fail("the exact search exceeded its state limit on this " +
+                  llvm::Twine(graph.size()) +
+                  "-node graph (use --solver=dtr)");
+    case ExactResult::infeasible: {
+      int64_t minimum = exactMinimumBudget(graph);
+      if (minimum < 0)
+        return fail("no schedule fits in " + llvm::Twine(budget) +
+                    " bytes; the search for the feasible minimum exceeded "
+                    "its state limit (no schedule fits below " +
+                    llvm::Twine(footprint) + " bytes)");
       return fail("no schedule fits in " + llvm::Twine(budget) +
-                  " bytes: the feasible minimum is " +
-                  llvm::Twine(exactMinimumBudget(graph)) + " bytes");
+                  " bytes: the feasible minimum is " + llvm::Twine(minimum) +
+                  " bytes");
+    }
     }
     break;
   }
