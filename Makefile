@@ -50,6 +50,7 @@ bench: build
 	OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/gemm/run.py
 	OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/mlp/run.py
 	/usr/bin/python3 bench/remat/gaps.py
+	/usr/bin/python3 bench/remat/solvers.py
 
 # Builds the frontend fuzzer with clang, libFuzzer and ASan in build-fuzz/
 # and runs it for FUZZ_SECONDS (docs/fuzzing.md).

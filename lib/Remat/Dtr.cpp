@@ -19,8 +19,8 @@ namespace {
 
 class Dtr {
 public:
-  Dtr(const Graph &graph, int64_t budget)
-      : graph(graph), budget(budget),
+  Dtr(const Graph &graph, int64_t budget, double costLimit)
+      : graph(graph), budget(budget), costLimit(costLimit),
         maxComputes(std::max<int64_t>(int64_t(kDtrComputesPerNode) *
                                           graph.size(),
                                       kDtrMinComputeLimit)),
@@ -53,6 +53,8 @@ private:
     if (++computes > maxComputes)
       return false;
     const Node &node = graph.nodes[v];
+    if ((cost += node.cost) > costLimit)
+      return false;
     for (int i : node.inputs) {
       if (!resident[i] && !compute(i))
         return false;
@@ -101,7 +103,9 @@ private:
   }
 
   const Graph &graph;
-  int64_t budget, maxComputes, bytes = 0, clock = 0, computes = 0;
+  int64_t budget;
+  double costLimit, cost = 0;
+  int64_t maxComputes, bytes = 0, clock = 0, computes = 0;
   std::vector<char> resident;
   std::vector<int> pinned;
   std::vector<int64_t> lastUse;
@@ -112,6 +116,6 @@ private:
 } // namespace
 
 bool tad::remat::dtrSchedule(const Graph &graph, int64_t budget,
-                             std::vector<Event> &out) {
-  return Dtr(graph, budget).run(out);
+                             std::vector<Event> &out, double costLimit) {
+  return Dtr(graph, budget, costLimit).run(out);
 }

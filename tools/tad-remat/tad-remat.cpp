@@ -10,6 +10,7 @@
 #include "tad/Remat/ByteSize.h"
 #include "tad/Remat/Exact.h"
 #include "tad/Remat/Graph.h"
+#include "tad/Remat/Solver.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -20,6 +21,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <chrono>
 
 using namespace tad::remat;
 namespace cl = llvm::cl;
@@ -35,19 +37,29 @@ static cl::opt<std::string>
                           "without it, the store-all schedule"),
                  cl::value_desc("bytes"), cl::cat(category));
 
-enum class Solver { automatic, exact, dtr, storeAll };
+enum class Solver { automatic, exact, fast, dtr, chen, storeAll };
 static cl::opt<Solver> solverOption(
     "solver", cl::desc("Which solver schedules the graph"),
     cl::values(clEnumValN(Solver::automatic, "auto",
-                          "exact for graphs of at most 20 nodes, else dtr"),
+                          "exact for graphs of at most 20 nodes, else fast"),
                clEnumValN(Solver::exact, "exact",
                           "least-cost schedule by exhaustive search"),
+               clEnumValN(Solver::fast, "fast",
+                          "lookahead eviction and tightening, the best of "
+                          "several scores and DTR"),
+               clEnumValN(Solver::chen, "chen",
+                          "Chen et al.'s sqrt(n) checkpointing (a "
+                          "baseline; ignores the budget's size)"),
                clEnumValN(Solver::dtr, "dtr",
                           "DTR-style greedy eviction with recompute on "
                           "demand"),
                clEnumValN(Solver::storeAll, "store-all",
                           "every node once, no recomputation")),
     cl::init(Solver::automatic), cl::cat(category));
+
+static cl::opt<bool> timeOption(
+    "time", cl::desc("Add the solver's wall time in seconds to the output"),
+    cl::cat(category));
 
 static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
                                        cl::value_desc("file"), cl::init("-"),
@@ -100,15 +112,15 @@ int main(int argc, char **argv) {
     return fail("--budget: " + error);
 
   Solver solver = solverOption;
-  if (solver == Solver::automatic)
+  bool automatic = solver == Solver::automatic;
+  if (automatic)
     solver = budget < 0 ? Solver::storeAll
              : graph.size() <= kMaxExactNodes ? Solver::exact
-                                              : Solver::dtr;
+                                              : Solver::fast;
   // No schedule fits below the largest single compute: a lower bound for
   // every solver.
-  int64_t footprint = 0;
-  for (int v = 0; v < graph.size(); ++v)
-    footprint = std::max(footprint, graph.getComputeFootprint(v));
+  const int64_t footprint = lowerBound(graph);
+  auto start = std::chrono::steady_clock::now();
 
   const char *solverName = "store-all";
   switch (solver) {
@@ -123,17 +135,29 @@ int main(int argc, char **argv) {
     solverName = "exact";
     if (budget < 0)
       budget = storeAllPeak;
-    switch (exactSchedule(graph, budget, schedule)) {
+    ExactResult result = exactSchedule(graph, budget, schedule);
+    if (result == ExactResult::tooLarge && automatic) {
+      // The search ran out of states: the fast solver answers instead.
+      solverName = "fast";
+      if (!solveSchedule(graph, budget, schedule))
+        return fail("no schedule found within " + llvm::Twine(budget) +
+                    " bytes; the fast solver's smallest budget is " +
+                    llvm::Twine(solverMinimumBudget(graph)) +
+                    " bytes (no schedule fits below " +
+                    llvm::Twine(footprint) + ")");
+      break;
+    }
+    switch (result) {
     case ExactResult::optimal:
       break;
     case ExactResult::tooLarge:
       if (graph.size() > kMaxExactNodes)
         return fail("the graph has " + llvm::Twine(graph.size()) +
                     " nodes; the exact solver takes at most " +
-                    llvm::Twine(kMaxExactNodes) + " (use --solver=dtr)");
+                    llvm::Twine(kMaxExactNodes) + " (use --solver=fast)");
       return fail("the exact search exceeded its state limit on this " +
                   llvm::Twine(graph.size()) +
-                  "-node graph (use --solver=dtr)");
+                  "-node graph (use --solver=fast)");
     case ExactResult::infeasible: {
       int64_t minimum = exactMinimumBudget(graph);
       if (minimum < 0)
@@ -148,6 +172,30 @@ int main(int argc, char **argv) {
     }
     break;
   }
+  case Solver::fast:
+    solverName = "fast";
+    if (budget < 0)
+      budget = storeAllPeak;
+    if (budget < footprint)
+      return fail("no schedule fits in " + llvm::Twine(budget) +
+                  " bytes: computing one node needs " +
+                  llvm::Twine(footprint) + " bytes");
+    if (!solveSchedule(graph, budget, schedule))
+      return fail("the fast solver finds no schedule within " +
+                  llvm::Twine(budget) + " bytes; its smallest budget is " +
+                  llvm::Twine(solverMinimumBudget(graph)) +
+                  " bytes (no schedule fits below " + llvm::Twine(footprint) +
+                  ")");
+    break;
+  case Solver::chen:
+    solverName = "chen";
+    schedule = chenSchedule(graph);
+    if (budget >= 0 && simulate(graph, schedule).peak > budget)
+      return fail("Chen's schedule peaks at " +
+                  llvm::Twine(simulate(graph, schedule).peak) +
+                  " bytes, over the budget of " + llvm::Twine(budget) +
+                  " bytes");
+    break;
   case Solver::dtr:
     solverName = "dtr";
     if (budget < 0)
@@ -169,6 +217,9 @@ int main(int argc, char **argv) {
     break;
   }
 
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
   // Every schedule is replayed before it is printed: the printed cost and
   // peak are the simulator's, not the solver's.
   ScheduleStats stats = simulate(graph, schedule);
@@ -184,8 +235,10 @@ int main(int argc, char **argv) {
   llvm::ToolOutputFile out(outputFile, ec, llvm::sys::fs::OF_Text);
   if (ec)
     return fail("cannot write '" + outputFile + "': " + ec.message());
-  out.os() << scheduleToJson(graph, schedule, stats, solverName, budget)
-           << "\n";
+  std::string json = scheduleToJson(graph, schedule, stats, solverName, budget);
+  if (timeOption) // after the opening brace, before the summary
+    json.insert(2, "  \"seconds\": " + std::to_string(seconds) + ",\n");
+  out.os() << json << "\n";
   out.keep();
   return 0;
 }

@@ -73,10 +73,12 @@ std::vector<Event> storeAllSchedule(const Graph &graph);
 /// cost / (bytes * staleness) that is still needed and not an input of the
 /// current compute is evicted. Returns false when no eviction makes room,
 /// or when the recomputations thrash: after kDtrComputesPerNode computes per
-/// node (at least kDtrMinComputeLimit in all).
+/// node (at least kDtrMinComputeLimit in all), or once its total cost
+/// exceeds `costLimit` (a caller that has a cheaper schedule already).
 constexpr int kDtrComputesPerNode = 256;
 constexpr int64_t kDtrMinComputeLimit = 200'000;
-bool dtrSchedule(const Graph &graph, int64_t budget, std::vector<Event> &out);
+bool dtrSchedule(const Graph &graph, int64_t budget, std::vector<Event> &out,
+                 double costLimit = 1e300);
 
 /// Writes `schedule` as JSON: {"solver": ..., "budget": ..., "events":
 /// [{"compute": id}, {"free": id}, ...], "cost": ..., "peak": ...,

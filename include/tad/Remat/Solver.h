@@ -1,0 +1,85 @@
+//===- Solver.h - fast schedules of large graphs ----------------*- C++ -*-===//
+//
+// The remat solver for graphs of any size. The graph's node order is a
+// static program order, so every value's future uses are known; the solver
+// exploits that where DTR (which assumes an unknown future) cannot:
+//
+//   - `lookaheadSchedule` computes the nodes in order, recomputes missing
+//     inputs on demand, and evicts by a score that looks at each value's
+//     next use (Belady's rule weighted by recompute cost and size);
+//   - `tightenSchedule` improves any valid schedule without raising its
+//     peak over the budget: it frees every value right after its last use,
+//     drops recomputations nobody reads, and keeps a value resident instead
+//     of recomputing it wherever the budget has room for it between the two;
+//   - `solveSchedule` runs several eviction scores and the DTR greedy,
+//     tightens each, and returns the cheapest: never worse than DTR.
+//
+// `chenSchedule` is Chen et al.'s sqrt(n) checkpointing (2016), the
+// baseline of bench/remat: it keeps about sqrt(n) evenly spaced forward
+// values and recomputes each segment once in the backward sweep.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TAD_REMAT_SOLVER_H
+#define TAD_REMAT_SOLVER_H
+
+#include "tad/Remat/Graph.h"
+
+#include <string>
+
+namespace tad::remat {
+
+/// How lookaheadSchedule picks the value to evict; `rc` is the estimated
+/// cost of recomputing a value (with its evicted inputs), `d` the distance
+/// to its next use, `b` its bytes. The smallest score is evicted.
+enum class EvictionScore {
+  costPerByteDistance,  // rc / (b * d)
+  costPerByteDistance2, // rc / (b * d^2)
+  costPerByte,          // rc / b
+  farthestUse,          // 1 / d (Belady), ties by rc / b
+};
+
+/// Schedules `graph` within `budget` by lookahead eviction. A value no
+/// later stage reads is freed at once, unless `keepAncestors`: then it stays
+/// (as an eviction candidate) while a user of it will be read, since that
+/// user may have to be recomputed from it. Returns false when no eviction
+/// makes room, or when recomputations exceed kDtrComputesPerNode per node.
+/// A nonzero `seed` multiplies every score by a pseudo-random factor in
+/// [1/2, 2), for diversity. Gives up once the cost exceeds `costLimit`.
+bool lookaheadSchedule(const Graph &graph, int64_t budget, EvictionScore score,
+                       bool keepAncestors, std::vector<Event> &out,
+                       uint64_t seed = 0, double costLimit = 1e300);
+
+/// Rewrites the valid schedule `schedule` into one of no greater cost whose
+/// peak stays within max(budget, its current peak): see the file comment.
+void tightenSchedule(const Graph &graph, int64_t budget,
+                     std::vector<Event> &schedule);
+
+struct SolveInfo {
+  std::string winner; // which heuristic produced the returned schedule
+  int attempts = 0, feasible = 0;
+};
+
+/// The best tightened schedule among the lookahead scores and DTR, or false
+/// when none of them fits `budget`.
+bool solveSchedule(const Graph &graph, int64_t budget, std::vector<Event> &out,
+                   SolveInfo *info = nullptr);
+
+/// The smallest budget in [lowerBound(graph), store-all peak] at which
+/// solveSchedule succeeds, found by bisection and checked (heuristic
+/// feasibility need not be monotone; the store-all peak always works).
+int64_t solverMinimumBudget(const Graph &graph);
+
+/// No schedule fits below this: the bytes of the largest single compute.
+int64_t lowerBound(const Graph &graph);
+
+/// Chen's sqrt(n) schedule. The forward part is the prefix of the graph up
+/// to the store-all schedule's peak; about sqrt(k) of its k nodes, spaced
+/// evenly by bytes, are kept until their last use, the others are freed
+/// after their last forward use, and a missing value is recomputed when
+/// the backward sweep first needs it and kept until its last use.
+std::vector<Event> chenSchedule(const Graph &graph);
+
+} // namespace tad::remat
+
+#endif // TAD_REMAT_SOLVER_H

@@ -1,0 +1,29 @@
+//===- ComputeSequence.h - schedules as their compute events ----*- C++ -*-===//
+//
+// A schedule is determined by its compute events alone: each compute reads
+// the most recent compute of each input, and the best place to free a
+// value is right after the last compute that reads it. Working on that
+// sequence lets the solver change recomputations without tracking frees.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TAD_REMAT_COMPUTESEQUENCE_H
+#define TAD_REMAT_COMPUTESEQUENCE_H
+
+#include "tad/Remat/Graph.h"
+
+namespace tad::remat {
+
+/// The compute events of `schedule`, in order.
+std::vector<int> computesOf(const std::vector<Event> &schedule);
+
+/// The compute sequence as a schedule: every value freed right after its
+/// last reader (at once when nothing reads it). Valid whenever each compute
+/// finds each input computed earlier; the peak is never above that of a
+/// schedule with the same computes and later frees.
+std::vector<Event> scheduleOf(const Graph &graph,
+                              const std::vector<int> &computes);
+
+} // namespace tad::remat
+
+#endif // TAD_REMAT_COMPUTESEQUENCE_H

@@ -1,0 +1,261 @@
+//===- Lookahead.cpp - eviction that knows every value's next use ---------===//
+//
+// DTR evicts by staleness because a dynamic runtime cannot see the future.
+// A compiler can: the node order is the program order, so the next stage at
+// which each value is read is known, and Belady's rule (evict what is
+// needed farthest away) becomes available. The scores of EvictionScore
+// weigh that distance against the cost of recomputing the value, including
+// its inputs that were evicted too.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tad/Remat/Solver.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+using namespace tad::remat;
+
+namespace {
+
+constexpr int kNoUse = std::numeric_limits<int>::max();
+
+class Lookahead {
+public:
+  Lookahead(const Graph &graph, int64_t budget, EvictionScore score,
+            bool keepAncestors, uint64_t seed, double costLimit)
+      : graph(graph), budget(budget), costLimit(costLimit), score(score),
+        keepAncestors(keepAncestors), random(seed),
+        maxComputes(std::max<int64_t>(int64_t(kDtrComputesPerNode) *
+                                          graph.size(),
+                                      kDtrMinComputeLimit)),
+        n(graph.size()), users(n), nextUser(n, 0), resident(n, 0),
+        where(n, -1), pins(n, 0), inStage(n, 0), rcStamp(n, 0), rcValue(n, 0) {
+    for (int v = 0; v < n; ++v) {
+      users[v] = graph.nodes[v].users;
+      std::sort(users[v].begin(), users[v].end());
+    }
+  }
+
+  bool run(std::vector<Event> &out) {
+    for (stage = 0; stage < n; ++stage) {
+      if (!runStage(stage))
+        return false;
+    }
+    out = std::move(events);
+    return true;
+  }
+
+private:
+  /// The first stage >= `from` at which `v` is an input; kNoUse if none.
+  int nextUse(int v, int from) {
+    const std::vector<int> &u = users[v];
+    size_t &p = nextUser[v];
+    while (p < u.size() && u[p] < from)
+      ++p;
+    return p < u.size() ? u[p] : kNoUse;
+  }
+
+  /// When `v` itself is read no more: the first stage >= `from` that reads
+  /// one of its users, which may have to be recomputed from `v`.
+  int indirectUse(int v, int from) {
+    int first = kNoUse;
+    for (int u : users[v])
+      first = std::min(first, nextUse(u, from));
+    return first;
+  }
+
+  /// Whether `v` may go once no later stage reads it.
+  bool dead(int v, int from) {
+    return nextUse(v, from) == kNoUse &&
+           (!keepAncestors || indirectUse(v, from) == kNoUse);
+  }
+
+  /// Computes node `t` for the first time, after recomputing whatever of
+  /// its inputs is missing.
+  bool runStage(int t) {
+    // The missing inputs and, transitively, their missing inputs.
+    std::vector<int> missing, stack;
+    ++stageStamp;
+    for (int i : graph.nodes[t].inputs)
+      stack.push_back(i);
+    while (!stack.empty()) {
+      int v = stack.back();
+      stack.pop_back();
+      if (resident[v] || inStage[v] == stageStamp)
+        continue;
+      inStage[v] = stageStamp;
+      missing.push_back(v);
+      for (int i : graph.nodes[v].inputs)
+        stack.push_back(i);
+    }
+    std::sort(missing.begin(), missing.end());
+    // Every input of a compute of this stage stays resident until that
+    // compute is done.
+    for (int v : missing)
+      pin(v, +1);
+    pin(t, +1);
+    for (int v : missing) {
+      if (!compute(v))
+        return false;
+      pin(v, -1);
+    }
+    if (!compute(t))
+      return false;
+    pin(t, -1);
+    // Values that no later stage reads go at once.
+    for (int v : missing)
+      if (resident[v] && dead(v, t + 1))
+        free(v);
+    for (int i : graph.nodes[t].inputs)
+      if (resident[i] && dead(i, t + 1))
+        free(i);
+    if (users[t].empty())
+      free(t);
+    return true;
+  }
+
+  void pin(int v, int delta) {
+    for (int i : graph.nodes[v].inputs)
+      pins[i] += delta;
+  }
+
+  bool compute(int v) {
+    if (++computes > maxComputes || (cost += graph.nodes[v].cost) > costLimit)
+      return false;
+    if (!makeRoom(graph.nodes[v].bytes))
+      return false;
+    events.push_back({Event::compute, v});
+    resident[v] = 1;
+    where[v] = int(residentList.size());
+    residentList.push_back(v);
+    bytes += graph.nodes[v].bytes;
+    ++residency;
+    return true;
+  }
+
+  void free(int v) {
+    events.push_back({Event::free, v});
+    resident[v] = 0;
+    int last = residentList.back();
+    residentList[where[v]] = last;
+    where[last] = where[v];
+    residentList.pop_back();
+    bytes -= graph.nodes[v].bytes;
+    ++residency;
+  }
+
+  /// The cost of computing `v` again now: its own and that of its missing
+  /// inputs, memoized until residency changes. Shared ancestors count once
+  /// per path, and the depth is capped: an estimate, not a schedule.
+  double recomputeCost(int v, int depth = 0) {
+    if (rcStamp[v] == residency)
+      return rcValue[v];
+    double c = graph.nodes[v].cost;
+    if (depth < 32)
+      for (int i : graph.nodes[v].inputs)
+        if (!resident[i])
+          c += recomputeCost(i, depth + 1);
+    rcStamp[v] = residency;
+    rcValue[v] = c;
+    return c;
+  }
+
+  bool makeRoom(int64_t needed) {
+    while (bytes + needed > budget) {
+      int victim = -1;
+      double best = std::numeric_limits<double>::infinity();
+      double bestTie = best;
+      for (int u : residentList) {
+        if (pins[u])
+          continue;
+        int use = nextUse(u, stage);
+        double indirect = 1;
+        if (use == kNoUse && keepAncestors) {
+          // Kept only to recompute a user from: worth less than a value
+          // that is read itself.
+          use = indirectUse(u, stage);
+          indirect = 2;
+        }
+        if (use == kNoUse) { // read by nobody: free before anything else
+          victim = u;
+          break;
+        }
+        double distance = double(use - stage + 1) * indirect;
+        double size = double(std::max<int64_t>(graph.nodes[u].bytes, 1));
+        double rc = recomputeCost(u);
+        double s = 0, tie = 0;
+        switch (score) {
+        case EvictionScore::costPerByteDistance:
+          s = rc / (size * distance);
+          break;
+        case EvictionScore::costPerByteDistance2:
+          s = rc / (size * distance * distance);
+          break;
+        case EvictionScore::costPerByte:
+          s = rc / size;
+          tie = 1 / distance;
+          break;
+        case EvictionScore::farthestUse:
+          s = 1 / distance;
+          tie = rc / size;
+          break;
+        }
+        if (random)
+          s *= noise();
+        if (s < best || (s == best && tie < bestTie)) {
+          best = s;
+          bestTie = tie;
+          victim = u;
+        }
+      }
+      if (victim < 0)
+        return false;
+      free(victim);
+    }
+    return true;
+  }
+
+  /// A factor in [1/2, 2) from a splitmix64 stream: perturbed scores give
+  /// the portfolio different schedules to choose from.
+  double noise() {
+    uint64_t z = (random += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return std::exp2(double(z >> 11) / double(1ull << 53) * 2 - 1);
+  }
+
+  const Graph &graph;
+  int64_t budget;
+  double costLimit, cost = 0;
+  EvictionScore score;
+  bool keepAncestors;
+  uint64_t random;
+  int64_t maxComputes, computes = 0, bytes = 0;
+  int n, stage = 0;
+  std::vector<std::vector<int>> users;
+  std::vector<size_t> nextUser;
+  std::vector<char> resident;
+  std::vector<int> residentList, where; // the resident nodes, and where
+  std::vector<int> pins;
+  std::vector<int> inStage;
+  int stageStamp = 0;
+  // recomputeCost's memo, valid while `residency` (bumped on every compute
+  // and free) is unchanged.
+  int64_t residency = 1;
+  std::vector<int64_t> rcStamp;
+  std::vector<double> rcValue;
+  std::vector<Event> events;
+};
+
+} // namespace
+
+bool tad::remat::lookaheadSchedule(const Graph &graph, int64_t budget,
+                                   EvictionScore score, bool keepAncestors,
+                                   std::vector<Event> &out, uint64_t seed,
+                                   double costLimit) {
+  return Lookahead(graph, budget, score, keepAncestors, seed, costLimit)
+      .run(out);
+}

@@ -1,0 +1,190 @@
+//===- Solve.cpp - the portfolio solver and Chen's baseline ---------------===//
+//
+// No single eviction score wins on every graph and budget (bench/remat
+// measures them), and each run takes a few milliseconds at 1000 nodes, so
+// the solver runs them all, tightens each result, and keeps the cheapest.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ComputeSequence.h"
+#include "tad/Remat/Solver.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace tad::remat;
+
+static constexpr int kMaxRandomRuns = 32;
+static constexpr int kRandomRunNodes = 2048;
+
+int64_t tad::remat::lowerBound(const Graph &graph) {
+  int64_t footprint = 0;
+  for (int v = 0; v < graph.size(); ++v)
+    footprint = std::max(footprint, graph.getComputeFootprint(v));
+  return footprint;
+}
+
+namespace {
+
+/// The cheapest valid schedule seen so far.
+struct Best {
+  const Graph &graph;
+  int64_t budget;
+  std::vector<Event> schedule;
+  std::string name;
+  double cost = 1e300;
+  int attempts = 0, feasible = 0;
+
+  /// Tightens and keeps `candidate` when it is cheaper than the best.
+  void offer(bool ok, std::vector<Event> &candidate, const std::string &by) {
+    ++attempts;
+    if (!ok)
+      return;
+    tightenSchedule(graph, budget, candidate);
+    ScheduleStats stats = simulate(graph, candidate);
+    if (!stats.valid || stats.peak > budget)
+      return; // never expected; the caller gets only checked schedules
+    ++feasible;
+    if (stats.cost < cost) {
+      cost = stats.cost;
+      schedule = std::move(candidate);
+      name = by;
+    }
+  }
+};
+
+} // namespace
+
+bool tad::remat::solveSchedule(const Graph &graph, int64_t budget,
+                               std::vector<Event> &out, SolveInfo *info) {
+  if (budget < lowerBound(graph))
+    return false;
+  Best best{graph, budget, {}, {}};
+  std::vector<Event> schedule = storeAllSchedule(graph);
+  if (simulate(graph, schedule).peak <= budget) {
+    // Every node once: nothing is cheaper.
+    best.offer(true, schedule, "store-all");
+  } else {
+    const std::pair<const char *, EvictionScore> scores[] = {
+        {"lookahead rc/(b*d)", EvictionScore::costPerByteDistance},
+        {"lookahead rc/(b*d^2)", EvictionScore::costPerByteDistance2},
+        {"lookahead rc/b", EvictionScore::costPerByte},
+        {"lookahead 1/d", EvictionScore::farthestUse},
+    };
+    // A run whose cost passes twice the best so far will not win even
+    // after tightening, and is stopped: that bounds the time spent on
+    // runs that thrash.
+    for (bool keep : {false, true})
+      for (auto [name, score] : scores)
+        best.offer(lookaheadSchedule(graph, budget, score, keep, schedule, 0,
+                                     2 * best.cost),
+                   schedule,
+                   std::string(name) + (keep ? ", keeping ancestors" : ""));
+    // DTR is stopped once its own cost passes the best: the portfolio is
+    // never worse than DTR's schedule either way.
+    best.offer(dtrSchedule(graph, budget, schedule, best.cost), schedule,
+               "dtr");
+    // Perturbed scores, as many runs as keep the solver fast; the count
+    // depends only on the graph, so that the answer is reproducible.
+    int runs = std::min(kMaxRandomRuns,
+                        int(kRandomRunNodes / std::max(1, graph.size())));
+    for (int r = 0; r < runs; ++r) {
+      bool keep = r % 2;
+      best.offer(lookaheadSchedule(graph, budget, scores[(r / 2) % 4].second,
+                                   keep, schedule, uint64_t(r) + 1,
+                                   2 * best.cost),
+                 schedule, "lookahead, perturbed");
+    }
+  }
+  if (info) {
+    info->attempts = best.attempts;
+    info->feasible = best.feasible;
+    info->winner = best.name;
+  }
+  if (best.feasible == 0)
+    return false;
+  out = std::move(best.schedule);
+  return true;
+}
+
+int64_t tad::remat::solverMinimumBudget(const Graph &graph) {
+  int64_t low = lowerBound(graph);
+  int64_t high =
+      std::max(low, simulate(graph, storeAllSchedule(graph)).peak);
+  std::vector<Event> schedule;
+  int64_t l = low, h = high;
+  while (l < h) {
+    int64_t mid = l + (h - l) / 2;
+    if (solveSchedule(graph, mid, schedule))
+      h = mid;
+    else
+      l = mid + 1;
+  }
+  return solveSchedule(graph, h, schedule) ? h : high;
+}
+
+std::vector<Event> tad::remat::chenSchedule(const Graph &graph) {
+  int n = graph.size();
+  // The forward part ends where store-all holds the most: before the first
+  // backward node, which finds every forward value resident.
+  std::vector<Event> storeAll = storeAllSchedule(graph);
+  int forwardEnd = 0;
+  {
+    int64_t bytes = 0, peak = -1;
+    for (const Event &e : storeAll) {
+      bytes += (e.kind == Event::compute ? 1 : -1) * graph.nodes[e.node].bytes;
+      if (e.kind == Event::compute && bytes > peak) {
+        peak = bytes;
+        forwardEnd = e.node;
+      }
+    }
+  }
+  // About sqrt(k) checkpoints, evenly spaced by bytes.
+  int k = forwardEnd;
+  int64_t total = 0;
+  for (int v = 0; v < k; ++v)
+    total += graph.nodes[v].bytes;
+  double segment = double(total) / std::max(1.0, std::sqrt(double(k)));
+  std::vector<char> kept(n, 0);
+  double accumulated = 0;
+  for (int v = 0; v < k; ++v) {
+    accumulated += double(graph.nodes[v].bytes);
+    if (accumulated >= segment) {
+      kept[v] = 1;
+      accumulated = 0;
+    }
+  }
+  // Forward values that are not kept die after their last forward reader;
+  // everything else lives to its last reader. A backward compute that
+  // misses an input recomputes it (and what it needs) first.
+  std::vector<char> resident(n, 0);
+  std::vector<int> computes;
+  for (int t = 0; t < n; ++t) {
+    if (t == k)
+      for (int v = 0; v < k; ++v)
+        if (!kept[v])
+          resident[v] = 0;
+    if (t >= k) {
+      std::vector<int> missing, stack(graph.nodes[t].inputs);
+      std::vector<char> seen(n, 0);
+      while (!stack.empty()) {
+        int v = stack.back();
+        stack.pop_back();
+        if (resident[v] || seen[v])
+          continue;
+        seen[v] = 1;
+        missing.push_back(v);
+        for (int i : graph.nodes[v].inputs)
+          stack.push_back(i);
+      }
+      std::sort(missing.begin(), missing.end());
+      for (int v : missing) {
+        computes.push_back(v);
+        resident[v] = 1;
+      }
+    }
+    computes.push_back(t);
+    resident[t] = 1;
+  }
+  return scheduleOf(graph, computes);
+}

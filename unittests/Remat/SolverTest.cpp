@@ -1,0 +1,126 @@
+//===- SolverTest.cpp - the fast remat solver and Chen's baseline ---------===//
+
+#include "tad/Remat/Exact.h"
+#include "tad/Remat/Solver.h"
+
+#include "gtest/gtest.h"
+
+#include "TestGraphs.h"
+
+using namespace tad::remat;
+using namespace tad::remat::testing;
+
+namespace {
+
+ScheduleStats checked(const Graph &g, const std::vector<Event> &schedule,
+                      int64_t budget) {
+  ScheduleStats s = simulate(g, schedule);
+  EXPECT_TRUE(s.valid) << s.error;
+  EXPECT_LE(s.peak, budget);
+  return s;
+}
+
+TEST(SolverTest, StoreAllWhenItFits) {
+  Graph g = gradientChain(6);
+  ScheduleStats all = simulate(g, storeAllSchedule(g));
+  std::vector<Event> schedule;
+  SolveInfo info;
+  ASSERT_TRUE(solveSchedule(g, all.peak, schedule, &info));
+  EXPECT_EQ(info.winner, "store-all");
+  EXPECT_DOUBLE_EQ(checked(g, schedule, all.peak).cost, all.cost);
+}
+
+TEST(SolverTest, BelowTheComputeFootprintFails) {
+  Graph g = gradientChain(6);
+  std::vector<Event> schedule;
+  EXPECT_EQ(lowerBound(g), 30); // b_i reads f_i and b_(i+1)
+  EXPECT_FALSE(solveSchedule(g, 29, schedule));
+  EXPECT_GE(solverMinimumBudget(g), lowerBound(g));
+  EXPECT_TRUE(solveSchedule(g, solverMinimumBudget(g), schedule));
+}
+
+// On random joint graphs the portfolio's schedules are valid and within the
+// budget, cost no less than the exact optimum and no more than DTR.
+TEST(SolverTest, BetweenExactAndDtr) {
+  std::mt19937 rng(11);
+  int solved = 0, optimal = 0;
+  for (int trial = 0; trial < 25; ++trial) {
+    Graph g = randomJointGraph(7, rng);
+    int64_t peak = simulate(g, storeAllSchedule(g)).peak;
+    int64_t minimum = exactMinimumBudget(g);
+    ASSERT_GT(minimum, 0);
+    for (double fraction : {0.5, 0.7, 0.9}) {
+      int64_t budget = std::max(minimum, int64_t(fraction * double(peak)));
+      std::vector<Event> exact, fast, dtr;
+      ASSERT_EQ(exactSchedule(g, budget, exact), ExactResult::optimal);
+      double best = simulate(g, exact).cost;
+      if (!solveSchedule(g, budget, fast)) {
+        EXPECT_FALSE(dtrSchedule(g, budget, dtr));
+        continue;
+      }
+      ++solved;
+      double cost = checked(g, fast, budget).cost;
+      EXPECT_GE(cost, best - 1e-9);
+      optimal += cost <= best + 1e-9;
+      if (dtrSchedule(g, budget, dtr)) {
+        EXPECT_LE(cost, simulate(g, dtr).cost + 1e-9);
+      }
+    }
+  }
+  EXPECT_GT(solved, 60);
+  EXPECT_GT(optimal, solved / 2);
+}
+
+// Tightening keeps a schedule valid and within its budget and never raises
+// its cost; on DTR's schedules it removes recomputations.
+TEST(SolverTest, TighteningOnlyImproves) {
+  std::mt19937 rng(5);
+  int improved = 0;
+  for (int trial = 0; trial < 20; ++trial) {
+    Graph g = randomJointGraph(40, rng);
+    int64_t budget = simulate(g, storeAllSchedule(g)).peak * 6 / 10;
+    std::vector<Event> schedule;
+    if (!dtrSchedule(g, budget, schedule))
+      continue;
+    double before = simulate(g, schedule).cost;
+    tightenSchedule(g, budget, schedule);
+    double after = checked(g, schedule, budget).cost;
+    EXPECT_LE(after, before + 1e-9);
+    improved += after < before - 1e-9;
+  }
+  EXPECT_GT(improved, 0);
+}
+
+// Chen's schedule holds about sqrt(n) checkpoints and one segment: on the
+// gradient of a 100-chain of equal nodes it peaks far below store-all and
+// recomputes each forward node at most once.
+TEST(SolverTest, ChenOnAChain) {
+  Graph g = gradientChain(100);
+  ScheduleStats all = simulate(g, storeAllSchedule(g));
+  ScheduleStats chen = simulate(g, chenSchedule(g));
+  ASSERT_TRUE(chen.valid) << chen.error;
+  EXPECT_LT(chen.peak, all.peak / 3);
+  EXPECT_LE(chen.cost, all.cost + 100);
+  // The fast solver at Chen's peak costs no more than Chen.
+  std::vector<Event> schedule;
+  ASSERT_TRUE(solveSchedule(g, chen.peak, schedule));
+  EXPECT_LE(checked(g, schedule, chen.peak).cost, chen.cost);
+}
+
+// Large graphs at tight budgets: the solver returns valid schedules (its
+// speed is measured by bench/remat/solvers.py, not here).
+TEST(SolverTest, LargeGraphs) {
+  std::mt19937 rng(2);
+  for (Graph g : {randomJointGraph(500, rng), randomGraph(1000, rng)}) {
+    int64_t peak = simulate(g, storeAllSchedule(g)).peak;
+    for (double fraction : {0.8, 0.5}) {
+      int64_t budget =
+          std::max(lowerBound(g), int64_t(fraction * double(peak)));
+      std::vector<Event> schedule;
+      ASSERT_TRUE(solveSchedule(g, budget, schedule)) << fraction;
+      checked(g, schedule, budget);
+    }
+  }
+}
+
+} // namespace
