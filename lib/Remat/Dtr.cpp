@@ -24,7 +24,7 @@ public:
         maxComputes(std::max<int64_t>(int64_t(kDtrComputesPerNode) *
                                           graph.size(),
                                       kDtrMinComputeLimit)),
-        resident(graph.size(), 0),
+        resident(graph.size(), 0), computed(graph.size(), 0),
         pinned(graph.size(), 0), lastUse(graph.size(), 0),
         remaining(graph.size(), 0) {
     for (int v = 0; v < graph.size(); ++v)
@@ -53,15 +53,16 @@ private:
     if (++computes > maxComputes)
       return false;
     const Node &node = graph.nodes[v];
-    if ((cost += node.cost) > costLimit)
+    if ((cost += node.cost) > costLimit || (computed[v] && !node.recomputable))
       return false;
+    computed[v] = 1;
     for (int i : node.inputs) {
       if (!resident[i] && !compute(i))
         return false;
       ++pinned[i];
       lastUse[i] = ++clock;
     }
-    bool ok = makeRoom(node.bytes, v);
+    bool ok = makeRoom(node.bytes + node.transient, v);
     if (ok) {
       events.push_back({Event::compute, v});
       resident[v] = 1;
@@ -81,6 +82,8 @@ private:
         if (!resident[u] || pinned[u] || u == computing)
           continue;
         const Node &node = graph.nodes[u];
+        if (!node.recomputable)
+          continue; // freed only after its last user
         double staleness = double(clock - lastUse[u] + 1);
         double size = double(std::max<int64_t>(node.bytes, 1));
         double score = node.cost / (size * staleness);
@@ -106,7 +109,7 @@ private:
   int64_t budget;
   double costLimit, cost = 0;
   int64_t maxComputes, bytes = 0, clock = 0, computes = 0;
-  std::vector<char> resident;
+  std::vector<char> resident, computed;
   std::vector<int> pinned;
   std::vector<int64_t> lastUse;
   std::vector<int> remaining;

@@ -86,7 +86,9 @@ ExactResult tad::remat::exactSchedule(const Graph &graph, int64_t budget,
         relax({state.resident & ~bit, state.computed}, cost,
               {Event::free, v});
       } else if ((state.resident & inputMask[v]) == inputMask[v] &&
-                 bytes + graph.nodes[v].bytes <= budget) {
+                 (graph.nodes[v].recomputable || !(state.computed & bit)) &&
+                 bytes + graph.nodes[v].bytes + graph.nodes[v].transient <=
+                     budget) {
         relax({state.resident | bit, state.computed | bit},
               cost + graph.nodes[v].cost, {Event::compute, v});
       }

@@ -22,7 +22,7 @@ void Graph::addEdge(int input, int user) {
 }
 
 int64_t Graph::getComputeFootprint(int v) const {
-  int64_t bytes = nodes[v].bytes;
+  int64_t bytes = nodes[v].bytes + nodes[v].transient;
   for (int i : nodes[v].inputs)
     bytes += nodes[i].bytes;
   return bytes;
@@ -144,11 +144,14 @@ ScheduleStats tad::remat::simulate(const Graph &graph,
           return fail("event " + std::to_string(e) + " computes " +
                       node.name + " without its input " +
                       graph.nodes[i].name);
+      if (computed[event.node] && !node.recomputable)
+        return fail("event " + std::to_string(e) + " recomputes " +
+                    node.name + ", which must be computed once");
       resident[event.node] = computed[event.node] = 1;
       bytes += node.bytes;
       stats.cost += node.cost;
       ++stats.computes;
-      stats.peak = std::max(stats.peak, bytes);
+      stats.peak = std::max(stats.peak, bytes + node.transient);
     } else {
       if (!resident[event.node])
         return fail("event " + std::to_string(e) + " frees " + node.name +

@@ -30,7 +30,7 @@ public:
         maxComputes(std::max<int64_t>(int64_t(kDtrComputesPerNode) *
                                           graph.size(),
                                       kDtrMinComputeLimit)),
-        n(graph.size()), users(n), nextUser(n, 0), resident(n, 0),
+        n(graph.size()), users(n), nextUser(n, 0), resident(n, 0), computed(n, 0),
         where(n, -1), pins(n, 0), inStage(n, 0), rcStamp(n, 0), rcValue(n, 0) {
     for (int v = 0; v < n; ++v) {
       users[v] = graph.nodes[v].users;
@@ -124,7 +124,10 @@ private:
   bool compute(int v) {
     if (++computes > maxComputes || (cost += graph.nodes[v].cost) > costLimit)
       return false;
-    if (!makeRoom(graph.nodes[v].bytes))
+    if (!graph.nodes[v].recomputable && computed[v])
+      return false; // needed again after it was freed: not allowed
+    computed[v] = 1;
+    if (!makeRoom(graph.nodes[v].bytes + graph.nodes[v].transient))
       return false;
     events.push_back({Event::compute, v});
     resident[v] = 1;
@@ -171,6 +174,8 @@ private:
         if (pins[u])
           continue;
         int use = nextUse(u, stage);
+        if (!graph.nodes[u].recomputable && use != kNoUse)
+          continue; // freed only after its last reader
         double indirect = 1;
         if (use == kNoUse && keepAncestors) {
           // Kept only to recompute a user from: worth less than a value
@@ -237,7 +242,7 @@ private:
   int n, stage = 0;
   std::vector<std::vector<int>> users;
   std::vector<size_t> nextUser;
-  std::vector<char> resident;
+  std::vector<char> resident, computed;
   std::vector<int> residentList, where; // the resident nodes, and where
   std::vector<int> pins;
   std::vector<int> inStage;

@@ -93,8 +93,8 @@ void dropUnread(const Graph &graph, std::vector<int> &computes) {
   computes = std::move(kept);
 }
 
-/// Resident bytes right after each compute when every value is freed after
-/// its last reader.
+/// The bytes each compute needs (the resident ones and its transient ones)
+/// when every value is freed after its last reader.
 std::vector<int64_t> profileOf(const Graph &graph,
                                const std::vector<int> &computes,
                                const Instances &inst) {
@@ -107,7 +107,7 @@ std::vector<int64_t> profileOf(const Graph &graph,
   int64_t bytes = 0;
   for (size_t j = 0; j < m; ++j) {
     bytes += graph.nodes[computes[j]].bytes;
-    profile[j] = bytes;
+    profile[j] = bytes + graph.nodes[computes[j]].transient;
     for (int k : freedAfter[j])
       bytes -= graph.nodes[computes[k]].bytes;
   }

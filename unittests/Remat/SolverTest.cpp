@@ -107,6 +107,34 @@ TEST(SolverTest, ChenOnAChain) {
   EXPECT_LE(checked(g, schedule, chen.peak).cost, chen.cost);
 }
 
+// Transient bytes count only while their node is computed, and a node that
+// is not recomputable is computed once by every solver, or not at all.
+TEST(SolverTest, TransientBytesAndEffects) {
+  Graph g = gradientChain(6);
+  g.nodes[2].transient = 25; // f2
+  ScheduleStats all = simulate(g, storeAllSchedule(g));
+  EXPECT_EQ(all.peak, 70); // b5 with f0..f5, or f2's 25 over f0, f1, f2
+  EXPECT_EQ(lowerBound(g), 45); // f1, f2 and 25 transient bytes
+  std::vector<Event> twice = {{Event::compute, 0}, {Event::free, 0},
+                              {Event::compute, 0}};
+  EXPECT_EQ(simulate(g, twice).error, "node f1 is never computed");
+  g.nodes[0].recomputable = false;
+  EXPECT_EQ(simulate(g, twice).error,
+            "event 2 recomputes f0, which must be computed once");
+  for (int64_t budget : {70, 65}) {
+    std::vector<Event> fast, exact, dtr;
+    ASSERT_EQ(exactSchedule(g, budget, exact), ExactResult::optimal);
+    checked(g, exact, budget);
+    ASSERT_TRUE(solveSchedule(g, budget, fast)) << budget;
+    checked(g, fast, budget);
+    if (dtrSchedule(g, budget, dtr))
+      checked(g, dtr, budget);
+    for (const std::vector<Event> *s : {&fast, &exact})
+      EXPECT_EQ(std::count(s->begin(), s->end(), Event{Event::compute, 0}),
+                1);
+  }
+}
+
 // Large graphs at tight budgets: the solver returns valid schedules (its
 // speed is measured by bench/remat/solvers.py, not here).
 TEST(SolverTest, LargeGraphs) {

@@ -10,7 +10,10 @@
 // computed and not yet freed; computing a node needs all its inputs
 // resident, and its own bytes count from that moment; every node is
 // computed at least once; a node without users may be freed right after it
-// is computed.
+// is computed. Graphs built from IR add two things that graph files do not
+// have: transient bytes, which a node needs only while it is computed (the
+// wide accumulator of a sum), and nodes that must not be recomputed (ops
+// with effects).
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +31,8 @@ struct Node {
   double cost = 0;  // cost_cpu
   int64_t bytes = 0; // cost_ram
   std::vector<int> inputs, users; // indices into Graph::nodes
+  int64_t transient = 0;   // bytes needed only while the node is computed
+  bool recomputable = true; // false: computed exactly once
 };
 
 struct Graph {
@@ -36,7 +41,8 @@ struct Graph {
   int size() const { return int(nodes.size()); }
   /// Adds an edge from `input` to `user`; input < user.
   void addEdge(int input, int user);
-  /// The bytes needed to compute node `v` at all: its own and its inputs'.
+  /// The bytes needed to compute node `v` at all: its own, its transient
+  /// bytes and its inputs'.
   int64_t getComputeFootprint(int v) const;
 };
 
@@ -49,6 +55,9 @@ bool parseGraphJson(const std::string &text, Graph &graph, std::string &error);
 struct Event {
   enum Kind { compute, free } kind;
   int node;
+  bool operator==(const Event &other) const {
+    return kind == other.kind && node == other.node;
+  }
 };
 
 struct ScheduleStats {
@@ -60,7 +69,9 @@ struct ScheduleStats {
 };
 
 /// Replays `schedule` under the memory model and checks it: inputs resident
-/// at every compute, only resident nodes freed, every node computed.
+/// at every compute, only resident nodes freed, every node computed, and
+/// nodes that are not recomputable computed once. The peak counts a node's
+/// transient bytes while it is computed.
 ScheduleStats simulate(const Graph &graph, const std::vector<Event> &schedule);
 
 /// Computes every node once, in order, and frees each node right after its
