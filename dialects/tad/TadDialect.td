@@ -44,6 +44,11 @@ def Tad_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kDerivativeAttrName = "tad.derivative";
     static constexpr ::llvm::StringLiteral kCustomRuleAttrName = "tad.custom_rule";
     static constexpr ::llvm::StringLiteral kCheckpointedAttrName = "tad.checkpointed";
+    /// The name of the location (a NameLoc around the source location) that
+    /// AD gives the ops of a derivative's forward sweep, so that the remat
+    /// report can tell forward values from backward ones without changing
+    /// the printed IR.
+    static constexpr ::llvm::StringLiteral kForwardLocName = "tad.forward";
   }];
 }
 

@@ -8,6 +8,7 @@
 
 #include "ComputeSequence.h"
 #include "tad/Remat/Solver.h"
+#include "tad/Remat/Exact.h"
 
 #include <algorithm>
 #include <cmath>
@@ -187,4 +188,30 @@ std::vector<Event> tad::remat::chenSchedule(const Graph &graph) {
     resident[t] = 1;
   }
   return scheduleOf(graph, computes);
+}
+
+std::string tad::remat::autoSchedule(const Graph &graph, int64_t budget,
+                                     std::vector<Event> &out) {
+  if (graph.size() <= kMaxExactNodes) {
+    switch (exactSchedule(graph, budget, out)) {
+    case ExactResult::optimal:
+      return "exact";
+    case ExactResult::infeasible:
+      return "";
+    case ExactResult::tooLarge:
+      break;
+    }
+  }
+  return solveSchedule(graph, budget, out) ? "fast" : "";
+}
+
+int64_t tad::remat::autoMinimumBudget(const Graph &graph) {
+  int64_t exact = exactMinimumBudget(graph);
+  return exact >= 0 ? exact : solverMinimumBudget(graph);
+}
+
+std::vector<Event>
+tad::remat::freeAfterLastUse(const Graph &graph,
+                             const std::vector<Event> &schedule) {
+  return scheduleOf(graph, computesOf(schedule));
 }

@@ -12,7 +12,9 @@
 #include "tad/Driver/Signature.h"
 #include "tad/Frontend/Frontend.h"
 #include "tad/InitAll.h"
+#include "tad/Remat/ByteSize.h"
 #include "tad/Transforms/Passes.h"
+#include "tad/Transforms/Remat.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -143,6 +145,32 @@ cl::opt<MatmulImpl> matmulImpl(
 cl::opt<bool> optimize("opt",
                        cl::desc("Canonicalize and CSE the tad-level IR"),
                        cl::init(false), cl::cat(tadcCategory));
+
+cl::opt<std::string> rematBudget(
+    "remat-budget",
+    cl::desc("Schedule every derivative within this many bytes (suffixes "
+             "KiB, MiB, GiB), recomputing forward values where needed, and "
+             "print the remat report"),
+    cl::value_desc("bytes"), cl::cat(tadcCategory));
+
+cl::opt<tad::RematPolicy> rematPolicy(
+    "remat-policy", cl::desc("What the remat solver may recompute"),
+    cl::values(clEnumValN(tad::RematPolicy::automatic, "auto",
+                          "whatever costs least within the budget (default)"),
+               clEnumValN(tad::RematPolicy::saveAll, "save-all",
+                          "nothing: the budget must hold every value"),
+               clEnumValN(tad::RematPolicy::saveMatmuls, "save-matmuls",
+                          "anything but matmul results")),
+    cl::init(tad::RematPolicy::automatic), cl::cat(tadcCategory));
+
+cl::opt<std::string> rematReport(
+    "remat-report",
+    cl::desc("Write the remat report (decisions and memory timeline) as "
+             "JSON to FILE"),
+    cl::value_desc("FILE"), cl::cat(tadcCategory));
+
+/// What the remat pass decided, printed after the pipeline ran.
+tad::RematReport rematResult;
 } // namespace
 
 static InputKind getInputKind() {
@@ -171,6 +199,22 @@ static mlir::LogicalResult runPipeline(mlir::ModuleOp module,
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());
   }
+  // Remat after CSE, which would merge its recomputed clones back into the
+  // originals; nothing later CSEs tensor ops.
+  if (!rematBudget.empty()) {
+    if (emitStage < Stage::ad) {
+      llvm::errs() << "tadc: error: --remat-budget needs --emit=ad or later\n";
+      return mlir::failure();
+    }
+    tad::RematConfig config;
+    config.policy = rematPolicy;
+    std::string error;
+    if (!tad::remat::parseByteSize(rematBudget, config.budget, error)) {
+      llvm::errs() << "tadc: error: --remat-budget: " << error << "\n";
+      return mlir::failure();
+    }
+    pm.addPass(tad::createRematPass(config, &rematResult));
+  }
   if (emitStage > Stage::tad &&
       mlir::failed(tad::driver::addLoweringPasses(
           pm, emitStage, matmulImpl == MatmulImpl::blas)))
@@ -189,6 +233,24 @@ static bool parseInputFiles(tad::rt::RunOptions &options) {
     options.inputFiles[spec.substr(0, eq)] = spec.substr(eq + 1);
   }
   return true;
+}
+
+/// Prints the remat report for people (on stdout, or on stderr when the IR
+/// goes to stdout) and writes it as JSON if asked.
+static mlir::LogicalResult writeRematReport() {
+  bool irOnStdout = emitStage <= Stage::llvmir && outputFilename == "-";
+  tad::printRematReport(rematResult, irOnStdout ? llvm::errs() : llvm::outs());
+  if (rematReport.empty())
+    return mlir::success();
+  std::string error;
+  auto file = mlir::openOutputFile(rematReport, &error);
+  if (!file) {
+    llvm::errs() << "tadc: error: --remat-report: " << error << "\n";
+    return mlir::failure();
+  }
+  file->os() << tad::rematReportToJson(rematResult) << "\n";
+  file->keep();
+  return mlir::success();
 }
 
 /// Prints the module at the requested stage, or runs it, or writes the
@@ -262,6 +324,9 @@ processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
   unsigned bufferId = sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
 
   mlir::MLIRContext context(registry);
+  // Diagnostics point at source locations; the IR of a whole function
+  // after them would bury the message.
+  context.printOpOnDiagnostic(false);
   context.loadAllAvailableDialects();
   // MLIR diagnostics (a parse error in .mlir input, a verifier failure)
   // print with the source line, like the frontend's own errors.
@@ -328,6 +393,8 @@ processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
     }
   }
   if (mlir::failed(runPipeline(*module, context)))
+    return mlir::failure();
+  if (!rematBudget.empty() && mlir::failed(writeRematReport()))
     return mlir::failure();
   return emitResult(*module, signatures, os);
 }

@@ -73,6 +73,23 @@ int64_t solverMinimumBudget(const Graph &graph);
 /// No schedule fits below this: the bytes of the largest single compute.
 int64_t lowerBound(const Graph &graph);
 
+/// What tad-remat --solver=auto and the remat pass run: the exact search
+/// for graphs of at most kMaxExactNodes nodes (unless it runs out of
+/// states), the fast solver otherwise. Returns the solver's name ("exact" or
+/// "fast"), or "" when no schedule fits.
+std::string autoSchedule(const Graph &graph, int64_t budget,
+                         std::vector<Event> &out);
+
+/// The smallest budget autoSchedule meets: exact for small graphs, by
+/// bisection over the fast solver otherwise.
+int64_t autoMinimumBudget(const Graph &graph);
+
+/// The same computes with every value freed right after its last reader:
+/// what compiled code does, since it frees each buffer after its last use.
+/// Its peak is never above the peak of `schedule`.
+std::vector<Event> freeAfterLastUse(const Graph &graph,
+                                    const std::vector<Event> &schedule);
+
 /// Chen's sqrt(n) schedule. The forward part is the prefix of the graph up
 /// to the store-all schedule's peak; about sqrt(k) of its k nodes, spaced
 /// evenly by bytes, are kept until their last use, the others are freed

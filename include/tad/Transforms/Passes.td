@@ -77,4 +77,29 @@ def AutoDiff : Pass<"tad-autodiff", "mlir::ModuleOp"> {
   ];
 }
 
+def Remat : Pass<"tad-remat", "mlir::ModuleOp"> {
+  let summary = "Schedules derivatives within a memory budget by recomputation";
+  let description = [{
+    For every function with a `tad.derivative` attribute (a joint function
+    made by tad-autodiff), builds the graph of its values (docs/remat.md
+    describes the memory model), finds a schedule whose peak bytes stay
+    within `budget` at the least estimated recompute cost, and rewrites the
+    function to follow it: ops in the schedule's order, and a clone of an op
+    just before each use that needs a recomputed value. Ops with effects are
+    never recomputed; checkpoint regions stay regions. With no budget the
+    pass changes nothing. Below the feasible minimum it fails with an error
+    that names the minimum and what holds it up.
+  }];
+  let options = [
+    Option<"budget", "budget", "std::string", "\"\"",
+           "Memory budget in bytes (suffixes KiB, MiB, GiB)">,
+    Option<"policy", "policy", "std::string", "\"auto\"",
+           "auto (the solver decides), save-all (recompute nothing) or "
+           "save-matmuls (never recompute a matmul)">,
+    Option<"reportFile", "report", "std::string", "\"\"",
+           "Write the remat report as JSON to this file">,
+  ];
+  let dependentDialects = ["::tad::TadDialect"];
+}
+
 #endif // TAD_TRANSFORMS_PASSES_TD

@@ -613,6 +613,10 @@ LogicalResult Differentiator::generate(func::FuncOp fn,
   SmallVector<Operation *> forwardOps;
   for (Operation &op : *entry)
     forwardOps.push_back(&op);
+  llvm::DenseSet<Operation *> forwardSet(forwardOps.begin(), forwardOps.end());
+  auto forwardName = b.getStringAttr(TadDialect::kForwardLocName);
+  for (Operation *op : forwardOps)
+    op->setLoc(NameLoc::get(forwardName, op->getLoc()));
 
   // Activity: the wrt parameters, and what depends on them.
   active.clear();
@@ -662,6 +666,12 @@ LogicalResult Differentiator::generate(func::FuncOp fn,
   }
   func::ReturnOp::create(b, loc, results);
   fn.setPublic();
+  // Clones of forward ops in the backward sweep (recomputed checkpoints)
+  // are not forward ops.
+  for (Operation &op : *entry)
+    if (auto name = dyn_cast<NameLoc>(op.getLoc());
+        name && name.getName() == forwardName && !forwardSet.contains(&op))
+      op.setLoc(name.getChildLoc());
   // The cotangents of inactive values were never used: erase the ops that
   // computed them (and anything else dead), innermost first.
   bool changed = true;

@@ -1,0 +1,77 @@
+//===- Remat.h - the remat pass and its report ------------------*- C++ -*-===//
+//
+// The remat pass schedules every derivative (joint) function within a byte
+// budget: it decides which forward values the backward sweep reads are
+// kept and which are recomputed, and rewrites the function accordingly. Its
+// report says, for each such value, what was decided and why.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TAD_TRANSFORMS_REMAT_H
+#define TAD_TRANSFORMS_REMAT_H
+
+#include "mlir/Pass/Pass.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tad {
+
+enum class RematPolicy {
+  automatic,   // the solver decides
+  saveAll,     // nothing is recomputed; the budget must hold store-all
+  saveMatmuls, // matmul results are never recomputed
+};
+
+struct RematConfig {
+  int64_t budget = -1; // bytes; negative: no remat
+  RematPolicy policy = RematPolicy::automatic;
+};
+
+/// One forward value that the backward sweep reads.
+struct RematValue {
+  std::string op;       // the op that computes it, e.g. "tad.matmul"
+  std::string location; // its .tad (or .mlir) source location, if any
+  int64_t bytes = 0;    // its buffer
+  double cost = 0;      // the estimated cost of computing it once
+  int computes = 1;     // 1 when stored; more when recomputed
+  std::string reason;
+};
+
+/// The live bytes after one event of the schedule.
+struct RematTimelinePoint {
+  std::string event; // "compute NAME" or "free NAME"
+  int64_t liveBytes = 0;
+};
+
+struct RematFunctionReport {
+  std::string function;
+  int64_t budget = 0;
+  int64_t storeAllPeak = 0, predictedPeak = 0;
+  double storeAllCost = 0, cost = 0; // estimated compute, all nodes
+  std::string solver;
+  std::vector<RematValue> values;
+  std::vector<RematTimelinePoint> timeline;
+};
+
+struct RematReport {
+  std::vector<RematFunctionReport> functions;
+};
+
+/// The remat pass with options given in C++ (tadc); `report`, when given,
+/// receives what it decided. The registered pass (tad-opt --tad-remat)
+/// takes its options as strings.
+std::unique_ptr<mlir::Pass> createRematPass(const RematConfig &options,
+                                            RematReport *report = nullptr);
+
+/// The report as JSON (docs/remat.md describes the fields).
+std::string rematReportToJson(const RematReport &report);
+
+/// The report for people: a summary per function, then one line per value.
+void printRematReport(const RematReport &report, llvm::raw_ostream &os);
+
+} // namespace tad
+
+#endif // TAD_TRANSFORMS_REMAT_H

@@ -1,0 +1,68 @@
+//===- RematGraph.h - the remat problem of a function -----------*- C++ -*-===//
+//
+// Builds the solver's graph (lib/Remat) from the body of a joint function:
+// one node per group of ops that the CPU lowering turns into one buffer.
+// Its byte sizes follow docs/memory.md, so that the solver's peak is the
+// peak the runtime's allocator measures:
+//
+//  - an elementwise op (and broadcast, transpose, cast) whose only user is
+//    another one, or a reduction, is fused into that user by
+//    linalg-fuse-elementwise-ops and has no buffer: it joins its user's
+//    group, and is recomputed with it;
+//  - reshape, take and slice are views: no bytes of their own, and their
+//    source stays alive as long as they are read;
+//  - a sum of f32 (f16, bf16) accumulates into a buffer of f64 (f32) that
+//    lives while it is computed: transient bytes;
+//  - constants are globals, not buffers, and are not nodes; the function's
+//    arguments belong to the caller and are not counted.
+//
+// The returned values are read by a final sink node, so that they stay
+// resident to the end.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TAD_LIB_TRANSFORMS_REMAT_REMATGRAPH_H
+#define TAD_LIB_TRANSFORMS_REMAT_REMATGRAPH_H
+
+#include "tad/Remat/Graph.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace tad {
+
+struct RematProblem {
+  remat::Graph graph;
+  /// The ops of each node in block order; the last one is the root, whose
+  /// results the other nodes read.
+  std::vector<llvm::SmallVector<mlir::Operation *>> groups;
+  /// For view nodes, the node whose buffer they view; -1 otherwise.
+  std::vector<int> viewOf;
+  /// The node that reads the returned values (the last node).
+  int sink = -1;
+  /// The node of each value that other nodes read.
+  llvm::DenseMap<mlir::Value, int> nodeOf;
+  /// Constant-like ops, which are not nodes.
+  llvm::SmallVector<mlir::Operation *> constants;
+};
+
+struct RematGraphOptions {
+  /// Matmul results are never recomputed.
+  bool saveMatmuls = false;
+};
+
+/// The problem of `func`'s body, which must be a single block.
+RematProblem buildRematProblem(mlir::func::FuncOp func,
+                               const RematGraphOptions &options);
+
+/// The static byte size of a ranked tensor type; 0 for other types.
+int64_t getByteSize(mlir::Type type);
+
+/// A cost estimate of running `op` once (about one unit per element and
+/// 2mnk per matmul; regions count their ops, loops times their trip count).
+double estimateCost(mlir::Operation *op);
+
+} // namespace tad
+
+#endif // TAD_LIB_TRANSFORMS_REMAT_REMATGRAPH_H

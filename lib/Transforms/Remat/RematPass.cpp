@@ -1,0 +1,342 @@
+//===- RematPass.cpp - schedule derivatives within a memory budget --------===//
+//
+// For each joint function: build the graph (RematGraph.h), solve it within
+// the budget (lib/Remat), and rewrite the body to follow the schedule. The
+// rewrite walks the schedule's compute events: the first compute of a node
+// moves its ops to the end of the body, in schedule order; a later compute
+// clones them there, reading the latest instance of each input. Frees need
+// no IR: the CPU lowering frees each buffer after its last use, which is
+// the schedule's freeAfterLastUse form, and that is the form whose peak the
+// report predicts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tad/Transforms/Passes.h"
+#include "tad/Transforms/Remat.h"
+
+#include "RematGraph.h"
+#include "dialects/tad/TadOps.h"
+#include "tad/Remat/ByteSize.h"
+#include "tad/Remat/Solver.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+namespace tad {
+#define GEN_PASS_DEF_REMAT
+#include "tad/Transforms/Passes.h.inc"
+} // namespace tad
+
+using namespace mlir;
+using namespace tad;
+using remat::Event;
+
+namespace {
+
+/// Moves or clones the ops of each compute event to the end of the body.
+void applySchedule(func::FuncOp func, const RematProblem &problem,
+                   const std::vector<Event> &schedule) {
+  Block &body = func.getBody().front();
+  Operation *terminator = body.getTerminator();
+  for (Operation *constant : problem.constants)
+    constant->moveBefore(&body, body.begin());
+  // The latest instance of every value another node reads.
+  DenseMap<Value, Value> current;
+  auto latest = [&](Value v) {
+    auto it = current.find(v);
+    return it == current.end() ? v : it->second;
+  };
+  std::vector<char> placed(problem.graph.size(), 0);
+  OpBuilder builder(terminator);
+  for (const Event &event : schedule) {
+    if (event.kind != Event::compute || event.node == problem.sink)
+      continue;
+    const auto &group = problem.groups[event.node];
+    // What the group reads from outside: operands and captured values.
+    llvm::SetVector<Value> read;
+    for (Operation *op : group) {
+      for (Value operand : op->getOperands())
+        read.insert(operand);
+      getUsedValuesDefinedAbove(op->getRegions(), read);
+    }
+    if (!placed[event.node]) {
+      placed[event.node] = 1;
+      for (Operation *op : group) {
+        op->moveBefore(terminator);
+        for (Value v : read)
+          if (Value now = latest(v); now != v)
+            for (Region &region : op->getRegions())
+              replaceAllUsesInRegionWith(v, now, region);
+        for (OpOperand &operand : op->getOpOperands())
+          operand.set(latest(operand.get()));
+      }
+      for (Value result : group.back()->getResults())
+        current[result] = result;
+      continue;
+    }
+    IRMapping mapping;
+    for (Value v : read)
+      mapping.map(v, latest(v));
+    Operation *clone = nullptr;
+    for (Operation *op : group)
+      clone = builder.clone(*op, mapping);
+    for (auto [original, copy] :
+         llvm::zip(group.back()->getResults(), clone->getResults()))
+      current[original] = copy;
+  }
+  for (OpOperand &operand : terminator->getOpOperands())
+    operand.set(latest(operand.get()));
+}
+
+bool isForward(Operation *op) {
+  auto name = dyn_cast<NameLoc>(op->getLoc());
+  return name && name.getName() == TadDialect::kForwardLocName;
+}
+
+std::string locationOf(Operation *op) {
+  Location loc = op->getLoc();
+  if (auto name = dyn_cast<NameLoc>(loc))
+    loc = name.getChildLoc();
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return llvm::formatv("{0}:{1}:{2}", file.getFilename().getValue(),
+                         file.getLine(), file.getColumn())
+        .str();
+  return "";
+}
+
+std::string eventName(const RematProblem &problem, int node) {
+  if (node == problem.sink)
+    return "return";
+  Operation *root = problem.groups[node].back();
+  std::string where = locationOf(root);
+  return root->getName().getStringRef().str() +
+         (where.empty() ? "" : " at " + where);
+}
+
+/// The report of one scheduled function.
+RematFunctionReport describe(func::FuncOp func, const RematProblem &problem,
+                             const std::vector<Event> &schedule,
+                             const std::string &solver, int64_t budget,
+                             RematPolicy policy) {
+  const remat::Graph &graph = problem.graph;
+  RematFunctionReport report;
+  report.function = func.getName().str();
+  report.budget = budget;
+  report.solver = solver;
+  std::vector<Event> storeAll = remat::storeAllSchedule(graph);
+  remat::ScheduleStats all = remat::simulate(graph, storeAll);
+  remat::ScheduleStats stats = remat::simulate(graph, schedule);
+  report.storeAllPeak = all.peak;
+  report.storeAllCost = all.cost;
+  report.predictedPeak = stats.peak;
+  report.cost = stats.cost;
+
+  std::vector<int> computes(graph.size(), 0);
+  int64_t live = 0;
+  for (const Event &e : schedule) {
+    const remat::Node &node = graph.nodes[e.node];
+    if (e.kind == Event::compute) {
+      ++computes[e.node];
+      live += node.bytes;
+    } else {
+      live -= node.bytes;
+    }
+    if (e.node == problem.sink)
+      continue;
+    report.timeline.push_back(
+        {(e.kind == Event::compute ? "compute " : "free ") +
+             eventName(problem, e.node),
+         live});
+  }
+
+  for (int v = 0; v < problem.sink; ++v) {
+    Operation *root = problem.groups[v].back();
+    if (!isForward(root))
+      continue;
+    const remat::Node &node = graph.nodes[v];
+    bool readByBackward = llvm::any_of(node.users, [&](int u) {
+      return u != problem.sink && !isForward(problem.groups[u].back());
+    });
+    if (!readByBackward || node.bytes == 0)
+      continue;
+    RematValue value;
+    value.op = root->getName().getStringRef().str();
+    value.location = locationOf(root);
+    value.bytes = node.bytes;
+    value.cost = node.cost;
+    value.computes = computes[v];
+    if (computes[v] > 1)
+      value.reason = llvm::formatv(
+          "recomputed {0} time{1} for the backward sweep: {2} bytes freed "
+          "between its forward and backward uses for {3} more compute",
+          computes[v] - 1, computes[v] > 2 ? "s" : "", node.bytes,
+          node.cost * (computes[v] - 1));
+    else if (!node.recomputable)
+      value.reason = policy == RematPolicy::saveMatmuls &&
+                             isa<MatmulOp>(root)
+                         ? "stored: the policy saves matmuls"
+                         : "stored: it has effects and cannot be recomputed";
+    else if (policy == RematPolicy::saveAll)
+      value.reason = "stored: the policy saves everything";
+    else if (stats.peak == all.peak && all.peak <= budget)
+      value.reason = "stored: everything fits in the budget";
+    else
+      value.reason = "stored: the budget has room for it where recomputing "
+                     "others costs less";
+    report.values.push_back(std::move(value));
+  }
+  return report;
+}
+
+/// Why no schedule fits: the minimum budget, and the values resident at the
+/// peak of a schedule that meets it.
+void explainInfeasible(func::FuncOp func, const RematProblem &problem,
+                       int64_t budget) {
+  const remat::Graph &graph = problem.graph;
+  int64_t minimum = remat::autoMinimumBudget(graph);
+  InFlightDiagnostic diag = func.emitError()
+                            << "no schedule of @" << func.getName()
+                            << " fits in " << budget
+                            << " bytes: the feasible minimum is " << minimum
+                            << " bytes";
+  std::vector<Event> schedule;
+  if (remat::autoSchedule(graph, minimum, schedule).empty())
+    return;
+  schedule = remat::freeAfterLastUse(graph, schedule);
+  // Find the compute at the peak and what is resident then.
+  std::vector<char> resident(graph.size(), 0);
+  std::vector<char> atPeak;
+  int peakNode = -1;
+  int64_t live = 0, peak = -1;
+  for (const Event &e : schedule) {
+    const remat::Node &node = graph.nodes[e.node];
+    resident[e.node] = e.kind == Event::compute;
+    live += (e.kind == Event::compute ? 1 : -1) * node.bytes;
+    if (e.kind == Event::compute && live + node.transient > peak) {
+      peak = live + node.transient;
+      peakNode = e.node;
+      atPeak = resident;
+    }
+  }
+  std::vector<int> held;
+  for (int v = 0; v < graph.size(); ++v)
+    if (atPeak[v] && graph.nodes[v].bytes > 0)
+      held.push_back(v);
+  llvm::sort(held, [&](int a, int b) {
+    return graph.nodes[a].bytes > graph.nodes[b].bytes;
+  });
+  Diagnostic &note = diag.attachNote(
+      problem.groups[peakNode].back()->getLoc());
+  note << "at the minimum, the peak is reached computing "
+       << eventName(problem, peakNode) << ", with";
+  for (size_t i = 0; i < held.size() && i < 5; ++i)
+    note << (i ? ", " : " ") << graph.nodes[held[i]].bytes << " bytes of "
+         << eventName(problem, held[i]);
+  if (held.size() > 5)
+    note << " and " << held.size() - 5 << " more values";
+  if (graph.nodes[peakNode].transient)
+    note << ", plus " << graph.nodes[peakNode].transient
+         << " transient bytes";
+  note << " resident";
+}
+
+struct RematPass : tad::impl::RematBase<RematPass> {
+  using RematBase::RematBase;
+  RematPass(const RematConfig &config, RematReport *report)
+      : config(config), reportOut(report), fromCpp(true) {}
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (!fromCpp && failed(parseOptions(module)))
+      return signalPassFailure();
+    if (config.budget < 0)
+      return;
+    RematReport report;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isDeclaration() ||
+          !func->hasAttr(TadDialect::kDerivativeAttrName))
+        continue;
+      if (!func.getBody().hasOneBlock()) {
+        func.emitError("remat needs a single-block function body");
+        return signalPassFailure();
+      }
+      RematGraphOptions graphOptions;
+      graphOptions.saveMatmuls = config.policy == RematPolicy::saveMatmuls;
+      RematProblem problem = buildRematProblem(func, graphOptions);
+      std::vector<Event> schedule = remat::storeAllSchedule(problem.graph);
+      std::string solver = "store-all";
+      int64_t storeAllPeak = remat::simulate(problem.graph, schedule).peak;
+      if (storeAllPeak > config.budget) {
+        if (config.policy == RematPolicy::saveAll) {
+          func.emitError() << "the save-all policy needs " << storeAllPeak
+                           << " bytes for @" << func.getName()
+                           << ", over the budget of " << config.budget
+                           << " bytes";
+          return signalPassFailure();
+        }
+        solver = remat::autoSchedule(problem.graph, config.budget, schedule);
+        if (solver.empty()) {
+          explainInfeasible(func, problem, config.budget);
+          return signalPassFailure();
+        }
+      }
+      schedule = remat::freeAfterLastUse(problem.graph, schedule);
+      remat::ScheduleStats stats = remat::simulate(problem.graph, schedule);
+      if (!stats.valid || stats.peak > config.budget) {
+        func.emitError() << "internal error: the remat schedule is invalid: "
+                         << (stats.valid ? "over the budget" : stats.error);
+        return signalPassFailure();
+      }
+      report.functions.push_back(describe(func, problem, schedule, solver,
+                                          config.budget, config.policy));
+      applySchedule(func, problem, schedule);
+    }
+    if (!reportFile.empty()) {
+      std::error_code ec;
+      llvm::ToolOutputFile out(reportFile, ec, llvm::sys::fs::OF_Text);
+      if (ec) {
+        module.emitError() << "cannot write '" << reportFile
+                           << "': " << ec.message();
+        return signalPassFailure();
+      }
+      out.os() << rematReportToJson(report) << "\n";
+      out.keep();
+    }
+    if (reportOut)
+      *reportOut = std::move(report);
+  }
+
+  LogicalResult parseOptions(ModuleOp module) {
+    if (!budget.empty()) {
+      std::string error;
+      if (!remat::parseByteSize(budget, config.budget, error))
+        return module.emitError() << "tad-remat budget: " << error;
+    }
+    if (policy == "auto")
+      config.policy = RematPolicy::automatic;
+    else if (policy == "save-all")
+      config.policy = RematPolicy::saveAll;
+    else if (policy == "save-matmuls")
+      config.policy = RematPolicy::saveMatmuls;
+    else
+      return module.emitError() << "tad-remat policy: unknown policy '"
+                                << policy
+                                << "' (use auto, save-all or save-matmuls)";
+    return success();
+  }
+
+  RematConfig config;
+  RematReport *reportOut = nullptr;
+  bool fromCpp = false;
+};
+
+} // namespace
+
+std::unique_ptr<Pass> tad::createRematPass(const RematConfig &config,
+                                           RematReport *report) {
+  return std::make_unique<RematPass>(config, report);
+}

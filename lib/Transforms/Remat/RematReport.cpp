@@ -1,0 +1,79 @@
+//===- RematReport.cpp - the remat report as JSON and as text -------------===//
+
+#include "tad/Transforms/Remat.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+using namespace tad;
+
+std::string tad::rematReportToJson(const RematReport &report) {
+  llvm::json::Array functions;
+  for (const RematFunctionReport &f : report.functions) {
+    llvm::json::Array values, timeline;
+    for (const RematValue &v : f.values)
+      values.push_back(llvm::json::Object{
+          {"op", v.op},
+          {"location", v.location},
+          {"bytes", v.bytes},
+          {"cost", v.cost},
+          {"decision", v.computes > 1 ? "recompute" : "store"},
+          {"computes", v.computes},
+          {"reason", v.reason}});
+    for (const RematTimelinePoint &p : f.timeline)
+      timeline.push_back(
+          llvm::json::Object{{"event", p.event}, {"live_bytes", p.liveBytes}});
+    functions.push_back(llvm::json::Object{
+        {"function", f.function},
+        {"budget", f.budget},
+        {"solver", f.solver},
+        {"store_all_peak", f.storeAllPeak},
+        {"predicted_peak", f.predictedPeak},
+        {"store_all_cost", f.storeAllCost},
+        {"cost", f.cost},
+        {"recompute_overhead",
+         f.storeAllCost > 0 ? f.cost / f.storeAllCost - 1 : 0.0},
+        {"values", std::move(values)},
+        {"timeline", std::move(timeline)}});
+  }
+  return llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                    {"functions", std::move(functions)}}))
+      .str();
+}
+
+/// 123456 as "120.6 KiB": reports are read by people.
+static std::string human(int64_t bytes) {
+  if (bytes < 1024)
+    return std::to_string(bytes) + " B";
+  double value = double(bytes);
+  const char *units[] = {"KiB", "MiB", "GiB", "TiB"};
+  int unit = -1;
+  while (value >= 1024 && unit < 3) {
+    value /= 1024;
+    ++unit;
+  }
+  return llvm::formatv("{0:F1} {1}", value, units[unit]).str();
+}
+
+void tad::printRematReport(const RematReport &report, llvm::raw_ostream &os) {
+  for (const RematFunctionReport &f : report.functions) {
+    int stored = 0, recomputed = 0;
+    for (const RematValue &v : f.values)
+      (v.computes > 1 ? recomputed : stored) += 1;
+    double overhead =
+        f.storeAllCost > 0 ? 100 * (f.cost / f.storeAllCost - 1) : 0;
+    os << llvm::formatv(
+        "remat @{0}: budget {1}, predicted peak {2} (store-all {3}), "
+        "recompute overhead {4:F1}% ({5} solver)\n",
+        f.function, human(f.budget), human(f.predictedPeak),
+        human(f.storeAllPeak), overhead, f.solver);
+    os << llvm::formatv("  {0} forward values read by the backward sweep: "
+                        "{1} stored, {2} recomputed\n",
+                        f.values.size(), stored, recomputed);
+    for (const RematValue &v : f.values)
+      os << llvm::formatv("  {0,-9} {1,10}  {2} at {3}: {4}\n",
+                          v.computes > 1 ? "recompute" : "store",
+                          human(v.bytes), v.op,
+                          v.location.empty() ? "?" : v.location, v.reason);
+  }
+}
