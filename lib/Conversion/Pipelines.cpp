@@ -16,7 +16,7 @@ std::string tad::getCpuLoweringPipeline(bool blasMatmul) {
   // zero-filled outputs of matmuls and force copies of the shared zeros.
   return "convert-tad-to-linalg,"
          "canonicalize,"
-         "linalg-fuse-elementwise-ops,"
+         "tad-fuse-elementwise,"
          "one-shot-bufferize{bufferize-function-boundaries "
          "function-boundary-type-conversion=identity-layout-map "
          "allow-return-allocs-from-loops buffer-alignment=0},"

@@ -97,7 +97,8 @@ ExactResult tad::remat::exactSchedule(const Graph &graph, int64_t budget,
   return ExactResult::infeasible;
 }
 
-int64_t tad::remat::exactMinimumBudget(const Graph &graph) {
+int64_t tad::remat::exactMinimumBudget(const Graph &graph,
+                                       int64_t maxStates) {
   if (graph.size() > kMaxExactNodes)
     return -1;
   // Below the largest compute footprint nothing works; the store-all peak
@@ -109,7 +110,7 @@ int64_t tad::remat::exactMinimumBudget(const Graph &graph) {
   std::vector<Event> schedule;
   while (low < high) {
     int64_t mid = low + (high - low) / 2;
-    ExactResult r = exactSchedule(graph, mid, schedule);
+    ExactResult r = exactSchedule(graph, mid, schedule, maxStates);
     if (r == ExactResult::tooLarge)
       return -1;
     if (r == ExactResult::optimal)

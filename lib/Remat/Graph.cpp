@@ -2,6 +2,7 @@
 
 #include "tad/Remat/Graph.h"
 
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -94,6 +95,19 @@ bool tad::remat::parseGraphJson(const std::string &text, Graph &graph,
     node_.name = name;
     node_.cost = costValue;
     node_.bytes = bytes;
+    // Optional fields of graphs that the remat pass writes.
+    if (std::optional<double> transient = node->getNumber("transient_ram")) {
+      if (*transient < 0 || *transient != std::floor(*transient) ||
+          *transient > kMaxNodeBytes) {
+        error = where + " (\"" + name +
+                "\"): transient_ram must be a whole number of bytes >= 0";
+        return false;
+      }
+      node_.transient = int64_t(*transient);
+      totalBytes += node_.transient;
+    }
+    if (std::optional<bool> recomputable = node->getBoolean("recomputable"))
+      node_.recomputable = *recomputable;
     graph.nodes.push_back(std::move(node_));
   }
   for (const llvm::json::Value &l : *links) {
@@ -181,6 +195,28 @@ std::vector<Event> tad::remat::storeAllSchedule(const Graph &graph) {
       schedule.push_back({Event::free, v});
   }
   return schedule;
+}
+
+std::string tad::remat::graphToJson(const Graph &graph) {
+  llvm::json::Array nodes, links;
+  for (const Node &node : graph.nodes) {
+    llvm::json::Object object{{"id", node.name},
+                              {"cost_cpu", node.cost},
+                              {"cost_ram", node.bytes}};
+    if (node.transient)
+      object["transient_ram"] = node.transient;
+    if (!node.recomputable)
+      object["recomputable"] = false;
+    nodes.push_back(std::move(object));
+    for (int user : node.users)
+      links.push_back(llvm::json::Object{{"source", node.name},
+                                         {"target", graph.nodes[user].name}});
+  }
+  return llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                    {"directed", true},
+                                    {"nodes", std::move(nodes)},
+                                    {"links", std::move(links)}}))
+      .str();
 }
 
 std::string tad::remat::scheduleToJson(const Graph &graph,

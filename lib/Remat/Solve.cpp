@@ -193,7 +193,7 @@ std::vector<Event> tad::remat::chenSchedule(const Graph &graph) {
 std::string tad::remat::autoSchedule(const Graph &graph, int64_t budget,
                                      std::vector<Event> &out) {
   if (graph.size() <= kMaxExactNodes) {
-    switch (exactSchedule(graph, budget, out)) {
+    switch (exactSchedule(graph, budget, out, kAutoExactStates)) {
     case ExactResult::optimal:
       return "exact";
     case ExactResult::infeasible:
@@ -202,11 +202,18 @@ std::string tad::remat::autoSchedule(const Graph &graph, int64_t budget,
       break;
     }
   }
-  return solveSchedule(graph, budget, out) ? "fast" : "";
+  if (solveSchedule(graph, budget, out))
+    return "fast";
+  // The heuristics' feasibility is not monotone in the budget: they may fail
+  // at one budget and succeed at a smaller one, whose schedule fits here.
+  int64_t minimum = solverMinimumBudget(graph);
+  if (minimum <= budget && solveSchedule(graph, minimum, out))
+    return "fast";
+  return "";
 }
 
 int64_t tad::remat::autoMinimumBudget(const Graph &graph) {
-  int64_t exact = exactMinimumBudget(graph);
+  int64_t exact = exactMinimumBudget(graph, kAutoExactStates);
   return exact >= 0 ? exact : solverMinimumBudget(graph);
 }
 

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 namespace {
 
@@ -19,6 +20,13 @@ struct AllocatorState {
   std::mutex mutex;
   std::unordered_map<const void *, size_t> live; // pointer -> bytes
   tad_rt_stats stats{0, 0, 0, 0};
+  bool tracing = false;
+  std::vector<tad_rt_trace_event> trace;
+
+  void record(int64_t size) {
+    if (tracing)
+      trace.push_back({tad_rt_now_seconds(), size, stats.current_bytes});
+  }
 };
 
 AllocatorState &state() {
@@ -49,6 +57,7 @@ void *allocate(size_t size) {
   s.stats.allocations += 1;
   if (s.stats.current_bytes > s.stats.peak_bytes)
     s.stats.peak_bytes = s.stats.current_bytes;
+  s.record(int64_t(size));
   return ptr;
 }
 
@@ -76,6 +85,7 @@ void _mlir_memref_to_llvm_free(void *ptr) {
       return; // not ours (a caller's input), or freed already
     s.stats.current_bytes -= int64_t(it->second);
     s.stats.frees += 1;
+    s.record(-int64_t(it->second));
     s.live.erase(it);
   }
   std::free(ptr);
@@ -93,6 +103,20 @@ void tad_rt_reset_peak(void) {
   s.stats.peak_bytes = s.stats.current_bytes;
   s.stats.allocations = 0;
   s.stats.frees = 0;
+}
+
+void tad_rt_trace_enable(int enable) {
+  AllocatorState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (enable)
+    s.trace.clear();
+  s.tracing = enable != 0;
+}
+
+size_t tad_rt_trace_size(void) { return state().trace.size(); }
+
+const tad_rt_trace_event *tad_rt_trace_data(void) {
+  return state().trace.data();
 }
 
 int tad_rt_owns(const void *ptr) {

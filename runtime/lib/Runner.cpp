@@ -147,6 +147,30 @@ void summarize(const std::string &name, const NpyArray &array,
 
 } // namespace
 
+/// The allocation trace of one call as chrome://tracing JSON: a counter of
+/// the call's live bytes, in microseconds from the call's start.
+static bool writeMemoryTrace(const std::string &path, double start,
+                             int64_t baseBytes, std::string &error) {
+  std::ofstream json(path);
+  if (!json) {
+    error = path + ": cannot create file";
+    return false;
+  }
+  const tad_rt_trace_event *events = tad_rt_trace_data();
+  size_t count = tad_rt_trace_size();
+  json << "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n";
+  json << "  {\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, "
+          "\"args\": {\"name\": \"tad runtime allocator\"}}";
+  for (size_t i = 0; i < count; ++i)
+    json << ",\n  {\"name\": \"live bytes\", \"ph\": \"C\", \"pid\": 1, "
+            "\"ts\": "
+         << format("%.3f", (events[i].seconds - start) * 1e6)
+         << ", \"args\": {\"measured\": "
+         << events[i].live_bytes - baseBytes << "}}";
+  json << "\n]}\n";
+  return true;
+}
+
 bool tad::rt::runEntry(const EntrySpec &entry, PackedFunction function,
                        const RunOptions &options, std::ostream &out,
                        std::string &error) {
@@ -180,14 +204,22 @@ bool tad::rt::runEntry(const EntrySpec &entry, PackedFunction function,
     for (void *&p : pointers)
       args.push_back(&p);
 
+    bool last = call + 1 == calls;
+    if (last && !options.memoryTrace.empty())
+      tad_rt_trace_enable(1);
     tad_rt_reset_peak();
     before = tad_rt_get_stats();
     double start = tad_rt_now_seconds();
     function(args.data());
     seconds.push_back(tad_rt_now_seconds() - start);
     after = tad_rt_get_stats();
+    if (last && !options.memoryTrace.empty()) {
+      tad_rt_trace_enable(0);
+      if (!writeMemoryTrace(options.memoryTrace, start,
+                            before.current_bytes, error))
+        return false;
+    }
 
-    bool last = call + 1 == calls;
     size_t offset = 0;
     for (const TensorSpec &spec : entry.results) {
       const int64_t *words = results.data() + offset;
@@ -284,6 +316,8 @@ bool tad::rt::parseRunArguments(int argc, char **argv, RunOptions &options,
       options.outputDir = value;
     } else if (takeValue("--stats-json")) {
       options.statsJson = value;
+    } else if (takeValue("--memory-trace")) {
+      options.memoryTrace = value;
     } else if (takeValue("--seed")) {
       if (!number(n))
         return false;
@@ -302,7 +336,7 @@ bool tad::rt::parseRunArguments(int argc, char **argv, RunOptions &options,
       error = "unknown argument '" + arg +
               "'; the arguments are --inputs DIR, --input NAME=FILE.npy, "
               "--output-dir DIR, --seed N, --repeat N, --threads N, "
-              "--stats-json FILE";
+              "--stats-json FILE, --memory-trace FILE";
       return false;
     }
   }

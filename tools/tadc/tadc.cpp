@@ -125,6 +125,12 @@ cl::opt<std::string> statsJson(
              "call, as the runtime allocator measured them, to FILE"),
     cl::value_desc("FILE"), cl::cat(tadcCategory));
 
+cl::opt<std::string> memoryTrace(
+    "memory-trace",
+    cl::desc("Write the live bytes of the (last) call, after every "
+             "allocation and free, as chrome://tracing JSON to FILE"),
+    cl::value_desc("FILE"), cl::cat(tadcCategory));
+
 cl::opt<unsigned> repeat("repeat",
                          cl::desc("Call the entry N times (for timing)"),
                          cl::init(1), cl::cat(tadcCategory));
@@ -169,6 +175,12 @@ cl::opt<std::string> rematReport(
              "JSON to FILE"),
     cl::value_desc("FILE"), cl::cat(tadcCategory));
 
+cl::opt<std::string> rematGraph(
+    "remat-graph",
+    cl::desc("Write each derivative's remat graph as node-link JSON, the "
+             "input of tad-remat, to FILE"),
+    cl::value_desc("FILE"), cl::cat(tadcCategory));
+
 /// What the remat pass decided, printed after the pipeline ran.
 tad::RematReport rematResult;
 } // namespace
@@ -208,6 +220,13 @@ static mlir::LogicalResult runPipeline(mlir::ModuleOp module,
     }
     tad::RematConfig config;
     config.policy = rematPolicy;
+    config.graphFile = rematGraph;
+    // With an entry that is a derivative, the budget is the entry's; the
+    // derivatives it calls (a custom rule's pullback may) count within it.
+    if (auto fn = module.lookupSymbol<mlir::func::FuncOp>(entry);
+        !entry.empty() && fn &&
+        fn->hasAttr(tad::TadDialect::kDerivativeAttrName))
+      config.functions.push_back(entry);
     std::string error;
     if (!tad::remat::parseByteSize(rematBudget, config.budget, error)) {
       llvm::errs() << "tadc: error: --remat-budget: " << error << "\n";
@@ -286,6 +305,7 @@ emitResult(mlir::ModuleOp module,
     options.seed = seed;
     options.outputDir = outputDir;
     options.statsJson = statsJson;
+    options.memoryTrace = memoryTrace;
     options.repeat = repeat;
     options.threads = threads;
     os.flush();

@@ -41,6 +41,19 @@ def ConvertTadToLinalg : Pass<"convert-tad-to-linalg", "mlir::ModuleOp"> {
   ];
 }
 
+def FuseElementwise : Pass<"tad-fuse-elementwise", "mlir::ModuleOp"> {
+  let summary = "Fuses elementwise linalg ops as the remat memory model assumes";
+  let description = [{
+    Fuses an all-parallel `linalg.generic` into its consumer when it is the
+    producer's only use (after duplicate operands of one consumer are merged),
+    and nothing else: unlike upstream `linalg-fuse-elementwise-ops`, it does
+    not propagate reshapes through generics. The remat pass predicts the
+    peak bytes of the code this pipeline generates (docs/memory.md); which
+    values get a buffer is decided here, by the same rule it models.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 def ConvertMatmulToRuntime : Pass<"tad-matmul-to-runtime", "mlir::ModuleOp"> {
   let summary = "Calls the runtime's BLAS-backed GEMM for matmuls on buffers";
   let description = [{

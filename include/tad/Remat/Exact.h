@@ -28,7 +28,8 @@ ExactResult exactSchedule(const Graph &graph, int64_t budget,
 
 /// The smallest budget with a schedule (by bisection over exactSchedule),
 /// or -1 when the graph is too large for the exact search.
-int64_t exactMinimumBudget(const Graph &graph);
+int64_t exactMinimumBudget(const Graph &graph,
+                           int64_t maxStates = 4'000'000);
 
 } // namespace tad::remat
 

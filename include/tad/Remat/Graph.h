@@ -51,6 +51,11 @@ struct Graph {
 /// a negative cost, ...).
 bool parseGraphJson(const std::string &text, Graph &graph, std::string &error);
 
+/// Writes `graph` as node-link JSON that parseGraphJson reads back; nodes
+/// with transient bytes or that must not be recomputed carry the optional
+/// fields "transient_ram" and "recomputable".
+std::string graphToJson(const Graph &graph);
+
 /// One event of a schedule.
 struct Event {
   enum Kind { compute, free } kind;

@@ -74,9 +74,10 @@ int64_t solverMinimumBudget(const Graph &graph);
 int64_t lowerBound(const Graph &graph);
 
 /// What tad-remat --solver=auto and the remat pass run: the exact search
-/// for graphs of at most kMaxExactNodes nodes (unless it runs out of
-/// states), the fast solver otherwise. Returns the solver's name ("exact" or
-/// "fast"), or "" when no schedule fits.
+/// for graphs of at most kMaxExactNodes nodes (unless it visits more than
+/// kAutoExactStates states), the fast solver otherwise. Returns the
+/// solver's name ("exact" or "fast"), or "" when no schedule fits.
+constexpr int64_t kAutoExactStates = 200'000;
 std::string autoSchedule(const Graph &graph, int64_t budget,
                          std::vector<Event> &out);
 

@@ -98,6 +98,9 @@ def Remat : Pass<"tad-remat", "mlir::ModuleOp"> {
            "save-matmuls (never recompute a matmul)">,
     Option<"reportFile", "report", "std::string", "\"\"",
            "Write the remat report as JSON to this file">,
+    Option<"graphFile", "graph", "std::string", "\"\"",
+           "Write each function's remat graph as node-link JSON (the input "
+           "of the tad-remat tool) to this file">,
   ];
   let dependentDialects = ["::tad::TadDialect"];
 }

@@ -28,6 +28,13 @@ enum class RematPolicy {
 struct RematConfig {
   int64_t budget = -1; // bytes; negative: no remat
   RematPolicy policy = RematPolicy::automatic;
+  /// Where to write each function's graph as node-link JSON (for
+  /// tad-remat), if anywhere: FILE for one function, FILE with the
+  /// function's name before the extension for several.
+  std::string graphFile;
+  /// Only these functions, when not empty (tadc's --entry); otherwise every
+  /// derivative.
+  std::vector<std::string> functions;
 };
 
 /// One forward value that the backward sweep reads.

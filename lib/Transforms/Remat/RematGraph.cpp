@@ -6,9 +6,11 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -50,17 +52,38 @@ static bool isView(Operation *op) {
   return isa<ReshapeOp, TakeOp, SliceOp>(op);
 }
 
-/// The bytes of the wide accumulator a sum lowers to.
-static int64_t transientBytes(Operation *op) {
-  if (!isa<ReduceSumOp, ReduceMeanOp>(op))
-    return 0;
-  auto result = cast<RankedTensorType>(op->getResult(0).getType());
-  Type element = result.getElementType();
+/// The bytes of the element type a sum of `element` accumulates in, or 0
+/// when it accumulates in place.
+static int64_t wideBytes(Type element) {
   if (element.isF32())
-    return result.getNumElements() * 8;
+    return 8;
   if (element.isF16() || element.isBF16())
-    return result.getNumElements() * 4;
+    return 4;
   return 0;
+}
+
+/// The buffers an op's lowering allocates besides its result, as bounds of
+/// what is live at once: a sum's wide accumulator; softmax's exponentials
+/// (full size) and its max and sum along the axis; logsumexp's max and sum.
+static int64_t transientBytes(Operation *op) {
+  if (isa<ReduceSumOp, ReduceMeanOp>(op)) {
+    auto result = cast<RankedTensorType>(op->getResult(0).getType());
+    return result.getNumElements() * wideBytes(result.getElementType());
+  }
+  int64_t axis;
+  if (auto softmax = dyn_cast<SoftmaxOp>(op))
+    axis = static_cast<int64_t>(softmax.getAxis());
+  else if (auto lse = dyn_cast<LogSumExpOp>(op))
+    axis = static_cast<int64_t>(lse.getAxis());
+  else
+    return 0;
+  auto input = cast<RankedTensorType>(op->getOperand(0).getType());
+  Type element = input.getElementType();
+  int64_t elementBytes = getByteSize(RankedTensorType::get({}, element));
+  int64_t reduced = input.getNumElements() / input.getDimSize(axis);
+  int64_t alongAxis =
+      reduced * (2 * elementBytes + wideBytes(element));
+  return alongAxis + (isa<SoftmaxOp>(op) ? getByteSize(input) : 0);
 }
 
 double tad::estimateCost(Operation *op) {
@@ -127,12 +150,84 @@ static std::string describe(Operation *op) {
 
 RematProblem tad::buildRematProblem(func::FuncOp func,
                                     const RematGraphOptions &options) {
+  return buildRematProblem(func.getBody().front(), options);
+}
+
+/// The store-all peak of a block (its values freed after their last use),
+/// or 0 when it nests too deep to matter.
+static int64_t peakOfBlock(Block &block, const RematGraphOptions &options,
+                           int depth) {
+  if (depth > 8 || !block.mightHaveTerminator())
+    return 0;
+  RematProblem inner = buildRematProblem(block, options, depth + 1);
+  return remat::simulate(inner.graph, remat::storeAllSchedule(inner.graph))
+      .peak;
+}
+
+/// The bytes an op with regions or a call allocates while it runs, beyond
+/// its results: the peak of its body (of the larger branch; of one loop
+/// iteration, whose carried values are the op's results), or of the callee.
+static int64_t nestedBytes(Operation *op, const RematGraphOptions &options,
+                           int depth) {
+  int64_t peak = 0;
+  for (Region &region : op->getRegions())
+    for (Block &block : region)
+      peak = std::max(peak, peakOfBlock(block, options, depth));
+  if (auto call = dyn_cast<func::CallOp>(op)) {
+    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        op, call.getCalleeAttr());
+    if (callee && !callee.isDeclaration()) {
+      int64_t results = 0;
+      for (Type type : call.getResultTypes())
+        results += getByteSize(type);
+      peak = std::max<int64_t>(
+          0, peakOfBlock(callee.getBody().front(), options, depth) - results);
+    }
+  }
+  return peak;
+}
+
+/// The group into which `op`'s result fuses: the one group that all its
+/// users belong to, when they all fuse producers; -1 otherwise.
+static int fusingGroup(Operation *op, Block &body,
+                       const DenseMap<Operation *, int> &groupOf) {
+  if (op->getNumResults() != 1 || op->getResult(0).use_empty())
+    return -1;
+  int group = -1;
+  for (Operation *user : op->getResult(0).getUsers()) {
+    auto it = groupOf.find(user);
+    if (user->getBlock() != &body || it == groupOf.end() ||
+        !fusesProducers(user) || (group >= 0 && group != it->second))
+      return -1;
+    group = it->second;
+  }
+  return group;
+}
+
+/// What a softmax or logsumexp whose last elementwise op fused into its
+/// users leaves resident instead of its result: softmax's exponentials and
+/// their sum; logsumexp's sum and max.
+static int64_t fusedNormalizerBytes(Operation *op) {
+  auto input = cast<RankedTensorType>(op->getOperand(0).getType());
+  int64_t axis = isa<SoftmaxOp>(op)
+                     ? static_cast<int64_t>(cast<SoftmaxOp>(op).getAxis())
+                     : static_cast<int64_t>(cast<LogSumExpOp>(op).getAxis());
+  int64_t elementBytes =
+      getByteSize(RankedTensorType::get({}, input.getElementType()));
+  int64_t reduced = input.getNumElements() / input.getDimSize(axis);
+  return isa<SoftmaxOp>(op) ? getByteSize(input) + reduced * elementBytes
+                            : 2 * reduced * elementBytes;
+}
+
+RematProblem tad::buildRematProblem(Block &body,
+                                    const RematGraphOptions &options,
+                                    int depth) {
   RematProblem problem;
-  Block &body = func.getBody().front();
   Operation *terminator = body.getTerminator();
 
   // Groups, from the last op up: a fused producer joins its user's group.
   DenseMap<Operation *, int> groupOf;
+  llvm::SmallPtrSet<Operation *, 4> fusedResult;
   SmallVector<Operation *> ops;
   for (Operation &op : body.without_terminator())
     ops.push_back(&op);
@@ -142,17 +237,20 @@ RematProblem tad::buildRematProblem(func::FuncOp func,
       problem.constants.push_back(op);
       continue;
     }
-    if (isFusableElementwise(op) && op->getNumResults() == 1 &&
-        op->getResult(0).hasOneUse()) {
-      Operation *user = *op->getResult(0).user_begin();
-      auto it = groupOf.find(user);
-      if (user->getBlock() == &body && it != groupOf.end() &&
-          fusesProducers(user)) {
-        groupOf[op] = it->second;
-        reversedGroups[it->second].push_back(op);
-        continue;
-      }
+    // A producer whose users all fuse it and belong to one group is fused
+    // into that group (fusion deduplicates the group's operands, so several
+    // uses inside one group count as one).
+    int group = fusingGroup(op, body, groupOf);
+    if (group >= 0 && isFusableElementwise(op)) {
+      groupOf[op] = group;
+      reversedGroups[group].push_back(op);
+      continue;
     }
+    // Softmax and logsumexp end in an elementwise op, which fuses into the
+    // users the same way: their result then never has a buffer, and what
+    // that op reads lives until the users run instead.
+    if (group >= 0 && isa<SoftmaxOp, LogSumExpOp>(op))
+      fusedResult.insert(op);
     groupOf[op] = int(reversedGroups.size());
     reversedGroups.push_back({op});
   }
@@ -165,6 +263,7 @@ RematProblem tad::buildRematProblem(func::FuncOp func,
   for (int g = 0; g < n; ++g)
     nodeOfGroup[g] = n - 1 - g;
   problem.groups.resize(n);
+  problem.pinnedBecause.assign(n + 1, "");
   problem.viewOf.assign(n + 1, -1);
   problem.graph.nodes.resize(n);
   for (int g = 0; g < n; ++g) {
@@ -173,16 +272,26 @@ RematProblem tad::buildRematProblem(func::FuncOp func,
     group.assign(reversedGroups[g].rbegin(), reversedGroups[g].rend());
     Operation *root = group.back();
     remat::Node &node = problem.graph.nodes[v];
-    node.name = describe(root);
+    node.name = "v" + std::to_string(v) + " " + describe(root);
     for (Operation *op : group) {
       node.cost += estimateCost(op);
-      node.transient += transientBytes(op);
-      if (!isMemoryEffectFree(op))
+      node.transient += transientBytes(op) + nestedBytes(op, options, depth);
+      if (!isMemoryEffectFree(op)) {
         node.recomputable = false;
+        problem.pinnedBecause[v] =
+            isa<func::CallOp>(op)
+                ? "calls are not recomputed, and their results live to the "
+                  "end of the function"
+                : "it has effects and cannot be recomputed";
+      }
     }
-    if (options.saveMatmuls && isa<MatmulOp>(root))
+    if (options.saveMatmuls && isa<MatmulOp>(root)) {
       node.recomputable = false;
-    if (!isView(root))
+      problem.pinnedBecause[v] = "the policy saves matmuls";
+    }
+    if (fusedResult.contains(root))
+      node.bytes = fusedNormalizerBytes(root);
+    else if (!isView(root))
       for (Type type : root->getResultTypes())
         node.bytes += getByteSize(type);
     for (Value result : root->getResults())
@@ -218,11 +327,33 @@ RematProblem tad::buildRematProblem(func::FuncOp func,
       addInput(v, value);
   }
 
-  // The sink reads the results.
+  // The sink reads the results. Returning an argument or a constant
+  // returns a copy (docs/memory.md): the sink allocates those.
   problem.sink = n;
   problem.graph.nodes.push_back({"return", 0, 0, {}, {}});
   problem.groups.push_back({terminator});
-  for (Value value : terminator->getOperands())
+  for (Value value : terminator->getOperands()) {
     addInput(n, value);
+    if (!problem.nodeOf.count(value))
+      problem.graph.nodes[n].bytes += getByteSize(value.getType());
+  }
+  // Ownership-based deallocation cannot tell whether a call's results alias
+  // its operands or what the caller returns, and frees both only at the end
+  // of the caller: they stay resident to the sink, and recomputing them
+  // would only add a copy.
+  auto keepToEnd = [&](int v) {
+    problem.graph.nodes[v].recomputable = false;
+    if (problem.pinnedBecause[v].empty())
+      problem.pinnedBecause[v] = "a call reads it, so it lives to the end of "
+                                 "the function";
+    if (!llvm::is_contained(problem.graph.nodes[n].inputs, v))
+      problem.graph.addEdge(v, n);
+  };
+  for (int v = 0; v < n; ++v)
+    if (isa<func::CallOp>(problem.groups[v].back())) {
+      keepToEnd(v);
+      for (int input : std::vector<int>(problem.graph.nodes[v].inputs))
+        keepToEnd(input);
+    }
   return problem;
 }

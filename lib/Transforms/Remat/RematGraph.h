@@ -5,19 +5,24 @@
 // Its byte sizes follow docs/memory.md, so that the solver's peak is the
 // peak the runtime's allocator measures:
 //
-//  - an elementwise op (and broadcast, transpose, cast) whose only user is
-//    another one, or a reduction, is fused into that user by
-//    linalg-fuse-elementwise-ops and has no buffer: it joins its user's
-//    group, and is recomputed with it;
+//  - an elementwise op (and broadcast, transpose, cast) whose users all
+//    belong to one group of elementwise ops or reductions is fused into it
+//    by linalg-fuse-elementwise-ops and has no buffer: it joins that group,
+//    and is recomputed with it;
 //  - reshape, take and slice are views: no bytes of their own, and their
 //    source stays alive as long as they are read;
 //  - a sum of f32 (f16, bf16) accumulates into a buffer of f64 (f32) that
 //    lives while it is computed: transient bytes;
 //  - constants are globals, not buffers, and are not nodes; the function's
-//    arguments belong to the caller and are not counted.
+//    arguments belong to the caller and are not counted;
+//  - an op with regions (a loop, a branch, a checkpoint) or a call is one
+//    node, whose transient bytes are the peak of its body or callee; the
+//    results and operands of a call are freed only at the end of the
+//    caller.
 //
 // The returned values are read by a final sink node, so that they stay
-// resident to the end.
+// resident to the end; the sink's own bytes are the copies that returning
+// an argument or a constant makes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,6 +48,8 @@ struct RematProblem {
   int sink = -1;
   /// The node of each value that other nodes read.
   llvm::DenseMap<mlir::Value, int> nodeOf;
+  /// Why a node is not recomputable (empty when it is).
+  std::vector<std::string> pinnedBecause;
   /// Constant-like ops, which are not nodes.
   llvm::SmallVector<mlir::Operation *> constants;
 };
@@ -55,6 +62,13 @@ struct RematGraphOptions {
 /// The problem of `func`'s body, which must be a single block.
 RematProblem buildRematProblem(mlir::func::FuncOp func,
                                const RematGraphOptions &options);
+
+/// The problem of a block; its terminator is the sink. Ops with regions
+/// and calls get the peak of their body or callee as transient bytes;
+/// `depth` bounds that recursion.
+RematProblem buildRematProblem(mlir::Block &block,
+                               const RematGraphOptions &options,
+                               int depth = 0);
 
 /// The static byte size of a ranked tensor type; 0 for other types.
 int64_t getByteSize(mlir::Type type);

@@ -118,8 +118,12 @@ std::string eventName(const RematProblem &problem, int node) {
 }
 
 /// The report of one scheduled function.
+/// `schedule` is the solver's, over `problem`'s graph; `after` is the
+/// graph of the rewritten function, whose ops run in block order: the
+/// predicted peak and timeline are its own.
 RematFunctionReport describe(func::FuncOp func, const RematProblem &problem,
                              const std::vector<Event> &schedule,
+                             const RematProblem &after,
                              const std::string &solver, int64_t budget,
                              RematPolicy policy) {
   const remat::Graph &graph = problem.graph;
@@ -127,30 +131,29 @@ RematFunctionReport describe(func::FuncOp func, const RematProblem &problem,
   report.function = func.getName().str();
   report.budget = budget;
   report.solver = solver;
-  std::vector<Event> storeAll = remat::storeAllSchedule(graph);
-  remat::ScheduleStats all = remat::simulate(graph, storeAll);
-  remat::ScheduleStats stats = remat::simulate(graph, schedule);
+  remat::ScheduleStats all =
+      remat::simulate(graph, remat::storeAllSchedule(graph));
+  std::vector<Event> final = remat::storeAllSchedule(after.graph);
+  remat::ScheduleStats stats = remat::simulate(after.graph, final);
   report.storeAllPeak = all.peak;
   report.storeAllCost = all.cost;
   report.predictedPeak = stats.peak;
   report.cost = stats.cost;
 
   std::vector<int> computes(graph.size(), 0);
-  int64_t live = 0;
-  for (const Event &e : schedule) {
-    const remat::Node &node = graph.nodes[e.node];
-    if (e.kind == Event::compute) {
+  for (const Event &e : schedule)
+    if (e.kind == Event::compute)
       ++computes[e.node];
-      live += node.bytes;
-    } else {
-      live -= node.bytes;
-    }
-    if (e.node == problem.sink)
+  int64_t live = 0;
+  for (const Event &e : final) {
+    const remat::Node &node = after.graph.nodes[e.node];
+    live += (e.kind == Event::compute ? 1 : -1) * node.bytes;
+    if (e.node == after.sink)
       continue;
     report.timeline.push_back(
         {(e.kind == Event::compute ? "compute " : "free ") +
-             eventName(problem, e.node),
-         live});
+             eventName(after, e.node),
+         live + (e.kind == Event::compute ? node.transient : 0)});
   }
 
   for (int v = 0; v < problem.sink; ++v) {
@@ -176,13 +179,10 @@ RematFunctionReport describe(func::FuncOp func, const RematProblem &problem,
           computes[v] - 1, computes[v] > 2 ? "s" : "", node.bytes,
           node.cost * (computes[v] - 1));
     else if (!node.recomputable)
-      value.reason = policy == RematPolicy::saveMatmuls &&
-                             isa<MatmulOp>(root)
-                         ? "stored: the policy saves matmuls"
-                         : "stored: it has effects and cannot be recomputed";
+      value.reason = "stored: " + problem.pinnedBecause[v];
     else if (policy == RematPolicy::saveAll)
       value.reason = "stored: the policy saves everything";
-    else if (stats.peak == all.peak && all.peak <= budget)
+    else if (all.peak <= budget)
       value.reason = "stored: everything fits in the budget";
     else
       value.reason = "stored: the budget has room for it where recomputing "
@@ -195,9 +195,8 @@ RematFunctionReport describe(func::FuncOp func, const RematProblem &problem,
 /// Why no schedule fits: the minimum budget, and the values resident at the
 /// peak of a schedule that meets it.
 void explainInfeasible(func::FuncOp func, const RematProblem &problem,
-                       int64_t budget) {
+                       int64_t budget, int64_t minimum) {
   const remat::Graph &graph = problem.graph;
-  int64_t minimum = remat::autoMinimumBudget(graph);
   InFlightDiagnostic diag = func.emitError()
                             << "no schedule of @" << func.getName()
                             << " fits in " << budget
@@ -256,10 +255,14 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     if (config.budget < 0)
       return;
     RematReport report;
-    for (auto func : module.getOps<func::FuncOp>()) {
-      if (func.isDeclaration() ||
-          !func->hasAttr(TadDialect::kDerivativeAttrName))
-        continue;
+    SmallVector<func::FuncOp> funcs;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (!func.isDeclaration() &&
+          func->hasAttr(TadDialect::kDerivativeAttrName) &&
+          (config.functions.empty() ||
+           llvm::is_contained(config.functions, func.getName())))
+        funcs.push_back(func);
+    for (func::FuncOp func : funcs) {
       if (!func.getBody().hasOneBlock()) {
         func.emitError("remat needs a single-block function body");
         return signalPassFailure();
@@ -267,33 +270,14 @@ struct RematPass : tad::impl::RematBase<RematPass> {
       RematGraphOptions graphOptions;
       graphOptions.saveMatmuls = config.policy == RematPolicy::saveMatmuls;
       RematProblem problem = buildRematProblem(func, graphOptions);
-      std::vector<Event> schedule = remat::storeAllSchedule(problem.graph);
-      std::string solver = "store-all";
-      int64_t storeAllPeak = remat::simulate(problem.graph, schedule).peak;
-      if (storeAllPeak > config.budget) {
-        if (config.policy == RematPolicy::saveAll) {
-          func.emitError() << "the save-all policy needs " << storeAllPeak
-                           << " bytes for @" << func.getName()
-                           << ", over the budget of " << config.budget
-                           << " bytes";
-          return signalPassFailure();
-        }
-        solver = remat::autoSchedule(problem.graph, config.budget, schedule);
-        if (solver.empty()) {
-          explainInfeasible(func, problem, config.budget);
-          return signalPassFailure();
-        }
-      }
-      schedule = remat::freeAfterLastUse(problem.graph, schedule);
-      remat::ScheduleStats stats = remat::simulate(problem.graph, schedule);
-      if (!stats.valid || stats.peak > config.budget) {
-        func.emitError() << "internal error: the remat schedule is invalid: "
-                         << (stats.valid ? "over the budget" : stats.error);
+      if (!config.graphFile.empty() &&
+          failed(writeGraph(func, problem, funcs.size() > 1)))
         return signalPassFailure();
-      }
-      report.functions.push_back(describe(func, problem, schedule, solver,
-                                          config.budget, config.policy));
-      applySchedule(func, problem, schedule);
+      std::optional<RematFunctionReport> scheduled =
+          scheduleFunction(func, problem, graphOptions);
+      if (!scheduled)
+        return signalPassFailure();
+      report.functions.push_back(std::move(*scheduled));
     }
     if (!reportFile.empty()) {
       std::error_code ec;
@@ -310,7 +294,122 @@ struct RematPass : tad::impl::RematBase<RematPass> {
       *reportOut = std::move(report);
   }
 
+  /// A rewritten copy of a function that meets a budget.
+  struct Attempt {
+    func::FuncOp work; // detached; the caller destroys or adopts it
+    std::vector<Event> schedule;
+    RematProblem after;
+    std::string solver;
+  };
+
+  /// Schedules a copy of `func` within `budget` and rewrites it. The model
+  /// of fusion depends on each value's users, which the rewrite changes (a
+  /// value whose users were split between instances may fuse where it did
+  /// not): the rewritten copy is measured by the same model, and when it
+  /// exceeds the budget the solver runs again with a budget smaller by the
+  /// excess.
+  std::optional<Attempt> tryBudget(func::FuncOp func,
+                                   const RematProblem &problem,
+                                   const RematGraphOptions &graphOptions,
+                                   int64_t budget) {
+    int64_t target = budget;
+    for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+      std::vector<Event> schedule;
+      std::string solver = remat::autoSchedule(problem.graph, target, schedule);
+      if (solver.empty())
+        return std::nullopt;
+      schedule = remat::freeAfterLastUse(problem.graph, schedule);
+      auto work = cast<func::FuncOp>(func->clone());
+      RematProblem workProblem = buildRematProblem(work, graphOptions);
+      applySchedule(work, workProblem, schedule);
+      RematProblem after = buildRematProblem(work, graphOptions);
+      int64_t peak =
+          remat::simulate(after.graph, remat::storeAllSchedule(after.graph))
+              .peak;
+      if (peak <= budget)
+        return Attempt{work, std::move(schedule), std::move(after), solver};
+      work->destroy();
+      target -= peak - budget;
+    }
+    return std::nullopt;
+  }
+
+  /// The smallest budget that tryBudget meets, by bisection between the
+  /// solver's minimum and the store-all peak (which always works).
+  int64_t minimumBudget(func::FuncOp func, const RematProblem &problem,
+                        const RematGraphOptions &graphOptions) {
+    int64_t low = remat::autoMinimumBudget(problem.graph);
+    int64_t high =
+        remat::simulate(problem.graph, remat::storeAllSchedule(problem.graph))
+            .peak;
+    while (low < high) {
+      int64_t mid = low + (high - low) / 2;
+      if (std::optional<Attempt> a =
+              tryBudget(func, problem, graphOptions, mid)) {
+        a->work->destroy();
+        high = mid;
+      } else {
+        low = mid + 1;
+      }
+    }
+    return high;
+  }
+
+  /// Schedules `func` within the budget and rewrites it, or reports why it
+  /// cannot be.
+  std::optional<RematFunctionReport>
+  scheduleFunction(func::FuncOp func, const RematProblem &problem,
+                   const RematGraphOptions &graphOptions) {
+    std::vector<Event> storeAll = remat::storeAllSchedule(problem.graph);
+    int64_t storeAllPeak = remat::simulate(problem.graph, storeAll).peak;
+    if (storeAllPeak <= config.budget)
+      return describe(func, problem, storeAll, problem, "store-all",
+                      config.budget, config.policy);
+    if (config.policy == RematPolicy::saveAll) {
+      func.emitError() << "the save-all policy needs " << storeAllPeak
+                       << " bytes for @" << func.getName()
+                       << ", over the budget of " << config.budget << " bytes";
+      return std::nullopt;
+    }
+    std::optional<Attempt> attempt =
+        tryBudget(func, problem, graphOptions, config.budget);
+    if (!attempt) {
+      explainInfeasible(func, problem, config.budget,
+                        minimumBudget(func, problem, graphOptions));
+      return std::nullopt;
+    }
+    RematFunctionReport report =
+        describe(func, problem, attempt->schedule, attempt->after,
+                 attempt->solver, config.budget, config.policy);
+    func.getBody().takeBody(attempt->work.getBody());
+    attempt->work->destroy();
+    return report;
+  }
+
+  static constexpr int kMaxAttempts = 8;
+
+  LogicalResult writeGraph(func::FuncOp func, const RematProblem &problem,
+                           bool several) {
+    std::string path = config.graphFile;
+    if (several) {
+      StringRef stem = StringRef(path).rsplit('.').first;
+      StringRef extension = StringRef(path).rsplit('.').second;
+      path = (stem + "." + func.getName() +
+              (extension.empty() ? "" : "." + extension))
+                 .str();
+    }
+    std::error_code ec;
+    llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_Text);
+    if (ec)
+      return func.emitError() << "cannot write '" << path
+                              << "': " << ec.message();
+    out.os() << remat::graphToJson(problem.graph) << "\n";
+    out.keep();
+    return success();
+  }
+
   LogicalResult parseOptions(ModuleOp module) {
+    config.graphFile = graphFile;
     if (!budget.empty()) {
       std::string error;
       if (!remat::parseByteSize(budget, config.budget, error))

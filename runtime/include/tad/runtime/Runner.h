@@ -48,6 +48,9 @@ struct RunOptions {
   std::string outputDir;
   /// Where to write the measurements as JSON, if anywhere.
   std::string statsJson;
+  /// Where to write the last call's allocations and frees as a
+  /// chrome://tracing counter of live bytes, if anywhere.
+  std::string memoryTrace;
   /// How many calls to time.
   unsigned repeat = 1;
   /// BLAS threads; 0 leaves OpenBLAS's default.
@@ -66,6 +69,7 @@ bool runEntry(const EntrySpec &entry, PackedFunction function,
 /// Parses the command line of a compiled executable:
 ///   [--inputs DIR] [--input NAME=FILE.npy]... [--output-dir DIR]
 ///   [--seed N] [--repeat N] [--threads N] [--stats-json FILE]
+///   [--memory-trace FILE]
 /// Returns false with `error` set on a malformed command line.
 bool parseRunArguments(int argc, char **argv, RunOptions &options,
                        std::string &error);

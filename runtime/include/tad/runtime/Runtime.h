@@ -36,6 +36,20 @@ tad_rt_stats tad_rt_get_stats(void);
 /* Sets the peak to the current bytes and the counts to zero: the start of a
  * measured call. */
 void tad_rt_reset_peak(void);
+/* The allocation trace: while enabled, every allocation and free of the
+ * runtime appends one event. It is the measured memory timeline
+ * (`tadc run --memory-trace`). */
+typedef struct tad_rt_trace_event {
+  double seconds;       /* tad_rt_now_seconds() at the event */
+  int64_t size;         /* bytes allocated (> 0) or freed (< 0) */
+  int64_t live_bytes;   /* current_bytes after the event */
+} tad_rt_trace_event;
+/* Clears the trace and starts (nonzero) or stops (zero) recording. */
+void tad_rt_trace_enable(int enable);
+/* The events recorded since the last tad_rt_trace_enable(1). */
+size_t tad_rt_trace_size(void);
+const tad_rt_trace_event *tad_rt_trace_data(void);
+
 /* Whether `ptr` was allocated by this runtime and is still live. */
 int tad_rt_owns(const void *ptr);
 /* Frees a buffer that compiled code returned. */
