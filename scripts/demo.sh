@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `make demo`: trains the MLP example for 300 SGD steps (its gradients come
 # from tad's AD, through a compiled library driven by a small C program),
-# then runs the gradient of every example on the CPU (JIT) with the memory
+# trains an eight-layer MLP within a memory budget well below its store-all
+# peak (the remat report's summary, then the allocator's measured peak), then
+# runs the gradient of every example on the CPU (JIT) with the memory
 # the runtime allocator measured.
 set -euo pipefail
 build=${1:-build}
@@ -15,6 +17,15 @@ echo "== training examples/mlp.tad: 300 SGD steps through sgd_step (examples/tra
 cc -O2 -I"$tmp" examples/train_mlp.c -L"$tmp" -lmlp -Wl,-rpath,"$tmp" -lm \
   -o "$tmp/train_mlp"
 "$tmp/train_mlp" 300
+echo
+
+echo "== training examples/deep_mlp.tad within a 1600 KiB budget: 100 SGD steps"
+echo "   (tadc --remat-budget=1600KiB; examples/train_deep_mlp.c). The remat report:"
+"$tadc" examples/deep_mlp.tad --emit=lib --entry net_value_and_grad \
+  --remat-budget=1600KiB -o "$tmp/libdeep_mlp.so" | head -2
+cc -O2 -I"$tmp" examples/train_deep_mlp.c -L"$tmp" -ldeep_mlp \
+  -Wl,-rpath,"$tmp" -lm -o "$tmp/train_deep_mlp"
+"$tmp/train_deep_mlp" 100
 echo
 
 run() {

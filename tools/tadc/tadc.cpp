@@ -223,10 +223,14 @@ static mlir::LogicalResult runPipeline(mlir::ModuleOp module,
     config.graphFile = rematGraph;
     // With an entry that is a derivative, the budget is the entry's; the
     // derivatives it calls (a custom rule's pullback may) count within it.
-    if (auto fn = module.lookupSymbol<mlir::func::FuncOp>(entry);
+    // (Compiled outputs have renamed the functions by now.)
+    std::string name = entry;
+    if (!module.lookupSymbol(name))
+      name = tad::driver::getInternalName(entry);
+    if (auto fn = module.lookupSymbol<mlir::func::FuncOp>(name);
         !entry.empty() && fn &&
         fn->hasAttr(tad::TadDialect::kDerivativeAttrName))
-      config.functions.push_back(entry);
+      config.functions.push_back(name);
     std::string error;
     if (!tad::remat::parseByteSize(rematBudget, config.budget, error)) {
       llvm::errs() << "tadc: error: --remat-budget: " << error << "\n";
@@ -257,6 +261,12 @@ static bool parseInputFiles(tad::rt::RunOptions &options) {
 /// Prints the remat report for people (on stdout, or on stderr when the IR
 /// goes to stdout) and writes it as JSON if asked.
 static mlir::LogicalResult writeRematReport() {
+  // Compiled outputs rename functions internally; the report uses the names
+  // of the program.
+  std::string prefix = tad::driver::getInternalName("");
+  for (tad::RematFunctionReport &f : rematResult.functions)
+    if (llvm::StringRef(f.function).starts_with(prefix))
+      f.function = f.function.substr(prefix.size());
   bool irOnStdout = emitStage <= Stage::llvmir && outputFilename == "-";
   tad::printRematReport(rematResult, irOnStdout ? llvm::errs() : llvm::outs());
   if (rematReport.empty())

@@ -245,10 +245,23 @@ LogicalResult Differentiator::cloneOp(Operation &op, IRMapping &map,
       inner.map(param, map.lookupOrDefault(arg));
     SmallVector<Value> results;
     callStack.push_back(callee);
+    Block *block = b.getInsertionBlock();
+    Block::iterator point = b.getInsertionPoint();
+    Operation *before =
+        point == block->begin() ? nullptr : &*std::prev(point);
     if (failed(
             cloneForward(callee.getBody().front(), inner, results, callStack)))
       return failure();
     callStack.pop_back();
+    // The inlined ops say where they were called from, so that diagnostics
+    // and the remat report can name the call site.
+    for (Operation &cloned :
+         llvm::make_range(before ? std::next(before->getIterator())
+                                 : block->begin(),
+                          b.getInsertionPoint()))
+      cloned.walk([&](Operation *inlined) {
+        inlined->setLoc(CallSiteLoc::get(inlined->getLoc(), call.getLoc()));
+      });
     for (auto [r, v] : llvm::zip(call.getResults(), results))
       map.map(r, v);
     return success();

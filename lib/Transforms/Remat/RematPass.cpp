@@ -97,16 +97,28 @@ bool isForward(Operation *op) {
   return name && name.getName() == TadDialect::kForwardLocName;
 }
 
-std::string locationOf(Operation *op) {
-  Location loc = op->getLoc();
+/// "file:line:col", and for inlined ops "file:line:col called at
+/// file:line:col", outermost call last.
+std::string describeLocation(Location loc) {
   if (auto name = dyn_cast<NameLoc>(loc))
-    loc = name.getChildLoc();
+    return describeLocation(name.getChildLoc());
   if (auto file = dyn_cast<FileLineColLoc>(loc))
     return llvm::formatv("{0}:{1}:{2}", file.getFilename().getValue(),
                          file.getLine(), file.getColumn())
         .str();
+  if (auto site = dyn_cast<CallSiteLoc>(loc)) {
+    std::string callee = describeLocation(site.getCallee());
+    std::string caller = describeLocation(site.getCaller());
+    return caller.empty() ? callee : callee + " called at " + caller;
+  }
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (std::string text = describeLocation(inner); !text.empty())
+        return text;
   return "";
 }
+
+std::string locationOf(Operation *op) { return describeLocation(op->getLoc()); }
 
 std::string eventName(const RematProblem &problem, int node) {
   if (node == problem.sink)
@@ -164,7 +176,9 @@ RematFunctionReport describe(func::FuncOp func, const RematProblem &problem,
     bool readByBackward = llvm::any_of(node.users, [&](int u) {
       return u != problem.sink && !isForward(problem.groups[u].back());
     });
-    if (!readByBackward || node.bytes == 0)
+    // Listed: what the backward sweep reads, and whatever is recomputed
+    // (to recompute what it reads), so that the costs add up.
+    if ((!readByBackward || node.bytes == 0) && computes[v] < 2)
       continue;
     RematValue value;
     value.op = root->getName().getStringRef().str();
@@ -174,10 +188,13 @@ RematFunctionReport describe(func::FuncOp func, const RematProblem &problem,
     value.computes = computes[v];
     if (computes[v] > 1)
       value.reason = llvm::formatv(
-          "recomputed {0} time{1} for the backward sweep: {2} bytes freed "
-          "between its forward and backward uses for {3} more compute",
-          computes[v] - 1, computes[v] > 2 ? "s" : "", node.bytes,
-          node.cost * (computes[v] - 1));
+          "recomputed {0} {2} instead of held from the forward sweep, for "
+          "{1:F1}% more compute",
+          computes[v] == 2 ? "once" : std::to_string(computes[v] - 1) +
+                                          " times",
+          all.cost > 0 ? 100 * node.cost * (computes[v] - 1) / all.cost : 0,
+          readByBackward ? "for the backward sweep"
+                         : "as an input of recomputed values");
     else if (!node.recomputable)
       value.reason = "stored: " + problem.pinnedBecause[v];
     else if (policy == RematPolicy::saveAll)

@@ -67,8 +67,8 @@ void tad::printRematReport(const RematReport &report, llvm::raw_ostream &os) {
         "recompute overhead {4:F1}% ({5} solver)\n",
         f.function, human(f.budget), human(f.predictedPeak),
         human(f.storeAllPeak), overhead, f.solver);
-    os << llvm::formatv("  {0} forward values read by the backward sweep: "
-                        "{1} stored, {2} recomputed\n",
+    os << llvm::formatv("  {0} forward values read by the backward sweep or "
+                        "recomputed: {1} stored, {2} recomputed\n",
                         f.values.size(), stored, recomputed);
     for (const RematValue &v : f.values)
       os << llvm::formatv("  {0,-9} {1,10}  {2} at {3}: {4}\n",
