@@ -1,0 +1,20 @@
+// tad-opt --tad-remat: budgets, policies and the report file. Without a
+// derivative function or without a budget, nothing changes.
+// RUN: tad-opt %s --tad-remat | FileCheck %s --check-prefix=NONE
+// RUN: tad-opt %s --tad-remat="budget=1KiB report=%t.json" | FileCheck %s --check-prefix=NONE
+// RUN: FileCheck %s --check-prefix=JSON < %t.json
+// RUN: not tad-opt %s --tad-remat="budget=12XB" 2>&1 | FileCheck %s --check-prefix=UNIT
+// RUN: not tad-opt %s --tad-remat="budget=1KiB policy=often" 2>&1 | FileCheck %s --check-prefix=POLICY
+// RUN: not tad-opt %s --tad-remat="budget=1KiB report=%t/missing/dir/r.json" 2>&1 | FileCheck %s --check-prefix=WRITE
+
+// NONE-LABEL: func.func @square
+// NONE-NEXT:    tad.mul
+// JSON: "functions": []
+// UNIT: error: tad-remat budget: unknown unit 'XB' in '12XB' (use B, KiB, MiB or GiB)
+// POLICY: error: tad-remat policy: unknown policy 'often' (use auto, save-all or save-matmuls)
+// WRITE: error: cannot write '{{.*}}r.json'
+
+func.func @square(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = tad.mul %x, %x : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
