@@ -159,9 +159,10 @@ RematFunctionReport describe(func::FuncOp func, const RematProblem &problem,
   int64_t live = 0;
   for (const Event &e : final) {
     const remat::Node &node = after.graph.nodes[e.node];
-    live += (e.kind == Event::compute ? 1 : -1) * node.bytes;
+    // After the return, only the results are left: they stay live.
     if (e.node == after.sink)
-      continue;
+      break;
+    live += (e.kind == Event::compute ? 1 : -1) * node.bytes;
     report.timeline.push_back(
         {(e.kind == Event::compute ? "compute " : "free ") +
              eventName(after, e.node),
@@ -287,6 +288,16 @@ struct RematPass : tad::impl::RematBase<RematPass> {
       RematGraphOptions graphOptions;
       graphOptions.saveMatmuls = config.policy == RematPolicy::saveMatmuls;
       RematProblem problem = buildRematProblem(func, graphOptions);
+      // Loops and branches are one node each, with an estimated peak: say
+      // so rather than promise a peak the code may not keep.
+      for (Operation &op : func.getBody().front())
+        if (isa<scf::ForOp, scf::IfOp>(op)) {
+          op.emitWarning()
+              << "remat: the memory of loops and branches is estimated, not "
+                 "modeled exactly; the measured peak of @"
+              << func.getName() << " may exceed the predicted one";
+          break;
+        }
       if (!config.graphFile.empty() &&
           failed(writeGraph(func, problem, funcs.size() > 1)))
         return signalPassFailure();
