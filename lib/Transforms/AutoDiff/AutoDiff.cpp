@@ -125,6 +125,9 @@ private:
 
   void accumulate(CotangentMap &cot, Value v, Value contribution);
 
+  /// acc + c for the accumulator of a reverse loop (see its definition).
+  Value addToAccumulator(Value acc, Value c);
+
   /// Whether `v` belongs to the backward sweep (a recomputed clone or a
   /// block argument of a backward region), where activity is not tracked.
   bool isRecomputed(Value v) const { return !forwardValues.contains(v); }
@@ -507,6 +510,38 @@ LogicalResult Differentiator::backwardIf(scf::IfOp op, CotangentMap &cot) {
   return success();
 }
 
+/// Whether `v` is a constant whose every element is +0.
+static bool isPositiveZeros(Value v) {
+  auto constant = v.getDefiningOp<ConstantOp>();
+  auto dense = constant ? dyn_cast<DenseElementsAttr>(constant.getValue())
+                        : DenseElementsAttr();
+  if (!dense || !dense.isSplat())
+    return false;
+  auto value = dense.getSplatValue<APFloat>();
+  return value.isZero() && !value.isNegative();
+}
+
+/// acc + c for a reverse loop's accumulator. The cotangent of `ws[i]` is
+/// `update(g into zeros at i)`: adding it in full would copy the whole
+/// accumulator every iteration, so only row i is read and written,
+/// `update(take(acc, i) + g into acc at i)`, which bufferizes in place. The
+/// two are equal bit for bit: an accumulator starts at +0 and adds, so no
+/// element is ever -0, and acc + 0 is acc.
+Value Differentiator::addToAccumulator(Value acc, Value c) {
+  Location loc = c.getLoc();
+  auto row = c.getDefiningOp<UpdateOp>();
+  if (row && c.use_empty() && isPositiveZeros(row.getOperand())) {
+    Value old = TakeOp::create(b, loc, row.getValue().getType(), acc,
+                               row.getIndex());
+    Value sum = AddOp::create(b, loc, old, row.getValue());
+    Value updated =
+        UpdateOp::create(b, loc, acc.getType(), sum, acc, row.getIndex());
+    row.erase();
+    return updated;
+  }
+  return AddOp::create(b, loc, acc, c);
+}
+
 /// The reverse loop runs i = N-1, ..., 0. It carries the cotangents of the
 /// loop-carried values and accumulators for the outer values the body
 /// reads; each iteration reads its carried inputs from the tape, recomputes
@@ -578,7 +613,7 @@ LogicalResult Differentiator::backwardFor(scf::ForOp op, CotangentMap &cot) {
     }
     for (auto [v, acc] : llvm::zip(outer, args.drop_front(numCarried))) {
       Value c = local.lookup(v);
-      out.push_back(c ? AddOp::create(b, l, acc, c).getResult() : acc);
+      out.push_back(c ? addToAccumulator(acc, c) : acc);
     }
     scf::YieldOp::create(b, l, out);
   }

@@ -48,8 +48,50 @@ static bool fusesProducers(Operation *op) {
          isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>(op);
 }
 
+/// The tensor an update or insert_slice writes into.
+static Value destinationOf(Operation *op) {
+  if (auto update = dyn_cast<UpdateOp>(op))
+    return update.getOperand();
+  if (auto insert = dyn_cast<InsertSliceOp>(op))
+    return insert.getDest();
+  return {};
+}
+
+/// An update or insert_slice that bufferization performs in place: its
+/// destination is read by nothing after it, and is a loop's carried value
+/// or a buffer of this block (not a constant, which is read-only, nor a
+/// function argument, which belongs to the caller).
+static bool isInPlaceUpdate(Operation *op) {
+  Value dest = destinationOf(op);
+  if (!dest)
+    return false;
+  // Other readers may only be slices read before the update (the read of
+  // the old row in `update(take(acc, i) + g into acc at i)`).
+  for (Operation *user : dest.getUsers()) {
+    if (user == op)
+      continue;
+    if (!isa<TakeOp, SliceOp>(user) || user->getBlock() != op->getBlock() ||
+        !user->isBeforeInBlock(op))
+      return false;
+    for (Operation *reader : user->getResult(0).getUsers())
+      if (reader->getBlock() != op->getBlock() || !reader->isBeforeInBlock(op))
+        return false;
+  }
+  if (auto arg = dyn_cast<BlockArgument>(dest))
+    return isa<scf::ForOp>(arg.getOwner()->getParentOp());
+  Operation *producer = dest.getDefiningOp();
+  return producer && producer->getBlock() == op->getBlock() &&
+         !producer->hasTrait<OpTrait::ConstantLike>();
+}
+
+/// Ops whose result is a view of their first operand's buffer (or, for an
+/// in-place update, of its destination's).
 static bool isView(Operation *op) {
-  return isa<ReshapeOp, TakeOp, SliceOp>(op);
+  return isa<ReshapeOp, TakeOp, SliceOp>(op) || isInPlaceUpdate(op);
+}
+
+static Value viewedValue(Operation *op) {
+  return isInPlaceUpdate(op) ? destinationOf(op) : op->getOperand(0);
 }
 
 /// The bytes of the element type a sum of `element` accumulates in, or 0
@@ -319,7 +361,7 @@ RematProblem tad::buildRematProblem(Block &body,
     }
     Operation *root = problem.groups[v].back();
     if (isView(root)) {
-      auto it = problem.nodeOf.find(root->getOperand(0));
+      auto it = problem.nodeOf.find(viewedValue(root));
       if (it != problem.nodeOf.end())
         problem.viewOf[v] = it->second;
     }

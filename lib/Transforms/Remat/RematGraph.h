@@ -10,7 +10,9 @@
 //    by linalg-fuse-elementwise-ops and has no buffer: it joins that group,
 //    and is recomputed with it;
 //  - reshape, take and slice are views: no bytes of their own, and their
-//    source stays alive as long as they are read;
+//    source stays alive as long as they are read; so is an update or
+//    insert_slice that bufferization does in place (its destination is a
+//    loop's carried value or a buffer of the block, read by nothing else);
 //  - a sum of f32 (f16, bf16) accumulates into a buffer of f64 (f32) that
 //    lives while it is computed: transient bytes;
 //  - constants are globals, not buffers, and are not nodes; the function's
