@@ -108,20 +108,27 @@ bool tad::remat::solveSchedule(const Graph &graph, int64_t budget,
   return true;
 }
 
+int64_t tad::remat::smallestFittingBudget(
+    int64_t low, int64_t high, const std::function<bool(int64_t)> &fits) {
+  int64_t l = low, h = high;
+  while (l < h) {
+    int64_t mid = l + (h - l) / 2;
+    if (fits(mid))
+      h = mid;
+    else
+      l = mid + 1;
+  }
+  return h == high || fits(h) ? h : high;
+}
+
 int64_t tad::remat::solverMinimumBudget(const Graph &graph) {
   int64_t low = lowerBound(graph);
   int64_t high =
       std::max(low, simulate(graph, storeAllSchedule(graph)).peak);
   std::vector<Event> schedule;
-  int64_t l = low, h = high;
-  while (l < h) {
-    int64_t mid = l + (h - l) / 2;
-    if (solveSchedule(graph, mid, schedule))
-      h = mid;
-    else
-      l = mid + 1;
-  }
-  return solveSchedule(graph, h, schedule) ? h : high;
+  return smallestFittingBudget(low, high, [&](int64_t budget) {
+    return solveSchedule(graph, budget, schedule);
+  });
 }
 
 std::vector<Event> tad::remat::chenSchedule(const Graph &graph) {

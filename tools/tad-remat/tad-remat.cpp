@@ -71,21 +71,13 @@ static int fail(const llvm::Twine &message) {
 }
 
 /// The smallest budget in [low, high] for which the DTR greedy finds a
-/// schedule. Greedy feasibility need not be monotone in the budget, so the
-/// bisection's answer is checked and `high` (always feasible) is the
-/// fallback.
+/// schedule.
 static int64_t dtrMinimumBudget(const Graph &graph, int64_t low,
                                 int64_t high) {
   std::vector<Event> schedule;
-  int64_t l = low, h = high;
-  while (l < h) {
-    int64_t mid = l + (h - l) / 2;
-    if (dtrSchedule(graph, mid, schedule))
-      h = mid;
-    else
-      l = mid + 1;
-  }
-  return dtrSchedule(graph, h, schedule) ? h : high;
+  return smallestFittingBudget(low, high, [&](int64_t budget) {
+    return dtrSchedule(graph, budget, schedule);
+  });
 }
 
 int main(int argc, char **argv) {

@@ -25,6 +25,7 @@
 
 #include "tad/Remat/Graph.h"
 
+#include <functional>
 #include <string>
 
 namespace tad::remat {
@@ -69,6 +70,12 @@ bool solveSchedule(const Graph &graph, int64_t budget, std::vector<Event> &out,
 /// solveSchedule succeeds, found by bisection and checked (heuristic
 /// feasibility need not be monotone; the store-all peak always works).
 int64_t solverMinimumBudget(const Graph &graph);
+
+/// The smallest budget in [low, high] at which `fits` holds, by bisection.
+/// Heuristic feasibility need not be monotone in the budget, so the answer
+/// is checked, and `high` (which the caller knows fits) is the fallback.
+int64_t smallestFittingBudget(int64_t low, int64_t high,
+                              const std::function<bool(int64_t)> &fits);
 
 /// No schedule fits below this: the bytes of the largest single compute.
 int64_t lowerBound(const Graph &graph);

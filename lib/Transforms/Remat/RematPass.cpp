@@ -370,17 +370,12 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     int64_t high =
         remat::simulate(problem.graph, remat::storeAllSchedule(problem.graph))
             .peak;
-    while (low < high) {
-      int64_t mid = low + (high - low) / 2;
-      if (std::optional<Attempt> a =
-              tryBudget(func, problem, graphOptions, mid)) {
+    return remat::smallestFittingBudget(low, high, [&](int64_t budget) {
+      std::optional<Attempt> a = tryBudget(func, problem, graphOptions, budget);
+      if (a)
         a->work->destroy();
-        high = mid;
-      } else {
-        low = mid + 1;
-      }
-    }
-    return high;
+      return a.has_value();
+    });
   }
 
   /// Schedules `func` within the budget and rewrites it, or reports why it
