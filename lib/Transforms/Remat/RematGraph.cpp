@@ -173,21 +173,29 @@ double tad::estimateCost(Operation *op) {
   return elements;
 }
 
-static std::string describe(Operation *op) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << op->getName();
-  if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
-    os << " at " << loc.getFilename().getValue() << ":" << loc.getLine()
-       << ":" << loc.getColumn();
-  else if (auto fused = dyn_cast<FusedLoc>(op->getLoc()))
+std::string tad::describeLocation(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return describeLocation(name.getChildLoc());
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return (file.getFilename().getValue() + ":" + Twine(file.getLine()) +
+            ":" + Twine(file.getColumn()))
+        .str();
+  if (auto site = dyn_cast<CallSiteLoc>(loc)) {
+    std::string callee = describeLocation(site.getCallee());
+    std::string caller = describeLocation(site.getCaller());
+    return caller.empty() ? callee : callee + " called at " + caller;
+  }
+  if (auto fused = dyn_cast<FusedLoc>(loc))
     for (Location inner : fused.getLocations())
-      if (auto file = dyn_cast<FileLineColLoc>(inner)) {
-        os << " at " << file.getFilename().getValue() << ":"
-           << file.getLine() << ":" << file.getColumn();
-        break;
-      }
-  return text;
+      if (std::string text = describeLocation(inner); !text.empty())
+        return text;
+  return "";
+}
+
+static std::string describe(Operation *op) {
+  std::string where = describeLocation(op->getLoc());
+  return op->getName().getStringRef().str() +
+         (where.empty() ? "" : " at " + where);
 }
 
 RematProblem tad::buildRematProblem(func::FuncOp func,
@@ -228,6 +236,7 @@ static int64_t nestedBytes(Operation *op, const RematGraphOptions &options,
   }
   return peak;
 }
+
 
 /// The group into which `op`'s result fuses: the one group that all its
 /// users belong to, when they all fuse producers; -1 otherwise.

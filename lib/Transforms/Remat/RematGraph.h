@@ -72,6 +72,10 @@ RematProblem buildRematProblem(mlir::Block &block,
                                const RematGraphOptions &options,
                                int depth = 0);
 
+/// "file:line:col", and for inlined ops "file:line:col called at
+/// file:line:col", outermost call last; "" when `loc` has no file.
+std::string describeLocation(mlir::Location loc);
+
 /// The static byte size of a ranked tensor type; 0 for other types.
 int64_t getByteSize(mlir::Type type);
 

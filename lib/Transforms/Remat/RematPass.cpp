@@ -97,27 +97,6 @@ bool isForward(Operation *op) {
   return name && name.getName() == TadDialect::kForwardLocName;
 }
 
-/// "file:line:col", and for inlined ops "file:line:col called at
-/// file:line:col", outermost call last.
-std::string describeLocation(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return describeLocation(name.getChildLoc());
-  if (auto file = dyn_cast<FileLineColLoc>(loc))
-    return llvm::formatv("{0}:{1}:{2}", file.getFilename().getValue(),
-                         file.getLine(), file.getColumn())
-        .str();
-  if (auto site = dyn_cast<CallSiteLoc>(loc)) {
-    std::string callee = describeLocation(site.getCallee());
-    std::string caller = describeLocation(site.getCaller());
-    return caller.empty() ? callee : callee + " called at " + caller;
-  }
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations())
-      if (std::string text = describeLocation(inner); !text.empty())
-        return text;
-  return "";
-}
-
 std::string locationOf(Operation *op) { return describeLocation(op->getLoc()); }
 
 std::string eventName(const RematProblem &problem, int node) {
