@@ -152,6 +152,13 @@ cl::opt<bool> optimize("opt",
                        cl::desc("Canonicalize and CSE the tad-level IR"),
                        cl::init(false), cl::cat(tadcCategory));
 
+cl::opt<int64_t> loopSnapshots(
+    "loop-snapshots",
+    cl::desc("Reverse loops by binomial checkpointing (revolve) with at "
+             "most N snapshots of their carried values; 0 (the default) "
+             "keeps every iteration's"),
+    cl::value_desc("N"), cl::init(0), cl::cat(tadcCategory));
+
 cl::opt<std::string> rematBudget(
     "remat-budget",
     cl::desc("Schedule every derivative within this many bytes (suffixes "
@@ -388,7 +395,14 @@ processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
     mlir::PassManager ad(&context);
     if (mlir::failed(mlir::applyPassManagerCLOptions(ad)))
       return mlir::failure();
-    ad.addPass(tad::createAutoDiff());
+    if (loopSnapshots < 0) {
+      llvm::errs() << "tadc: error: --loop-snapshots must be 0 or more, got "
+                   << loopSnapshots << "\n";
+      return mlir::failure();
+    }
+    tad::AutoDiffOptions adOptions;
+    adOptions.loopSnapshots = loopSnapshots;
+    ad.addPass(tad::createAutoDiff(adOptions));
     if (mlir::failed(ad.run(*module)))
       return mlir::failure();
   }

@@ -71,6 +71,12 @@ def AutoDiff : Pass<"tad-autodiff", "mlir::ModuleOp"> {
     "mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
     "mlir::tensor::TensorDialect", "::tad::TadDialect"
   ];
+  let options = [
+    Option<"loopSnapshots", "loop-snapshots", "int64_t", "0",
+           "Keep at most this many snapshots of each loop's carried values "
+           "and reverse it by binomial checkpointing (revolve); 0 keeps "
+           "every iteration's">,
+  ];
   let statistics = [
     Statistic<"numDerivatives", "num-derivatives",
               "Number of derivative functions generated">
