@@ -209,14 +209,19 @@ std::string tad::remat::autoSchedule(const Graph &graph, int64_t budget,
       break;
     }
   }
+  return fastSchedule(graph, budget, out) ? "fast" : "";
+}
+
+bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
+                              std::vector<Event> &out) {
   if (solveSchedule(graph, budget, out))
-    return "fast";
-  // The heuristics' feasibility is not monotone in the budget: they may fail
-  // at one budget and succeed at a smaller one, whose schedule fits here.
+    return true;
+  if (budget < lowerBound(graph))
+    return false;
+  // The heuristics may fail at one budget and succeed at a smaller one,
+  // whose schedule fits here.
   int64_t minimum = solverMinimumBudget(graph);
-  if (minimum <= budget && solveSchedule(graph, minimum, out))
-    return "fast";
-  return "";
+  return minimum <= budget && solveSchedule(graph, minimum, out);
 }
 
 int64_t tad::remat::autoMinimumBudget(const Graph &graph) {

@@ -131,7 +131,7 @@ int main(int argc, char **argv) {
     if (result == ExactResult::tooLarge && automatic) {
       // The search ran out of states: the fast solver answers instead.
       solverName = "fast";
-      if (!solveSchedule(graph, budget, schedule))
+      if (!fastSchedule(graph, budget, schedule))
         return fail("no schedule found within " + llvm::Twine(budget) +
                     " bytes; the fast solver's smallest budget is " +
                     llvm::Twine(solverMinimumBudget(graph)) +
@@ -172,7 +172,7 @@ int main(int argc, char **argv) {
       return fail("no schedule fits in " + llvm::Twine(budget) +
                   " bytes: computing one node needs " +
                   llvm::Twine(footprint) + " bytes");
-    if (!solveSchedule(graph, budget, schedule))
+    if (!fastSchedule(graph, budget, schedule))
       return fail("the fast solver finds no schedule within " +
                   llvm::Twine(budget) + " bytes; its smallest budget is " +
                   llvm::Twine(solverMinimumBudget(graph)) +

@@ -66,6 +66,12 @@ struct SolveInfo {
 bool solveSchedule(const Graph &graph, int64_t budget, std::vector<Event> &out,
                    SolveInfo *info = nullptr);
 
+/// solveSchedule, and where it fails, the schedule of the smallest budget
+/// at which it succeeds if that is within `budget`: the heuristics'
+/// feasibility is not monotone in the budget. What `tad-remat
+/// --solver=fast` and the remat pass run.
+bool fastSchedule(const Graph &graph, int64_t budget, std::vector<Event> &out);
+
 /// The smallest budget in [lowerBound(graph), store-all peak] at which
 /// solveSchedule succeeds, found by bisection and checked (heuristic
 /// feasibility need not be monotone; the store-all peak always works).
