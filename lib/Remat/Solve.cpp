@@ -8,6 +8,7 @@
 
 #include "ComputeSequence.h"
 #include "tad/Remat/Solver.h"
+#include "tad/Remat/Chain.h"
 #include "tad/Remat/Exact.h"
 
 #include <algorithm>
@@ -65,6 +66,11 @@ bool tad::remat::solveSchedule(const Graph &graph, int64_t budget,
   if (simulate(graph, schedule).peak <= budget) {
     // Every node once: nothing is cheaper.
     best.offer(true, schedule, "store-all");
+  } else if (ChainResult chain = chainSchedule(graph, budget, schedule);
+             chain != ChainResult::notAChain) {
+    // A gradient chain: the dynamic program is exact.
+    best.offer(chain == ChainResult::optimal, schedule,
+               "chain dynamic program");
   } else {
     const std::pair<const char *, EvictionScore> scores[] = {
         {"lookahead rc/(b*d)", EvictionScore::costPerByteDistance},

@@ -12,7 +12,9 @@
 //     drops recomputations nobody reads, and keeps a value resident instead
 //     of recomputing it wherever the budget has room for it between the two;
 //   - `solveSchedule` runs several eviction scores and the DTR greedy,
-//     tightens each, and returns the cheapest: never worse than DTR.
+//     tightens each, and returns the cheapest: never worse than DTR. The
+//     gradient of a chain (Chain.h) goes to its exact dynamic program
+//     instead.
 //
 // `chenSchedule` is Chen et al.'s sqrt(n) checkpointing (2016), the
 // baseline of bench/remat: it keeps about sqrt(n) evenly spaced forward
