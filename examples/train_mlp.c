@@ -5,29 +5,12 @@
  * and runs this program; it needs no LLVM or MLIR. */
 #include "libmlp.h"
 
+#include "random_fill.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static unsigned long long state = 0x9E3779B97F4A7C15ull;
-
-static double uniform(void) { /* xorshift64*, in [0, 1) */
-  state ^= state >> 12;
-  state ^= state << 25;
-  state ^= state >> 27;
-  return (double)((state * 0x2545F4914F6CDD1Dull) >> 11) / 9007199254740992.0;
-}
-
-static float normal(void) { /* Box-Muller */
-  double u = uniform() + 1e-12, v = uniform();
-  return (float)(sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v));
-}
-
-static void fill(float *a, int n, float scale) {
-  for (int i = 0; i < n; ++i)
-    a[i] = normal() * scale;
-}
 
 int main(int argc, char **argv) {
   int steps = argc > 1 ? atoi(argv[1]) : 300;

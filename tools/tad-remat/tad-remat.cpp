@@ -70,6 +70,13 @@ static int fail(const llvm::Twine &message) {
   return 1;
 }
 
+/// No solver fits a budget below the largest compute footprint.
+static int failBelowFootprint(int64_t budget, int64_t footprint) {
+  return fail("no schedule fits in " + llvm::Twine(budget) +
+              " bytes: computing one node needs " + llvm::Twine(footprint) +
+              " bytes");
+}
+
 /// The smallest budget in [low, high] for which the DTR greedy finds a
 /// schedule.
 static int64_t dtrMinimumBudget(const Graph &graph, int64_t low,
@@ -169,9 +176,7 @@ int main(int argc, char **argv) {
     if (budget < 0)
       budget = storeAllPeak;
     if (budget < footprint)
-      return fail("no schedule fits in " + llvm::Twine(budget) +
-                  " bytes: computing one node needs " +
-                  llvm::Twine(footprint) + " bytes");
+      return failBelowFootprint(budget, footprint);
     if (!fastSchedule(graph, budget, schedule))
       return fail("the fast solver finds no schedule within " +
                   llvm::Twine(budget) + " bytes; its smallest budget is " +
@@ -193,9 +198,7 @@ int main(int argc, char **argv) {
     if (budget < 0)
       budget = storeAllPeak;
     if (budget < footprint)
-      return fail("no schedule fits in " + llvm::Twine(budget) +
-                  " bytes: computing one node needs " +
-                  llvm::Twine(footprint) + " bytes");
+      return failBelowFootprint(budget, footprint);
     if (!dtrSchedule(graph, budget, schedule))
       return fail("the dtr solver finds no schedule within " +
                   llvm::Twine(budget) +
