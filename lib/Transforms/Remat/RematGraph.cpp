@@ -57,6 +57,22 @@ static Value destinationOf(Operation *op) {
   return {};
 }
 
+/// Whether `a` and `b` lie in different regions of one scf.if or
+/// scf.index_switch, so that at most one of them runs.
+static bool inExclusiveBranches(Operation *a, Operation *b) {
+  for (Region *ra = a->getParentRegion(); ra; ra = ra->getParentRegion()) {
+    Operation *parent = ra->getParentOp();
+    if (!isa<scf::IfOp, scf::IndexSwitchOp>(parent))
+      continue;
+    Region *rb = b->getParentRegion();
+    while (rb && rb->getParentOp() != parent)
+      rb = rb->getParentRegion();
+    if (rb && rb != ra)
+      return true;
+  }
+  return false;
+}
+
 /// An update or insert_slice that bufferization performs in place: its
 /// destination is read by nothing after it, and is a loop's carried value
 /// or a buffer of this block (not a constant, which is read-only, nor a
@@ -66,9 +82,10 @@ static bool isInPlaceUpdate(Operation *op) {
   if (!dest)
     return false;
   // Other readers may only be slices read before the update (the read of
-  // the old row in `update(take(acc, i) + g into acc at i)`).
+  // the old row in `update(take(acc, i) + g into acc at i)`), or readers in
+  // another branch of a switch or an if, which never run with it.
   for (Operation *user : dest.getUsers()) {
-    if (user == op)
+    if (user == op || inExclusiveBranches(user, op))
       continue;
     if (!isa<TakeOp, SliceOp>(user) || user->getBlock() != op->getBlock() ||
         !user->isBeforeInBlock(op))
@@ -238,6 +255,35 @@ static int64_t nestedBytes(Operation *op, const RematGraphOptions &options,
 }
 
 
+/// The bytes of the results of an scf.if or scf.index_switch that some
+/// branch allocates: not those that every branch yields from outside it,
+/// directly or through views and in-place updates.
+static int64_t freshBranchResultBytes(Operation *op) {
+  int64_t bytes = 0;
+  for (unsigned i = 0; i < op->getNumResults(); ++i) {
+    bool fresh = false;
+    for (Region &region : op->getRegions()) {
+      if (region.empty())
+        continue;
+      Value v = region.front().getTerminator()->getOperand(i);
+      while (Operation *producer = v.getDefiningOp()) {
+        if (!region.isAncestor(producer->getParentRegion()) ||
+            !isView(producer))
+          break;
+        v = viewedValue(producer);
+      }
+      Operation *producer = v.getDefiningOp();
+      Region *where = producer ? producer->getParentRegion()
+                               : cast<BlockArgument>(v).getOwner()->getParent();
+      if (region.isAncestor(where))
+        fresh = true;
+    }
+    if (fresh)
+      bytes += getByteSize(op->getResult(i).getType());
+  }
+  return bytes;
+}
+
 /// The group into which `op`'s result fuses: the one group that all its
 /// users belong to, when they all fuse producers; -1 otherwise.
 static int fusingGroup(Operation *op, Block &body,
@@ -342,6 +388,8 @@ RematProblem tad::buildRematProblem(Block &body,
     }
     if (fusedResult.contains(root))
       node.bytes = fusedNormalizerBytes(root);
+    else if (isa<scf::IfOp, scf::IndexSwitchOp>(root))
+      node.bytes = freshBranchResultBytes(root);
     else if (!isView(root))
       for (Type type : root->getResultTypes())
         node.bytes += getByteSize(type);
@@ -385,7 +433,7 @@ RematProblem tad::buildRematProblem(Block &body,
   problem.groups.push_back({terminator});
   for (Value value : terminator->getOperands()) {
     addInput(n, value);
-    if (!problem.nodeOf.count(value))
+    if (isa<func::ReturnOp>(terminator) && !problem.nodeOf.count(value))
       problem.graph.nodes[n].bytes += getByteSize(value.getType());
   }
   // Ownership-based deallocation cannot tell whether a call's results alias

@@ -24,7 +24,7 @@
 //
 // The returned values are read by a final sink node, so that they stay
 // resident to the end; the sink's own bytes are the copies that returning
-// an argument or a constant makes.
+// an argument or a constant from a function makes.
 //
 //===----------------------------------------------------------------------===//
 
