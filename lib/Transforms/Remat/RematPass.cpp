@@ -238,6 +238,23 @@ void explainInfeasible(func::FuncOp func, const RematProblem &problem,
     note << ", plus " << graph.nodes[peakNode].transient
          << " transient bytes";
   note << " resident";
+  // A loop's tape is one of those values, which only binomial
+  // checkpointing shrinks.
+  bool binomial = false;
+  func.walk([&](scf::IndexSwitchOp) { binomial = true; });
+  for (Operation &op : func.getBody().front())
+    if (isa<scf::ForOp>(op)) {
+      if (binomial)
+        diag.attachNote(op.getLoc())
+            << "loops are reversed by binomial checkpointing; fewer "
+               "snapshots (tadc --loop-snapshots) keep fewer carried values";
+      else
+        diag.attachNote(op.getLoc())
+            << "this loop keeps every iteration's carried values for the "
+               "backward sweep; tadc --loop-snapshots=N keeps N of them "
+               "instead (binomial checkpointing)";
+      break;
+    }
 }
 
 struct RematPass : tad::impl::RematBase<RematPass> {
