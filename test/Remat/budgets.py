@@ -7,7 +7,10 @@ feasible minimum and checks, for each budget, what issue 6 promises:
   - the results (values and gradients) equal the store-all results bit for
     bit (recomputation repeats the same ops on the same inputs).
 
-    budgets.py TADC FILE.tad ENTRY [--points N]
+    budgets.py TADC FILE.tad ENTRY [--points N] [--top BYTES]
+
+--top starts the sweep below the store-all peak (for programs whose
+store-all prediction is not yet exact).
 
 Prints one line per budget and exits non-zero on the first violation.
 """
@@ -59,11 +62,12 @@ def main():
     parser.add_argument("source")
     parser.add_argument("entry")
     parser.add_argument("--points", type=int, default=5)
+    parser.add_argument("--top", type=int)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         _, base, reference = run(args.tadc, args.source, args.entry, "1024GiB",
                                  tmp, "store-all")
-        top = base["store_all_peak"]
+        top = args.top or base["store_all_peak"]
         bottom = minimum_budget(args.tadc, args.source, args.entry)
         budgets = sorted({bottom + (top - bottom) * i // (args.points - 1)
                           for i in range(args.points)}, reverse=True)

@@ -199,6 +199,72 @@ static InputKind getInputKind() {
                                                            : InputKind::tad;
 }
 
+/// The remat pass's configuration from the command line, for `module`.
+static std::optional<tad::RematConfig> getRematConfig(mlir::ModuleOp module) {
+  if (emitStage < Stage::ad) {
+    llvm::errs() << "tadc: error: --remat-budget needs --emit=ad or later\n";
+    return std::nullopt;
+  }
+  tad::RematConfig config;
+  config.policy = rematPolicy;
+  // With an entry that is a derivative, the budget is the entry's; the
+  // derivatives it calls (a custom rule's pullback may) count within it.
+  // (Compiled outputs may have renamed the functions by now.)
+  std::string name = entry;
+  if (!module.lookupSymbol(name))
+    name = tad::driver::getInternalName(entry);
+  if (auto fn = module.lookupSymbol<mlir::func::FuncOp>(name);
+      !entry.empty() && fn &&
+      fn->hasAttr(tad::TadDialect::kDerivativeAttrName))
+    config.functions.push_back(name);
+  std::string error;
+  if (!tad::remat::parseByteSize(rematBudget, config.budget, error)) {
+    llvm::errs() << "tadc: error: --remat-budget: " << error << "\n";
+    return std::nullopt;
+  }
+  return config;
+}
+
+/// With a budget and loops, and no --loop-snapshots: the most snapshots per
+/// loop (from a full tape down to one) with which AD and the remat pass
+/// meet the budget. Each candidate runs AD and remat on a copy of the
+/// module, silently; when none meets it, the fewest, whose errors the real
+/// compile then reports.
+static int64_t chooseLoopSnapshots(mlir::ModuleOp module,
+                                   mlir::MLIRContext &context) {
+  int64_t trips = 0;
+  module.walk([&](mlir::scf::ForOp loop) {
+    auto lower = mlir::getConstantIntValue(loop.getLowerBound());
+    auto upper = mlir::getConstantIntValue(loop.getUpperBound());
+    if (lower && upper)
+      trips = std::max(trips, *upper - *lower);
+  });
+  if (trips < 2)
+    return 0;
+  std::vector<int64_t> candidates = {0};
+  for (int64_t n = 64; n >= 1; n /= 2)
+    if (n < trips)
+      candidates.push_back(n);
+  for (int64_t snapshots : candidates) {
+    mlir::OwningOpRef<mlir::ModuleOp> copy(module.clone());
+    mlir::ScopedDiagnosticHandler quiet(
+        &context, [](mlir::Diagnostic &) { return mlir::success(); });
+    std::optional<tad::RematConfig> config = getRematConfig(*copy);
+    if (!config)
+      return 0;
+    mlir::PassManager pm(&context);
+    tad::AutoDiffOptions adOptions;
+    adOptions.loopSnapshots = snapshots;
+    pm.addPass(tad::createAutoDiff(adOptions));
+    pm.addPass(mlir::createCanonicalizerPass());
+    pm.addPass(mlir::createCSEPass());
+    pm.addPass(tad::createRematPass(*config));
+    if (mlir::succeeded(pm.run(*copy)))
+      return snapshots;
+  }
+  return candidates.back();
+}
+
 /// Runs the passes between the frontend and the requested stage.
 static mlir::LogicalResult runPipeline(mlir::ModuleOp module,
                                        mlir::MLIRContext &context) {
@@ -221,29 +287,11 @@ static mlir::LogicalResult runPipeline(mlir::ModuleOp module,
   // Remat after CSE, which would merge its recomputed clones back into the
   // originals; nothing later CSEs tensor ops.
   if (!rematBudget.empty()) {
-    if (emitStage < Stage::ad) {
-      llvm::errs() << "tadc: error: --remat-budget needs --emit=ad or later\n";
+    std::optional<tad::RematConfig> config = getRematConfig(module);
+    if (!config)
       return mlir::failure();
-    }
-    tad::RematConfig config;
-    config.policy = rematPolicy;
-    config.graphFile = rematGraph;
-    // With an entry that is a derivative, the budget is the entry's; the
-    // derivatives it calls (a custom rule's pullback may) count within it.
-    // (Compiled outputs have renamed the functions by now.)
-    std::string name = entry;
-    if (!module.lookupSymbol(name))
-      name = tad::driver::getInternalName(entry);
-    if (auto fn = module.lookupSymbol<mlir::func::FuncOp>(name);
-        !entry.empty() && fn &&
-        fn->hasAttr(tad::TadDialect::kDerivativeAttrName))
-      config.functions.push_back(name);
-    std::string error;
-    if (!tad::remat::parseByteSize(rematBudget, config.budget, error)) {
-      llvm::errs() << "tadc: error: --remat-budget: " << error << "\n";
-      return mlir::failure();
-    }
-    pm.addPass(tad::createRematPass(config, &rematResult));
+    config->graphFile = rematGraph;
+    pm.addPass(tad::createRematPass(*config, &rematResult));
   }
   if (emitStage > Stage::tad &&
       mlir::failed(tad::driver::addLoweringPasses(
@@ -402,6 +450,9 @@ processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
     }
     tad::AutoDiffOptions adOptions;
     adOptions.loopSnapshots = loopSnapshots;
+    if (!rematBudget.empty() && !loopSnapshots.getNumOccurrences())
+      adOptions.loopSnapshots = rematResult.loopSnapshots =
+          chooseLoopSnapshots(*module, context);
     ad.addPass(tad::createAutoDiff(adOptions));
     if (mlir::failed(ad.run(*module)))
       return mlir::failure();

@@ -65,6 +65,9 @@ struct RematFunctionReport {
 
 struct RematReport {
   std::vector<RematFunctionReport> functions;
+  /// The snapshots per loop that tadc chose for the budget (binomial
+  /// checkpointing); 0 for full tapes.
+  int64_t loopSnapshots = 0;
 };
 
 /// The remat pass with options given in C++ (tadc); `report`, when given,

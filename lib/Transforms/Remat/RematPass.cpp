@@ -315,7 +315,7 @@ struct RematPass : tad::impl::RematBase<RematPass> {
       out.keep();
     }
     if (reportOut)
-      *reportOut = std::move(report);
+      reportOut->functions = std::move(report.functions);
   }
 
   /// A rewritten copy of a function that meets a budget.

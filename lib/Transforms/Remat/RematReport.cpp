@@ -37,7 +37,8 @@ std::string tad::rematReportToJson(const RematReport &report) {
         {"timeline", std::move(timeline)}});
   }
   return llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
-                                    {"functions", std::move(functions)}}))
+                                    {"functions", std::move(functions)},
+                                    {"loop_snapshots", report.loopSnapshots}}))
       .str();
 }
 
@@ -56,6 +57,11 @@ static std::string human(int64_t bytes) {
 }
 
 void tad::printRematReport(const RematReport &report, llvm::raw_ostream &os) {
+  if (report.loopSnapshots)
+    os << "remat: loops are reversed by binomial checkpointing with "
+       << report.loopSnapshots << " snapshot"
+       << (report.loopSnapshots > 1 ? "s" : "")
+       << " each, the most that meet the budget\n";
   for (const RematFunctionReport &f : report.functions) {
     int stored = 0, recomputed = 0;
     for (const RematValue &v : f.values)
