@@ -301,10 +301,22 @@ static int fusingGroup(Operation *op, Block &body,
   return group;
 }
 
-/// What a softmax or logsumexp whose last elementwise op fused into its
-/// users leaves resident instead of its result: softmax's exponentials and
-/// their sum; logsumexp's sum and max.
-static int64_t fusedNormalizerBytes(Operation *op) {
+/// Whether `op` is a sum that accumulates in a wider type: its result is
+/// rounded from the wide buffer by an elementwise op, which can fuse.
+static bool isWideSum(Operation *op) {
+  return isa<ReduceSumOp, ReduceMeanOp>(op) &&
+         wideBytes(cast<RankedTensorType>(op->getResult(0).getType())
+                       .getElementType()) > 0;
+}
+
+/// What an op whose last elementwise step fused into its users leaves
+/// resident instead of its result: a wide sum's accumulator; softmax's
+/// exponentials and their sum; logsumexp's sum and max.
+static int64_t fusedResultBytes(Operation *op) {
+  if (isWideSum(op)) {
+    auto result = cast<RankedTensorType>(op->getResult(0).getType());
+    return result.getNumElements() * wideBytes(result.getElementType());
+  }
   auto input = cast<RankedTensorType>(op->getOperand(0).getType());
   int64_t axis = isa<SoftmaxOp>(op)
                      ? static_cast<int64_t>(cast<SoftmaxOp>(op).getAxis())
@@ -343,10 +355,10 @@ RematProblem tad::buildRematProblem(Block &body,
       reversedGroups[group].push_back(op);
       continue;
     }
-    // Softmax and logsumexp end in an elementwise op, which fuses into the
-    // users the same way: their result then never has a buffer, and what
-    // that op reads lives until the users run instead.
-    if (group >= 0 && isa<SoftmaxOp, LogSumExpOp>(op))
+    // Softmax, logsumexp and wide sums end in an elementwise op, which fuses
+    // into the users the same way: their result then never has a buffer,
+    // and what that op reads lives until the users run instead.
+    if (group >= 0 && (isa<SoftmaxOp, LogSumExpOp>(op) || isWideSum(op)))
       fusedResult.insert(op);
     groupOf[op] = int(reversedGroups.size());
     reversedGroups.push_back({op});
@@ -372,7 +384,10 @@ RematProblem tad::buildRematProblem(Block &body,
     node.name = "v" + std::to_string(v) + " " + describe(root);
     for (Operation *op : group) {
       node.cost += estimateCost(op);
-      node.transient += transientBytes(op) + nestedBytes(op, options, depth);
+      // A wide sum whose rounding fused keeps its accumulator as its value.
+      bool accumulatorIsValue = fusedResult.contains(op) && isWideSum(op);
+      node.transient += (accumulatorIsValue ? 0 : transientBytes(op)) +
+                        nestedBytes(op, options, depth);
       if (!isMemoryEffectFree(op)) {
         node.recomputable = false;
         problem.pinnedBecause[v] =
@@ -387,7 +402,7 @@ RematProblem tad::buildRematProblem(Block &body,
       problem.pinnedBecause[v] = "the policy saves matmuls";
     }
     if (fusedResult.contains(root))
-      node.bytes = fusedNormalizerBytes(root);
+      node.bytes = fusedResultBytes(root);
     else if (isa<scf::IfOp, scf::IndexSwitchOp>(root))
       node.bytes = freshBranchResultBytes(root);
     else if (!isView(root))
