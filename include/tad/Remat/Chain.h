@@ -19,8 +19,8 @@
 namespace tad::remat {
 
 /// The longest chain the dynamic program takes: its state space grows as n^3
-/// times the distinct byte counts held, and its time about as n^6 (0.5 s
-/// at 24 steps on the development machine).
+/// times the distinct byte counts held, and its time about as n^6 (0.3 to
+/// 0.4 s at 24 steps on the development machine: bench/remat/solvers.py).
 constexpr int kMaxChainSteps = 24;
 
 /// Whether `graph` is the gradient of a chain: n forward nodes, then n
