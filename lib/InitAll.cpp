@@ -10,6 +10,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 
 void tad::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<tad::TadDialect>();
@@ -19,6 +20,9 @@ void tad::registerAllDialects(mlir::DialectRegistry &registry) {
   // tad-opt a superset of mlir-opt, at no link cost with libMLIR.so.
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  // gpu-module-to-binary translates GPU modules to LLVM IR (NVVM), and the
+  // CUDA objects translate gpu.binary and gpu.launch_func.
+  mlir::registerAllToLLVMIRTranslations(registry);
 }
 
 void tad::registerAllPasses() {

@@ -32,6 +32,25 @@ try:
 except ImportError:
     pass
 
+# GPU tests (docs/gpu.md): compiling for --target=cuda needs the CUDA
+# toolkit's ptxas and fatbinary; running needs a GPU and its driver, which
+# CI machines do not have: those tests are reported as unsupported there.
+cuda_root = os.environ.get("CUDA_ROOT") or "/usr/local/cuda"
+if all(os.access(os.path.join(cuda_root, "bin", tool), os.X_OK)
+       for tool in ("ptxas", "fatbinary")):
+    config.available_features.add("cuda-toolkit")
+try:
+    import ctypes
+    libcuda = ctypes.CDLL("libcuda.so.1")
+    devices = ctypes.c_int(0)
+    if (libcuda.cuInit(0) == 0 and
+            libcuda.cuDeviceGetCount(ctypes.byref(devices)) == 0 and
+            devices.value > 0):
+        config.available_features.add("cuda-device")
+except OSError:
+    pass
+llvm_config.with_system_environment(["CUDA_ROOT"])
+
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 

@@ -1,8 +1,10 @@
-//===- Pipelines.cpp - the CPU lowering pipeline --------------------------===//
+//===- Pipelines.cpp - the CPU and CUDA lowering pipelines ----------------===//
 //
 // From the tad dialect (after AD and remat) to the LLVM dialect. Every
 // buffer is allocated through `_mlir_memref_to_llvm_alloc`, which tad's
 // runtime defines and counts: that is how the memory budget is measured.
+// For CUDA the runtime allocates that memory on the GPU (docs/gpu.md), so
+// the same count is the device peak.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,7 +13,12 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
-std::string tad::getCpuLoweringPipeline(bool blasMatmul) {
+#include <cstdlib>
+
+/// From the tad dialect to memrefs with explicit deallocation: the part
+/// that the CPU and the GPU share, and that the remat pass's memory model
+/// describes (docs/memory.md).
+static std::string getBufferizationPipeline() {
   // No CSE between conversion and bufferization: it would merge the
   // zero-filled outputs of matmuls and force copies of the shared zeros.
   return "convert-tad-to-linalg,"
@@ -28,18 +35,25 @@ std::string tad::getCpuLoweringPipeline(bool blasMatmul) {
          "convert-bufferization-to-memref,"
          "canonicalize,"
          "func.func(tad-hoist-deallocs),"
-         "cse,canonicalize,"
-         + std::string(blasMatmul ? "tad-matmul-to-runtime," : "") +
-         "convert-linalg-to-loops,"
-         "expand-strided-metadata,"
+         "cse,canonicalize,";
+}
+
+/// bf16 and f16 compute in f32 (as PyTorch does on the CPU, and so that the
+/// GPU rounds as the CPU does); the conversions to bf16 are expanded to
+/// integer ops, since the C runtime of Debian 12 has no __truncsfbf2.
+static std::string getFloatEmulation() {
+  return "math-extend-to-supported-types{target-type=f32},"
+         "arith-emulate-unsupported-floats{source-types=bf16,f16 "
+         "target-type=f32},"
+         "arith-expand{include-bf16=true},";
+}
+
+/// From memrefs without linalg to the LLVM dialect, on the CPU.
+static std::string getCpuCodegenPipeline() {
+  return "expand-strided-metadata,"
          "lower-affine,"
-         "convert-scf-to-cf,"
-         // bf16 and f16 compute in f32 (as PyTorch does on the CPU); the
-         // conversions to bf16 are expanded to integer ops, since the C
-         // runtime of Debian 12 has no __truncsfbf2.
-         "math-extend-to-supported-types{target-type=f32},"
-         "arith-emulate-unsupported-floats{source-types=bf16,f16 target-type=f32},"
-         "arith-expand{include-bf16=true},"
+         "convert-scf-to-cf," +
+         getFloatEmulation() +
          "convert-math-to-llvm,"
          "convert-math-to-libm,"
          "finalize-memref-to-llvm{use-generic-functions},"
@@ -48,12 +62,71 @@ std::string tad::getCpuLoweringPipeline(bool blasMatmul) {
          "reconcile-unrealized-casts";
 }
 
+std::string tad::getCpuLoweringPipeline(bool blasMatmul) {
+  return getBufferizationPipeline() +
+         std::string(blasMatmul ? "tad-matmul-to-runtime," : "") +
+         "convert-linalg-to-loops," + getCpuCodegenPipeline();
+}
+
+/// The loop nests that become kernels, as --target=cuda maps them.
+static std::string getKernelMapping() {
+  return "convert-linalg-to-parallel-loops,"
+         "func.func(tad-loops-to-gpu),";
+}
+
+std::string tad::getCudaEmulatorPipeline() {
+  return getBufferizationPipeline() + getKernelMapping() +
+         "tad-emulate-gpu-launches," + getCpuCodegenPipeline();
+}
+
+std::string tad::getCudaLoweringPipeline(llvm::ArrayRef<std::string> archs,
+                                         llvm::StringRef toolkit) {
+  std::string list;
+  for (const std::string &a : archs)
+    list += (list.empty() ? "" : ",") + a;
+  // The PTX is generated for the lowest architecture; tad-gpu-fatbin
+  // assembles it for each.
+  std::string lowest = archs.empty() ? "sm_80" : archs.front();
+  for (const std::string &a : archs)
+    if (std::stoi(a.substr(3)) < std::stoi(lowest.substr(3)))
+      lowest = a;
+  return getBufferizationPipeline() + getKernelMapping() +
+         "gpu-kernel-outlining,"
+         "expand-strided-metadata,"
+         "lower-affine,"
+         "convert-scf-to-cf," +
+         getFloatEmulation() +
+         "nvvm-attach-target{chip=" + lowest + " features=+ptx80 O=3},"
+         "gpu.module(convert-gpu-to-nvvm,canonicalize,cse,"
+         "reconcile-unrealized-casts),"
+         "convert-math-to-llvm,"
+         "convert-math-to-libm,"
+         "finalize-memref-to-llvm{use-generic-functions},"
+         "func.func(llvm-request-c-wrappers),"
+         "gpu-to-llvm,"
+         "convert-to-llvm,"
+         "reconcile-unrealized-casts,"
+         "gpu-module-to-binary{format=isa toolkit=" + toolkit.str() + "},"
+         "tad-gpu-fatbin{archs=" + list + " toolkit=" + toolkit.str() + "}";
+}
+
 void tad::registerTadPipelines() {
   mlir::PassPipelineRegistration<>(
       "tad-lower-to-llvm",
       "Lower the tad dialect to the LLVM dialect for the CPU",
       [](mlir::OpPassManager &pm) {
         if (mlir::failed(mlir::parsePassPipeline(getCpuLoweringPipeline(), pm)))
+          llvm::report_fatal_error("invalid built-in pipeline");
+      });
+  mlir::PassPipelineRegistration<>(
+      "tad-lower-to-cuda",
+      "Lower the tad dialect to the LLVM dialect and fatbins for sm_80 and "
+      "sm_90 (the CUDA toolkit at $CUDA_ROOT, else /usr/local/cuda)",
+      [](mlir::OpPassManager &pm) {
+        const char *root = std::getenv("CUDA_ROOT");
+        std::string toolkit = root && *root ? root : "/usr/local/cuda";
+        if (mlir::failed(mlir::parsePassPipeline(
+                getCudaLoweringPipeline({"sm_80", "sm_90"}, toolkit), pm)))
           llvm::report_fatal_error("invalid built-in pipeline");
       });
 }

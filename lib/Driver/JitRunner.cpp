@@ -32,6 +32,8 @@ llvm::Error tad::driver::runEntry(mlir::ModuleOp module,
   auto engine = mlir::ExecutionEngine::create(module, engineOptions);
   if (!engine)
     return engine.takeError();
+  // Constructors load GPU modules (CUDA); runEntry reports their failures.
+  (*engine)->initialize();
   auto packed = (*engine)->lookupPacked("_mlir_ciface_" + entry.function);
   if (!packed)
     return packed.takeError();

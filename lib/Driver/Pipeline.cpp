@@ -35,9 +35,29 @@ mlir::LogicalResult tad::driver::restrictToEntry(mlir::ModuleOp module,
   return pm.run(module);
 }
 
-mlir::LogicalResult tad::driver::addLoweringPasses(mlir::OpPassManager &pm,
-                                                   Stage stage,
-                                                   bool blasMatmul) {
+bool tad::driver::validateCudaArchs(const LoweringOptions &options,
+                                   std::string &error) {
+  if (options.cudaArchs.empty()) {
+    error = "--cuda-arch needs at least one architecture";
+    return false;
+  }
+  for (llvm::StringRef arch : options.cudaArchs) {
+    unsigned number = 0;
+    // ptxas of CUDA 13 assembles for sm_75 and later.
+    if (!arch.starts_with("sm_") || arch.size() > 6 ||
+        arch.drop_front(3).getAsInteger(10, number) || number < 75) {
+      error = "--cuda-arch: '" + arch.str() +
+              "' is not a GPU architecture that CUDA 13 supports (sm_75, "
+              "sm_80, sm_86, sm_89, sm_90, ...)";
+      return false;
+    }
+  }
+  return true;
+}
+
+mlir::LogicalResult
+tad::driver::addLoweringPasses(mlir::OpPassManager &pm, Stage stage,
+                               const LoweringOptions &options) {
   if (stage == Stage::ad)
     return mlir::success();
   if (stage == Stage::linalg) {
@@ -46,5 +66,11 @@ mlir::LogicalResult tad::driver::addLoweringPasses(mlir::OpPassManager &pm,
     pm.addPass(mlir::createCSEPass());
     return mlir::success();
   }
-  return mlir::parsePassPipeline(getCpuLoweringPipeline(blasMatmul), pm);
+  if (options.target == Target::cudaEmulator)
+    return mlir::parsePassPipeline(getCudaEmulatorPipeline(), pm);
+  if (options.target == Target::cuda)
+    return mlir::parsePassPipeline(
+        getCudaLoweringPipeline(options.cudaArchs, options.cudaToolkit), pm);
+  return mlir::parsePassPipeline(getCpuLoweringPipeline(options.blasMatmul),
+                                 pm);
 }

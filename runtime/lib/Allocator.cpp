@@ -3,8 +3,12 @@
 // Compiled code allocates every buffer here. The live bytes of a call are
 // the bytes of the buffers it allocated that are still alive: current_bytes,
 // whose maximum is the measured peak that tests compare with the budget.
+// After tad_rt_cuda_begin() (GPU code), buffers are CUDA managed memory,
+// so the same counts are the device's (docs/gpu.md).
 //
 //===----------------------------------------------------------------------===//
+
+#include "Cuda.h"
 
 #include "tad/runtime/Runtime.h"
 
@@ -16,9 +20,14 @@
 
 namespace {
 
+struct Buffer {
+  size_t bytes;
+  bool device; // CUDA managed memory
+};
+
 struct AllocatorState {
   std::mutex mutex;
-  std::unordered_map<const void *, size_t> live; // pointer -> bytes
+  std::unordered_map<const void *, Buffer> live;
   tad_rt_stats stats{0, 0, 0, 0};
   bool tracing = false;
   std::vector<tad_rt_trace_event> trace;
@@ -40,19 +49,25 @@ constexpr size_t kAlignment = 64;
 
 void *allocate(size_t size) {
   size_t rounded = (size + kAlignment - 1) / kAlignment * kAlignment;
-  void *ptr = std::aligned_alloc(kAlignment, rounded ? rounded : kAlignment);
+  // Managed memory is aligned to at least 256 bytes.
+  bool device = tad::rt::cuda::isActive();
+  void *ptr = device ? tad::rt::cuda::allocateManaged(rounded ? rounded
+                                                             : kAlignment)
+                     : std::aligned_alloc(kAlignment,
+                                          rounded ? rounded : kAlignment);
   if (!ptr) {
     // Compiled code cannot handle a failed allocation: stop with a message
     // rather than let it write through a null pointer.
     std::fprintf(stderr,
-                 "tad runtime: error: out of memory: allocating %zu bytes "
-                 "failed with %lld bytes live\n",
-                 size, (long long)state().stats.current_bytes);
+                 "tad runtime: error: out of %s memory: allocating %zu "
+                 "bytes failed with %lld bytes live\n",
+                 device ? "GPU" : "host", size,
+                 (long long)state().stats.current_bytes);
     std::exit(3);
   }
   AllocatorState &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  s.live[ptr] = size;
+  s.live[ptr] = {size, device};
   s.stats.current_bytes += int64_t(size);
   s.stats.allocations += 1;
   if (s.stats.current_bytes > s.stats.peak_bytes)
@@ -78,17 +93,22 @@ void _mlir_memref_to_llvm_free(void *ptr) {
   if (!ptr)
     return;
   AllocatorState &s = state();
+  bool device;
   {
     std::lock_guard<std::mutex> lock(s.mutex);
     auto it = s.live.find(ptr);
     if (it == s.live.end())
       return; // not ours (a caller's input), or freed already
-    s.stats.current_bytes -= int64_t(it->second);
+    s.stats.current_bytes -= int64_t(it->second.bytes);
     s.stats.frees += 1;
-    s.record(-int64_t(it->second));
+    s.record(-int64_t(it->second.bytes));
+    device = it->second.device;
     s.live.erase(it);
   }
-  std::free(ptr);
+  if (device)
+    tad::rt::cuda::freeManaged(ptr);
+  else
+    std::free(ptr);
 }
 
 tad_rt_stats tad_rt_get_stats(void) {

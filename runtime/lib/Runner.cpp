@@ -20,6 +20,7 @@
 #include <random>
 #include <set>
 #include <limits>
+#include <memory>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -174,6 +175,10 @@ static bool writeMemoryTrace(const std::string &path, double start,
 bool tad::rt::runEntry(const EntrySpec &entry, PackedFunction function,
                        const RunOptions &options, std::ostream &out,
                        std::string &error) {
+  if (options.cuda && tad_rt_cuda_begin() != 0) {
+    error = tad_rt_cuda_error();
+    return false;
+  }
   std::vector<NpyArray> inputs;
   if (!loadInputs(entry, options, inputs, out, error))
     return false;
@@ -187,8 +192,15 @@ bool tad::rt::runEntry(const EntrySpec &entry, PackedFunction function,
     resultWords += getDescriptorWords(r.shape.size());
   std::vector<int64_t> results(resultWords);
   std::vector<std::vector<int64_t>> descriptors;
-  for (NpyArray &input : inputs)
-    descriptors.push_back(makeDescriptor(input.data.data(), input.shape));
+  // On the GPU, inputs are copied to memory it can read (outside the
+  // allocator's counts, as the caller's memory is on the CPU).
+  std::vector<std::unique_ptr<void, void (*)(void *)>> staged;
+  for (NpyArray &input : inputs) {
+    staged.emplace_back(
+        tad_rt_stage_input(input.data.data(), input.data.size()),
+        options.cuda ? tad_rt_unstage_input : +[](void *) {});
+    descriptors.push_back(makeDescriptor(staged.back().get(), input.shape));
+  }
 
   unsigned calls = std::max(1u, options.repeat);
   std::vector<double> seconds;

@@ -35,6 +35,18 @@ void populateTadToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// runtime BLAS calls (for measuring the choice, docs/performance.md).
 std::string getCpuLoweringPipeline(bool blasMatmul = true);
 
+/// The passes from the tad dialect to the LLVM dialect for NVIDIA GPUs:
+/// host code that launches kernels, with one fatbin per module holding
+/// cubins for each of `archs` (sm_XY, validated by the caller) and the PTX,
+/// made by the ptxas and fatbinary of the CUDA toolkit at `toolkit`
+/// (docs/gpu.md).
+std::string getCudaLoweringPipeline(llvm::ArrayRef<std::string> archs,
+                                    llvm::StringRef toolkit);
+
+/// The CPU pipeline through the kernels of getCudaLoweringPipeline(), each
+/// launch run thread by thread on the CPU (`tadc --target=cuda-emulator`).
+std::string getCudaEmulatorPipeline();
+
 /// Registers the named pipelines (`tad-lower-to-llvm`).
 void registerTadPipelines();
 

@@ -67,4 +67,68 @@ def ConvertMatmulToRuntime : Pass<"tad-matmul-to-runtime", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::func::FuncDialect"];
 }
 
+def ConvertLoopsToGPU : Pass<"tad-loops-to-gpu", "mlir::func::FuncOp"> {
+  let summary = "Runs the loop nests of host functions as GPU kernels";
+  let description = [{
+    For `--target=cuda`, after bufferization and
+    `convert-linalg-to-parallel-loops`: every `scf.parallel` without results
+    whose body can run on a GPU (arithmetic, math, loads, stores, views and
+    structured control flow; no allocation, deallocation, copy or call)
+    becomes a `gpu.launch` of one thread per iteration, in blocks of 256
+    threads; the row-major linear index of an iteration is its thread's
+    global id, so the innermost dimension runs across a warp and contiguous
+    accesses coalesce. A loop nest of that kind without a parallel loop (a
+    full reduction) becomes a single-thread launch. The host keeps
+    allocation, deallocation, copies, calls, and the loops and branches that
+    contain them. Constant globals that a kernel reads, and views of them,
+    are cloned into the kernel, so that `gpu-kernel-outlining` gives the
+    GPU module its own copy.
+
+    ```mlir
+    scf.parallel (%i) = (%c0) to (%c1000) step (%c1) {
+      %v = memref.load %a[%i] : memref<1000xf32>
+      memref.store %v, %b[%i] : memref<1000xf32>
+    }
+    ```
+    becomes a launch of 4 blocks of 256 threads whose body, guarded by
+    `id < 1000`, loads `%a[id]` and stores it to `%b[id]`.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::gpu::GPUDialect",
+    "mlir::scf::SCFDialect"
+  ];
+}
+
+def GpuFatbin : Pass<"tad-gpu-fatbin", "mlir::ModuleOp"> {
+  let summary = "Packs each GPU module's PTX into a fatbin for several GPUs";
+  let description = [{
+    After `gpu-module-to-binary{format=isa}`, assembles the PTX of every
+    `gpu.binary` with the CUDA toolkit's `ptxas` for each architecture of
+    `archs`, and replaces the object with one fatbin (made by the toolkit's
+    `fatbinary`) holding the cubins and the PTX, which the driver compiles
+    for GPUs newer than all of them. The PTX must have been generated for
+    the lowest architecture (`nvvm-attach-target{chip=...}`).
+  }];
+  let options = [
+    Option<"architectures", "archs", "std::string", "\"sm_80,sm_90\"",
+           "Comma-separated GPU architectures (sm_XY) to assemble for">,
+    Option<"toolkit", "toolkit", "std::string", "\"/usr/local/cuda\"",
+           "The CUDA toolkit whose bin/ptxas and bin/fatbinary are run">,
+  ];
+}
+
+def EmulateGpuLaunches : Pass<"tad-emulate-gpu-launches", "mlir::ModuleOp"> {
+  let summary = "Runs each gpu.launch as loops over its blocks and threads";
+  let description = [{
+    Replaces every `gpu.launch` by six nested `scf.for` loops (grid z, y, x,
+    then block z, y, x) around its body. Kernels whose threads are
+    independent (no barrier, shuffle, shared or private memory: those of
+    `tad-loops-to-gpu`) run exactly as on a GPU, one thread at a time. This
+    is `tadc --target=cuda-emulator`: the tests check tad's mapping of loop
+    nests onto kernels against the CPU on machines without a GPU. Launches
+    that synchronize or share memory are rejected.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
+}
+
 #endif // TAD_CONVERSION_PASSES_TD

@@ -22,24 +22,28 @@ void prefixFunctionNames(mlir::ModuleOp module);
 /// Compiles `module` (LLVM dialect) for the host CPU into an object file.
 llvm::Error emitObjectFile(mlir::ModuleOp module, llvm::StringRef path);
 
-/// The C header of a shared library exporting `entries`.
+/// The C header of a shared library exporting `entries`. With `cuda`, the
+/// functions are GPU code: they return 1 when no GPU can run them.
 std::string generateHeader(llvm::ArrayRef<rt::EntrySpec> entries,
-                           llvm::StringRef guard, llvm::StringRef source);
-/// The C wrappers behind that header.
+                           llvm::StringRef guard, llvm::StringRef source,
+                           bool cuda = false);
+/// The C wrappers behind that header (with `cuda`, they start the CUDA
+/// runtime and copy inputs to memory the GPU reads).
 std::string generateLibraryWrappers(llvm::ArrayRef<rt::EntrySpec> entries,
-                                    llvm::StringRef header);
+                                    llvm::StringRef header, bool cuda = false);
 /// The main() of an executable running `entry` on .npy files.
-std::string generateMain(const rt::EntrySpec &entry);
+std::string generateMain(const rt::EntrySpec &entry, bool cuda = false);
 
 /// Writes `output` (a shared library) and its header (`output` with the
 /// extension .h), exporting `entries` with a plain C ABI.
 llvm::Error linkSharedLibrary(mlir::ModuleOp module,
                               llvm::ArrayRef<rt::EntrySpec> entries,
-                              llvm::StringRef output, llvm::StringRef source);
+                              llvm::StringRef output, llvm::StringRef source,
+                              bool cuda = false);
 
 /// Writes `output`, an executable that runs `entry` on .npy files.
 llvm::Error linkExecutable(mlir::ModuleOp module, const rt::EntrySpec &entry,
-                           llvm::StringRef output);
+                           llvm::StringRef output, bool cuda = false);
 
 } // namespace tad::driver
 

@@ -6,6 +6,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 
+#include <string>
+#include <vector>
+
 namespace tad::driver {
 
 /// The stages of tadc, in pipeline order.
@@ -17,10 +20,32 @@ enum class Stage { ast, tad, ad, linalg, llvm, llvmir, obj, lib, exe, run };
 mlir::LogicalResult restrictToEntry(mlir::ModuleOp module,
                                     llvm::StringRef entry);
 
+/// The machine that compiled code runs on.
+enum class Target {
+  cpu,
+  cuda,
+  /// The kernels of `cuda`, run thread by thread on the CPU (tests).
+  cudaEmulator
+};
+
+/// How tadc lowers past the tad dialect.
+struct LoweringOptions {
+  Target target = Target::cpu;
+  /// CPU: BLAS calls (true) or generated loops for f32/f64 matmuls.
+  bool blasMatmul = true;
+  /// CUDA: the GPU architectures (sm_XY) to assemble for, and the toolkit
+  /// whose ptxas and fatbinary do it.
+  std::vector<std::string> cudaArchs = {"sm_80", "sm_90"};
+  std::string cudaToolkit = "/usr/local/cuda";
+};
+
+/// Checks `options.cudaArchs`; on failure returns false with `error` set.
+bool validateCudaArchs(const LoweringOptions &options, std::string &error);
+
 /// Adds the passes that take a tad-level module to `stage` (linalg or
-/// beyond). `blasMatmul` picks BLAS calls or generated loops for matmuls.
+/// beyond) for the target of `options`.
 mlir::LogicalResult addLoweringPasses(mlir::OpPassManager &pm, Stage stage,
-                                      bool blasMatmul = true);
+                                      const LoweringOptions &options);
 
 } // namespace tad::driver
 

@@ -55,6 +55,9 @@ struct RunOptions {
   unsigned repeat = 1;
   /// BLAS threads; 0 leaves OpenBLAS's default.
   unsigned threads = 0;
+  /// The function is GPU code (tadc --target=cuda): the runner starts the
+  /// CUDA runtime and copies the inputs to memory the GPU can read.
+  bool cuda = false;
 };
 
 using PackedFunction = void (*)(void **args);

@@ -103,6 +103,39 @@ void _mlir_ciface_tad_rt_batch_matmul_f64(tad_rt_memref3 *a,
 /* The number of BLAS threads (1 gives single-threaded, comparable runs). */
 void tad_rt_set_num_threads(int threads);
 
+/*===-- CUDA (docs/gpu.md) -----------------------------------------------===*/
+/* GPU code (tadc --target=cuda) needs the CUDA driver, which the runtime
+ * loads when first needed (libcuda.so.1): nothing is linked against it. */
+
+/* Loads the driver, makes device 0 current, and from then on allocates every
+ * buffer of compiled code in CUDA managed memory (addressable by the GPU and
+ * the host), counted as above. Returns 0, or -1 when there is no driver, no
+ * GPU, or the compiled GPU code cannot load on it: tad_rt_cuda_error() then
+ * says which. Every entry point of GPU code calls it first. */
+int tad_rt_cuda_begin(void);
+const char *tad_rt_cuda_error(void);
+
+/* A copy of `bytes` bytes at `data` that the GPU can read, outside the
+ * allocator's counts (an input is the caller's memory); after
+ * tad_rt_cuda_begin() only, `data` itself otherwise. */
+void *tad_rt_stage_input(const void *data, size_t bytes);
+/* Frees what tad_rt_stage_input() returned. */
+void tad_rt_unstage_input(void *staged);
+
+/* The functions that MLIR's gpu-to-llvm lowering calls: loading the GPU
+ * modules (from constructors of the compiled code) and launching kernels on
+ * the default stream. */
+void *mgpuModuleLoad(void *data, size_t size);
+void mgpuModuleUnload(void *module);
+void *mgpuModuleGetFunction(void *module, const char *name);
+void *mgpuStreamCreate(void);
+void mgpuStreamDestroy(void *stream);
+void mgpuStreamSynchronize(void *stream);
+void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
+                      intptr_t gridZ, intptr_t blockX, intptr_t blockY,
+                      intptr_t blockZ, int32_t sharedMemory, void *stream,
+                      void **params, void **extra, size_t paramsCount);
+
 /*===-- Timing ------------------------------------------------------------===*/
 
 /* Seconds on a monotonic clock. */

@@ -1,0 +1,89 @@
+//===- EmulateLaunches.cpp - run gpu.launch bodies as CPU loops -----------===//
+//
+// The kernels that tad-loops-to-gpu builds use no barriers, no shared
+// memory and no warp operations: each thread's work is independent of the
+// others'. Running every thread of every block in turn on the CPU is
+// therefore a faithful execution of the launch, which lets the tests check
+// the mapping of loops onto blocks and threads (indices, guards, globals)
+// against the CPU results on machines without a GPU (docs/gpu.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tad/Conversion/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace tad {
+#define GEN_PASS_DEF_EMULATEGPULAUNCHES
+#include "tad/Conversion/Passes.h.inc"
+} // namespace tad
+
+using namespace mlir;
+
+namespace {
+
+/// Replaces `launch` by loops over its blocks and threads (z, y, x from
+/// the outside in) around a copy of its body.
+LogicalResult emulate(gpu::LaunchOp launch) {
+  Region &body = launch.getBody();
+  if (!body.hasOneBlock())
+    return launch.emitOpError("with more than one block cannot be emulated");
+  bool unsupported = false;
+  body.walk([&](Operation *op) {
+    if (isa<gpu::BarrierOp, gpu::ShuffleOp, gpu::AllReduceOp,
+            gpu::SubgroupReduceOp>(op))
+      unsupported = true;
+  });
+  if (unsupported || !launch.getWorkgroupAttributions().empty() ||
+      !launch.getPrivateAttributions().empty() ||
+      !launch.getAsyncDependencies().empty())
+    return launch.emitOpError(
+        "synchronizes threads or shares memory, which emulation does not "
+        "model");
+
+  OpBuilder b(launch);
+  Location loc = launch.getLoc();
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+  gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+  IRMapping mapping;
+  // Block-size and grid-size arguments of the body are the operands.
+  gpu::KernelDim3 gridArgs = launch.getGridSize();
+  gpu::KernelDim3 blockArgs = launch.getBlockSize();
+  mapping.map(gridArgs.x, grid.x);
+  mapping.map(gridArgs.y, grid.y);
+  mapping.map(gridArgs.z, grid.z);
+  mapping.map(blockArgs.x, block.x);
+  mapping.map(blockArgs.y, block.y);
+  mapping.map(blockArgs.z, block.z);
+  gpu::KernelDim3 blockIds = launch.getBlockIds();
+  gpu::KernelDim3 threadIds = launch.getThreadIds();
+  std::pair<Value, Value> loops[] = {
+      {blockIds.z, grid.z},    {blockIds.y, grid.y},    {blockIds.x, grid.x},
+      {threadIds.z, block.z},  {threadIds.y, block.y},  {threadIds.x, block.x}};
+  for (auto [id, size] : loops) {
+    auto loop = scf::ForOp::create(b, loc, zero, size, one);
+    mapping.map(id, loop.getInductionVar());
+    b.setInsertionPointToStart(loop.getBody());
+  }
+  for (Operation &op : body.front().without_terminator())
+    b.clone(op, mapping);
+  launch.erase();
+  return success();
+}
+
+struct EmulateGpuLaunches
+    : public tad::impl::EmulateGpuLaunchesBase<EmulateGpuLaunches> {
+  void runOnOperation() override {
+    SmallVector<gpu::LaunchOp> launches;
+    getOperation().walk([&](gpu::LaunchOp l) { launches.push_back(l); });
+    for (gpu::LaunchOp launch : launches)
+      if (failed(emulate(launch)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace

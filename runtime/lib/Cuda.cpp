@@ -1,0 +1,274 @@
+//===- Cuda.cpp - the GPU entry points of compiled code -------------------===//
+//
+// MLIR's gpu-to-llvm lowers kernel launches to calls of `mgpu*` functions;
+// these are tad's, written on the CUDA driver API. Modules are loaded by
+// constructors of the compiled code (one per GPU module), before main, so a
+// failure there is recorded and reported by tad_rt_cuda_begin(), which every
+// entry point of a compiled library or executable calls first.
+//
+// Launches run on the default stream and are synchronized at once (the
+// lowering calls mgpuStreamSynchronize after each): host code between
+// kernels (scalar loads, branches on a computed value, copies) then reads
+// finished results. Errors of a launch or a kernel stop the program with a
+// message, as an allocation failure does: compiled code cannot handle them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Cuda.h"
+
+#include "tad/runtime/Runtime.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <mutex>
+#include <string>
+
+namespace {
+
+// The driver API's types and constants (cuda.h), declared here so that the
+// runtime builds without the CUDA toolkit.
+using CUresult = int;
+using CUdevice = int;
+using CUcontext = void *;
+using CUmodule = void *;
+using CUfunction = void *;
+using CUstream = void *;
+using CUdeviceptr = unsigned long long;
+constexpr unsigned kMemAttachGlobal = 0x1; // CU_MEM_ATTACH_GLOBAL
+constexpr int kAttributeMajor = 75; // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
+constexpr int kAttributeMinor = 76; // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR
+
+struct Driver {
+  CUresult (*init)(unsigned);
+  CUresult (*deviceGetCount)(int *);
+  CUresult (*deviceGet)(CUdevice *, int);
+  CUresult (*deviceGetAttribute)(int *, int, CUdevice);
+  CUresult (*devicePrimaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*ctxSetCurrent)(CUcontext);
+  CUresult (*moduleLoadData)(CUmodule *, const void *);
+  CUresult (*moduleUnload)(CUmodule);
+  CUresult (*moduleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*launchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                           unsigned, unsigned, unsigned, CUstream, void **,
+                           void **);
+  CUresult (*streamSynchronize)(CUstream);
+  CUresult (*memAllocManaged)(CUdeviceptr *, size_t, unsigned);
+  CUresult (*memFree)(CUdeviceptr);
+  CUresult (*getErrorString)(CUresult, const char **);
+};
+
+struct State {
+  std::once_flag loaded;
+  bool ready = false;        // driver loaded, context current
+  bool active = false;       // tad_rt_cuda_begin() succeeded
+  std::string error;         // why not ready, or why a module failed
+  int major = 0, minor = 0;  // the device's compute capability
+  CUcontext context = nullptr;
+  Driver driver{};
+};
+
+State &state() {
+  static State *s = new State; // never destroyed: used by module destructors
+  return *s;
+}
+
+std::string describe(CUresult result) {
+  const char *text = nullptr;
+  if (state().driver.getErrorString &&
+      state().driver.getErrorString(result, &text) == 0 && text)
+    return text;
+  return "CUDA error " + std::to_string(result);
+}
+
+/// Stops the program: compiled code has no way to handle a failed launch.
+[[noreturn]] void fail(const std::string &what) {
+  std::fprintf(stderr, "tad runtime: error: CUDA: %s\n", what.c_str());
+  std::exit(4);
+}
+
+void check(CUresult result, const char *what) {
+  if (result != 0)
+    fail(std::string(what) + ": " + describe(result));
+}
+
+template <typename F> bool resolve(void *library, const char *name, F &fn) {
+  fn = reinterpret_cast<F>(dlsym(library, name));
+  return fn != nullptr;
+}
+
+/// Loads libcuda.so.1 and makes device 0's primary context current; on
+/// failure, state().error says why.
+void load() {
+  State &s = state();
+  void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+  if (!library) {
+    s.error = "no CUDA driver: cannot load libcuda.so.1 (" +
+              std::string(dlerror()) +
+              "); GPU code needs an NVIDIA GPU and its driver";
+    return;
+  }
+  Driver &d = s.driver;
+  // The _v2 names are those that cuda.h maps the plain names to.
+  const char *missing = nullptr;
+  auto need = [&](const char *name, auto &fn) {
+    if (!missing && !resolve(library, name, fn))
+      missing = name;
+  };
+  need("cuInit", d.init);
+  need("cuDeviceGetCount", d.deviceGetCount);
+  need("cuDeviceGet", d.deviceGet);
+  need("cuDeviceGetAttribute", d.deviceGetAttribute);
+  need("cuDevicePrimaryCtxRetain", d.devicePrimaryCtxRetain);
+  need("cuCtxSetCurrent", d.ctxSetCurrent);
+  need("cuModuleLoadData", d.moduleLoadData);
+  need("cuModuleUnload", d.moduleUnload);
+  need("cuModuleGetFunction", d.moduleGetFunction);
+  need("cuLaunchKernel", d.launchKernel);
+  need("cuStreamSynchronize", d.streamSynchronize);
+  need("cuMemAllocManaged", d.memAllocManaged);
+  need("cuMemFree_v2", d.memFree);
+  need("cuGetErrorString", d.getErrorString);
+  if (missing) {
+    s.error = std::string("the CUDA driver lacks ") + missing +
+              " (a driver for CUDA 12 or later is needed)";
+    return;
+  }
+  CUresult r = d.init(0);
+  int count = 0;
+  if (r == 0)
+    r = d.deviceGetCount(&count);
+  if (r != 0 || count == 0) {
+    s.error = "no CUDA device" +
+              (r != 0 ? " (cuInit: " + describe(r) + ")" : std::string());
+    return;
+  }
+  CUdevice device = 0;
+  if ((r = d.deviceGet(&device, 0)) != 0 ||
+      (r = d.devicePrimaryCtxRetain(&s.context, device)) != 0 ||
+      (r = d.ctxSetCurrent(s.context)) != 0) {
+    s.error = "cannot use CUDA device 0: " + describe(r);
+    return;
+  }
+  d.deviceGetAttribute(&s.major, kAttributeMajor, device);
+  d.deviceGetAttribute(&s.minor, kAttributeMinor, device);
+  s.ready = true;
+}
+
+bool ensureLoaded() {
+  State &s = state();
+  std::call_once(s.loaded, load);
+  if (s.ready)
+    s.driver.ctxSetCurrent(s.context); // the calling thread's context
+  return s.ready;
+}
+
+} // namespace
+
+bool tad::rt::cuda::isActive() { return state().active; }
+
+void *tad::rt::cuda::allocateManaged(size_t size) {
+  CUdeviceptr ptr = 0;
+  if (!ensureLoaded() ||
+      state().driver.memAllocManaged(&ptr, size, kMemAttachGlobal) != 0)
+    return nullptr;
+  return reinterpret_cast<void *>(static_cast<uintptr_t>(ptr));
+}
+
+void tad::rt::cuda::freeManaged(void *ptr) {
+  if (ptr && state().ready)
+    check(state().driver.memFree(
+              static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(ptr))),
+          "freeing device memory");
+}
+
+extern "C" {
+
+int tad_rt_cuda_begin(void) {
+  State &s = state();
+  if (!ensureLoaded() || !s.error.empty())
+    return -1;
+  s.active = true;
+  return 0;
+}
+
+const char *tad_rt_cuda_error(void) { return state().error.c_str(); }
+
+void *tad_rt_stage_input(const void *data, size_t bytes) {
+  if (!state().active)
+    return const_cast<void *>(data);
+  void *copy = tad::rt::cuda::allocateManaged(bytes ? bytes : 1);
+  if (!copy)
+    fail("cannot allocate " + std::to_string(bytes) +
+         " bytes of device memory for an input");
+  std::memcpy(copy, data, bytes);
+  return copy;
+}
+
+void tad_rt_unstage_input(void *staged) {
+  if (state().active)
+    tad::rt::cuda::freeManaged(staged);
+}
+
+//===----------------------------------------------------------------------===//
+// The functions that gpu-to-llvm emits calls of
+//===----------------------------------------------------------------------===//
+
+void *mgpuModuleLoad(void *data, size_t size) {
+  (void)size; // a fatbin carries its own size
+  State &s = state();
+  if (!ensureLoaded())
+    return nullptr; // tad_rt_cuda_begin() reports why
+  CUmodule module = nullptr;
+  if (CUresult r = s.driver.moduleLoadData(&module, data)) {
+    // Recorded, not fatal: this runs before main, and the program may not
+    // call GPU code at all (--help).
+    if (s.error.empty())
+      s.error = "cannot load the GPU code on this device (compute "
+                "capability " +
+                std::to_string(s.major) + "." + std::to_string(s.minor) +
+                "): " + describe(r) +
+                "; compile for its architecture with tadc --cuda-arch";
+    return nullptr;
+  }
+  return module;
+}
+
+void mgpuModuleUnload(void *module) {
+  if (module && state().ready)
+    state().driver.moduleUnload(module); // at exit: nothing to report to
+}
+
+void *mgpuModuleGetFunction(void *module, const char *name) {
+  if (!module)
+    fail(state().error.empty() ? "the GPU code is not loaded"
+                               : state().error);
+  CUfunction function = nullptr;
+  check(state().driver.moduleGetFunction(&function, module, name),
+        (std::string("finding kernel ") + name).c_str());
+  return function;
+}
+
+void *mgpuStreamCreate(void) { return nullptr; } // the default stream
+
+void mgpuStreamDestroy(void *stream) { (void)stream; }
+
+void mgpuStreamSynchronize(void *stream) {
+  check(state().driver.streamSynchronize(stream), "running a kernel");
+}
+
+void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
+                      intptr_t gridZ, intptr_t blockX, intptr_t blockY,
+                      intptr_t blockZ, int32_t sharedMemory, void *stream,
+                      void **params, void **extra, size_t paramsCount) {
+  (void)paramsCount;
+  check(state().driver.launchKernel(
+            function, unsigned(gridX), unsigned(gridY), unsigned(gridZ),
+            unsigned(blockX), unsigned(blockY), unsigned(blockZ),
+            unsigned(sharedMemory), stream, params, extra),
+        "launching a kernel");
+}
+
+} // extern "C"

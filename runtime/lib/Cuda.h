@@ -1,0 +1,30 @@
+//===- Cuda.h - the runtime's use of the CUDA driver (private) ------------===//
+//
+// The driver is loaded at run time (dlopen of libcuda.so.1), so that the
+// runtime, and every library and executable that carries it, links and
+// runs on machines without one; compiled GPU code then stops with a clear
+// error instead of failing to load.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TAD_RUNTIME_LIB_CUDA_H
+#define TAD_RUNTIME_LIB_CUDA_H
+
+#include <cstddef>
+
+namespace tad::rt::cuda {
+
+/// Whether tad_rt_cuda_begin() succeeded: from then on the allocator
+/// allocates managed memory.
+bool isActive();
+
+/// `size` bytes of managed memory (addressable by the GPU and the host), or
+/// null when the driver cannot allocate them.
+void *allocateManaged(size_t size);
+
+/// Frees memory from allocateManaged().
+void freeManaged(void *ptr);
+
+} // namespace tad::rt::cuda
+
+#endif // TAD_RUNTIME_LIB_CUDA_H

@@ -1,0 +1,99 @@
+// RUN: tad-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tad-loops-to-gpu))" | FileCheck %s
+
+// A parallel loop becomes a grid of 256-thread blocks over its row-major
+// iterations; threads past the end do nothing, and an empty loop launches
+// nothing.
+// CHECK-LABEL: func.func @parallel
+// CHECK-DAG:     %[[C3:.*]] = arith.constant 3 : index
+// CHECK-DAG:     %[[C100:.*]] = arith.constant 100 : index
+// CHECK:         %[[T0:.*]] = arith.ceildivsi %{{.*}}, %{{.*}} : index
+// CHECK:         %[[N0:.*]] = arith.muli %{{.*}}, %[[T0]] : index
+// CHECK:         %[[T1:.*]] = arith.ceildivsi %{{.*}}, %{{.*}} : index
+// CHECK:         %[[N:.*]] = arith.muli %[[N0]], %[[T1]] : index
+// CHECK:         %[[GRID:.*]] = arith.ceildivsi %[[N]], %{{.*}} : index
+// CHECK:         %[[ANY:.*]] = arith.cmpi sgt, %[[N]], %{{.*}} : index
+// CHECK:         scf.if %[[ANY]] {
+// CHECK:           gpu.launch blocks(%[[BX:[^,]+]], %{{[^,]+}}, %{{[^)]+}}) in (%{{[^ ]+}} = %[[GRID]], {{.*}} threads(%[[TX:[^,]+]], %{{[^,]+}}, %{{[^)]+}}) in (%[[BS:[^ ]+]] = %{{[^,]+}},
+// CHECK:             %[[B:.*]] = arith.muli %[[BX]], %[[BS]] : index
+// CHECK:             %[[ID:.*]] = arith.addi %[[B]], %[[TX]] : index
+// CHECK:             %[[IN:.*]] = arith.cmpi slt, %[[ID]], %[[N]] : index
+// CHECK:             scf.if %[[IN]] {
+// CHECK:               %[[J:.*]] = arith.remsi %[[ID]], %[[T1]] : index
+// CHECK:               %[[I:.*]] = arith.divsi %[[ID]], %[[T1]] : index
+// CHECK:               %[[JS:.*]] = arith.muli %[[J]], %{{.*}} : index
+// CHECK:               %[[JV:.*]] = arith.addi %{{.*}}, %[[JS]] : index
+// CHECK:               %[[IS:.*]] = arith.muli %[[I]], %{{.*}} : index
+// CHECK:               %[[IV:.*]] = arith.addi %{{.*}}, %[[IS]] : index
+// CHECK:               memref.load %{{.*}}[%[[IV]], %[[JV]]]
+// CHECK:               memref.store
+// CHECK:             gpu.terminator
+// CHECK-NOT:     scf.parallel
+func.func @parallel(%a: memref<3x100xf32>, %b: memref<3x100xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c100 = arith.constant 100 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c3, %c100) step (%c1, %c1) {
+    %v = memref.load %a[%i, %j] : memref<3x100xf32>
+    %e = math.exp %v : f32
+    memref.store %e, %b[%i, %j] : memref<3x100xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A loop nest without a parallel loop (a full reduction) runs on one
+// thread; allocation and deallocation stay on the host, and a host loop
+// that allocates keeps its kernels inside.
+// CHECK-LABEL: func.func @host_and_device
+// CHECK:         scf.for
+// CHECK-NEXT:      memref.alloc
+// CHECK:           gpu.launch
+// CHECK:             scf.for
+// CHECK:               memref.load
+// CHECK:             gpu.terminator
+// CHECK:           memref.dealloc
+func.func @host_and_device(%a: memref<8xf32>, %out: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.for %k = %c0 to %c8 step %c1 {
+    %t = memref.alloc() : memref<f32>
+    scf.for %i = %c0 to %c8 step %c1 {
+      %v = memref.load %a[%i] : memref<8xf32>
+      %s = memref.load %t[] : memref<f32>
+      %r = arith.addf %v, %s : f32
+      memref.store %r, %t[] : memref<f32>
+    }
+    memref.copy %t, %out : memref<f32> to memref<f32>
+    memref.dealloc %t : memref<f32>
+  }
+  return
+}
+
+// -----
+
+// A kernel reads constant globals from its own copy: the global and the
+// views of it are cloned into the launch (outlining then copies the global
+// into the GPU module); a host buffer stays a kernel argument.
+memref.global "private" constant @table : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
+// CHECK-LABEL: func.func @globals
+// CHECK:         gpu.launch
+// CHECK-DAG:       %[[G:.*]] = memref.get_global @table
+// CHECK-DAG:       memref.subview %[[G]]
+// CHECK:         gpu.terminator
+func.func @globals(%b: memref<2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %g = memref.get_global @table : memref<4xf32>
+  %s = memref.subview %g[2] [2] [1] : memref<4xf32> to memref<2xf32, strided<[1], offset: 2>>
+  scf.parallel (%i) = (%c0) to (%c2) step (%c1) {
+    %v = memref.load %s[%i] : memref<2xf32, strided<[1], offset: 2>>
+    memref.store %v, %b[%i] : memref<2xf32>
+    scf.reduce
+  }
+  return
+}
