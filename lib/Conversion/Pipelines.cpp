@@ -92,6 +92,7 @@ std::string tad::getCudaLoweringPipeline(llvm::ArrayRef<std::string> archs,
       lowest = a;
   return getBufferizationPipeline() + getKernelMapping() +
          "gpu-kernel-outlining,"
+         "tad-merge-gpu-modules,"
          "expand-strided-metadata,"
          "lower-affine,"
          "convert-scf-to-cf," +

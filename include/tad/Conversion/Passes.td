@@ -99,6 +99,18 @@ def ConvertLoopsToGPU : Pass<"tad-loops-to-gpu", "mlir::func::FuncOp"> {
   ];
 }
 
+def MergeGpuModules : Pass<"tad-merge-gpu-modules", "mlir::ModuleOp"> {
+  let summary = "Moves every kernel into one GPU module";
+  let description = [{
+    After `gpu-kernel-outlining`, which makes one `gpu.module` per kernel,
+    moves the kernels and globals of all GPU modules into the first, and
+    points the launches at it. A constant global that several modules
+    copied is kept once; any other clash of names is renamed. One module
+    compiles with one run of `ptxas` per architecture instead of one per
+    kernel, and loads as one CUDA module.
+  }];
+}
+
 def GpuFatbin : Pass<"tad-gpu-fatbin", "mlir::ModuleOp"> {
   let summary = "Packs each GPU module's PTX into a fatbin for several GPUs";
   let description = [{

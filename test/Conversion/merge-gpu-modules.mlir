@@ -1,0 +1,42 @@
+// RUN: tad-opt %s --tad-merge-gpu-modules | FileCheck %s
+
+// Every kernel moves into one GPU module, the launches follow; a constant
+// global that two modules copied is kept once, and a clashing name that is
+// not the same global is renamed.
+// CHECK:     gpu.module @tad_kernels {
+// CHECK-DAG:   memref.global "private" constant @table : memref<2xf32> = dense<[1.000000e+00, 2.000000e+00]>
+// CHECK-DAG:   memref.global "private" constant @other : memref<2xf32> = dense<[1.000000e+00, 2.000000e+00]>
+// CHECK-DAG:   memref.global "private" constant @other_0 : memref<2xf32> = dense<3.000000e+00>
+// CHECK-DAG:   gpu.func @a(
+// CHECK-DAG:   gpu.func @b(
+// CHECK-DAG:   memref.get_global @other_0
+// CHECK:     }
+// CHECK-NOT: gpu.module
+// CHECK:     gpu.launch_func @tad_kernels::@a
+// CHECK:     gpu.launch_func @tad_kernels::@b
+module attributes {gpu.container_module} {
+  gpu.module @a {
+    memref.global "private" constant @table : memref<2xf32> = dense<[1.0, 2.0]>
+    memref.global "private" constant @other : memref<2xf32> = dense<[1.0, 2.0]>
+    gpu.func @a(%out: memref<2xf32>) kernel {
+      %t = memref.get_global @table : memref<2xf32>
+      %o = memref.get_global @other : memref<2xf32>
+      gpu.return
+    }
+  }
+  gpu.module @b {
+    memref.global "private" constant @table : memref<2xf32> = dense<[1.0, 2.0]>
+    memref.global "private" constant @other : memref<2xf32> = dense<3.0>
+    gpu.func @b(%out: memref<2xf32>) kernel {
+      %t = memref.get_global @table : memref<2xf32>
+      %o = memref.get_global @other : memref<2xf32>
+      gpu.return
+    }
+  }
+  func.func @f(%out: memref<2xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @a::@a blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%out : memref<2xf32>)
+    gpu.launch_func @b::@b blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%out : memref<2xf32>)
+    return
+  }
+}
