@@ -56,6 +56,24 @@ void tad::driver::prefixFunctionNames(mlir::ModuleOp module) {
   }
 }
 
+namespace {
+/// prefixFunctionNames as a pass, so that it runs after the passes whose
+/// messages name functions (remat), and they use the program's names.
+struct PrefixFunctionNames
+    : mlir::PassWrapper<PrefixFunctionNames,
+                        mlir::OperationPass<mlir::ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PrefixFunctionNames)
+  llvm::StringRef getArgument() const override {
+    return "tad-prefix-function-names";
+  }
+  void runOnOperation() override { prefixFunctionNames(getOperation()); }
+};
+} // namespace
+
+std::unique_ptr<mlir::Pass> tad::driver::createPrefixFunctionNamesPass() {
+  return std::make_unique<PrefixFunctionNames>();
+}
+
 static std::string getenvOr(const char *name, const char *fallback) {
   const char *value = std::getenv(name);
   return value && *value ? value : fallback;

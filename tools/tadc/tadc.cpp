@@ -263,10 +263,8 @@ static std::optional<tad::RematConfig> getRematConfig(mlir::ModuleOp module) {
   config.policy = rematPolicy;
   // With an entry that is a derivative, the budget is the entry's; the
   // derivatives it calls (a custom rule's pullback may) count within it.
-  // (Compiled outputs may have renamed the functions by now.)
-  std::string name = entry;
-  if (!module.lookupSymbol(name))
-    name = tad::driver::getInternalName(entry);
+  // (Compiled outputs rename functions after remat.)
+  const std::string &name = entry;
   if (auto fn = module.lookupSymbol<mlir::func::FuncOp>(name);
       !entry.empty() && fn &&
       fn->hasAttr(tad::TadDialect::kDerivativeAttrName))
@@ -325,11 +323,6 @@ static mlir::LogicalResult runPipeline(mlir::ModuleOp module,
   if (emitStage > Stage::tad && !entry.empty() &&
       mlir::failed(tad::driver::restrictToEntry(module, entry)))
     return mlir::failure();
-  // Compiled outputs export C functions named as in the .tad program; the
-  // compiled code itself uses internal names (`__tad_f`).
-  if (emitStage == Stage::obj || emitStage == Stage::lib ||
-      emitStage == Stage::exe)
-    tad::driver::prefixFunctionNames(module);
   mlir::PassManager pm(&context);
   if (mlir::failed(mlir::applyPassManagerCLOptions(pm)))
     return mlir::failure();
@@ -347,6 +340,12 @@ static mlir::LogicalResult runPipeline(mlir::ModuleOp module,
     config->graphFile = rematGraph;
     pm.addPass(tad::createRematPass(*config, &rematResult));
   }
+  // Compiled outputs export C functions named as in the .tad program; the
+  // compiled code itself uses internal names (`__tad_f`), given after remat
+  // so that its messages use the program's.
+  if (emitStage == Stage::obj || emitStage == Stage::lib ||
+      emitStage == Stage::exe)
+    pm.addPass(tad::driver::createPrefixFunctionNamesPass());
   tad::driver::LoweringOptions lowering;
   if (!getLoweringOptions(lowering))
     return mlir::failure();
@@ -372,12 +371,6 @@ static bool parseInputFiles(tad::rt::RunOptions &options) {
 /// Prints the remat report for people (on stdout, or on stderr when the IR
 /// goes to stdout) and writes it as JSON if asked.
 static mlir::LogicalResult writeRematReport() {
-  // Compiled outputs rename functions internally; the report uses the names
-  // of the program.
-  std::string prefix = tad::driver::getInternalName("");
-  for (tad::RematFunctionReport &f : rematResult.functions)
-    if (llvm::StringRef(f.function).starts_with(prefix))
-      f.function = f.function.substr(prefix.size());
   bool irOnStdout = emitStage <= Stage::llvmir && outputFilename == "-";
   tad::printRematReport(rematResult, irOnStdout ? llvm::errs() : llvm::outs());
   if (rematReport.empty())

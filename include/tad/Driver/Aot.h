@@ -6,6 +6,7 @@
 #include "tad/runtime/Runner.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
 #include "llvm/Support/Error.h"
 
 #include <string>
@@ -18,6 +19,9 @@ std::string getInternalName(llvm::StringRef function);
 
 /// Renames every function of a tad-level module to its internal name.
 void prefixFunctionNames(mlir::ModuleOp module);
+
+/// A pass that runs prefixFunctionNames.
+std::unique_ptr<mlir::Pass> createPrefixFunctionNamesPass();
 
 /// Compiles `module` (LLVM dialect) for the host CPU into an object file.
 llvm::Error emitObjectFile(mlir::ModuleOp module, llvm::StringRef path);
