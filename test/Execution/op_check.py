@@ -5,6 +5,7 @@ result type at the end), never from tad.
 
     op_check.py --tadc PATH --case NAME
     op_check.py --tadc PATH --family NAME   (NAME and NAME-f32, NAME-f64, ...)
+    op_check.py --tadc PATH --all [--tadc-arg=--target=cuda-emulator]
     op_check.py --list
 """
 
@@ -323,7 +324,7 @@ def make_input(name, spec, rng):
     return rounded(x, dtype)
 
 
-def run_case(name, tadc, workdir):
+def run_case(name, tadc, workdir, extra=()):
     program, params, reference, result_types = CASES[name]
     is_mlir = program.lstrip().startswith("func.func")
     src = os.path.join(workdir, "program.mlir" if is_mlir else "program.tad")
@@ -337,7 +338,8 @@ def run_case(name, tadc, workdir):
             # MLIR parameters are named arg0, arg1, ...
             pass
         save(os.path.join(workdir, pname + ".npy"), inputs[pname], spec[0])
-    args = [tadc, "run", src, "--entry", ENTRY[name], "--output-dir", workdir]
+    args = [tadc, "run", src, "--entry", ENTRY[name], "--output-dir",
+            workdir] + list(extra)
     if is_mlir:
         for i, pname in enumerate(params):
             args.append(f"--input=arg{i}={os.path.join(workdir, pname + '.npy')}")
@@ -374,11 +376,17 @@ def main():
     parser.add_argument("--family",
                         help="run the case NAME and its dtype variants NAME-f32, ...")
     parser.add_argument("--list", action="store_true")
+    parser.add_argument("--all", action="store_true", help="run every case")
+    parser.add_argument("--tadc-arg", action="append", default=[],
+                        help="pass this argument to tadc run as well "
+                             "(e.g. --tadc-arg=--target=cuda-emulator)")
     args = parser.parse_args()
     if args.list:
         print("\n".join(sorted(CASES)))
         return 0
     names = list(args.case)
+    if args.all:
+        names += sorted(CASES)
     if args.family:
         names += sorted(n for n in CASES
                         if n == args.family or
@@ -392,7 +400,7 @@ def main():
             failed += 1
             continue
         with tempfile.TemporaryDirectory() as workdir:
-            failed += not run_case(name, args.tadc, workdir)
+            failed += not run_case(name, args.tadc, workdir, args.tadc_arg)
     return 1 if failed else 0
 
 
