@@ -31,6 +31,13 @@ try:
     config.available_features.add("numpy")
 except ImportError:
     pass
+# PyTorch is the reference of the benchmarks; a test checks that the GPU
+# benchmark's PyTorch models compute what the examples compute.
+try:
+    import torch  # noqa: F401
+    config.available_features.add("torch")
+except ImportError:
+    pass
 
 # GPU tests (docs/gpu.md): compiling for --target=cuda needs the CUDA
 # toolkit's ptxas and fatbinary; running needs a GPU and its driver, which
