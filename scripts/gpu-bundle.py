@@ -3,7 +3,8 @@
 to a GPU machine that has no LLVM (docs/gpu.md) and check there.
 
     gpu-bundle.py OUT [--tadc build/bin/tadc] [--target cuda]
-                  [--tolerance 1e-4] [FILE.tad:ENTRY[@BUDGET] ...]
+                  [--tolerance 1e-4] [--tadc-arg ARG]...
+                  [FILE.tad:ENTRY[@BUDGET] ...]
 
 For each program (by default every example derivative, and one under a
 remat budget), OUT gets:
@@ -16,6 +17,7 @@ executable on seed 0's inputs and checks its results against the CPU's
 (within --tolerance of each result's largest magnitude; 0 for bitwise), and
 its measured peak against the budget. With --target=cuda-emulator the
 executables run on the CPU, which is how the tests check the bundle itself.
+--tadc-arg passes an argument to every compile (--cuda-matmul=cublas, say).
 """
 import argparse
 import json
@@ -51,6 +53,7 @@ def main():
     parser.add_argument("--target", default="cuda",
                         choices=["cuda", "cuda-emulator"])
     parser.add_argument("--tolerance", type=float, default=1e-4)
+    parser.add_argument("--tadc-arg", action="append", default=[])
     args = parser.parse_intermixed_args()
     os.makedirs(args.out, exist_ok=True)
     cases = []
@@ -69,7 +72,7 @@ def main():
         shutil.rmtree(expected, ignore_errors=True)
         os.makedirs(expected)
         run([args.tadc, source, "--entry", entry, f"--target={args.target}",
-             "--emit=exe", "-o", exe] + extra)
+             "--emit=exe", "-o", exe] + extra + args.tadc_arg)
         run([args.tadc, "run", source, "--entry", entry, "--matmul=loops",
              "--seed", "0", f"--output-dir={expected}"] + extra)
         cases.append({"name": name, "budget": int(budget or 0),

@@ -80,7 +80,8 @@ std::string tad::getCudaEmulatorPipeline() {
 }
 
 std::string tad::getCudaLoweringPipeline(llvm::ArrayRef<std::string> archs,
-                                         llvm::StringRef toolkit) {
+                                         llvm::StringRef toolkit,
+                                         bool cublasMatmul) {
   std::string list;
   for (const std::string &a : archs)
     list += (list.empty() ? "" : ",") + a;
@@ -90,7 +91,10 @@ std::string tad::getCudaLoweringPipeline(llvm::ArrayRef<std::string> archs,
   for (const std::string &a : archs)
     if (std::stoi(a.substr(3)) < std::stoi(lowest.substr(3)))
       lowest = a;
-  return getBufferizationPipeline() + getKernelMapping() +
+  return getBufferizationPipeline() +
+         std::string(cublasMatmul ? "tad-matmul-to-runtime{prefix=tad_rt_cuda_},"
+                                  : "") +
+         getKernelMapping() +
          "gpu-kernel-outlining,"
          "tad-merge-gpu-modules,"
          "expand-strided-metadata,"

@@ -70,7 +70,9 @@ tad::driver::addLoweringPasses(mlir::OpPassManager &pm, Stage stage,
     return mlir::parsePassPipeline(getCudaEmulatorPipeline(), pm);
   if (options.target == Target::cuda)
     return mlir::parsePassPipeline(
-        getCudaLoweringPipeline(options.cudaArchs, options.cudaToolkit), pm);
+        getCudaLoweringPipeline(options.cudaArchs, options.cudaToolkit,
+                                options.cublasMatmul),
+        pm);
   return mlir::parsePassPipeline(getCpuLoweringPipeline(options.blasMatmul),
                                  pm);
 }

@@ -184,6 +184,10 @@ void tad::rt::cuda::freeManaged(void *ptr) {
           "freeing device memory");
 }
 
+void tad::rt::cuda::synchronize() {
+  check(state().driver.streamSynchronize(nullptr), "running a kernel");
+}
+
 extern "C" {
 
 int tad_rt_cuda_begin(void) {

@@ -25,6 +25,10 @@ void *allocateManaged(size_t size);
 /// Frees memory from allocateManaged().
 void freeManaged(void *ptr);
 
+/// Waits for the GPU's work on the default stream; stops the program with
+/// a message if a kernel failed.
+void synchronize();
+
 } // namespace tad::rt::cuda
 
 #endif // TAD_RUNTIME_LIB_CUDA_H

@@ -2,7 +2,7 @@
 """Runs derivatives on two targets and compares every result.
 
     compare_targets.py TADC TARGET FILE.tad:ENTRY... [--tolerance T]
-                       [--budget BYTES]
+                       [--budget BYTES] [--tadc-arg ARG]...
 
 TARGET is `cuda-emulator` (the GPU kernels run thread by thread on the CPU)
 or `cuda` (a real GPU). The reference is the CPU with generated matmul
@@ -11,7 +11,8 @@ default) the results must be equal bit for bit, otherwise within T relative
 to the largest magnitude of each result.
 
 With --budget, both compile under that remat budget, and the allocator's
-measured peak of the target must not exceed it.
+measured peak of the target must not exceed it. --tadc-arg passes an
+argument to the target's tadc run (--cuda-matmul=cublas, say).
 
 Prints one line per entry and exits non-zero on the first difference.
 """
@@ -26,7 +27,7 @@ import tempfile
 import numpy as np
 
 
-def run(tadc, source, entry, target, folder, budget):
+def run(tadc, source, entry, target, folder, budget, extra=()):
     os.makedirs(folder)
     stats = os.path.join(folder, "stats.json")
     args = [tadc, "run", source, "--entry", entry, f"--output-dir={folder}",
@@ -35,6 +36,7 @@ def run(tadc, source, entry, target, folder, budget):
         args.append("--matmul=loops")
     else:
         args.append(f"--target={target}")
+        args += extra
     if budget:
         args.append(f"--remat-budget={budget}")
     proc = subprocess.run(args, capture_output=True, text=True)
@@ -54,14 +56,16 @@ def main():
     parser.add_argument("programs", nargs="+", metavar="FILE:ENTRY")
     parser.add_argument("--tolerance", type=float, default=0.0)
     parser.add_argument("--budget", type=int, default=0)
-    args = parser.parse_args()
+    parser.add_argument("--tadc-arg", action="append", default=[])
+    args = parser.parse_intermixed_args()
     with tempfile.TemporaryDirectory() as tmp:
         for i, program in enumerate(args.programs):
             source, _, entry = program.rpartition(":")
             expected, _ = run(args.tadc, source, entry, "cpu",
                               os.path.join(tmp, f"{i}-cpu"), args.budget)
             actual, peak = run(args.tadc, source, entry, args.target,
-                               os.path.join(tmp, f"{i}-target"), args.budget)
+                               os.path.join(tmp, f"{i}-target"), args.budget,
+                               args.tadc_arg)
             if sorted(expected) != sorted(actual) or not expected:
                 sys.exit(f"FAIL: {program}: results {sorted(actual)}, "
                          f"expected {sorted(expected)}")

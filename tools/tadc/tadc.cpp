@@ -174,6 +174,15 @@ cl::opt<std::string> cudaPath(
              "(default: $CUDA_ROOT, else /usr/local/cuda)"),
     cl::value_desc("DIR"), cl::cat(tadcCategory));
 
+enum class CudaMatmul { kernel, cublas };
+cl::opt<CudaMatmul> cudaMatmul(
+    "cuda-matmul", cl::desc("How f32 and f64 matmuls run with --target=cuda"),
+    cl::values(clEnumValN(CudaMatmul::kernel, "kernel",
+                          "generated kernels (default)"),
+               clEnumValN(CudaMatmul::cublas, "cublas",
+                          "cuBLAS, loaded when the program runs")),
+    cl::init(CudaMatmul::kernel), cl::cat(tadcCategory));
+
 cl::opt<bool> optimize("opt",
                        cl::desc("Canonicalize and CSE the tad-level IR"),
                        cl::init(false), cl::cat(tadcCategory));
@@ -223,6 +232,7 @@ tad::RematReport rematResult;
 static bool getLoweringOptions(tad::driver::LoweringOptions &options) {
   options.target = target;
   options.blasMatmul = matmulImpl == MatmulImpl::blas;
+  options.cublasMatmul = cudaMatmul == CudaMatmul::cublas;
   if (!cudaArchs.empty())
     options.cudaArchs.assign(cudaArchs.begin(), cudaArchs.end());
   const char *root = std::getenv("CUDA_ROOT");

@@ -39,9 +39,11 @@ std::string getCpuLoweringPipeline(bool blasMatmul = true);
 /// host code that launches kernels, with one fatbin per module holding
 /// cubins for each of `archs` (sm_XY, validated by the caller) and the PTX,
 /// made by the ptxas and fatbinary of the CUDA toolkit at `toolkit`
-/// (docs/gpu.md).
+/// (docs/gpu.md). With `cublasMatmul`, f32/f64 matmuls call the runtime's
+/// cuBLAS GEMM instead of running as generated kernels.
 std::string getCudaLoweringPipeline(llvm::ArrayRef<std::string> archs,
-                                    llvm::StringRef toolkit);
+                                    llvm::StringRef toolkit,
+                                    bool cublasMatmul = false);
 
 /// The CPU pipeline through the kernels of getCudaLoweringPipeline(), each
 /// launch run thread by thread on the CPU (`tadc --target=cuda-emulator`).

@@ -62,8 +62,14 @@ def ConvertMatmulToRuntime : Pass<"tad-matmul-to-runtime", "mlir::ModuleOp"> {
     `tad_rt_matmul_f64` (C interface; the runtime calls cblas_sgemm or
     cblas_dgemm, with C += A B semantics). docs/performance.md records the
     measurement that chose a BLAS call over generated loops. f16 and bf16
-    matmuls stay linalg ops.
+    matmuls stay linalg ops. With `prefix=tad_rt_cuda_` (`tadc
+    --target=cuda --cuda-matmul=cublas`) the calls are of the runtime's
+    cuBLAS functions instead (docs/gpu.md).
   }];
+  let options = [
+    Option<"prefix", "prefix", "std::string", "\"tad_rt_\"",
+           "The runtime functions called: PREFIXmatmul_f32, ...">,
+  ];
   let dependentDialects = ["mlir::func::FuncDialect"];
 }
 

@@ -37,6 +37,8 @@ struct LoweringOptions {
   /// whose ptxas and fatbinary do it.
   std::vector<std::string> cudaArchs = {"sm_80", "sm_90"};
   std::string cudaToolkit = "/usr/local/cuda";
+  /// CUDA: f32/f64 matmuls through cuBLAS rather than generated kernels.
+  bool cublasMatmul = false;
 };
 
 /// Checks `options.cudaArchs`; on failure returns false with `error` set.

@@ -50,6 +50,7 @@ func::FuncOp getOrDeclare(ModuleOp module, StringRef name, MemRefType type) {
 
 struct ConvertMatmulToRuntimePass
     : tad::impl::ConvertMatmulToRuntimeBase<ConvertMatmulToRuntimePass> {
+  using ConvertMatmulToRuntimeBase::ConvertMatmulToRuntimeBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<linalg::LinalgOp> matmuls;
@@ -71,7 +72,7 @@ struct ConvertMatmulToRuntimePass
       if (!(element.isF32() || element.isF64()) || userMaps)
         continue;
       int64_t rank = outType.getRank();
-      std::string name = (rank == 2 ? "tad_rt_matmul_" : "tad_rt_batch_matmul_") +
+      std::string name = prefix + (rank == 2 ? "matmul_" : "batch_matmul_") +
                          std::string(element.isF32() ? "f32" : "f64");
       MemRefType dynamic = getFullyDynamic(&getContext(), rank, element);
       func::FuncOp callee = getOrDeclare(module, name, dynamic);

@@ -101,7 +101,9 @@ CUresult cuMemAllocManaged(unsigned long long *ptr, size_t bytes,
                            unsigned flags) {
   if (flags != 1)
     misuse("managed memory not attached globally");
-  size_t *block = malloc(bytes + 64);
+  /* Zeroed, so that a program whose only kernels fill zeros computes
+   * correctly here (fake_libcublas.c does its matmuls on the host). */
+  size_t *block = calloc(1, bytes + 64);
   block[0] = bytes;
   *ptr = (unsigned long long)(size_t)((char *)block + 64);
   ++allocs;

@@ -1,0 +1,187 @@
+//===- CudaBlas.cpp - GEMM on the GPU through cuBLAS ----------------------===//
+//
+// `tadc --target=cuda --cuda-matmul=cublas` lowers matmuls to calls of
+// these functions (tad-matmul-to-runtime with the `tad_rt_cuda_` prefix)
+// instead of generating kernels, so that the two can be compared on a GPU
+// (docs/gpu.md). cuBLAS is loaded at run time, like the driver, so nothing
+// links against it.
+//
+// cuBLAS is column-major: a row-major C = A B is the column-major
+// C^T = B^T A^T, so the operands are passed swapped. An operand stored with
+// its unit stride in the other dimension is passed transposed. A layout
+// without a unit stride runs as a loop on the host, in the managed memory
+// that both can address, after the GPU has finished.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Cuda.h"
+
+#include "tad/runtime/Runtime.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <dlfcn.h>
+#include <mutex>
+#include <string>
+
+namespace {
+
+using cublasHandle = void *;
+using cublasStatus = int;
+constexpr int kOpN = 0, kOpT = 1; // CUBLAS_OP_N, CUBLAS_OP_T
+
+struct Cublas {
+  std::once_flag loaded;
+  cublasHandle handle = nullptr;
+  cublasStatus (*create)(cublasHandle *);
+  cublasStatus (*sgemm)(cublasHandle, int, int, int, int, int, const float *,
+                        const float *, int, const float *, int, const float *,
+                        float *, int);
+  cublasStatus (*dgemm)(cublasHandle, int, int, int, int, int, const double *,
+                        const double *, int, const double *, int,
+                        const double *, double *, int);
+};
+
+Cublas &cublas() {
+  static Cublas *c = new Cublas;
+  return *c;
+}
+
+[[noreturn]] void fail(const std::string &what) {
+  std::fprintf(stderr, "tad runtime: error: cuBLAS: %s\n", what.c_str());
+  std::exit(4);
+}
+
+void load() {
+  Cublas &c = cublas();
+  void *library = nullptr;
+  for (const char *name : {"libcublas.so.13", "libcublas.so.12"})
+    if ((library = dlopen(name, RTLD_NOW | RTLD_GLOBAL)))
+      break;
+  if (!library)
+    fail("cannot load libcublas.so.13 or libcublas.so.12, which code "
+         "compiled with --cuda-matmul=cublas needs");
+  c.create = reinterpret_cast<decltype(c.create)>(
+      dlsym(library, "cublasCreate_v2"));
+  c.sgemm = reinterpret_cast<decltype(c.sgemm)>(
+      dlsym(library, "cublasSgemm_v2"));
+  c.dgemm = reinterpret_cast<decltype(c.dgemm)>(
+      dlsym(library, "cublasDgemm_v2"));
+  if (!c.create || !c.sgemm || !c.dgemm)
+    fail("libcublas lacks cublasCreate_v2, cublasSgemm_v2 or cublasDgemm_v2");
+  if (cublasStatus s = c.create(&c.handle))
+    fail("cublasCreate failed with status " + std::to_string(s));
+}
+
+/// How one row-major operand maps onto cuBLAS's column-major view.
+struct View {
+  bool ok = false;
+  int op = kOpN;
+  int64_t ld = 0;
+};
+
+View viewOf(int64_t rows, int64_t cols, int64_t rowStride,
+            int64_t colStride) {
+  // A dimension of size 1 may have any stride; normalize it.
+  if (cols == 1)
+    colStride = 1;
+  if (rows == 1)
+    rowStride = cols;
+  // Row-major with a unit column stride is, column-major, the transpose:
+  // cuBLAS reads it untransposed in the swapped product.
+  if (colStride == 1 && rowStride >= cols)
+    return {true, kOpN, rowStride};
+  if (rowStride == 1 && colStride >= rows)
+    return {true, kOpT, colStride};
+  return {};
+}
+
+template <typename T>
+void hostGemm(int64_t m, int64_t n, int64_t k, const T *a, int64_t a0,
+              int64_t a1, const T *b, int64_t b0, int64_t b1, T *c, int64_t c0,
+              int64_t c1) {
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t p = 0; p < k; ++p) {
+      T aip = a[i * a0 + p * a1];
+      for (int64_t j = 0; j < n; ++j)
+        c[i * c0 + j * c1] += aip * b[p * b0 + j * b1];
+    }
+}
+
+cublasStatus call(int opB, int opA, int n, int m, int k, const float *b,
+                  int ldb, const float *a, int lda, float *c, int ldc) {
+  const float one = 1.0f;
+  return cublas().sgemm(cublas().handle, opB, opA, n, m, k, &one, b, ldb, a,
+                        lda, &one, c, ldc);
+}
+cublasStatus call(int opB, int opA, int n, int m, int k, const double *b,
+                  int ldb, const double *a, int lda, double *c, int ldc) {
+  const double one = 1.0;
+  return cublas().dgemm(cublas().handle, opB, opA, n, m, k, &one, b, ldb, a,
+                        lda, &one, c, ldc);
+}
+
+/// C += A B (row-major, strided).
+template <typename T>
+void gemm(int64_t m, int64_t n, int64_t k, const T *a, int64_t a0, int64_t a1,
+          const T *b, int64_t b0, int64_t b1, T *c, int64_t c0, int64_t c1) {
+  View va = viewOf(m, k, a0, a1), vb = viewOf(k, n, b0, b1);
+  View vc = viewOf(m, n, c0, c1);
+  if (!(va.ok && vb.ok && vc.ok && vc.op == kOpN)) {
+    tad::rt::cuda::synchronize();
+    hostGemm(m, n, k, a, a0, a1, b, b0, b1, c, c0, c1);
+    return;
+  }
+  std::call_once(cublas().loaded, load);
+  if (cublasStatus s = call(vb.op, va.op, int(n), int(m), int(k), b,
+                            int(vb.ld), a, int(va.ld), c, int(vc.ld)))
+    fail("gemm failed with status " + std::to_string(s));
+  // As after a kernel: the host may read C next.
+  tad::rt::cuda::synchronize();
+}
+
+template <typename T>
+void matmul2(tad_rt_memref2 *a, tad_rt_memref2 *b, tad_rt_memref2 *c) {
+  gemm(c->sizes[0], c->sizes[1], a->sizes[1],
+       static_cast<const T *>(a->aligned) + a->offset, a->strides[0],
+       a->strides[1], static_cast<const T *>(b->aligned) + b->offset,
+       b->strides[0], b->strides[1], static_cast<T *>(c->aligned) + c->offset,
+       c->strides[0], c->strides[1]);
+}
+
+template <typename T>
+void matmul3(tad_rt_memref3 *a, tad_rt_memref3 *b, tad_rt_memref3 *c) {
+  for (int64_t i = 0; i < c->sizes[0]; ++i)
+    gemm(c->sizes[1], c->sizes[2], a->sizes[2],
+         static_cast<const T *>(a->aligned) + a->offset + i * a->strides[0],
+         a->strides[1], a->strides[2],
+         static_cast<const T *>(b->aligned) + b->offset + i * b->strides[0],
+         b->strides[1], b->strides[2],
+         static_cast<T *>(c->aligned) + c->offset + i * c->strides[0],
+         c->strides[1], c->strides[2]);
+}
+
+} // namespace
+
+extern "C" {
+
+void _mlir_ciface_tad_rt_cuda_matmul_f32(tad_rt_memref2 *a, tad_rt_memref2 *b,
+                                         tad_rt_memref2 *c) {
+  matmul2<float>(a, b, c);
+}
+void _mlir_ciface_tad_rt_cuda_matmul_f64(tad_rt_memref2 *a, tad_rt_memref2 *b,
+                                         tad_rt_memref2 *c) {
+  matmul2<double>(a, b, c);
+}
+void _mlir_ciface_tad_rt_cuda_batch_matmul_f32(tad_rt_memref3 *a,
+                                               tad_rt_memref3 *b,
+                                               tad_rt_memref3 *c) {
+  matmul3<float>(a, b, c);
+}
+void _mlir_ciface_tad_rt_cuda_batch_matmul_f64(tad_rt_memref3 *a,
+                                               tad_rt_memref3 *b,
+                                               tad_rt_memref3 *c) {
+  matmul3<double>(a, b, c);
+}
+
+} // extern "C"

@@ -1,0 +1,48 @@
+/* A stand-in for cuBLAS (libcublas.so.13) that checks each call as cuBLAS
+ * would (operations, sizes, leading dimensions) and computes it on the
+ * host: with fake_libcuda.c, "device" memory is host memory. It lets the
+ * tests check tad's row-major-to-column-major mapping of matmuls
+ * (runtime/lib/CudaBlas.cpp) on machines without a GPU. */
+#include <stdio.h>
+#include <stdlib.h>
+
+static int gemms, errors;
+
+static void report(void) {
+  fprintf(stderr, "fake libcublas: %d gemms, %d errors\n", gemms, errors);
+}
+
+int cublasCreate_v2(void **handle) {
+  *handle = (void *)0x3;
+  atexit(report);
+  return 0;
+}
+
+/* Column-major C (m x n) = alpha op(A) op(B) + beta C. */
+#define GEMM(NAME, T)                                                          \
+  int NAME(void *handle, int opA, int opB, int m, int n, int k,               \
+           const T *alpha, const T *a, int lda, const T *b, int ldb,          \
+           const T *beta, T *c, int ldc) {                                    \
+    int aRows = opA ? k : m, bRows = opB ? n : k;                             \
+    if (handle != (void *)0x3 || opA < 0 || opA > 1 || opB < 0 || opB > 1 ||  \
+        m < 0 || n < 0 || k < 0 || lda < (aRows > 1 ? aRows : 1) ||           \
+        ldb < (bRows > 1 ? bRows : 1) || ldc < (m > 1 ? m : 1)) {             \
+      fprintf(stderr, "fake libcublas: invalid gemm %d %d %d %d %d %d %d %d\n", \
+              opA, opB, m, n, k, lda, ldb, ldc);                              \
+      ++errors;                                                               \
+      return 7; /* CUBLAS_STATUS_INVALID_VALUE */                             \
+    }                                                                         \
+    for (int j = 0; j < n; ++j)                                               \
+      for (int i = 0; i < m; ++i) {                                           \
+        T sum = 0;                                                            \
+        for (int p = 0; p < k; ++p)                                           \
+          sum += (opA ? a[p + i * lda] : a[i + p * lda]) *                    \
+                 (opB ? b[j + p * ldb] : b[p + j * ldb]);                     \
+        c[i + j * ldc] = *alpha * sum + *beta * c[i + j * ldc];               \
+      }                                                                       \
+    ++gemms;                                                                  \
+    return 0;                                                                 \
+  }
+
+GEMM(cublasSgemm_v2, float)
+GEMM(cublasDgemm_v2, double)
