@@ -194,6 +194,12 @@ cl::opt<int64_t> loopSnapshots(
              "keeps every iteration's"),
     cl::value_desc("N"), cl::init(0), cl::cat(tadcCategory));
 
+cl::list<std::string> checkpointCalls(
+    "checkpoint-calls",
+    cl::desc("Checkpoint every call of these functions, as if each were "
+             "declared @checkpoint fn"),
+    cl::value_desc("f,g,..."), cl::CommaSeparated, cl::cat(tadcCategory));
+
 cl::opt<std::string> rematBudget(
     "remat-budget",
     cl::desc("Schedule every derivative within this many bytes (suffixes "
@@ -502,6 +508,34 @@ processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
     return mlir::failure();
   // AD first: it needs every function and every custom rule, and it gives
   // derivatives the bodies that make them runnable entries.
+  if (emitStage < Stage::ad && !checkpointCalls.empty()) {
+    llvm::errs() << "tadc: error: --checkpoint-calls needs --emit=ad or "
+                    "later\n";
+    return mlir::failure();
+  }
+  if (emitStage >= Stage::ad && !checkpointCalls.empty()) {
+    for (const std::string &name : checkpointCalls) {
+      auto fn = module->lookupSymbol<mlir::func::FuncOp>(name);
+      if (fn && !fn.isDeclaration())
+        continue;
+      std::string names;
+      for (auto f : module->getOps<mlir::func::FuncOp>())
+        if (!f.isDeclaration())
+          names += (names.empty() ? "" : ", ") + f.getName().str();
+      llvm::errs() << "tadc: error: --checkpoint-calls: "
+                   << (fn ? "'" + name + "' is a derivative, whose body AD "
+                                         "writes; checkpoint its primal"
+                          : "no function '" + name + "'")
+                   << "; the functions with bodies are: " << names << "\n";
+      return mlir::failure();
+    }
+    mlir::PassManager pm(&context);
+    tad::CheckpointCallsOptions options;
+    options.functions.assign(checkpointCalls.begin(), checkpointCalls.end());
+    pm.addPass(tad::createCheckpointCalls(options));
+    if (mlir::failed(pm.run(*module)))
+      return mlir::failure();
+  }
   if (emitStage >= Stage::ad) {
     mlir::PassManager ad(&context);
     if (mlir::failed(mlir::applyPassManagerCLOptions(ad)))

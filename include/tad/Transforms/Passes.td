@@ -37,6 +37,38 @@ def HoistDeallocs : Pass<"tad-hoist-deallocs", "mlir::func::FuncOp"> {
   ];
 }
 
+def CheckpointCalls : Pass<"tad-checkpoint-calls", "mlir::ModuleOp"> {
+  let summary = "Makes every call of the named functions a checkpoint region";
+  let description = [{
+    The command-line form of `@checkpoint fn` (`tadc --checkpoint-calls=f`):
+    runs before `tad-autodiff` and wraps each `func.call` of a function in
+    `functions` in a `tad.checkpoint` region, so that AD stores only the
+    call's arguments and recomputes the call in the backward sweep. A call
+    that is already a checkpoint region's whole body is left as it is. A
+    name that is not a function with a body is an error.
+
+    ```mlir
+    %y = func.call @block(%h, %w) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    ```
+    becomes
+    ```mlir
+    %y = tad.checkpoint(%h, %w) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
+    ^bb0(%a: tensor<4xf32>, %b: tensor<4xf32>):
+      %r = func.call @block(%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      tad.yield %r : tensor<4xf32>
+    }
+    ```
+  }];
+  let options = [
+    ListOption<"functions", "functions", "std::string",
+               "The functions whose every call is checkpointed">,
+  ];
+  let dependentDialects = ["::tad::TadDialect"];
+  let statistics = [
+    Statistic<"numWrapped", "num-wrapped", "Number of calls wrapped">
+  ];
+}
+
 def AutoDiff : Pass<"tad-autodiff", "mlir::ModuleOp"> {
   let summary = "Generates the body of every requested derivative";
   let description = [{
