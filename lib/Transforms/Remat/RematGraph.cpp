@@ -255,32 +255,131 @@ static int64_t nestedBytes(Operation *op, const RematGraphOptions &options,
 }
 
 
-/// The bytes of the results of an scf.if or scf.index_switch that some
-/// branch allocates: not those that every branch yields from outside it,
-/// directly or through views and in-place updates.
+static Value bufferSourceWithin(Value v, Region &region);
+
+/// The value defined outside an scf.if or scf.index_switch whose buffer
+/// every branch yields as result `i` (directly, through views or in-place
+/// updates); null when some branch yields a buffer of its own.
+static Value passedThroughBranches(Operation *op, unsigned i) {
+  Value common;
+  for (Region &region : op->getRegions()) {
+    if (region.empty())
+      continue;
+    Value v = bufferSourceWithin(region.front().getTerminator()->getOperand(i),
+                                 region);
+    Operation *producer = v.getDefiningOp();
+    Region *where = producer ? producer->getParentRegion()
+                             : cast<BlockArgument>(v).getOwner()->getParent();
+    if (region.isAncestor(where) || (common && common != v))
+      return {};
+    common = v;
+  }
+  return common;
+}
+
+/// The value whose buffer `v` is, following views, in-place updates and
+/// branches that pass a buffer through, defined inside `region`.
+static Value bufferSourceWithin(Value v, Region &region) {
+  while (Operation *producer = v.getDefiningOp()) {
+    if (!region.isAncestor(producer->getParentRegion()))
+      break;
+    if (isView(producer)) {
+      v = viewedValue(producer);
+      continue;
+    }
+    Value through;
+    if (isa<scf::IfOp, scf::IndexSwitchOp>(producer))
+      through = passedThroughBranches(producer,
+                                      cast<OpResult>(v).getResultNumber());
+    if (!through)
+      break;
+    v = through;
+  }
+  return v;
+}
+
+/// Whether result `i` of an scf.if or scf.index_switch is a buffer that
+/// some branch allocates: not one that every branch yields from outside
+/// it, directly or through views and in-place updates.
+static bool isFreshBranchResult(Operation *op, unsigned i) {
+  for (Region &region : op->getRegions()) {
+    if (region.empty())
+      continue;
+    Value v = bufferSourceWithin(region.front().getTerminator()->getOperand(i),
+                                 region);
+    Operation *producer = v.getDefiningOp();
+    Region *where = producer ? producer->getParentRegion()
+                             : cast<BlockArgument>(v).getOwner()->getParent();
+    if (region.isAncestor(where))
+      return true;
+  }
+  return false;
+}
+
 static int64_t freshBranchResultBytes(Operation *op) {
   int64_t bytes = 0;
-  for (unsigned i = 0; i < op->getNumResults(); ++i) {
-    bool fresh = false;
-    for (Region &region : op->getRegions()) {
-      if (region.empty())
-        continue;
-      Value v = region.front().getTerminator()->getOperand(i);
-      while (Operation *producer = v.getDefiningOp()) {
-        if (!region.isAncestor(producer->getParentRegion()) ||
-            !isView(producer))
-          break;
-        v = viewedValue(producer);
-      }
-      Operation *producer = v.getDefiningOp();
-      Region *where = producer ? producer->getParentRegion()
-                               : cast<BlockArgument>(v).getOwner()->getParent();
-      if (region.isAncestor(where))
-        fresh = true;
-    }
-    if (fresh)
+  for (unsigned i = 0; i < op->getNumResults(); ++i)
+    if (isFreshBranchResult(op, i))
       bytes += getByteSize(op->getResult(i).getType());
-  }
+  return bytes;
+}
+
+/// Whether iteration `i` of `loop` updates its carried value in place (the
+/// yielded value is the iter_arg, through views and in-place updates), so
+/// that the loop's result is the buffer of its initial value.
+static bool isCarriedInPlace(scf::ForOp loop, unsigned i) {
+  Value yielded = loop.getBody()->getTerminator()->getOperand(i);
+  return bufferSourceWithin(yielded, loop.getRegion()) ==
+         loop.getRegionIterArg(i);
+}
+
+/// Whether bufferization copies the initial value of carried value `i`
+/// before `loop`. It does when the loop may write the buffer and the
+/// original must survive: a constant (a read-only global), a view (whose
+/// layout also differs from the buffers the body yields), or a value that
+/// something after the loop still reads.
+static bool copiesLoopInit(scf::ForOp loop, unsigned i) {
+  Value init = loop.getInitArgs()[i];
+  Operation *producer = init.getDefiningOp();
+  if (producer && (producer->hasTrait<OpTrait::ConstantLike>() ||
+                   isa<ReshapeOp, TakeOp, SliceOp>(producer)))
+    return true;
+  // A value passed as two initial values is copied for the second.
+  if (llvm::is_contained(loop.getInitArgs().take_front(i), init))
+    return true;
+  Block *block = loop->getBlock();
+  return llvm::any_of(init.getUsers(), [&](Operation *user) {
+    Operation *inBlock = block->findAncestorOpInBlock(*user);
+    return inBlock && loop->isBeforeInBlock(inBlock);
+  });
+}
+
+/// Whether carried value `i` of `loop` is updated in place in the buffer of
+/// an initial value that the block computed, which is then the loop's
+/// result too.
+static bool isCarriedInBlockValue(scf::ForOp loop, unsigned i) {
+  Operation *producer = loop.getInitArgs()[i].getDefiningOp();
+  return producer && isCarriedInPlace(loop, i) && !copiesLoopInit(loop, i);
+}
+
+/// The bytes of a loop's results that are buffers of their own: not those
+/// updated in place in a value the block computed.
+static int64_t loopResultBytes(scf::ForOp loop) {
+  int64_t bytes = 0;
+  for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
+    if (!isCarriedInBlockValue(loop, i))
+      bytes += getByteSize(loop.getResult(i).getType());
+  return bytes;
+}
+
+/// The bytes of the copies of a loop's initial values that are not the
+/// loop's results: those of the carried values it replaces each iteration.
+/// Ownership-based deallocation frees them only at the end of the block.
+static int64_t loopInitCopyBytes(scf::ForOp loop) {
+  int64_t bytes = 0;
+  for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
+    if (!isCarriedInPlace(loop, i) && copiesLoopInit(loop, i))
+      bytes += getByteSize(loop.getInitArgs()[i].getType());
   return bytes;
 }
 
@@ -326,6 +425,36 @@ static int64_t fusedResultBytes(Operation *op) {
   int64_t reduced = input.getNumElements() / input.getDimSize(axis);
   return isa<SoftmaxOp>(op) ? getByteSize(input) + reduced * elementBytes
                             : 2 * reduced * elementBytes;
+}
+
+/// Whether iteration of `loop` copies the buffer it yields as carried value
+/// `i`: a buffer that is neither that carried value (updated in place or
+/// not) nor allocated by the iteration, such as another carried value or
+/// a value from outside the loop, since each carried value needs a buffer
+/// of its own.
+static bool copiesYield(scf::ForOp loop, unsigned i) {
+  Value yielded = bufferSourceWithin(
+      loop.getBody()->getTerminator()->getOperand(i), loop.getRegion());
+  if (yielded == loop.getRegionIterArg(i))
+    return false;
+  Operation *producer = yielded.getDefiningOp();
+  return !producer || !loop.getRegion().isAncestor(producer->getParentRegion()) ||
+         producer->hasTrait<OpTrait::ConstantLike>();
+}
+
+/// Whether returning `value` from a function returns a copy: an argument
+/// or a constant (docs/memory.md), or a branch's result, whose buffer has
+/// the fully dynamic layout that bufferization gives the results of
+/// scf.if and scf.index_switch, not the identity layout of a function
+/// result.
+static bool returnsCopy(Value value) {
+  Operation *producer = value.getDefiningOp();
+  if (!producer)
+    return true;
+  if (producer->hasTrait<OpTrait::ConstantLike>())
+    return true;
+  return isa<scf::IfOp, scf::IndexSwitchOp>(producer) &&
+         isFreshBranchResult(producer, cast<OpResult>(value).getResultNumber());
 }
 
 RematProblem tad::buildRematProblem(Block &body,
@@ -401,13 +530,21 @@ RematProblem tad::buildRematProblem(Block &body,
       node.recomputable = false;
       problem.pinnedBecause[v] = "the policy saves matmuls";
     }
-    if (fusedResult.contains(root))
+    if (fusedResult.contains(root)) {
       node.bytes = fusedResultBytes(root);
-    else if (isa<scf::IfOp, scf::IndexSwitchOp>(root))
+    } else if (isa<scf::IfOp, scf::IndexSwitchOp>(root)) {
+      // The larger branch's peak already holds the results it yields.
       node.bytes = freshBranchResultBytes(root);
-    else if (!isView(root))
+      node.transient = std::max<int64_t>(0, node.transient - node.bytes);
+    } else if (auto loop = dyn_cast<scf::ForOp>(root)) {
+      // The body's peak holds an iteration's new carried values; the
+      // node's bytes are the previous ones, freed only at the end of the
+      // iteration, and the copies of the initial values.
+      node.bytes = loopResultBytes(loop) + loopInitCopyBytes(loop);
+    } else if (!isView(root)) {
       for (Type type : root->getResultTypes())
         node.bytes += getByteSize(type);
+    }
     for (Value result : root->getResults())
       problem.nodeOf[result] = v;
   }
@@ -448,26 +585,54 @@ RematProblem tad::buildRematProblem(Block &body,
   problem.groups.push_back({terminator});
   for (Value value : terminator->getOperands()) {
     addInput(n, value);
-    if (isa<func::ReturnOp>(terminator) && !problem.nodeOf.count(value))
+    if (isa<func::ReturnOp>(terminator) && returnsCopy(value))
       problem.graph.nodes[n].bytes += getByteSize(value.getType());
   }
+  if (auto loop = dyn_cast<scf::ForOp>(body.getParentOp()))
+    for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
+      if (copiesYield(loop, i))
+        problem.graph.nodes[n].bytes +=
+            getByteSize(loop.getRegionIterArgs()[i].getType());
   // Ownership-based deallocation cannot tell whether a call's results alias
   // its operands or what the caller returns, and frees both only at the end
   // of the caller: they stay resident to the sink, and recomputing them
   // would only add a copy.
-  auto keepToEnd = [&](int v) {
+  static constexpr const char *kCallReason =
+      "a call reads it, so it lives to the end of the function";
+  static constexpr const char *kRegionReason =
+      "a loop or branch allocates it or carries it, so it lives to the end "
+      "of the function";
+  auto keepToEnd = [&](int v, const char *reason) {
     problem.graph.nodes[v].recomputable = false;
     if (problem.pinnedBecause[v].empty())
-      problem.pinnedBecause[v] = "a call reads it, so it lives to the end of "
-                                 "the function";
+      problem.pinnedBecause[v] = reason;
     if (!llvm::is_contained(problem.graph.nodes[n].inputs, v))
       problem.graph.addEdge(v, n);
   };
   for (int v = 0; v < n; ++v)
     if (isa<func::CallOp>(problem.groups[v].back())) {
-      keepToEnd(v);
+      keepToEnd(v, kCallReason);
       for (int input : std::vector<int>(problem.graph.nodes[v].inputs))
-        keepToEnd(input);
+        keepToEnd(input, kCallReason);
     }
+  // The same holds for the buffers that a loop or a branch allocates for
+  // its results, and for the initial values of a loop's carried values
+  // that it replaces: ownership passes through the region's results as a
+  // runtime flag, and the conditional frees sit at the end of the block.
+  for (int v = 0; v < n; ++v) {
+    Operation *root = problem.groups[v].back();
+    if (isa<scf::IfOp, scf::IndexSwitchOp>(root) &&
+        problem.graph.nodes[v].bytes > 0)
+      keepToEnd(v, kRegionReason);
+    auto loop = dyn_cast<scf::ForOp>(root);
+    if (!loop || loop.getNumResults() == 0)
+      continue;
+    keepToEnd(v, kRegionReason);
+    for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
+      if (!copiesLoopInit(loop, i))
+        if (auto it = problem.nodeOf.find(loop.getInitArgs()[i]);
+            it != problem.nodeOf.end() && problem.viewOf[it->second] < 0)
+          keepToEnd(it->second, kRegionReason);
+  }
   return problem;
 }

@@ -20,7 +20,12 @@
 //  - an op with regions (a loop, a branch, a checkpoint) or a call is one
 //    node, whose transient bytes are the peak of its body or callee; the
 //    results and operands of a call are freed only at the end of the
-//    caller.
+//    caller;
+//  - a branch counts the results that some side allocates; a loop counts
+//    its previous carried values (freed at the end of each iteration) and
+//    the copies bufferization makes of its initial values; ownership-
+//    based deallocation frees both, and the initial values a loop owns,
+//    only at the end of the enclosing block (docs/remat.md).
 //
 // The returned values are read by a final sink node, so that they stay
 // resident to the end; the sink's own bytes are the copies that returning
