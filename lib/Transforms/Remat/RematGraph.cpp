@@ -362,12 +362,23 @@ static bool isCarriedInBlockValue(scf::ForOp loop, unsigned i) {
   return producer && isCarriedInPlace(loop, i) && !copiesLoopInit(loop, i);
 }
 
+/// Whether carried value `i` of `loop` is updated in place in the copy of
+/// a constant of the loop's block (a tape, an accumulator). That buffer is
+/// allocated before the loop, and freed after the last reader of the
+/// loop's result like any buffer of the block: the graph gives it a node
+/// of its own instead of counting it with the loop.
+static bool isCarriedInConstantCopy(scf::ForOp loop, unsigned i) {
+  Operation *producer = loop.getInitArgs()[i].getDefiningOp();
+  return producer && producer->hasTrait<OpTrait::ConstantLike>() &&
+         producer->getBlock() == loop->getBlock() && isCarriedInPlace(loop, i);
+}
+
 /// The bytes of a loop's results that are buffers of their own: not those
-/// updated in place in a value the block computed.
+/// updated in place in a value the block computed or in a constant's copy.
 static int64_t loopResultBytes(scf::ForOp loop) {
   int64_t bytes = 0;
   for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
-    if (!isCarriedInBlockValue(loop, i))
+    if (!isCarriedInBlockValue(loop, i) && !isCarriedInConstantCopy(loop, i))
       bytes += getByteSize(loop.getResult(i).getType());
   return bytes;
 }
@@ -470,6 +481,8 @@ RematProblem tad::buildRematProblem(Block &body,
   for (Operation &op : body.without_terminator())
     ops.push_back(&op);
   std::vector<SmallVector<Operation *>> reversedGroups;
+  // Each loop result that is a constant's copy, and that copy's group.
+  SmallVector<std::pair<Value, int>> constantCopies;
   for (Operation *op : llvm::reverse(ops)) {
     if (op->hasTrait<OpTrait::ConstantLike>() && op->getNumOperands() == 0) {
       problem.constants.push_back(op);
@@ -491,6 +504,16 @@ RematProblem tad::buildRematProblem(Block &body,
       fusedResult.insert(op);
     groupOf[op] = int(reversedGroups.size());
     reversedGroups.push_back({op});
+    // The copies of constants that a loop updates in place come just
+    // before it, as the groups of those constants (the constants
+    // themselves stay where they are).
+    if (auto loop = dyn_cast<scf::ForOp>(op))
+      for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
+        if (isCarriedInConstantCopy(loop, i)) {
+          constantCopies.push_back(
+              {loop.getResult(i), int(reversedGroups.size())});
+          reversedGroups.push_back({loop.getInitArgs()[i].getDefiningOp()});
+        }
   }
   std::reverse(problem.constants.begin(), problem.constants.end());
 
@@ -511,6 +534,14 @@ RematProblem tad::buildRematProblem(Block &body,
     Operation *root = group.back();
     remat::Node &node = problem.graph.nodes[v];
     node.name = "v" + std::to_string(v) + " " + describe(root);
+    if (root->hasTrait<OpTrait::ConstantLike>()) {
+      // A constant's copy that a loop updates in place.
+      node.bytes = getByteSize(root->getResult(0).getType());
+      node.recomputable = false;
+      problem.pinnedBecause[v] = "a loop updates this copy of a constant in "
+                                 "place";
+      continue;
+    }
     for (Operation *op : group) {
       node.cost += estimateCost(op);
       // A wide sum whose rounding fused keeps its accumulator as its value.
@@ -549,6 +580,10 @@ RematProblem tad::buildRematProblem(Block &body,
       problem.nodeOf[result] = v;
   }
 
+  // A loop result updated in place in a constant's copy is that copy.
+  for (auto [result, group] : constantCopies)
+    problem.nodeOf[result] = nodeOfGroup[group];
+
   // Edges: the values a group reads from other nodes, including those that
   // its regions capture, and through views, the buffers they view.
   auto addInput = [&](int v, Value value) {
@@ -576,6 +611,10 @@ RematProblem tad::buildRematProblem(Block &body,
     }
     for (Value value : read)
       addInput(v, value);
+    if (auto loop = dyn_cast<scf::ForOp>(root))
+      for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
+        if (isCarriedInConstantCopy(loop, i))
+          addInput(v, loop.getResult(i));
   }
 
   // The sink reads the results. Returning an argument or a constant
