@@ -453,19 +453,81 @@ static bool copiesYield(scf::ForOp loop, unsigned i) {
          producer->hasTrait<OpTrait::ConstantLike>();
 }
 
-/// Whether returning `value` from a function returns a copy: an argument
-/// or a constant (docs/memory.md), or a branch's result, whose buffer has
-/// the fully dynamic layout that bufferization gives the results of
-/// scf.if and scf.index_switch, not the identity layout of a function
+/// Whether bufferization gives `value`'s buffer a fully dynamic layout: a
+/// result that a branch allocates (scf.if and scf.index_switch results get
+/// one), and a loop's carried value that the loop replaces by such a
 /// result.
+static bool hasDynamicLayout(Value value) {
+  auto result = dyn_cast<OpResult>(value);
+  if (!result)
+    return false;
+  Operation *producer = result.getOwner();
+  if (isa<scf::IfOp, scf::IndexSwitchOp>(producer))
+    return isFreshBranchResult(producer, result.getResultNumber());
+  auto loop = dyn_cast<scf::ForOp>(producer);
+  unsigned i = result.getResultNumber();
+  return loop && !isCarriedInPlace(loop, i) &&
+         hasDynamicLayout(loop.getBody()->getTerminator()->getOperand(i));
+}
+
+/// Whether returning `value` from a function returns a copy: an argument
+/// or a constant (docs/memory.md), or a buffer of dynamic layout, since a
+/// function result has the identity layout.
 static bool returnsCopy(Value value) {
   Operation *producer = value.getDefiningOp();
   if (!producer)
     return true;
   if (producer->hasTrait<OpTrait::ConstantLike>())
     return true;
-  return isa<scf::IfOp, scf::IndexSwitchOp>(producer) &&
-         isFreshBranchResult(producer, cast<OpResult>(value).getResultNumber());
+  return hasDynamicLayout(value);
+}
+
+/// The bytes that the lowering of a block's final deallocation allocates
+/// while everything resident at the block's end is: when some buffers are
+/// owned by a runtime flag, it checks them against the retained ones
+/// (the yielded or returned values) in `dealloc_helper`, through arrays of
+/// an index and two i1 per checked buffer and an index and an i1 per
+/// retained one.
+static int64_t deallocHelperBytes(int64_t checked, int64_t retained) {
+  if (checked == 0)
+    return 0;
+  return checked * (8 + 1 + 1) + retained * (8 + 1);
+}
+
+/// The bytes that the end of a function with loops allocates beyond what
+/// is resident there. Ownership-based deallocation first frees, each by its
+/// own flag, the loop results whose initial value was an argument (so that
+/// they cannot alias the function's buffers). The buffers that a loop may
+/// have handed back (copies of initial values, values of the block passed
+/// in, results that replaced them) it then checks against the returned
+/// loop results in `dealloc_helper`.
+static int64_t finalDeallocBytes(Block &body) {
+  int64_t checked = 0, freedFirst = 0;
+  for (Operation &op : body.without_terminator()) {
+    auto loop = dyn_cast<scf::ForOp>(op);
+    if (!loop)
+      continue;
+    for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i) {
+      if (isCarriedInPlace(loop, i)) {
+        checked += isCarriedInBlockValue(loop, i);
+        continue;
+      }
+      Operation *producer = loop.getInitArgs()[i].getDefiningOp();
+      bool copied = copiesLoopInit(loop, i);
+      bool owned = copied || (producer && producer->getBlock() == &body);
+      checked += copied + owned;
+      if (!owned)
+        freedFirst += getByteSize(loop.getResult(i).getType());
+    }
+  }
+  int64_t retained = llvm::count_if(
+      body.getTerminator()->getOperands(), [](Value v) {
+        auto loop = v.getDefiningOp<scf::ForOp>();
+        return loop && !returnsCopy(v) &&
+               !isCarriedInPlace(loop, cast<OpResult>(v).getResultNumber());
+      });
+  return std::max<int64_t>(
+      0, deallocHelperBytes(checked, retained) - freedFirst);
 }
 
 RematProblem tad::buildRematProblem(Block &body,
@@ -648,6 +710,9 @@ RematProblem tad::buildRematProblem(Block &body,
     if (!llvm::is_contained(problem.graph.nodes[n].inputs, v))
       problem.graph.addEdge(v, n);
   };
+  if (isa<func::ReturnOp>(terminator))
+    problem.graph.nodes[n].transient = finalDeallocBytes(body);
+
   for (int v = 0; v < n; ++v)
     if (isa<func::CallOp>(problem.groups[v].back())) {
       keepToEnd(v, kCallReason);
