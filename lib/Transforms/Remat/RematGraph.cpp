@@ -337,7 +337,7 @@ static bool isCarriedInPlace(scf::ForOp loop, unsigned i) {
 /// before `loop`. It does when the loop may write the buffer and the
 /// original must survive: a constant (a read-only global), a view (whose
 /// layout also differs from the buffers the body yields), or a value that
-/// something after the loop still reads.
+/// the loop's body or something after the loop still reads.
 static bool copiesLoopInit(scf::ForOp loop, unsigned i) {
   Value init = loop.getInitArgs()[i];
   Operation *producer = init.getDefiningOp();
@@ -349,6 +349,8 @@ static bool copiesLoopInit(scf::ForOp loop, unsigned i) {
     return true;
   Block *block = loop->getBlock();
   return llvm::any_of(init.getUsers(), [&](Operation *user) {
+    if (user != loop && loop->isAncestor(user))
+      return true;
     Operation *inBlock = block->findAncestorOpInBlock(*user);
     return inBlock && loop->isBeforeInBlock(inBlock);
   });
