@@ -9,6 +9,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/raw_ostream.h"
@@ -496,6 +497,28 @@ static int64_t deallocHelperBytes(int64_t checked, int64_t retained) {
   return checked * (8 + 1 + 1) + retained * (8 + 1);
 }
 
+/// Whether a branch of `block` yields, as one result, a constant on one
+/// side (a global buffer, which nothing frees) and a buffer it allocates
+/// on another (a constant's zeros against a computed adjoint).
+static bool hasMixedBranchResult(Block &block) {
+  for (Operation &op : block.without_terminator()) {
+    if (!isa<scf::IfOp, scf::IndexSwitchOp>(op))
+      continue;
+    for (unsigned i = 0; i < op.getNumResults(); ++i)
+      if (isFreshBranchResult(&op, i) &&
+          llvm::any_of(op.getRegions(), [&](Region &region) {
+            if (region.empty())
+              return false;
+            Value v = bufferSourceWithin(
+                region.front().getTerminator()->getOperand(i), region);
+            Operation *producer = v.getDefiningOp();
+            return producer && producer->hasTrait<OpTrait::ConstantLike>();
+          }))
+        return true;
+  }
+  return false;
+}
+
 /// The bytes that the end of a function with loops allocates beyond what
 /// is resident there. Ownership-based deallocation first frees, each by its
 /// own flag, the loop results whose initial value was an argument (so that
@@ -530,6 +553,48 @@ static int64_t finalDeallocBytes(Block &body) {
       });
   return std::max<int64_t>(
       0, deallocHelperBytes(checked, retained) - freedFirst);
+}
+
+/// When a branch's result has mixed ownership, ownership-based
+/// deallocation cannot separate the block's buffers from what the block
+/// yields: it frees them all at the block's end, after checking them in
+/// `dealloc_helper` against the yielded values (observed in loop bodies
+/// whose branch yields a constant's zeros on one side). Every buffer of the
+/// block stays resident to the sink, whose transient bytes are the
+/// helper's arrays: one entry per buffer of the block that is not yielded
+/// (and per previous carried value of a loop's body), one per yielded one.
+template <typename KeepToEnd>
+static void keepBlockBuffersToEnd(RematProblem &problem, KeepToEnd keepToEnd) {
+  int sink = problem.sink;
+  Operation *terminator = problem.groups[sink].back();
+  llvm::SmallDenseSet<int, 8> yielded;
+  for (Value v : terminator->getOperands())
+    if (auto it = problem.nodeOf.find(v); it != problem.nodeOf.end())
+      yielded.insert(it->second);
+  int64_t checked = 0;
+  for (int v = 0; v < sink; ++v) {
+    if (problem.graph.nodes[v].bytes == 0 || problem.viewOf[v] >= 0)
+      continue;
+    keepToEnd(v, "a branch of its block has a result of mixed ownership, so "
+                 "it lives to the end of the block");
+    Operation *root = problem.groups[v].back();
+    if (isa<scf::IfOp, scf::IndexSwitchOp>(root)) {
+      for (unsigned i = 0; i < root->getNumResults(); ++i)
+        checked += isFreshBranchResult(root, i) &&
+                   !llvm::is_contained(terminator->getOperands(),
+                                       root->getResult(i));
+    } else if (!yielded.contains(v)) {
+      ++checked;
+    }
+  }
+  if (auto loop = dyn_cast<scf::ForOp>(terminator->getParentOp()))
+    for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
+      checked += !isCarriedInPlace(loop, i);
+  int64_t retained = llvm::count_if(terminator->getOperands(), [](Value v) {
+    return getByteSize(v.getType()) > 0;
+  });
+  problem.graph.nodes[sink].transient +=
+      deallocHelperBytes(checked, retained);
 }
 
 RematProblem tad::buildRematProblem(Block &body,
@@ -740,5 +805,7 @@ RematProblem tad::buildRematProblem(Block &body,
             it != problem.nodeOf.end() && problem.viewOf[it->second] < 0)
           keepToEnd(it->second, kRegionReason);
   }
+  if (hasMixedBranchResult(body))
+    keepBlockBuffersToEnd(problem, keepToEnd);
   return problem;
 }
