@@ -258,6 +258,15 @@ static int64_t nestedBytes(Operation *op, const RematGraphOptions &options,
 
 static Value bufferSourceWithin(Value v, Region &region);
 
+/// Whether `v` is defined in `region` (by an op or as a block argument of
+/// one of its blocks, nested or not).
+static bool isDefinedIn(Value v, Region &region) {
+  Operation *producer = v.getDefiningOp();
+  return region.isAncestor(producer
+                               ? producer->getParentRegion()
+                               : cast<BlockArgument>(v).getOwner()->getParent());
+}
+
 /// The value defined outside an scf.if or scf.index_switch whose buffer
 /// every branch yields as result `i` (directly, through views or in-place
 /// updates); null when some branch yields a buffer of its own.
@@ -268,10 +277,7 @@ static Value passedThroughBranches(Operation *op, unsigned i) {
       continue;
     Value v = bufferSourceWithin(region.front().getTerminator()->getOperand(i),
                                  region);
-    Operation *producer = v.getDefiningOp();
-    Region *where = producer ? producer->getParentRegion()
-                             : cast<BlockArgument>(v).getOwner()->getParent();
-    if (region.isAncestor(where) || (common && common != v))
+    if (isDefinedIn(v, region) || (common && common != v))
       return {};
     common = v;
   }
@@ -308,15 +314,14 @@ static bool isFreshBranchResult(Operation *op, unsigned i) {
       continue;
     Value v = bufferSourceWithin(region.front().getTerminator()->getOperand(i),
                                  region);
-    Operation *producer = v.getDefiningOp();
-    Region *where = producer ? producer->getParentRegion()
-                             : cast<BlockArgument>(v).getOwner()->getParent();
-    if (region.isAncestor(where))
+    if (isDefinedIn(v, region))
       return true;
   }
   return false;
 }
 
+/// The bytes of the results of an scf.if or scf.index_switch that some
+/// branch allocates.
 static int64_t freshBranchResultBytes(Operation *op) {
   int64_t bytes = 0;
   for (unsigned i = 0; i < op->getNumResults(); ++i)
@@ -325,9 +330,9 @@ static int64_t freshBranchResultBytes(Operation *op) {
   return bytes;
 }
 
-/// Whether iteration `i` of `loop` updates its carried value in place (the
-/// yielded value is the iter_arg, through views and in-place updates), so
-/// that the loop's result is the buffer of its initial value.
+/// Whether `loop` updates carried value `i` in place (the yielded value is
+/// the iter_arg, through views, in-place updates and branches that pass it
+/// through), so that the loop's result is the buffer of its initial value.
 static bool isCarriedInPlace(scf::ForOp loop, unsigned i) {
   Value yielded = loop.getBody()->getTerminator()->getOperand(i);
   return bufferSourceWithin(yielded, loop.getRegion()) ==
@@ -441,11 +446,10 @@ static int64_t fusedResultBytes(Operation *op) {
                             : 2 * reduced * elementBytes;
 }
 
-/// Whether iteration of `loop` copies the buffer it yields as carried value
-/// `i`: a buffer that is neither that carried value (updated in place or
-/// not) nor allocated by the iteration, such as another carried value or
-/// a value from outside the loop, since each carried value needs a buffer
-/// of its own.
+/// Whether each iteration of `loop` copies the buffer it yields as carried
+/// value `i`: one that is neither that carried value nor allocated by the
+/// iteration (another carried value, a value from outside the loop), since
+/// each carried value needs a buffer of its own.
 static bool copiesYield(scf::ForOp loop, unsigned i) {
   Value yielded = bufferSourceWithin(
       loop.getBody()->getTerminator()->getOperand(i), loop.getRegion());
@@ -769,7 +773,7 @@ RematProblem tad::buildRematProblem(Block &body,
       "a call reads it, so it lives to the end of the function";
   static constexpr const char *kRegionReason =
       "a loop or branch allocates it or carries it, so it lives to the end "
-      "of the function";
+      "of its block";
   auto keepToEnd = [&](int v, const char *reason) {
     problem.graph.nodes[v].recomputable = false;
     if (problem.pinnedBecause[v].empty())
