@@ -713,21 +713,29 @@ RematProblem tad::buildRematProblem(Block &body,
       problem.nodeOf[result] = v;
   }
 
-  // A loop result updated in place in a constant's copy is that copy.
-  for (auto [result, group] : constantCopies)
+  // A loop result updated in place in a constant's copy is that copy; its
+  // readers read the loop too, which fills it.
+  DenseMap<Value, int> filledBy;
+  for (auto [result, group] : constantCopies) {
+    filledBy[result] = problem.nodeOf.lookup(result);
     problem.nodeOf[result] = nodeOfGroup[group];
+  }
 
   // Edges: the values a group reads from other nodes, including those that
   // its regions capture, and through views, the buffers they view.
+  auto addEdge = [&](int u, int v) {
+    auto &inputs = problem.graph.nodes[v].inputs;
+    if (u != v && std::find(inputs.begin(), inputs.end(), u) == inputs.end())
+      problem.graph.addEdge(u, v);
+  };
   auto addInput = [&](int v, Value value) {
     auto it = problem.nodeOf.find(value);
     if (it == problem.nodeOf.end())
       return; // an argument or a constant
-    for (int u = it->second; u >= 0; u = problem.viewOf[u]) {
-      auto &inputs = problem.graph.nodes[v].inputs;
-      if (u != v && std::find(inputs.begin(), inputs.end(), u) == inputs.end())
-        problem.graph.addEdge(u, v);
-    }
+    for (int u = it->second; u >= 0; u = problem.viewOf[u])
+      addEdge(u, v);
+    if (auto loop = filledBy.find(value); loop != filledBy.end())
+      addEdge(loop->second, v);
   };
   for (int v = 0; v < n; ++v) {
     llvm::SetVector<Value> read;
