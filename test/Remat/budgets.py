@@ -7,10 +7,15 @@ feasible minimum and checks, for each budget, what issue 6 promises:
   - the results (values and gradients) equal the store-all results bit for
     bit (recomputation repeats the same ops on the same inputs).
 
-    budgets.py TADC FILE.tad ENTRY [--points N] [--top BYTES]
+    budgets.py TADC FILE.tad ENTRY [--points N] [--top BYTES] [--seed N]
+               [--loop-snapshots N]
 
 --top starts the sweep below the store-all peak (for programs whose
-store-all prediction is not yet exact).
+store-all prediction is not yet exact). --seed picks the random inputs:
+a branch is predicted at its larger side, so a program with branches is
+measured on inputs that take it. --loop-snapshots is passed to tadc: 0
+keeps full tapes, so that the sweep schedules the function around its
+loops instead of choosing how to checkpoint them.
 
 Prints one line per budget and exits non-zero on the first violation.
 """
@@ -26,14 +31,14 @@ import tempfile
 import numpy as np
 
 
-def run(tadc, source, entry, budget, tmp, name):
+def run(tadc, source, entry, budget, tmp, name, seed, extra):
     out = os.path.join(tmp, name)
     os.makedirs(out)
     stats, report = os.path.join(out, "stats.json"), os.path.join(
         out, "report.json")
     args = [tadc, "run", source, "--entry", entry, f"--stats-json={stats}",
             f"--output-dir={out}", f"--remat-budget={budget}",
-            f"--remat-report={report}"]
+            f"--remat-report={report}", f"--seed={seed}"] + extra
     proc = subprocess.run(args, capture_output=True, text=True)
     if proc.returncode != 0:
         sys.exit(f"FAIL: {' '.join(args)}\n{proc.stderr}")
@@ -47,9 +52,10 @@ def run(tadc, source, entry, budget, tmp, name):
     return measured, fn, results
 
 
-def minimum_budget(tadc, source, entry):
+def minimum_budget(tadc, source, entry, extra):
     proc = subprocess.run([tadc, source, "--emit=ad", "--entry", entry,
-                           "--remat-budget=1"], capture_output=True, text=True)
+                           "--remat-budget=1"] + extra, capture_output=True,
+                          text=True)
     match = re.search(r"the feasible minimum is (\d+) bytes", proc.stderr)
     if proc.returncode == 0 or not match:
         sys.exit(f"FAIL: no minimum in the error of budget 1:\n{proc.stderr}")
@@ -63,17 +69,21 @@ def main():
     parser.add_argument("entry")
     parser.add_argument("--points", type=int, default=5)
     parser.add_argument("--top", type=int)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--loop-snapshots", type=int)
     args = parser.parse_args()
+    extra = ([] if args.loop_snapshots is None else
+             [f"--loop-snapshots={args.loop_snapshots}"])
     with tempfile.TemporaryDirectory() as tmp:
         _, base, reference = run(args.tadc, args.source, args.entry, "1024GiB",
-                                 tmp, "store-all")
+                                 tmp, "store-all", args.seed, extra)
         top = args.top or base["store_all_peak"]
-        bottom = minimum_budget(args.tadc, args.source, args.entry)
+        bottom = minimum_budget(args.tadc, args.source, args.entry, extra)
         budgets = sorted({bottom + (top - bottom) * i // (args.points - 1)
                           for i in range(args.points)}, reverse=True)
         for i, budget in enumerate(budgets):
             measured, fn, results = run(args.tadc, args.source, args.entry,
-                                        budget, tmp, f"b{i}")
+                                        budget, tmp, f"b{i}", args.seed, extra)
             predicted = fn["predicted_peak"]
             line = (f"{args.entry} budget {budget}: predicted {predicted}, "
                     f"measured {measured}, overhead "

@@ -61,3 +61,33 @@ func.func @conditional(%x: memref<4xf32>, %owned: i1) -> memref<4xf32> {
   memref.dealloc %b : memref<4xf32>
   return %c : memref<4xf32>
 }
+
+// A branch that computes and yields is an ordinary block: its frees move
+// within it, as in a function body.
+// CHECK-LABEL: func.func @in_branch
+func.func @in_branch(%x: memref<4xf32>, %c: i1) -> memref<4xf32> {
+  // CHECK: scf.if
+  // CHECK-NEXT: %[[A:.*]] = memref.alloc
+  // CHECK-NEXT: memref.copy %{{.*}}, %[[A]]
+  // CHECK-NEXT: %[[B:.*]] = memref.alloc
+  // CHECK-NEXT: memref.copy %[[A]], %[[B]]
+  // CHECK-NEXT: memref.dealloc %[[A]]
+  // CHECK-NEXT: %[[C:.*]] = memref.alloc
+  // CHECK-NEXT: memref.copy %[[B]], %[[C]]
+  // CHECK-NEXT: memref.dealloc %[[C]]
+  // CHECK-NEXT: scf.yield %[[B]]
+  %r = scf.if %c -> memref<4xf32> {
+    %a = memref.alloc() : memref<4xf32>
+    memref.copy %x, %a : memref<4xf32> to memref<4xf32>
+    %b = memref.alloc() : memref<4xf32>
+    memref.copy %a, %b : memref<4xf32> to memref<4xf32>
+    %c2 = memref.alloc() : memref<4xf32>
+    memref.copy %b, %c2 : memref<4xf32> to memref<4xf32>
+    memref.dealloc %a : memref<4xf32>
+    memref.dealloc %c2 : memref<4xf32>
+    scf.yield %b : memref<4xf32>
+  } else {
+    scf.yield %x : memref<4xf32>
+  }
+  return %r : memref<4xf32>
+}

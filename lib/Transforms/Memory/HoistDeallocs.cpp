@@ -38,17 +38,29 @@ llvm::SetVector<Value> getAliases(Value buffer) {
   return aliases;
 }
 
+/// Whether `op` has the shape of the conditional frees that dynamic
+/// ownership produces: no results and no else. Such an op that frees more
+/// than one buffer stays where it is. A branch of an scf.if that yields
+/// results is an ordinary block, whose frees move within it.
+bool isGuardShaped(scf::IfOp op) {
+  return op.getNumResults() == 0 && op.getElseRegion().empty();
+}
+
+/// Whether `op` is a conditional free of one buffer, which moves as one.
+bool isGuard(scf::IfOp op) {
+  return isGuardShaped(op) && op.thenBlock()->getOperations().size() == 2;
+}
+
 struct HoistDeallocsPass
     : tad::impl::HoistDeallocsBase<HoistDeallocsPass> {
   void runOnOperation() override {
     // Each free: the op to move, and the buffer it frees.
     SmallVector<std::pair<Operation *, Value>> frees;
     getOperation().walk([&](memref::DeallocOp op) {
-      auto guard = dyn_cast<scf::IfOp>(op->getParentOp());
-      if (guard && guard.getNumResults() == 0 && guard.getElseRegion().empty() &&
-          guard.thenBlock()->getOperations().size() == 2)
-        frees.push_back({guard, op.getMemref()});
-      else if (!guard)
+      auto parent = dyn_cast<scf::IfOp>(op->getParentOp());
+      if (parent && isGuard(parent))
+        frees.push_back({parent, op.getMemref()});
+      else if (!parent || !isGuardShaped(parent))
         frees.push_back({op, op.getMemref()});
     });
     for (auto [dealloc, buffer] : frees) {

@@ -9,6 +9,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/raw_ostream.h"
@@ -255,32 +256,149 @@ static int64_t nestedBytes(Operation *op, const RematGraphOptions &options,
 }
 
 
+static Value bufferSourceWithin(Value v, Region &region);
+
+/// Whether `v` is defined in `region` (by an op or as a block argument of
+/// one of its blocks, nested or not).
+static bool isDefinedIn(Value v, Region &region) {
+  Operation *producer = v.getDefiningOp();
+  return region.isAncestor(producer
+                               ? producer->getParentRegion()
+                               : cast<BlockArgument>(v).getOwner()->getParent());
+}
+
+/// The value defined outside an scf.if or scf.index_switch whose buffer
+/// every branch yields as result `i` (directly, through views or in-place
+/// updates); null when some branch yields a buffer of its own.
+static Value passedThroughBranches(Operation *op, unsigned i) {
+  Value common;
+  for (Region &region : op->getRegions()) {
+    if (region.empty())
+      continue;
+    Value v = bufferSourceWithin(region.front().getTerminator()->getOperand(i),
+                                 region);
+    if (isDefinedIn(v, region) || (common && common != v))
+      return {};
+    common = v;
+  }
+  return common;
+}
+
+/// The value whose buffer `v` is, following views, in-place updates and
+/// branches that pass a buffer through, defined inside `region`.
+static Value bufferSourceWithin(Value v, Region &region) {
+  while (Operation *producer = v.getDefiningOp()) {
+    if (!region.isAncestor(producer->getParentRegion()))
+      break;
+    if (isView(producer)) {
+      v = viewedValue(producer);
+      continue;
+    }
+    Value through;
+    if (isa<scf::IfOp, scf::IndexSwitchOp>(producer))
+      through = passedThroughBranches(producer,
+                                      cast<OpResult>(v).getResultNumber());
+    if (!through)
+      break;
+    v = through;
+  }
+  return v;
+}
+
+/// Whether result `i` of an scf.if or scf.index_switch is a buffer that
+/// some branch allocates: not one that every branch yields from outside
+/// it, directly or through views and in-place updates.
+static bool isFreshBranchResult(Operation *op, unsigned i) {
+  for (Region &region : op->getRegions()) {
+    if (region.empty())
+      continue;
+    Value v = bufferSourceWithin(region.front().getTerminator()->getOperand(i),
+                                 region);
+    if (isDefinedIn(v, region))
+      return true;
+  }
+  return false;
+}
+
 /// The bytes of the results of an scf.if or scf.index_switch that some
-/// branch allocates: not those that every branch yields from outside it,
-/// directly or through views and in-place updates.
+/// branch allocates.
 static int64_t freshBranchResultBytes(Operation *op) {
   int64_t bytes = 0;
-  for (unsigned i = 0; i < op->getNumResults(); ++i) {
-    bool fresh = false;
-    for (Region &region : op->getRegions()) {
-      if (region.empty())
-        continue;
-      Value v = region.front().getTerminator()->getOperand(i);
-      while (Operation *producer = v.getDefiningOp()) {
-        if (!region.isAncestor(producer->getParentRegion()) ||
-            !isView(producer))
-          break;
-        v = viewedValue(producer);
-      }
-      Operation *producer = v.getDefiningOp();
-      Region *where = producer ? producer->getParentRegion()
-                               : cast<BlockArgument>(v).getOwner()->getParent();
-      if (region.isAncestor(where))
-        fresh = true;
-    }
-    if (fresh)
+  for (unsigned i = 0; i < op->getNumResults(); ++i)
+    if (isFreshBranchResult(op, i))
       bytes += getByteSize(op->getResult(i).getType());
-  }
+  return bytes;
+}
+
+/// Whether `loop` updates carried value `i` in place (the yielded value is
+/// the iter_arg, through views, in-place updates and branches that pass it
+/// through), so that the loop's result is the buffer of its initial value.
+static bool isCarriedInPlace(scf::ForOp loop, unsigned i) {
+  Value yielded = loop.getBody()->getTerminator()->getOperand(i);
+  return bufferSourceWithin(yielded, loop.getRegion()) ==
+         loop.getRegionIterArg(i);
+}
+
+/// Whether bufferization copies the initial value of carried value `i`
+/// before `loop`. It does when the loop may write the buffer and the
+/// original must survive: a constant (a read-only global), a view (whose
+/// layout also differs from the buffers the body yields), or a value that
+/// the loop's body or something after the loop still reads.
+static bool copiesLoopInit(scf::ForOp loop, unsigned i) {
+  Value init = loop.getInitArgs()[i];
+  Operation *producer = init.getDefiningOp();
+  if (producer && (producer->hasTrait<OpTrait::ConstantLike>() ||
+                   isa<ReshapeOp, TakeOp, SliceOp>(producer)))
+    return true;
+  // A value passed as two initial values is copied for the second.
+  if (llvm::is_contained(loop.getInitArgs().take_front(i), init))
+    return true;
+  Block *block = loop->getBlock();
+  return llvm::any_of(init.getUsers(), [&](Operation *user) {
+    if (user != loop && loop->isAncestor(user))
+      return true;
+    Operation *inBlock = block->findAncestorOpInBlock(*user);
+    return inBlock && loop->isBeforeInBlock(inBlock);
+  });
+}
+
+/// Whether carried value `i` of `loop` is updated in place in the buffer of
+/// an initial value that the block computed, which is then the loop's
+/// result too.
+static bool isCarriedInBlockValue(scf::ForOp loop, unsigned i) {
+  Operation *producer = loop.getInitArgs()[i].getDefiningOp();
+  return producer && isCarriedInPlace(loop, i) && !copiesLoopInit(loop, i);
+}
+
+/// Whether carried value `i` of `loop` is updated in place in the copy of
+/// a constant of the loop's block (a tape, an accumulator). That buffer is
+/// allocated before the loop, and freed after the last reader of the
+/// loop's result like any buffer of the block: the graph gives it a node
+/// of its own instead of counting it with the loop.
+static bool isCarriedInConstantCopy(scf::ForOp loop, unsigned i) {
+  Operation *producer = loop.getInitArgs()[i].getDefiningOp();
+  return producer && producer->hasTrait<OpTrait::ConstantLike>() &&
+         producer->getBlock() == loop->getBlock() && isCarriedInPlace(loop, i);
+}
+
+/// The bytes of a loop's results that are buffers of their own: not those
+/// updated in place in a value the block computed or in a constant's copy.
+static int64_t loopResultBytes(scf::ForOp loop) {
+  int64_t bytes = 0;
+  for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
+    if (!isCarriedInBlockValue(loop, i) && !isCarriedInConstantCopy(loop, i))
+      bytes += getByteSize(loop.getResult(i).getType());
+  return bytes;
+}
+
+/// The bytes of the copies of a loop's initial values that are not the
+/// loop's results: those of the carried values it replaces each iteration.
+/// Ownership-based deallocation frees them only at the end of the block.
+static int64_t loopInitCopyBytes(scf::ForOp loop) {
+  int64_t bytes = 0;
+  for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
+    if (!isCarriedInPlace(loop, i) && copiesLoopInit(loop, i))
+      bytes += getByteSize(loop.getInitArgs()[i].getType());
   return bytes;
 }
 
@@ -328,6 +446,161 @@ static int64_t fusedResultBytes(Operation *op) {
                             : 2 * reduced * elementBytes;
 }
 
+/// Whether each iteration of `loop` copies the buffer it yields as carried
+/// value `i`: one that is neither that carried value nor allocated by the
+/// iteration (another carried value, a value from outside the loop), since
+/// each carried value needs a buffer of its own.
+static bool copiesYield(scf::ForOp loop, unsigned i) {
+  Value yielded = bufferSourceWithin(
+      loop.getBody()->getTerminator()->getOperand(i), loop.getRegion());
+  if (yielded == loop.getRegionIterArg(i))
+    return false;
+  Operation *producer = yielded.getDefiningOp();
+  return !producer || !loop.getRegion().isAncestor(producer->getParentRegion()) ||
+         producer->hasTrait<OpTrait::ConstantLike>();
+}
+
+/// Whether bufferization gives `value`'s buffer a fully dynamic layout: a
+/// result that a branch allocates (scf.if and scf.index_switch results get
+/// one), and a loop's carried value that the loop replaces by such a
+/// result.
+static bool hasDynamicLayout(Value value) {
+  auto result = dyn_cast<OpResult>(value);
+  if (!result)
+    return false;
+  Operation *producer = result.getOwner();
+  if (isa<scf::IfOp, scf::IndexSwitchOp>(producer))
+    return isFreshBranchResult(producer, result.getResultNumber());
+  auto loop = dyn_cast<scf::ForOp>(producer);
+  unsigned i = result.getResultNumber();
+  return loop && !isCarriedInPlace(loop, i) &&
+         hasDynamicLayout(loop.getBody()->getTerminator()->getOperand(i));
+}
+
+/// Whether returning `value` from a function returns a copy: an argument
+/// or a constant (docs/memory.md), or a buffer of dynamic layout, since a
+/// function result has the identity layout.
+static bool returnsCopy(Value value) {
+  Operation *producer = value.getDefiningOp();
+  if (!producer)
+    return true;
+  if (producer->hasTrait<OpTrait::ConstantLike>())
+    return true;
+  return hasDynamicLayout(value);
+}
+
+/// The bytes that the lowering of a block's final deallocation allocates
+/// while everything resident at the block's end is: when some buffers are
+/// owned by a runtime flag, it checks them against the retained ones
+/// (the yielded or returned values) in `dealloc_helper`, through arrays of
+/// an index and two i1 per checked buffer and an index and an i1 per
+/// retained one.
+static int64_t deallocHelperBytes(int64_t checked, int64_t retained) {
+  if (checked == 0)
+    return 0;
+  return checked * (8 + 1 + 1) + retained * (8 + 1);
+}
+
+/// Whether a branch of `block` yields, as one result, a constant on one
+/// side (a global buffer, which nothing frees) and a buffer it allocates
+/// on another (a constant's zeros against a computed adjoint).
+static bool hasMixedBranchResult(Block &block) {
+  for (Operation &op : block.without_terminator()) {
+    if (!isa<scf::IfOp, scf::IndexSwitchOp>(op))
+      continue;
+    for (unsigned i = 0; i < op.getNumResults(); ++i)
+      if (isFreshBranchResult(&op, i) &&
+          llvm::any_of(op.getRegions(), [&](Region &region) {
+            if (region.empty())
+              return false;
+            Value v = bufferSourceWithin(
+                region.front().getTerminator()->getOperand(i), region);
+            Operation *producer = v.getDefiningOp();
+            return producer && producer->hasTrait<OpTrait::ConstantLike>();
+          }))
+        return true;
+  }
+  return false;
+}
+
+/// The bytes that the end of a function with loops allocates beyond what
+/// is resident there. Ownership-based deallocation first frees, each by its
+/// own flag, the loop results whose initial value was an argument (so that
+/// they cannot alias the function's buffers). The buffers that a loop may
+/// have handed back (copies of initial values, values of the block passed
+/// in, results that replaced them) it then checks against the returned
+/// loop results in `dealloc_helper`.
+static int64_t finalDeallocBytes(Block &body) {
+  int64_t checked = 0, freedFirst = 0;
+  for (Operation &op : body.without_terminator()) {
+    auto loop = dyn_cast<scf::ForOp>(op);
+    if (!loop)
+      continue;
+    for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i) {
+      if (isCarriedInPlace(loop, i)) {
+        checked += isCarriedInBlockValue(loop, i);
+        continue;
+      }
+      Operation *producer = loop.getInitArgs()[i].getDefiningOp();
+      bool copied = copiesLoopInit(loop, i);
+      bool owned = copied || (producer && producer->getBlock() == &body);
+      checked += copied + owned;
+      if (!owned)
+        freedFirst += getByteSize(loop.getResult(i).getType());
+    }
+  }
+  int64_t retained = llvm::count_if(
+      body.getTerminator()->getOperands(), [](Value v) {
+        auto loop = v.getDefiningOp<scf::ForOp>();
+        return loop && !returnsCopy(v) &&
+               !isCarriedInPlace(loop, cast<OpResult>(v).getResultNumber());
+      });
+  return std::max<int64_t>(
+      0, deallocHelperBytes(checked, retained) - freedFirst);
+}
+
+/// When a branch's result has mixed ownership, ownership-based
+/// deallocation cannot separate the block's buffers from what the block
+/// yields: it frees them all at the block's end, after checking them in
+/// `dealloc_helper` against the yielded values (observed in loop bodies
+/// whose branch yields a constant's zeros on one side). Every buffer of the
+/// block stays resident to the sink, whose transient bytes are the
+/// helper's arrays: one entry per buffer of the block that is not yielded
+/// (and per previous carried value of a loop's body), one per yielded one.
+template <typename KeepToEnd>
+static void keepBlockBuffersToEnd(RematProblem &problem, KeepToEnd keepToEnd) {
+  int sink = problem.sink;
+  Operation *terminator = problem.groups[sink].back();
+  llvm::SmallDenseSet<int, 8> yielded;
+  for (Value v : terminator->getOperands())
+    if (auto it = problem.nodeOf.find(v); it != problem.nodeOf.end())
+      yielded.insert(it->second);
+  int64_t checked = 0;
+  for (int v = 0; v < sink; ++v) {
+    if (problem.graph.nodes[v].bytes == 0 || problem.viewOf[v] >= 0)
+      continue;
+    keepToEnd(v, "a branch of its block has a result of mixed ownership, so "
+                 "it lives to the end of the block");
+    Operation *root = problem.groups[v].back();
+    if (isa<scf::IfOp, scf::IndexSwitchOp>(root)) {
+      for (unsigned i = 0; i < root->getNumResults(); ++i)
+        checked += isFreshBranchResult(root, i) &&
+                   !llvm::is_contained(terminator->getOperands(),
+                                       root->getResult(i));
+    } else if (!yielded.contains(v)) {
+      ++checked;
+    }
+  }
+  if (auto loop = dyn_cast<scf::ForOp>(terminator->getParentOp()))
+    for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
+      checked += !isCarriedInPlace(loop, i);
+  int64_t retained = llvm::count_if(terminator->getOperands(), [](Value v) {
+    return getByteSize(v.getType()) > 0;
+  });
+  problem.graph.nodes[sink].transient +=
+      deallocHelperBytes(checked, retained);
+}
+
 RematProblem tad::buildRematProblem(Block &body,
                                     const RematGraphOptions &options,
                                     int depth) {
@@ -341,6 +614,8 @@ RematProblem tad::buildRematProblem(Block &body,
   for (Operation &op : body.without_terminator())
     ops.push_back(&op);
   std::vector<SmallVector<Operation *>> reversedGroups;
+  // Each loop result that is a constant's copy, and that copy's group.
+  SmallVector<std::pair<Value, int>> constantCopies;
   for (Operation *op : llvm::reverse(ops)) {
     if (op->hasTrait<OpTrait::ConstantLike>() && op->getNumOperands() == 0) {
       problem.constants.push_back(op);
@@ -362,6 +637,16 @@ RematProblem tad::buildRematProblem(Block &body,
       fusedResult.insert(op);
     groupOf[op] = int(reversedGroups.size());
     reversedGroups.push_back({op});
+    // The copies of constants that a loop updates in place come just
+    // before it, as the groups of those constants (the constants
+    // themselves stay where they are).
+    if (auto loop = dyn_cast<scf::ForOp>(op))
+      for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
+        if (isCarriedInConstantCopy(loop, i)) {
+          constantCopies.push_back(
+              {loop.getResult(i), int(reversedGroups.size())});
+          reversedGroups.push_back({loop.getInitArgs()[i].getDefiningOp()});
+        }
   }
   std::reverse(problem.constants.begin(), problem.constants.end());
 
@@ -382,6 +667,14 @@ RematProblem tad::buildRematProblem(Block &body,
     Operation *root = group.back();
     remat::Node &node = problem.graph.nodes[v];
     node.name = "v" + std::to_string(v) + " " + describe(root);
+    if (root->hasTrait<OpTrait::ConstantLike>()) {
+      // A constant's copy that a loop updates in place.
+      node.bytes = getByteSize(root->getResult(0).getType());
+      node.recomputable = false;
+      problem.pinnedBecause[v] = "a loop updates this copy of a constant in "
+                                 "place";
+      continue;
+    }
     for (Operation *op : group) {
       node.cost += estimateCost(op);
       // A wide sum whose rounding fused keeps its accumulator as its value.
@@ -401,28 +694,48 @@ RematProblem tad::buildRematProblem(Block &body,
       node.recomputable = false;
       problem.pinnedBecause[v] = "the policy saves matmuls";
     }
-    if (fusedResult.contains(root))
+    if (fusedResult.contains(root)) {
       node.bytes = fusedResultBytes(root);
-    else if (isa<scf::IfOp, scf::IndexSwitchOp>(root))
+    } else if (isa<scf::IfOp, scf::IndexSwitchOp>(root)) {
+      // The larger branch's peak already holds the results it yields.
       node.bytes = freshBranchResultBytes(root);
-    else if (!isView(root))
+      node.transient = std::max<int64_t>(0, node.transient - node.bytes);
+    } else if (auto loop = dyn_cast<scf::ForOp>(root)) {
+      // The body's peak holds an iteration's new carried values; the
+      // node's bytes are the previous ones, freed only at the end of the
+      // iteration, and the copies of the initial values.
+      node.bytes = loopResultBytes(loop) + loopInitCopyBytes(loop);
+    } else if (!isView(root)) {
       for (Type type : root->getResultTypes())
         node.bytes += getByteSize(type);
+    }
     for (Value result : root->getResults())
       problem.nodeOf[result] = v;
   }
 
+  // A loop result updated in place in a constant's copy is that copy; its
+  // readers read the loop too, which fills it.
+  DenseMap<Value, int> filledBy;
+  for (auto [result, group] : constantCopies) {
+    filledBy[result] = problem.nodeOf.lookup(result);
+    problem.nodeOf[result] = nodeOfGroup[group];
+  }
+
   // Edges: the values a group reads from other nodes, including those that
   // its regions capture, and through views, the buffers they view.
+  auto addEdge = [&](int u, int v) {
+    auto &inputs = problem.graph.nodes[v].inputs;
+    if (u != v && std::find(inputs.begin(), inputs.end(), u) == inputs.end())
+      problem.graph.addEdge(u, v);
+  };
   auto addInput = [&](int v, Value value) {
     auto it = problem.nodeOf.find(value);
     if (it == problem.nodeOf.end())
       return; // an argument or a constant
-    for (int u = it->second; u >= 0; u = problem.viewOf[u]) {
-      auto &inputs = problem.graph.nodes[v].inputs;
-      if (u != v && std::find(inputs.begin(), inputs.end(), u) == inputs.end())
-        problem.graph.addEdge(u, v);
-    }
+    for (int u = it->second; u >= 0; u = problem.viewOf[u])
+      addEdge(u, v);
+    if (auto loop = filledBy.find(value); loop != filledBy.end())
+      addEdge(loop->second, v);
   };
   for (int v = 0; v < n; ++v) {
     llvm::SetVector<Value> read;
@@ -439,6 +752,10 @@ RematProblem tad::buildRematProblem(Block &body,
     }
     for (Value value : read)
       addInput(v, value);
+    if (auto loop = dyn_cast<scf::ForOp>(root))
+      for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
+        if (isCarriedInConstantCopy(loop, i))
+          addInput(v, loop.getResult(i));
   }
 
   // The sink reads the results. Returning an argument or a constant
@@ -448,26 +765,59 @@ RematProblem tad::buildRematProblem(Block &body,
   problem.groups.push_back({terminator});
   for (Value value : terminator->getOperands()) {
     addInput(n, value);
-    if (isa<func::ReturnOp>(terminator) && !problem.nodeOf.count(value))
+    if (isa<func::ReturnOp>(terminator) && returnsCopy(value))
       problem.graph.nodes[n].bytes += getByteSize(value.getType());
   }
+  if (auto loop = dyn_cast<scf::ForOp>(body.getParentOp()))
+    for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
+      if (copiesYield(loop, i))
+        problem.graph.nodes[n].bytes +=
+            getByteSize(loop.getRegionIterArgs()[i].getType());
   // Ownership-based deallocation cannot tell whether a call's results alias
   // its operands or what the caller returns, and frees both only at the end
   // of the caller: they stay resident to the sink, and recomputing them
   // would only add a copy.
-  auto keepToEnd = [&](int v) {
+  static constexpr const char *kCallReason =
+      "a call reads it, so it lives to the end of the function";
+  static constexpr const char *kRegionReason =
+      "a loop or branch allocates it or carries it, so it lives to the end "
+      "of its block";
+  auto keepToEnd = [&](int v, const char *reason) {
     problem.graph.nodes[v].recomputable = false;
     if (problem.pinnedBecause[v].empty())
-      problem.pinnedBecause[v] = "a call reads it, so it lives to the end of "
-                                 "the function";
+      problem.pinnedBecause[v] = reason;
     if (!llvm::is_contained(problem.graph.nodes[n].inputs, v))
       problem.graph.addEdge(v, n);
   };
+  if (isa<func::ReturnOp>(terminator))
+    problem.graph.nodes[n].transient = finalDeallocBytes(body);
+
   for (int v = 0; v < n; ++v)
     if (isa<func::CallOp>(problem.groups[v].back())) {
-      keepToEnd(v);
+      keepToEnd(v, kCallReason);
       for (int input : std::vector<int>(problem.graph.nodes[v].inputs))
-        keepToEnd(input);
+        keepToEnd(input, kCallReason);
     }
+  // The same holds for the buffers that a loop or a branch allocates for
+  // its results, and for the initial values of a loop's carried values
+  // that it replaces: ownership passes through the region's results as a
+  // runtime flag, and the conditional frees sit at the end of the block.
+  for (int v = 0; v < n; ++v) {
+    Operation *root = problem.groups[v].back();
+    if (isa<scf::IfOp, scf::IndexSwitchOp>(root) &&
+        problem.graph.nodes[v].bytes > 0)
+      keepToEnd(v, kRegionReason);
+    auto loop = dyn_cast<scf::ForOp>(root);
+    if (!loop || loop.getNumResults() == 0)
+      continue;
+    keepToEnd(v, kRegionReason);
+    for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
+      if (!copiesLoopInit(loop, i))
+        if (auto it = problem.nodeOf.find(loop.getInitArgs()[i]);
+            it != problem.nodeOf.end() && problem.viewOf[it->second] < 0)
+          keepToEnd(it->second, kRegionReason);
+  }
+  if (hasMixedBranchResult(body))
+    keepBlockBuffersToEnd(problem, keepToEnd);
   return problem;
 }

@@ -20,7 +20,14 @@
 //  - an op with regions (a loop, a branch, a checkpoint) or a call is one
 //    node, whose transient bytes are the peak of its body or callee; the
 //    results and operands of a call are freed only at the end of the
-//    caller.
+//    caller;
+//  - a branch counts the results that some side allocates; a loop counts
+//    its previous carried values (freed at the end of each iteration) and
+//    the copies bufferization makes of its initial values; ownership-
+//    based deallocation frees both, and the initial values a loop owns,
+//    only at the end of the enclosing block (docs/remat.md); the copy of
+//    a constant that a loop updates in place (a tape) is a node of its
+//    own, whose group is the constant, computed just before the loop.
 //
 // The returned values are read by a final sink node, so that they stay
 // resident to the end; the sink's own bytes are the copies that returning
@@ -42,7 +49,9 @@ namespace tad {
 struct RematProblem {
   remat::Graph graph;
   /// The ops of each node in block order; the last one is the root, whose
-  /// results the other nodes read.
+  /// results the other nodes read. A group that is one constant is the
+  /// copy of it that a loop updates in place: the rewrite leaves the
+  /// constant where it is.
   std::vector<llvm::SmallVector<mlir::Operation *>> groups;
   /// For view nodes, the node whose buffer they view; -1 otherwise.
   std::vector<int> viewOf;

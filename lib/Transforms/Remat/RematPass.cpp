@@ -56,6 +56,10 @@ void applySchedule(func::FuncOp func, const RematProblem &problem,
     if (event.kind != Event::compute || event.node == problem.sink)
       continue;
     const auto &group = problem.groups[event.node];
+    // The copy of a constant that a loop updates in place: the constant
+    // stays at the top, and bufferization makes the copy.
+    if (group.back()->hasTrait<OpTrait::ConstantLike>())
+      continue;
     // What the group reads from outside: operands and captured values.
     llvm::SetVector<Value> read;
     for (Operation *op : group) {
