@@ -288,16 +288,6 @@ struct RematPass : tad::impl::RematBase<RematPass> {
       RematGraphOptions graphOptions;
       graphOptions.saveMatmuls = config.policy == RematPolicy::saveMatmuls;
       RematProblem problem = buildRematProblem(func, graphOptions);
-      // Loops and branches are one node each, with an estimated peak: say
-      // so rather than promise a peak the code may not keep.
-      for (Operation &op : func.getBody().front())
-        if (isa<scf::ForOp, scf::IfOp>(op)) {
-          op.emitWarning()
-              << "remat: the memory of loops and branches is estimated, not "
-                 "modeled exactly; the measured peak of @"
-              << func.getName() << " may exceed the predicted one";
-          break;
-        }
       if (!config.graphFile.empty() &&
           failed(writeGraph(func, problem, funcs.size() > 1)))
         return signalPassFailure();
