@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Cuda.h"
+#include "StridedGemm.h"
 
 #include "tad/runtime/Runtime.h"
 
@@ -96,18 +97,6 @@ View viewOf(int64_t rows, int64_t cols, int64_t rowStride,
   return {};
 }
 
-template <typename T>
-void hostGemm(int64_t m, int64_t n, int64_t k, const T *a, int64_t a0,
-              int64_t a1, const T *b, int64_t b0, int64_t b1, T *c, int64_t c0,
-              int64_t c1) {
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t p = 0; p < k; ++p) {
-      T aip = a[i * a0 + p * a1];
-      for (int64_t j = 0; j < n; ++j)
-        c[i * c0 + j * c1] += aip * b[p * b0 + j * b1];
-    }
-}
-
 cublasStatus call(int opB, int opA, int n, int m, int k, const float *b,
                   int ldb, const float *a, int lda, float *c, int ldc) {
   const float one = 1.0f;
@@ -129,7 +118,7 @@ void gemm(int64_t m, int64_t n, int64_t k, const T *a, int64_t a0, int64_t a1,
   View vc = viewOf(m, n, c0, c1);
   if (!(va.ok && vb.ok && vc.ok && vc.op == kOpN)) {
     tad::rt::cuda::synchronize();
-    hostGemm(m, n, k, a, a0, a1, b, b0, b1, c, c0, c1);
+    tad::rt::stridedGemmLoop(m, n, k, a, a0, a1, b, b0, b1, c, c0, c1);
     return;
   }
   std::call_once(cublas().loaded, load);
@@ -140,48 +129,27 @@ void gemm(int64_t m, int64_t n, int64_t k, const T *a, int64_t a0, int64_t a1,
   tad::rt::cuda::synchronize();
 }
 
-template <typename T>
-void matmul2(tad_rt_memref2 *a, tad_rt_memref2 *b, tad_rt_memref2 *c) {
-  gemm(c->sizes[0], c->sizes[1], a->sizes[1],
-       static_cast<const T *>(a->aligned) + a->offset, a->strides[0],
-       a->strides[1], static_cast<const T *>(b->aligned) + b->offset,
-       b->strides[0], b->strides[1], static_cast<T *>(c->aligned) + c->offset,
-       c->strides[0], c->strides[1]);
-}
-
-template <typename T>
-void matmul3(tad_rt_memref3 *a, tad_rt_memref3 *b, tad_rt_memref3 *c) {
-  for (int64_t i = 0; i < c->sizes[0]; ++i)
-    gemm(c->sizes[1], c->sizes[2], a->sizes[2],
-         static_cast<const T *>(a->aligned) + a->offset + i * a->strides[0],
-         a->strides[1], a->strides[2],
-         static_cast<const T *>(b->aligned) + b->offset + i * b->strides[0],
-         b->strides[1], b->strides[2],
-         static_cast<T *>(c->aligned) + c->offset + i * c->strides[0],
-         c->strides[1], c->strides[2]);
-}
-
 } // namespace
 
 extern "C" {
 
 void _mlir_ciface_tad_rt_cuda_matmul_f32(tad_rt_memref2 *a, tad_rt_memref2 *b,
                                          tad_rt_memref2 *c) {
-  matmul2<float>(a, b, c);
+  tad::rt::gemm2<float>(a, b, c, gemm<float>);
 }
 void _mlir_ciface_tad_rt_cuda_matmul_f64(tad_rt_memref2 *a, tad_rt_memref2 *b,
                                          tad_rt_memref2 *c) {
-  matmul2<double>(a, b, c);
+  tad::rt::gemm2<double>(a, b, c, gemm<double>);
 }
 void _mlir_ciface_tad_rt_cuda_batch_matmul_f32(tad_rt_memref3 *a,
                                                tad_rt_memref3 *b,
                                                tad_rt_memref3 *c) {
-  matmul3<float>(a, b, c);
+  tad::rt::gemm3<float>(a, b, c, gemm<float>);
 }
 void _mlir_ciface_tad_rt_cuda_batch_matmul_f64(tad_rt_memref3 *a,
                                                tad_rt_memref3 *b,
                                                tad_rt_memref3 *c) {
-  matmul3<double>(a, b, c);
+  tad::rt::gemm3<double>(a, b, c, gemm<double>);
 }
 
 } // extern "C"

@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "StridedGemm.h"
+
 #include "tad/runtime/Runtime.h"
 
 #include <cblas.h>
@@ -37,18 +39,6 @@ BlasView viewOf(int64_t rows, int64_t cols, int64_t rowStride,
   return v;
 }
 
-template <typename T>
-void gemmLoop(int64_t m, int64_t n, int64_t k, const T *a, int64_t a0,
-              int64_t a1, const T *b, int64_t b0, int64_t b1, T *c, int64_t c0,
-              int64_t c1) {
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t p = 0; p < k; ++p) {
-      T aip = a[i * a0 + p * a1];
-      for (int64_t j = 0; j < n; ++j)
-        c[i * c0 + j * c1] += aip * b[p * b0 + j * b1];
-    }
-}
-
 void blasGemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k,
               const float *a, int lda, const float *b, int ldb, float *c,
               int ldc) {
@@ -74,31 +64,7 @@ void gemm(int64_t m, int64_t n, int64_t k, const T *a, int64_t a0, int64_t a1,
     blasGemm(va.trans, vb.trans, int(m), int(n), int(k), a, int(va.ld), b,
              int(vb.ld), c, int(vc.ld));
   else
-    gemmLoop(m, n, k, a, a0, a1, b, b0, b1, c, c0, c1);
-}
-
-template <typename T>
-void matmul2(tad_rt_memref2 *a, tad_rt_memref2 *b, tad_rt_memref2 *c) {
-  const T *pa = static_cast<const T *>(a->aligned) + a->offset;
-  const T *pb = static_cast<const T *>(b->aligned) + b->offset;
-  T *pc = static_cast<T *>(c->aligned) + c->offset;
-  gemm(c->sizes[0], c->sizes[1], a->sizes[1], pa, a->strides[0],
-       a->strides[1], pb, b->strides[0], b->strides[1], pc, c->strides[0],
-       c->strides[1]);
-}
-
-template <typename T>
-void matmul3(tad_rt_memref3 *a, tad_rt_memref3 *b, tad_rt_memref3 *c) {
-  for (int64_t batch = 0; batch < c->sizes[0]; ++batch) {
-    const T *pa =
-        static_cast<const T *>(a->aligned) + a->offset + batch * a->strides[0];
-    const T *pb =
-        static_cast<const T *>(b->aligned) + b->offset + batch * b->strides[0];
-    T *pc = static_cast<T *>(c->aligned) + c->offset + batch * c->strides[0];
-    gemm(c->sizes[1], c->sizes[2], a->sizes[2], pa, a->strides[1],
-         a->strides[2], pb, b->strides[1], b->strides[2], pc, c->strides[1],
-         c->strides[2]);
-  }
+    tad::rt::stridedGemmLoop(m, n, k, a, a0, a1, b, b0, b1, c, c0, c1);
 }
 
 } // namespace
@@ -107,21 +73,21 @@ extern "C" {
 
 void _mlir_ciface_tad_rt_matmul_f32(tad_rt_memref2 *a, tad_rt_memref2 *b,
                                     tad_rt_memref2 *c) {
-  matmul2<float>(a, b, c);
+  tad::rt::gemm2<float>(a, b, c, gemm<float>);
 }
 void _mlir_ciface_tad_rt_matmul_f64(tad_rt_memref2 *a, tad_rt_memref2 *b,
                                     tad_rt_memref2 *c) {
-  matmul2<double>(a, b, c);
+  tad::rt::gemm2<double>(a, b, c, gemm<double>);
 }
 void _mlir_ciface_tad_rt_batch_matmul_f32(tad_rt_memref3 *a,
                                           tad_rt_memref3 *b,
                                           tad_rt_memref3 *c) {
-  matmul3<float>(a, b, c);
+  tad::rt::gemm3<float>(a, b, c, gemm<float>);
 }
 void _mlir_ciface_tad_rt_batch_matmul_f64(tad_rt_memref3 *a,
                                           tad_rt_memref3 *b,
                                           tad_rt_memref3 *c) {
-  matmul3<double>(a, b, c);
+  tad::rt::gemm3<double>(a, b, c, gemm<double>);
 }
 
 void tad_rt_set_num_threads(int threads) { openblas_set_num_threads(threads); }
