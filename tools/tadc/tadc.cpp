@@ -40,6 +40,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
+#include <limits>
 
 namespace cl = llvm::cl;
 
@@ -231,6 +232,8 @@ cl::opt<std::string> rematGraph(
 
 /// What the remat pass decided, printed after the pipeline ran.
 tad::RematReport rematResult;
+/// Whether tadc chose the loops' snapshot count for the budget.
+bool loopsChosen = false;
 } // namespace
 
 /// The lowering options from the command line; false (after printing the
@@ -296,8 +299,9 @@ static std::optional<tad::RematConfig> getRematConfig(mlir::ModuleOp module) {
 /// With a budget and loops, and no --loop-snapshots: the most snapshots per
 /// loop (from a full tape down to one) with which AD and the remat pass
 /// meet the budget. Each candidate runs AD and remat on a copy of the
-/// module, silently; when none meets it, the fewest, whose errors the real
-/// compile then reports.
+/// module, silently. When none meets it, the one whose feasible minimum is
+/// smallest (for a short loop, a full tape can need less than one
+/// snapshot), so that the real compile's error names the true minimum.
 static int64_t chooseLoopSnapshots(mlir::ModuleOp module,
                                    mlir::MLIRContext &context) {
   int64_t trips = 0;
@@ -309,10 +313,13 @@ static int64_t chooseLoopSnapshots(mlir::ModuleOp module,
   });
   if (trips < 2)
     return 0;
+  loopsChosen = true;
   std::vector<int64_t> candidates = {0};
   for (int64_t n = 64; n >= 1; n /= 2)
     if (n < trips)
       candidates.push_back(n);
+  int64_t best = candidates.back();
+  int64_t bestMinimum = std::numeric_limits<int64_t>::max();
   for (int64_t snapshots : candidates) {
     mlir::OwningOpRef<mlir::ModuleOp> copy(module.clone());
     mlir::ScopedDiagnosticHandler quiet(
@@ -326,11 +333,21 @@ static int64_t chooseLoopSnapshots(mlir::ModuleOp module,
     pm.addPass(tad::createAutoDiff(adOptions));
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());
-    pm.addPass(tad::createRematPass(*config));
+    tad::RematReport report;
+    pm.addPass(tad::createRematPass(*config, &report));
     if (mlir::succeeded(pm.run(*copy)))
       return snapshots;
+    // A failure other than the budget (none is known) has no minimum; it
+    // ranks last, and the real compile reports it.
+    int64_t minimum = report.feasibleMinimum > 0
+                          ? report.feasibleMinimum
+                          : std::numeric_limits<int64_t>::max();
+    if (minimum < bestMinimum) {
+      bestMinimum = minimum;
+      best = snapshots;
+    }
   }
-  return candidates.back();
+  return best;
 }
 
 /// Runs the passes between the frontend and the requested stage.
@@ -354,6 +371,7 @@ static mlir::LogicalResult runPipeline(mlir::ModuleOp module,
     if (!config)
       return mlir::failure();
     config->graphFile = rematGraph;
+    config->loopSnapshotsChosen = loopsChosen;
     pm.addPass(tad::createRematPass(*config, &rematResult));
   }
   // Compiled outputs export C functions named as in the .tad program; the

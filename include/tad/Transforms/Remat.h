@@ -35,6 +35,9 @@ struct RematConfig {
   /// Only these functions, when not empty (tadc's --entry); otherwise every
   /// derivative.
   std::vector<std::string> functions;
+  /// The driver chose the loops' snapshot count as the one that needs the
+  /// least memory: errors then say so instead of suggesting other counts.
+  bool loopSnapshotsChosen = false;
 };
 
 /// One forward value that the backward sweep reads.
@@ -68,6 +71,9 @@ struct RematReport {
   /// The snapshots per loop that tadc chose for the budget (binomial
   /// checkpointing); 0 for full tapes.
   int64_t loopSnapshots = 0;
+  /// When the pass failed because a function does not fit the budget: the
+  /// smallest budget it needs (0 otherwise).
+  int64_t feasibleMinimum = 0;
 };
 
 /// The remat pass with options given in C++ (tadc); `report`, when given,

@@ -196,7 +196,8 @@ RematFunctionReport describe(func::FuncOp func, const RematProblem &problem,
 /// Why no schedule fits: the minimum budget, and the values resident at the
 /// peak of a schedule that meets it.
 void explainInfeasible(func::FuncOp func, const RematProblem &problem,
-                       int64_t budget, int64_t minimum) {
+                       int64_t budget, int64_t minimum,
+                       bool loopSnapshotsChosen) {
   const remat::Graph &graph = problem.graph;
   InFlightDiagnostic diag = func.emitError()
                             << "no schedule of @" << func.getName()
@@ -248,7 +249,14 @@ void explainInfeasible(func::FuncOp func, const RematProblem &problem,
   func.walk([&](scf::IndexSwitchOp) { binomial = true; });
   for (Operation &op : func.getBody().front())
     if (isa<scf::ForOp>(op)) {
-      if (binomial)
+      if (loopSnapshotsChosen)
+        diag.attachNote(op.getLoc())
+            << "tadc tried each number of snapshots per loop (a full tape, "
+               "then 64, 32, ..., 1 below the trip count); none meets the "
+               "budget, and this choice ("
+            << (binomial ? "binomial checkpointing" : "full tapes")
+            << ") needs the least";
+      else if (binomial)
         diag.attachNote(op.getLoc())
             << "loops are reversed by binomial checkpointing; fewer "
                "snapshots (tadc --loop-snapshots) keep fewer carried values";
@@ -293,8 +301,11 @@ struct RematPass : tad::impl::RematBase<RematPass> {
         return signalPassFailure();
       std::optional<RematFunctionReport> scheduled =
           scheduleFunction(func, problem, graphOptions);
-      if (!scheduled)
+      if (!scheduled) {
+        if (reportOut)
+          reportOut->feasibleMinimum = failedMinimum;
         return signalPassFailure();
+      }
       report.functions.push_back(std::move(*scheduled));
     }
     if (!reportFile.empty()) {
@@ -382,13 +393,15 @@ struct RematPass : tad::impl::RematBase<RematPass> {
       func.emitError() << "the save-all policy needs " << storeAllPeak
                        << " bytes for @" << func.getName()
                        << ", over the budget of " << config.budget << " bytes";
+      failedMinimum = storeAllPeak;
       return std::nullopt;
     }
     std::optional<Attempt> attempt =
         tryBudget(func, problem, graphOptions, config.budget);
     if (!attempt) {
-      explainInfeasible(func, problem, config.budget,
-                        minimumBudget(func, problem, graphOptions));
+      failedMinimum = minimumBudget(func, problem, graphOptions);
+      explainInfeasible(func, problem, config.budget, failedMinimum,
+                        config.loopSnapshotsChosen);
       return std::nullopt;
     }
     RematFunctionReport report =
@@ -443,6 +456,9 @@ struct RematPass : tad::impl::RematBase<RematPass> {
 
   RematConfig config;
   RematReport *reportOut = nullptr;
+  /// The smallest budget that the function that could not be scheduled
+  /// needs.
+  int64_t failedMinimum = 0;
   bool fromCpp = false;
 };
 
