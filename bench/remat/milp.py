@@ -74,7 +74,7 @@ def checkmate_lp(graph, budget, tight=True):
     constant part of its objective. R[t][t] is fixed to 1 and everything
     above the diagonal to 0, so those are not variables at all.
 
-    With `tight` (the default), two things make CBC much faster without
+    With `tight` (the default), two things help CBC prove optima without
     changing the optimum. FREE's upper bound is stated per hazard (FREE <=
     R[t][k], FREE <= 1 - S[t+1][i], FREE <= 1 - R[t][j]) rather than as
     Checkmate's single kappa-weighted row, which has the same integer
@@ -82,7 +82,7 @@ def checkmate_lp(graph, budget, tight=True):
     compute a value for nothing are cut off: a node is recomputed in a stage
     only if the stage reads it or keeps it for the next, kept into a stage
     only if that stage reads it or keeps it further. Dropping such a
-    compute or such a hold from any schedule lowers neither memory nor
+    compute or such a hold from any schedule raises neither memory nor
     cost, so some optimal schedule survives the cuts."""
     n = len(graph.names)
     rows, binaries, continuous = [], [], []
