@@ -44,13 +44,17 @@ docs: configure
 	cp $(BUILD_DIR)/docs/tad/TadTransformsPasses.md docs/passes/Transforms.md
 
 # Benchmarks against OpenBLAS and PyTorch (docs/performance.md records the
-# results). Single-threaded, so that the comparison is like for like.
+# results). Single-threaded, so that the comparison is like for like. The
+# remat solver against the Checkmate MILP runs here on small graphs only (a
+# few minutes); docs/remat.md gives the half-hour commands of its tables.
 bench: build
 	@scripts/install-deps.sh bench
 	OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/gemm/run.py
 	OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/mlp/run.py
 	/usr/bin/python3 bench/remat/gaps.py
 	/usr/bin/python3 bench/remat/solvers.py
+	/usr/bin/python3 bench/remat/milp_exact.py --graphs 5
+	/usr/bin/python3 bench/remat/milp_gaps.py --sizes 30 --graphs 1 --seconds 60
 
 # Builds the frontend fuzzer with clang, libFuzzer and ASan in build-fuzz/
 # and runs it for FUZZ_SECONDS (docs/fuzzing.md).

@@ -39,6 +39,13 @@ try:
 except ImportError:
     pass
 
+# bench/remat/milp.py solves the Checkmate MILP with CBC's command-line
+# solver (`scripts/install-deps.sh bench` installs coinor-cbc); without it,
+# its test is reported as unsupported.
+import shutil
+if shutil.which("cbc"):
+    config.available_features.add("cbc")
+
 # GPU tests (docs/gpu.md): compiling for --target=cuda needs the CUDA
 # toolkit's ptxas and fatbinary; running needs a GPU and its driver, which
 # CI machines do not have: those tests are reported as unsupported there.

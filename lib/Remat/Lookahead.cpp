@@ -24,14 +24,15 @@ constexpr int kNoUse = std::numeric_limits<int>::max();
 class Lookahead {
 public:
   Lookahead(const Graph &graph, int64_t budget, EvictionScore score,
-            bool keepAncestors, uint64_t seed, double costLimit)
+            bool keepAncestors, uint64_t seed, double costLimit,
+            const std::vector<double> *weights)
       : graph(graph), budget(budget), costLimit(costLimit), score(score),
-        keepAncestors(keepAncestors), random(seed),
-        maxComputes(std::max<int64_t>(int64_t(kDtrComputesPerNode) *
-                                          graph.size(),
-                                      kDtrMinComputeLimit)),
-        n(graph.size()), users(n), nextUser(n, 0), resident(n, 0), computed(n, 0),
-        where(n, -1), pins(n, 0), inStage(n, 0), rcStamp(n, 0), rcValue(n, 0) {
+        weights(weights), keepAncestors(keepAncestors), random(seed),
+        maxComputes(std::max<int64_t>(
+            int64_t(kDtrComputesPerNode) * graph.size(), kDtrMinComputeLimit)),
+        n(graph.size()), users(n), nextUser(n, 0), resident(n, 0),
+        computed(n, 0), where(n, -1), pins(n, 0), inStage(n, 0), rcStamp(n, 0),
+        rcValue(n, 0) {
     for (int v = 0; v < n; ++v) {
       users[v] = graph.nodes[v].users;
       std::sort(users[v].begin(), users[v].end());
@@ -207,6 +208,8 @@ private:
           tie = rc / size;
           break;
         }
+        if (weights)
+          s *= (*weights)[u];
         if (random)
           s *= noise();
         if (s < best || (s == best && tie < bestTie)) {
@@ -236,6 +239,7 @@ private:
   int64_t budget;
   double costLimit, cost = 0;
   EvictionScore score;
+  const std::vector<double> *weights;
   bool keepAncestors;
   uint64_t random;
   int64_t maxComputes, computes = 0, bytes = 0;
@@ -260,7 +264,9 @@ private:
 bool tad::remat::lookaheadSchedule(const Graph &graph, int64_t budget,
                                    EvictionScore score, bool keepAncestors,
                                    std::vector<Event> &out, uint64_t seed,
-                                   double costLimit) {
-  return Lookahead(graph, budget, score, keepAncestors, seed, costLimit)
+                                   double costLimit,
+                                   const std::vector<double> *weights) {
+  return Lookahead(graph, budget, score, keepAncestors, seed, costLimit,
+                   weights)
       .run(out);
 }

@@ -7,9 +7,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "ComputeSequence.h"
-#include "tad/Remat/Solver.h"
 #include "tad/Remat/Chain.h"
 #include "tad/Remat/Exact.h"
+#include "tad/Remat/Solver.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,6 +18,9 @@ using namespace tad::remat;
 
 static constexpr int kMaxRandomRuns = 32;
 static constexpr int kRandomRunNodes = 2048;
+static constexpr int kMaxGuidedRuns = 16;
+// How much less likely a guided run evicts the node it protects.
+static constexpr double kProtectWeight = 16;
 
 int64_t tad::remat::lowerBound(const Graph &graph) {
   int64_t footprint = 0;
@@ -55,6 +58,32 @@ struct Best {
   }
 };
 
+/// The eviction scores misjudge a few values: the best schedule's most
+/// expensive recomputations show which. Reruns the best variant with each
+/// of them in turn weighted against eviction, most recompute cost first,
+/// and keeps each weight that lowers the cost: a hill climb over the
+/// weights, `runs` runs at most. `run` returns whether a run improved.
+void guidedRuns(const Graph &graph, const std::vector<Event> &schedule,
+                int runs,
+                const std::function<bool(const std::vector<double> &)> &run) {
+  std::vector<int> computes(graph.size(), 0);
+  for (const Event &e : schedule)
+    computes[e.node] += e.kind == Event::compute;
+  std::vector<int> recomputed;
+  for (int v = 0; v < graph.size(); ++v)
+    if (computes[v] > 1)
+      recomputed.push_back(v);
+  auto waste = [&](int v) { return graph.nodes[v].cost * (computes[v] - 1); };
+  std::stable_sort(recomputed.begin(), recomputed.end(),
+                   [&](int a, int b) { return waste(a) > waste(b); });
+  std::vector<double> weights(graph.size(), 1.0);
+  for (int i = 0; i < runs && i < int(recomputed.size()); ++i) {
+    weights[recomputed[i]] = kProtectWeight;
+    if (!run(weights))
+      weights[recomputed[i]] = 1.0;
+  }
+}
+
 } // namespace
 
 bool tad::remat::solveSchedule(const Graph &graph, int64_t budget,
@@ -78,15 +107,27 @@ bool tad::remat::solveSchedule(const Graph &graph, int64_t budget,
         {"lookahead rc/b", EvictionScore::costPerByte},
         {"lookahead 1/d", EvictionScore::farthestUse},
     };
+    // The lookahead variant (score and keepAncestors) that found the best
+    // schedule so far: guided runs below reuse it.
+    int bestVariant = 0;
+    auto lookahead = [&](int variant, uint64_t seed,
+                         const std::vector<double> *weights,
+                         const std::string &name) {
+      double before = best.cost;
+      bool keep = variant >= 4;
+      best.offer(lookaheadSchedule(graph, budget, scores[variant % 4].second,
+                                   keep, schedule, seed, 2 * best.cost,
+                                   weights),
+                 schedule, name + (keep ? ", keeping ancestors" : ""));
+      if (best.cost < before)
+        bestVariant = variant;
+      return best.cost < before;
+    };
     // A run whose cost passes twice the best so far will not win even
     // after tightening, and is stopped: that bounds the time spent on
     // runs that thrash.
-    for (bool keep : {false, true})
-      for (auto [name, score] : scores)
-        best.offer(lookaheadSchedule(graph, budget, score, keep, schedule, 0,
-                                     2 * best.cost),
-                   schedule,
-                   std::string(name) + (keep ? ", keeping ancestors" : ""));
+    for (int variant = 0; variant < 8; ++variant)
+      lookahead(variant, 0, nullptr, scores[variant % 4].first);
     // DTR is stopped once its own cost passes the best: the portfolio is
     // never worse than DTR's schedule either way.
     best.offer(dtrSchedule(graph, budget, schedule, best.cost), schedule,
@@ -95,13 +136,16 @@ bool tad::remat::solveSchedule(const Graph &graph, int64_t budget,
     // depends only on the graph, so that the answer is reproducible.
     int runs = std::min(kMaxRandomRuns,
                         int(kRandomRunNodes / std::max(1, graph.size())));
-    for (int r = 0; r < runs; ++r) {
-      bool keep = r % 2;
-      best.offer(lookaheadSchedule(graph, budget, scores[(r / 2) % 4].second,
-                                   keep, schedule, uint64_t(r) + 1,
-                                   2 * best.cost),
-                 schedule, "lookahead, perturbed");
-    }
+    for (int r = 0; r < runs; ++r)
+      lookahead((r % 2) * 4 + (r / 2) % 4, uint64_t(r) + 1, nullptr,
+                "lookahead, perturbed");
+    guidedRuns(graph, best.schedule,
+               std::min(kMaxGuidedRuns,
+                        int(kRandomRunNodes / std::max(1, graph.size()))),
+               [&](const std::vector<double> &weights) {
+                 return lookahead(bestVariant, 0, &weights,
+                                  "lookahead, guided");
+               });
   }
   if (info) {
     info->attempts = best.attempts;
@@ -114,8 +158,9 @@ bool tad::remat::solveSchedule(const Graph &graph, int64_t budget,
   return true;
 }
 
-int64_t tad::remat::smallestFittingBudget(
-    int64_t low, int64_t high, const std::function<bool(int64_t)> &fits) {
+int64_t
+tad::remat::smallestFittingBudget(int64_t low, int64_t high,
+                                  const std::function<bool(int64_t)> &fits) {
   int64_t l = low, h = high;
   while (l < h) {
     int64_t mid = l + (h - l) / 2;
@@ -129,8 +174,7 @@ int64_t tad::remat::smallestFittingBudget(
 
 int64_t tad::remat::solverMinimumBudget(const Graph &graph) {
   int64_t low = lowerBound(graph);
-  int64_t high =
-      std::max(low, simulate(graph, storeAllSchedule(graph)).peak);
+  int64_t high = std::max(low, simulate(graph, storeAllSchedule(graph)).peak);
   std::vector<Event> schedule;
   return smallestFittingBudget(low, high, [&](int64_t budget) {
     return solveSchedule(graph, budget, schedule);

@@ -15,6 +15,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
@@ -22,6 +23,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 
 using namespace tad::remat;
 namespace cl = llvm::cl;
@@ -37,7 +39,8 @@ static cl::opt<std::string>
                           "without it, the store-all schedule"),
                  cl::value_desc("bytes"), cl::cat(category));
 
-enum class Solver { automatic, exact, fast, dtr, chen, storeAll };
+// `replay` is not a --solver value: --replay selects it.
+enum class Solver { automatic, exact, fast, dtr, chen, storeAll, replay };
 static cl::opt<Solver> solverOption(
     "solver", cl::desc("Which solver schedules the graph"),
     cl::values(clEnumValN(Solver::automatic, "auto",
@@ -60,6 +63,14 @@ static cl::opt<Solver> solverOption(
 static cl::opt<bool> timeOption(
     "time", cl::desc("Add the solver's wall time in seconds to the output"),
     cl::cat(category));
+
+static cl::opt<std::string> replayFile(
+    "replay",
+    cl::desc("Replay the schedule in this file (tad-remat's output format, "
+             "e.g. another solver's answer) instead of solving: checks it "
+             "under the memory model and the budget and prints its cost and "
+             "peak"),
+    cl::value_desc("schedule.json"), cl::cat(category));
 
 static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
                                        cl::value_desc("file"), cl::init("-"),
@@ -87,6 +98,47 @@ static int64_t dtrMinimumBudget(const Graph &graph, int64_t low,
   });
 }
 
+/// Reads the events of a schedule printed by tad-remat (or written in its
+/// format by another solver, such as bench/remat/milp.py's MILP), so that
+/// other solvers' answers are checked by the same simulator.
+static bool readSchedule(const Graph &graph, llvm::StringRef text,
+                         std::vector<Event> &schedule, std::string &error) {
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
+  if (!parsed) {
+    error = "invalid JSON: " + llvm::toString(parsed.takeError());
+    return false;
+  }
+  const llvm::json::Object *root = parsed->getAsObject();
+  const llvm::json::Array *events = root ? root->getArray("events") : nullptr;
+  if (!events) {
+    error = "expected an object with the array \"events\"";
+    return false;
+  }
+  std::map<std::string, int> index;
+  for (int v = 0; v < graph.size(); ++v)
+    index[graph.nodes[v].name] = v;
+  schedule.clear();
+  for (const llvm::json::Value &e : *events) {
+    const llvm::json::Object *event = e.getAsObject();
+    std::optional<llvm::StringRef> compute, free;
+    if (event) {
+      compute = event->getString("compute");
+      free = event->getString("free");
+    }
+    auto it = index.end();
+    if (compute || free)
+      it = index.find((compute ? *compute : *free).str());
+    if (it == index.end()) {
+      error = "event " + std::to_string(schedule.size()) +
+              ": expected {\"compute\": ID} or {\"free\": ID} naming a "
+              "node of the graph";
+      return false;
+    }
+    schedule.push_back({compute ? Event::compute : Event::free, it->second});
+  }
+  return true;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -110,7 +162,7 @@ int main(int argc, char **argv) {
       !parseByteSize(budgetOption, budget, error))
     return fail("--budget: " + error);
 
-  Solver solver = solverOption;
+  Solver solver = replayFile.empty() ? Solver(solverOption) : Solver::replay;
   bool automatic = solver == Solver::automatic;
   if (automatic)
     solver = budget < 0 ? Solver::storeAll
@@ -123,6 +175,23 @@ int main(int argc, char **argv) {
 
   const char *solverName = "store-all";
   switch (solver) {
+  case Solver::replay: {
+    auto text = llvm::MemoryBuffer::getFile(replayFile, /*IsText=*/true);
+    if (!text)
+      return fail("cannot read '" + replayFile +
+                  "': " + text.getError().message());
+    if (!readSchedule(graph, (*text)->getBuffer(), schedule, error))
+      return fail(replayFile + ": " + error);
+    solverName = "replay";
+    ScheduleStats stats = simulate(graph, schedule);
+    if (!stats.valid)
+      return fail(replayFile + ": invalid schedule: " + stats.error);
+    if (budget >= 0 && stats.peak > budget)
+      return fail(replayFile + ": the schedule peaks at " +
+                  llvm::Twine(stats.peak) + " bytes, over the budget of " +
+                  llvm::Twine(budget) + " bytes");
+    break;
+  }
   case Solver::automatic:
   case Solver::storeAll:
     if (budget >= 0 && storeAllPeak > budget)

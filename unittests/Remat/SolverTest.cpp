@@ -71,6 +71,27 @@ TEST(SolverTest, BetweenExactAndDtr) {
   EXPECT_GT(optimal, solved / 2);
 }
 
+// Neutral weights leave lookahead eviction unchanged, and the portfolio
+// (perturbed and guided runs included) gives the same answer every time.
+TEST(SolverTest, WeightsAndDeterminism) {
+  std::mt19937 rng(5);
+  Graph g = randomJointGraph(40, rng);
+  int64_t peak = simulate(g, storeAllSchedule(g)).peak;
+  int64_t budget = int64_t(0.6 * double(peak));
+  std::vector<double> ones(g.size(), 1.0);
+  std::vector<Event> plain, weighted, first, second;
+  bool ok = lookaheadSchedule(g, budget, EvictionScore::costPerByteDistance,
+                              false, plain);
+  EXPECT_EQ(lookaheadSchedule(g, budget, EvictionScore::costPerByteDistance,
+                              false, weighted, 0, 1e300, &ones),
+            ok);
+  EXPECT_EQ(plain, weighted);
+  ASSERT_TRUE(solveSchedule(g, budget, first));
+  ASSERT_TRUE(solveSchedule(g, budget, second));
+  EXPECT_EQ(first, second);
+  checked(g, first, budget);
+}
+
 // Tightening keeps a schedule valid and within its budget and never raises
 // its cost; on DTR's schedules it removes recomputations.
 TEST(SolverTest, TighteningOnlyImproves) {

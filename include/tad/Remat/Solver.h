@@ -49,9 +49,12 @@ enum class EvictionScore {
 /// makes room, or when recomputations exceed kDtrComputesPerNode per node.
 /// A nonzero `seed` multiplies every score by a pseudo-random factor in
 /// [1/2, 2), for diversity. Gives up once the cost exceeds `costLimit`.
+/// `weights`, when given, multiplies each node's score (one per node): a
+/// weight above 1 makes the node less likely to be evicted.
 bool lookaheadSchedule(const Graph &graph, int64_t budget, EvictionScore score,
                        bool keepAncestors, std::vector<Event> &out,
-                       uint64_t seed = 0, double costLimit = 1e300);
+                       uint64_t seed = 0, double costLimit = 1e300,
+                       const std::vector<double> *weights = nullptr);
 
 /// Rewrites the valid schedule `schedule` into one of no greater cost whose
 /// peak stays within max(budget, its current peak): see the file comment.
