@@ -69,6 +69,8 @@ def main():
     parser.add_argument("--forward", type=int, default=8,
                         help="forward nodes per graph (twice as many in all)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--keep", help="write the graphs to this folder "
+                        "(graph<i>.json, named in the worst cases)")
     args = parser.parse_args()
     rng = random.Random(args.seed)
 
@@ -77,9 +79,12 @@ def main():
     failed = {s: 0 for s in solvers}
     failed_at_minimum = {s: 0 for s in solvers}
     worse_than_dtr, clamped, cases = 0, 0, 0
+    worst = []  # (gap, graph, fraction, budget, fast cost, exact cost)
     with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "graph.json")
-        for _ in range(args.graphs):
+        for index in range(args.graphs):
+            path = os.path.join(args.keep or tmp,
+                                f"graph{index}.json" if args.keep else
+                                "graph.json")
             with open(path, "w") as f:
                 json.dump(random_graph(rng, args.forward), f)
             store_all = json.loads(subprocess.run(
@@ -107,8 +112,12 @@ def main():
                     assert result["cost"] >= exact["cost"] - 1e-9, (budget,
                                                                     solver)
                     costs[solver] = result["cost"]
-                    gaps[solver].append(
-                        (fraction, result["cost"] / exact["cost"] - 1))
+                    gap = result["cost"] / exact["cost"] - 1
+                    gaps[solver].append((fraction, gap))
+                    if solver == "fast":
+                        worst.append((gap, index, fraction, budget,
+                                      result["cost"], exact["cost"],
+                                      at_minimum))
                 if "dtr" in costs and ("fast" not in costs or
                                        costs["fast"] > costs["dtr"] + 1e-9):
                     worse_than_dtr += 1
@@ -137,6 +146,14 @@ def main():
         "them at the exact minimum budget)" for s in solvers) +
         f"; fast cost more than dtr in {worse_than_dtr}; {clamped} budgets "
         "were below the feasible minimum and were raised to it.")
+    print("\nWorst cases of the fast solver:\n")
+    print("| graph | budget / store-all peak | budget | fast | exact | gap |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for gap, index, fraction, budget, fast, exact, at_minimum in sorted(
+            worst, reverse=True)[:5]:
+        where = " (the exact minimum)" if at_minimum else ""
+        print(f"| graph{index} | {fraction} | {budget}{where} | {fast:g} | "
+              f"{exact:g} | {100 * gap:.1f}% |")
 
 
 if __name__ == "__main__":

@@ -19,9 +19,17 @@
 // earlier one is better dropped than held, which is why the program
 // carries m. P(s, m, m, ...) = 0. Indices are 1-based; f_0 is the chain's
 // input, which is not a node. The program is exact for the memory model of
-// Graph.h (ChainTest checks it against the exhaustive search); its state
-// space grows as n^3 times the distinct held byte counts, hence
-// kMaxChainSteps.
+// Graph.h (ChainTest checks it against the exhaustive search).
+//
+// Its state space grows as n^3 times the distinct held byte counts. Two
+// things keep it fast: the advance's steps are checked once per k, not per
+// candidate, and branch and bound skips a candidate whose parts cannot
+// beat the best so far, since every sub-problem P(s, m, t) costs at least
+// f_{s+1} .. f_t (b_t needs f_t, which only f_s can lead to) plus
+// b_{m+1} .. b_t. Pruning only drops candidates that cannot be strictly
+// better, so each memoized cost stays exact. What remains is capped by a
+// count of candidates (kChainWorkLimit): beyond it the caller uses the
+// heuristics.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,8 +37,7 @@
 
 #include <algorithm>
 #include <limits>
-#include <map>
-#include <tuple>
+#include <unordered_map>
 
 using namespace tad::remat;
 
@@ -70,8 +77,14 @@ namespace {
 
 class ChainSolver {
 public:
-  ChainSolver(const Graph &graph, int n, int64_t budget)
-      : graph(graph), n(n), budget(budget) {}
+  ChainSolver(const Graph &graph, int n, int64_t budget, int64_t workLimit)
+      : graph(graph), n(n), budget(budget), workLimit(workLimit),
+        prefixF(n + 1, 0), prefixB(n + 1, 0) {
+    for (int j = 1; j <= n; ++j) {
+      prefixF[j] = prefixF[j - 1] + cf(j);
+      prefixB[j] = prefixB[j - 1] + cb(j);
+    }
+  }
 
   static constexpr double kInfeasible = std::numeric_limits<double>::infinity();
 
@@ -85,6 +98,15 @@ public:
   int fNode(int j) const { return j - 1; }
   int bNode(int j) const { return 2 * n - j; }
 
+  /// A lower bound of cost(s, m, t, ...): f_{s+1} .. f_t must each be
+  /// computed (b_t needs f_t, which needs the chain from f_s) and b_{m+1} ..
+  /// b_t too.
+  double bound(int s, int m, int t) const {
+    if (t == m)
+      return 0;
+    return prefixF[t] - prefixF[s] + prefixB[t] - prefixB[m];
+  }
+
   struct Choice {
     double cost = kInfeasible;
     int k = -1;
@@ -95,27 +117,40 @@ public:
   double cost(int s, int m, int t, int64_t held, bool keep) {
     if (t == m)
       return 0;
-    auto key = std::make_tuple(s, m, t, held, keep);
+    Key key{s, m, t, held, keep};
     auto it = memo.find(key);
     if (it != memo.end())
       return it->second.cost;
     Choice best;
     double advance = 0;
+    // Advancing f_s to f_k fits when every step j <= k does; the steps do
+    // not depend on `rest` except through whether f_s is held, so both
+    // answers are carried along as k grows, and the loop stops once
+    // neither holds (a longer advance only adds steps).
+    bool fitsHold = true, fitsDrop = true;
     for (int k = s + 1; k <= t; ++k) {
       advance += cf(k);
+      int64_t step = held + B(t + 1) + (k - 1 > s ? F(k - 1) : 0) + F(k);
+      fitsHold = fitsHold && step + F(s) <= budget;
+      fitsDrop = fitsDrop && step + (k == s + 1 ? F(s) : 0) <= budget;
+      if (!fitsHold && !fitsDrop)
+        break;
       // The ways to go on from f_k: -1 computes b_k next, m' >= max(k, m)
       // hands b_t..b_{m'+1} to a sub-problem from f_k.
       for (int rest = -1; rest < t; ++rest) {
         if (rest == -1 ? k <= m : rest < std::max(k, m))
           continue;
+        if (++work > workLimit)
+          return kInfeasible; // the caller checks `work` and gives up
         int after = rest == -1 ? k - 1 : rest; // what is left to do
         bool holdS = keep || after > m;
-        bool fits = true;
-        for (int j = s + 1; j <= k && fits; ++j)
-          fits = held + B(t + 1) + (j == s + 1 || holdS ? F(s) : 0) +
-                     (j - 1 > s ? F(j - 1) : 0) + F(j) <=
-                 budget;
-        if (!fits)
+        if (!(holdS ? fitsHold : fitsDrop))
+          continue;
+        // Branch and bound: every sub-problem costs at least its bound.
+        if (advance +
+                (rest == -1 ? bound(k, k, t) + cb(k) : bound(k, rest, t)) +
+                bound(s, m, after) >=
+            best.cost)
           continue;
         int64_t inner = held + (holdS ? F(s) : 0);
         double total = advance;
@@ -127,6 +162,8 @@ public:
           total += cost(k, rest, t, inner, false);
         }
         if (total == kInfeasible)
+          continue;
+        if (total + bound(s, m, after) >= best.cost)
           continue;
         total += cost(s, m, after, held, keep);
         if (total < best.cost)
@@ -144,7 +181,7 @@ public:
         out.push_back({Event::free, fNode(s)});
       return;
     }
-    Choice c = memo.at(std::make_tuple(s, m, t, held, keep));
+    Choice c = memo.at(Key{s, m, t, held, keep});
     for (int j = s + 1; j <= c.k; ++j) {
       out.push_back({Event::compute, fNode(j)});
       if (j - 1 > s)
@@ -172,18 +209,48 @@ private:
   const Graph &graph;
   int n;
   int64_t budget;
-  std::map<std::tuple<int, int, int, int64_t, bool>, Choice> memo;
+
+public:
+  // Candidates tried so far, and the most the caller allows.
+  int64_t work = 0, workLimit;
+
+private:
+  std::vector<double> prefixF, prefixB; // sums of cf and cb over 1..j
+  struct Key {
+    int s, m, t;
+    int64_t held;
+    bool keep;
+    bool operator==(const Key &o) const {
+      return s == o.s && m == o.m && t == o.t && held == o.held &&
+             keep == o.keep;
+    }
+  };
+  struct KeyHash {
+    size_t operator()(const Key &k) const {
+      uint64_t h = (uint64_t(k.s) << 42) ^ (uint64_t(k.m) << 21) ^
+                   uint64_t(k.t) ^ (uint64_t(k.keep) << 63);
+      h ^= uint64_t(k.held) * 0x9e3779b97f4a7c15ull;
+      return size_t(h ^ (h >> 29));
+    }
+  };
+  std::unordered_map<Key, Choice, KeyHash> memo;
 };
 
 } // namespace
 
 ChainResult tad::remat::chainSchedule(const Graph &graph, int64_t budget,
-                                      std::vector<Event> &schedule) {
+                                      std::vector<Event> &schedule,
+                                      int64_t workLimit) {
   int n = 0;
-  if (!isGradientChain(graph, n) || n > kMaxChainSteps)
+  if (!isGradientChain(graph, n))
     return ChainResult::notAChain;
-  ChainSolver solver(graph, n, budget);
-  if (solver.cost(0, 0, n, 0, false) == ChainSolver::kInfeasible)
+  if (n > kMaxChainSteps)
+    return ChainResult::tooLarge;
+  ChainSolver solver(graph, n, budget, workLimit);
+  double cost = solver.cost(0, 0, n, 0, false);
+  if (solver.work > workLimit)
+    return ChainResult::tooLarge;
+  if (cost == ChainSolver::kInfeasible)
     return ChainResult::infeasible;
   schedule.clear();
   solver.emit(0, 0, n, 0, false, schedule);

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 using namespace tad::remat;
@@ -23,11 +24,11 @@ constexpr int kNoUse = std::numeric_limits<int>::max();
 
 class Lookahead {
 public:
-  Lookahead(const Graph &graph, int64_t budget, EvictionScore score,
-            bool keepAncestors, uint64_t seed, double costLimit,
-            const std::vector<double> *weights)
-      : graph(graph), budget(budget), costLimit(costLimit), score(score),
-        weights(weights), keepAncestors(keepAncestors), random(seed),
+  Lookahead(const Graph &graph, int64_t budget, const LookaheadOptions &options)
+      : graph(graph), budget(budget), costLimit(options.costLimit),
+        score(options.score), weights(options.weights),
+        keepAncestors(options.keepAncestors), depthFirst(options.depthFirst),
+        random(options.seed),
         maxComputes(std::max<int64_t>(
             int64_t(kDtrComputesPerNode) * graph.size(), kDtrMinComputeLimit)),
         n(graph.size()), users(n), nextUser(n, 0), resident(n, 0),
@@ -76,6 +77,8 @@ private:
   /// Computes node `t` for the first time, after recomputing whatever of
   /// its inputs is missing.
   bool runStage(int t) {
+    if (depthFirst)
+      return runStageDepthFirst(t);
     // The missing inputs and, transitively, their missing inputs.
     std::vector<int> missing, stack;
     ++stageStamp;
@@ -114,6 +117,52 @@ private:
         free(i);
     if (users[t].empty())
       free(t);
+    return true;
+  }
+
+  /// runStage, one missing input at a time (LookaheadOptions::depthFirst).
+  bool runStageDepthFirst(int t) {
+    ++stageStamp;
+    if (!ensureInputs(t) || !compute(t))
+      return false;
+    pin(t, -1);
+    // What this stage computed and no later stage reads goes at once.
+    for (int v : stageComputes)
+      if (resident[v] && dead(v, t + 1))
+        free(v);
+    stageComputes.clear();
+    for (int i : graph.nodes[t].inputs)
+      if (resident[i] && dead(i, t + 1))
+        free(i);
+    if (users[t].empty())
+      free(t);
+    return true;
+  }
+
+  /// Makes every input of `v` resident and pins them all (the caller
+  /// unpins after computing `v`). The resident ones are pinned first, so
+  /// that recomputing the others does not evict them; the missing ones are
+  /// recomputed latest node first, each pinned once it is back.
+  bool ensureInputs(int v) {
+    std::vector<int> missing;
+    for (int i : graph.nodes[v].inputs) {
+      if (resident[i])
+        ++pins[i];
+      else
+        missing.push_back(i);
+    }
+    std::sort(missing.begin(), missing.end(), std::greater<int>());
+    for (int i : missing) {
+      if (resident[i]) { // recomputed for an earlier input meanwhile
+        ++pins[i];
+        continue;
+      }
+      if (!ensureInputs(i) || !compute(i))
+        return false;
+      pin(i, -1);
+      stageComputes.push_back(i);
+      ++pins[i];
+    }
     return true;
   }
 
@@ -240,8 +289,9 @@ private:
   double costLimit, cost = 0;
   EvictionScore score;
   const std::vector<double> *weights;
-  bool keepAncestors;
+  bool keepAncestors, depthFirst;
   uint64_t random;
+  std::vector<int> stageComputes; // what runStageDepthFirst recomputed
   int64_t maxComputes, computes = 0, bytes = 0;
   int n, stage = 0;
   std::vector<std::vector<int>> users;
@@ -262,11 +312,7 @@ private:
 } // namespace
 
 bool tad::remat::lookaheadSchedule(const Graph &graph, int64_t budget,
-                                   EvictionScore score, bool keepAncestors,
-                                   std::vector<Event> &out, uint64_t seed,
-                                   double costLimit,
-                                   const std::vector<double> *weights) {
-  return Lookahead(graph, budget, score, keepAncestors, seed, costLimit,
-                   weights)
-      .run(out);
+                                   const LookaheadOptions &options,
+                                   std::vector<Event> &out) {
+  return Lookahead(graph, budget, options).run(out);
 }

@@ -16,9 +16,18 @@
 
 using namespace tad::remat;
 
-static constexpr int kMaxRandomRuns = 32;
-static constexpr int kRandomRunNodes = 2048;
+// Lookahead variants: 4 scores, with and without keepAncestors and
+// depthFirst.
+static constexpr int kVariants = 16;
+// Perturbed and guided runs: at most these many, and at most kRunNodes / n
+// for a graph of n nodes.
+static constexpr int kRunNodes = 2048;
+static constexpr int kMaxRandomRuns = 64;
 static constexpr int kMaxGuidedRuns = 16;
+// Weight-search runs: at most kMaxSearchRuns, and kSearchWork / n^2 (a
+// run's time grows about as n^2): none from about 720 nodes on.
+static constexpr int kMaxSearchRuns = 128;
+static constexpr int64_t kSearchWork = int64_t(1) << 19;
 // How much less likely a guided run evicts the node it protects.
 static constexpr double kProtectWeight = 16;
 
@@ -41,38 +50,50 @@ struct Best {
   int attempts = 0, feasible = 0;
 
   /// Tightens and keeps `candidate` when it is cheaper than the best.
-  void offer(bool ok, std::vector<Event> &candidate, const std::string &by) {
+  /// Returns its cost after tightening, or infinity if it failed.
+  double offer(bool ok, std::vector<Event> &candidate, const std::string &by) {
     ++attempts;
     if (!ok)
-      return;
+      return 1e300;
     tightenSchedule(graph, budget, candidate);
     ScheduleStats stats = simulate(graph, candidate);
     if (!stats.valid || stats.peak > budget)
-      return; // never expected; the caller gets only checked schedules
+      return 1e300; // never expected; the caller gets only checked schedules
     ++feasible;
     if (stats.cost < cost) {
       cost = stats.cost;
       schedule = std::move(candidate);
       name = by;
     }
+    return stats.cost;
   }
 };
+
+/// The nodes `schedule` computes more than once.
+std::vector<int> recomputedNodes(const Graph &graph,
+                                 const std::vector<Event> &schedule) {
+  std::vector<int> computes(graph.size(), 0), out;
+  for (const Event &e : schedule)
+    computes[e.node] += e.kind == Event::compute;
+  for (int v = 0; v < graph.size(); ++v)
+    if (computes[v] > 1)
+      out.push_back(v);
+  return out;
+}
 
 /// The eviction scores misjudge a few values: the best schedule's most
 /// expensive recomputations show which. Reruns the best variant with each
 /// of them in turn weighted against eviction, most recompute cost first,
 /// and keeps each weight that lowers the cost: a hill climb over the
 /// weights, `runs` runs at most. `run` returns whether a run improved.
-void guidedRuns(const Graph &graph, const std::vector<Event> &schedule,
-                int runs,
-                const std::function<bool(const std::vector<double> &)> &run) {
+/// Returns the weights kept.
+std::vector<double>
+guidedRuns(const Graph &graph, const std::vector<Event> &schedule, int runs,
+           const std::function<bool(const std::vector<double> &)> &run) {
   std::vector<int> computes(graph.size(), 0);
   for (const Event &e : schedule)
     computes[e.node] += e.kind == Event::compute;
-  std::vector<int> recomputed;
-  for (int v = 0; v < graph.size(); ++v)
-    if (computes[v] > 1)
-      recomputed.push_back(v);
+  std::vector<int> recomputed = recomputedNodes(graph, schedule);
   auto waste = [&](int v) { return graph.nodes[v].cost * (computes[v] - 1); };
   std::stable_sort(recomputed.begin(), recomputed.end(),
                    [&](int a, int b) { return waste(a) > waste(b); });
@@ -81,6 +102,52 @@ void guidedRuns(const Graph &graph, const std::vector<Event> &schedule,
     weights[recomputed[i]] = kProtectWeight;
     if (!run(weights))
       weights[recomputed[i]] = 1.0;
+  }
+  return weights;
+}
+
+/// A random walk over the eviction weights, from those of the guided runs:
+/// each step multiplies or divides the weights of one or two nodes by
+/// kProtectWeight (a node the best schedule recomputes is protected more
+/// often), sometimes with another lookahead variant, and moves there when
+/// the run costs no more than the current point (equal costs move too, to
+/// cross plateaus). The guided runs change one weight at a time and keep
+/// only strict gains, so they miss exchanges: recompute two cheap values
+/// instead of two dear ones. `run` returns a run's cost (or infinity);
+/// `best` is the best schedule, which it updates. The steps come from a
+/// fixed seed, so the answer is reproducible.
+void weightSearch(
+    const Graph &graph, const std::vector<Event> &best,
+    std::vector<double> weights, int runs, int variant,
+    const std::function<double(const std::vector<double> &, int)> &run) {
+  uint64_t state = 0x2545f4914f6cdd1dull;
+  auto next = [&]() { // splitmix64
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  // Without a schedule yet, any run that finds one is a step forward.
+  double current = best.empty() ? 1e300 : simulate(graph, best).cost;
+  for (int r = 0; r < runs; ++r) {
+    std::vector<double> trial = weights;
+    std::vector<int> recomputed = recomputedNodes(graph, best);
+    int changes = 1 + int(next() % 2);
+    for (int c = 0; c < changes; ++c) {
+      if (!recomputed.empty() && next() % 2) {
+        trial[recomputed[next() % recomputed.size()]] *= kProtectWeight;
+      } else {
+        int u = int(next() % uint64_t(graph.size()));
+        trial[u] *= next() % 2 ? kProtectWeight : 1 / kProtectWeight;
+      }
+    }
+    int v = next() % 4 == 0 ? int(next() % kVariants) : variant;
+    double cost = run(trial, v);
+    if (cost <= current) {
+      current = cost;
+      weights = std::move(trial);
+      variant = v;
+    }
   }
 }
 
@@ -96,8 +163,10 @@ bool tad::remat::solveSchedule(const Graph &graph, int64_t budget,
     // Every node once: nothing is cheaper.
     best.offer(true, schedule, "store-all");
   } else if (ChainResult chain = chainSchedule(graph, budget, schedule);
-             chain != ChainResult::notAChain) {
-    // A gradient chain: the dynamic program is exact.
+             chain == ChainResult::optimal ||
+             chain == ChainResult::infeasible) {
+    // A gradient chain: the dynamic program is exact. (One too long for
+    // it goes to the heuristics below.)
     best.offer(chain == ChainResult::optimal, schedule,
                "chain dynamic program");
   } else {
@@ -107,45 +176,66 @@ bool tad::remat::solveSchedule(const Graph &graph, int64_t budget,
         {"lookahead rc/b", EvictionScore::costPerByte},
         {"lookahead 1/d", EvictionScore::farthestUse},
     };
-    // The lookahead variant (score and keepAncestors) that found the best
-    // schedule so far: guided runs below reuse it.
+    // A variant is a score (variant % 4), keepAncestors (bit 2) and
+    // depthFirst (bit 3). The one that found the best schedule so far is
+    // what guided runs and the weight search rerun.
     int bestVariant = 0;
+    // One lookahead run, tightened and offered; returns its cost. A run
+    // whose cost passes twice the best so far will not win even after
+    // tightening, and is stopped: that bounds the time spent on runs that
+    // thrash.
     auto lookahead = [&](int variant, uint64_t seed,
-                         const std::vector<double> *weights,
-                         const std::string &name) {
+                         const std::vector<double> *weights, const char *how) {
+      LookaheadOptions options;
+      options.score = scores[variant % 4].second;
+      options.keepAncestors = variant & 4;
+      options.depthFirst = variant & 8;
+      options.seed = seed;
+      options.costLimit = 2 * best.cost;
+      options.weights = weights;
+      std::string name = std::string(scores[variant % 4].first) + how +
+                         (options.keepAncestors ? ", keeping ancestors" : "") +
+                         (options.depthFirst ? ", depth first" : "");
       double before = best.cost;
-      bool keep = variant >= 4;
-      best.offer(lookaheadSchedule(graph, budget, scores[variant % 4].second,
-                                   keep, schedule, seed, 2 * best.cost,
-                                   weights),
-                 schedule, name + (keep ? ", keeping ancestors" : ""));
+      double cost = best.offer(
+          lookaheadSchedule(graph, budget, options, schedule), schedule, name);
       if (best.cost < before)
         bestVariant = variant;
-      return best.cost < before;
+      return cost;
     };
-    // A run whose cost passes twice the best so far will not win even
-    // after tightening, and is stopped: that bounds the time spent on
-    // runs that thrash.
+    // Every breadth-first variant, and the depth-first ones of the score
+    // that wins most often (perturbed runs below draw from all variants).
     for (int variant = 0; variant < 8; ++variant)
-      lookahead(variant, 0, nullptr, scores[variant % 4].first);
+      lookahead(variant, 0, nullptr, "");
+    lookahead(8, 0, nullptr, "");
+    lookahead(12, 0, nullptr, "");
     // DTR is stopped once its own cost passes the best: the portfolio is
     // never worse than DTR's schedule either way.
     best.offer(dtrSchedule(graph, budget, schedule, best.cost), schedule,
                "dtr");
-    // Perturbed scores, as many runs as keep the solver fast; the count
-    // depends only on the graph, so that the answer is reproducible.
-    int runs = std::min(kMaxRandomRuns,
-                        int(kRandomRunNodes / std::max(1, graph.size())));
-    for (int r = 0; r < runs; ++r)
-      lookahead((r % 2) * 4 + (r / 2) % 4, uint64_t(r) + 1, nullptr,
-                "lookahead, perturbed");
-    guidedRuns(graph, best.schedule,
-               std::min(kMaxGuidedRuns,
-                        int(kRandomRunNodes / std::max(1, graph.size()))),
-               [&](const std::vector<double> &weights) {
-                 return lookahead(bestVariant, 0, &weights,
-                                  "lookahead, guided");
-               });
+    // The counts of the runs below depend only on the graph, so that the
+    // answer is reproducible, and shrink as it grows, to keep the solver
+    // fast.
+    int share = kRunNodes / std::max(1, graph.size());
+    // Perturbed scores: over the breadth-first variants, then (on small
+    // graphs) over the depth-first ones.
+    for (int r = 0; r < std::min(kMaxRandomRuns, share); ++r)
+      lookahead(r < kMaxRandomRuns / 2 ? (r % 2) * 4 + (r / 2) % 4 : 8 + r % 8,
+                uint64_t(r) + 1, nullptr, ", perturbed");
+    std::vector<double> weights =
+        guidedRuns(graph, best.schedule, std::min(kMaxGuidedRuns, share),
+                   [&](const std::vector<double> &weights) {
+                     double before = best.cost;
+                     lookahead(bestVariant, 0, &weights, ", guided");
+                     return best.cost < before;
+                   });
+    int64_t n = std::max(1, graph.size());
+    weightSearch(graph, best.schedule, weights,
+                 int(std::min<int64_t>(kMaxSearchRuns, kSearchWork / (n * n))),
+                 bestVariant,
+                 [&](const std::vector<double> &weights, int variant) {
+                   return lookahead(variant, 0, &weights, ", weight search");
+                 });
   }
   if (info) {
     info->attempts = best.attempts;

@@ -1,8 +1,10 @@
-//===- ChainTest.cpp - the chain dynamic program ---------------------------===//
+//===- ChainTest.cpp - the chain dynamic program
+//---------------------------===//
 
 #include "tad/Remat/Chain.h"
 #include "tad/Remat/Exact.h"
 #include "tad/Remat/Revolve.h"
+#include "tad/Remat/Solver.h"
 
 #include "gtest/gtest.h"
 
@@ -92,6 +94,52 @@ TEST(ChainTest, HomogeneousChainsMatchRevolve) {
           << l << " " << c;
       EXPECT_GE(forwardSteps, l);
     }
+}
+
+// Chains beyond the exhaustive search's reach: the program's schedules
+// replay within the budget and cost no more than any lookahead heuristic's
+// (tightened). Too many steps, or more candidates than the work limit,
+// give tooLarge and no schedule.
+TEST(ChainTest, LongChainsAndTheWorkLimit) {
+  std::mt19937 rng(29);
+  int solved = 0;
+  for (int steps : {20, 32, 48}) {
+    Graph g = randomChain(steps, rng);
+    int64_t peak = simulate(g, storeAllSchedule(g)).peak;
+    for (double fraction : {0.4, 0.7}) {
+      int64_t budget = int64_t(fraction * double(peak));
+      std::vector<Event> chain;
+      ChainResult c = chainSchedule(g, budget, chain);
+      if (c == ChainResult::tooLarge)
+        continue;
+      ASSERT_EQ(c, ChainResult::optimal) << steps << " " << fraction;
+      ++solved;
+      ScheduleStats s = simulate(g, chain);
+      ASSERT_TRUE(s.valid) << s.error;
+      EXPECT_LE(s.peak, budget);
+      for (int variant = 0; variant < 16; ++variant) {
+        LookaheadOptions options;
+        options.score = EvictionScore(variant % 4);
+        options.keepAncestors = variant & 4;
+        options.depthFirst = variant & 8;
+        std::vector<Event> heuristic;
+        if (!lookaheadSchedule(g, budget, options, heuristic))
+          continue;
+        tightenSchedule(g, budget, heuristic);
+        EXPECT_GE(simulate(g, heuristic).cost, s.cost - 1e-9)
+            << steps << " " << fraction << " variant " << variant;
+      }
+    }
+  }
+  EXPECT_GE(solved, 3);
+  Graph g = randomChain(10, rng);
+  int64_t budget = simulate(g, storeAllSchedule(g)).peak / 2;
+  std::vector<Event> schedule;
+  EXPECT_EQ(chainSchedule(g, budget, schedule, /*workLimit=*/1),
+            ChainResult::tooLarge);
+  EXPECT_TRUE(schedule.empty());
+  EXPECT_EQ(chainSchedule(gradientChain(kMaxChainSteps + 1), 1 << 30, schedule),
+            ChainResult::tooLarge);
 }
 
 } // namespace

@@ -1,9 +1,11 @@
 //===- SolverTest.cpp - the fast remat solver and Chen's baseline ---------===//
 
-#include "tad/Remat/Exact.h"
 #include "tad/Remat/Solver.h"
+#include "tad/Remat/Exact.h"
 
 #include "gtest/gtest.h"
+
+#include <tuple>
 
 #include "TestGraphs.h"
 
@@ -71,6 +73,83 @@ TEST(SolverTest, BetweenExactAndDtr) {
   EXPECT_GT(optimal, solved / 2);
 }
 
+// Every lookahead variant, depth-first ones included, returns valid
+// schedules within the budget. Depth first fits where breadth first does
+// not: on this joint graph at its exact minimum, recomputing the last
+// stage's missing inputs one at a time (freeing what the first needed
+// before the second) is the only way in.
+TEST(SolverTest, LookaheadVariants) {
+  std::mt19937 rng(23);
+  int depthFirstSolved = 0;
+  for (int trial = 0; trial < 20; ++trial) {
+    Graph g = randomJointGraph(trial % 2 ? 8 : 30, rng);
+    int64_t peak = simulate(g, storeAllSchedule(g)).peak;
+    for (double fraction : {0.5, 0.7, 0.9}) {
+      int64_t budget =
+          std::max(lowerBound(g), int64_t(fraction * double(peak)));
+      for (int variant = 0; variant < 16; ++variant) {
+        LookaheadOptions options;
+        options.score = EvictionScore(variant % 4);
+        options.keepAncestors = variant & 4;
+        options.depthFirst = variant & 8;
+        std::vector<Event> schedule;
+        if (!lookaheadSchedule(g, budget, options, schedule))
+          continue;
+        checked(g, schedule, budget);
+        depthFirstSolved += options.depthFirst;
+      }
+    }
+  }
+  EXPECT_GT(depthFirstSolved, 100);
+}
+
+// A 16-node joint graph of bench/remat/gaps.py (seed 0, graph 63) at its
+// exact minimum budget, 544 bytes. The last stage, g0, misses g3 and g5,
+// whose recomputations share f1 .. f4. The optimum (cost 156) recomputes
+// f1, f2 and g3, frees f2, then f3, f1 again, f4 and g5: only depth-first
+// recomputation expresses that. Recomputing every missing input of g0 and
+// holding them all until g0 costs more, in every breadth-first variant.
+TEST(SolverTest, DepthFirstRecomputation) {
+  // (id, cost, bytes) in order, and the edges (input, user).
+  const std::tuple<const char *, double, int64_t> nodes[] = {
+      {"f0", 9, 112}, {"f1", 2, 48},  {"f2", 7, 32},  {"f3", 10, 32},
+      {"f4", 9, 48},  {"f5", 8, 48},  {"f6", 7, 80},  {"f7", 9, 64},
+      {"g7", 7, 48},  {"g6", 9, 48},  {"g5", 1, 80},  {"g4", 10, 128},
+      {"g3", 9, 112}, {"g2", 4, 128}, {"g1", 4, 112}, {"g0", 2, 32}};
+  const std::pair<int, int> edges[] = {
+      {0, 1},   {1, 2},  {0, 3},   {2, 3},   {1, 4},   {3, 4},  {0, 5},
+      {4, 5},   {3, 6},  {5, 6},   {6, 7},   {7, 8},   {8, 9},  {3, 9},
+      {5, 9},   {9, 10}, {0, 10},  {4, 10},  {10, 11}, {1, 11}, {3, 11},
+      {11, 12}, {9, 12}, {0, 12},  {2, 12},  {12, 13}, {1, 13}, {13, 14},
+      {11, 14}, {0, 14}, {14, 15}, {12, 15}, {10, 15}, {0, 15}};
+  Graph g;
+  for (auto [id, cost, bytes] : nodes)
+    g.nodes.push_back({id, cost, bytes, {}, {}});
+  for (auto [input, user] : edges)
+    g.addEdge(input, user);
+  const int64_t budget = 544;
+  std::vector<Event> exact, schedule;
+  ASSERT_EQ(exactSchedule(g, budget, exact), ExactResult::optimal);
+  EXPECT_DOUBLE_EQ(simulate(g, exact).cost, 156);
+  double breadthFirst = 1e300, depthFirst = 1e300;
+  for (int variant = 0; variant < 16; ++variant) {
+    LookaheadOptions options;
+    options.score = EvictionScore(variant % 4);
+    options.keepAncestors = variant & 4;
+    options.depthFirst = variant & 8;
+    if (!lookaheadSchedule(g, budget, options, schedule))
+      continue;
+    tightenSchedule(g, budget, schedule);
+    double cost = checked(g, schedule, budget).cost;
+    double &best = options.depthFirst ? depthFirst : breadthFirst;
+    best = std::min(best, cost);
+  }
+  EXPECT_GT(breadthFirst, 156);
+  EXPECT_DOUBLE_EQ(depthFirst, 156);
+  ASSERT_TRUE(solveSchedule(g, budget, schedule));
+  EXPECT_DOUBLE_EQ(checked(g, schedule, budget).cost, 156);
+}
+
 // Neutral weights leave lookahead eviction unchanged, and the portfolio
 // (perturbed and guided runs included) gives the same answer every time.
 TEST(SolverTest, WeightsAndDeterminism) {
@@ -80,11 +159,10 @@ TEST(SolverTest, WeightsAndDeterminism) {
   int64_t budget = int64_t(0.6 * double(peak));
   std::vector<double> ones(g.size(), 1.0);
   std::vector<Event> plain, weighted, first, second;
-  bool ok = lookaheadSchedule(g, budget, EvictionScore::costPerByteDistance,
-                              false, plain);
-  EXPECT_EQ(lookaheadSchedule(g, budget, EvictionScore::costPerByteDistance,
-                              false, weighted, 0, 1e300, &ones),
-            ok);
+  LookaheadOptions options;
+  bool ok = lookaheadSchedule(g, budget, options, plain);
+  options.weights = &ones;
+  EXPECT_EQ(lookaheadSchedule(g, budget, options, weighted), ok);
   EXPECT_EQ(plain, weighted);
   ASSERT_TRUE(solveSchedule(g, budget, first));
   ASSERT_TRUE(solveSchedule(g, budget, second));
@@ -134,10 +212,10 @@ TEST(SolverTest, TransientBytesAndEffects) {
   Graph g = gradientChain(6);
   g.nodes[2].transient = 25; // f2
   ScheduleStats all = simulate(g, storeAllSchedule(g));
-  EXPECT_EQ(all.peak, 70); // b5 with f0..f5, or f2's 25 over f0, f1, f2
+  EXPECT_EQ(all.peak, 70);      // b5 with f0..f5, or f2's 25 over f0, f1, f2
   EXPECT_EQ(lowerBound(g), 45); // f1, f2 and 25 transient bytes
-  std::vector<Event> twice = {{Event::compute, 0}, {Event::free, 0},
-                              {Event::compute, 0}};
+  std::vector<Event> twice = {
+      {Event::compute, 0}, {Event::free, 0}, {Event::compute, 0}};
   EXPECT_EQ(simulate(g, twice).error, "node f1 is never computed");
   g.nodes[0].recomputable = false;
   EXPECT_EQ(simulate(g, twice).error,
@@ -151,8 +229,7 @@ TEST(SolverTest, TransientBytesAndEffects) {
     if (dtrSchedule(g, budget, dtr))
       checked(g, dtr, budget);
     for (const std::vector<Event> *s : {&fast, &exact})
-      EXPECT_EQ(std::count(s->begin(), s->end(), Event{Event::compute, 0}),
-                1);
+      EXPECT_EQ(std::count(s->begin(), s->end(), Event{Event::compute, 0}), 1);
   }
 }
 

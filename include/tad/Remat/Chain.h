@@ -18,21 +18,30 @@
 
 namespace tad::remat {
 
-/// The longest chain the dynamic program takes: its state space grows as n^3
-/// times the distinct byte counts held, and its time about as n^6 (0.3 to
-/// 0.4 s at 24 steps on the development machine: bench/remat/solvers.py).
-constexpr int kMaxChainSteps = 24;
+/// The longest chain the dynamic program takes. Its state space grows as n^3
+/// times the distinct byte counts held, and its time as up to n^6; bounds
+/// prune most of it (a few ms at 24 steps: bench/remat/solvers.py), and
+/// kChainWorkLimit caps the rest.
+constexpr int kMaxChainSteps = 64;
 
 /// Whether `graph` is the gradient of a chain: n forward nodes, then n
 /// backward nodes in reverse order, with exactly the edges above, all
 /// recomputable and without transient bytes. Sets `steps` to n.
 bool isGradientChain(const Graph &graph, int &steps);
 
-enum class ChainResult { optimal, infeasible, notAChain };
+enum class ChainResult { optimal, infeasible, notAChain, tooLarge };
 
-/// The cheapest schedule of a gradient chain within `budget`.
+/// How many candidate moves the dynamic program tries before it gives up:
+/// about 30 ms on the development machine (some 35 000 per ms).
+constexpr int64_t kChainWorkLimit = int64_t(1) << 20;
+
+/// The cheapest schedule of a gradient chain within `budget`. Returns
+/// tooLarge, without a schedule, when the chain has more than
+/// kMaxChainSteps steps or the program would try more than `workLimit`
+/// candidate moves.
 ChainResult chainSchedule(const Graph &graph, int64_t budget,
-                          std::vector<Event> &schedule);
+                          std::vector<Event> &schedule,
+                          int64_t workLimit = kChainWorkLimit);
 
 } // namespace tad::remat
 

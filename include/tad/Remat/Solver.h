@@ -42,19 +42,37 @@ enum class EvictionScore {
   farthestUse,          // 1 / d (Belady), ties by rc / b
 };
 
-/// Schedules `graph` within `budget` by lookahead eviction. A value no
-/// later stage reads is freed at once, unless `keepAncestors`: then it stays
-/// (as an eviction candidate) while a user of it will be read, since that
-/// user may have to be recomputed from it. Returns false when no eviction
-/// makes room, or when recomputations exceed kDtrComputesPerNode per node.
-/// A nonzero `seed` multiplies every score by a pseudo-random factor in
-/// [1/2, 2), for diversity. Gives up once the cost exceeds `costLimit`.
-/// `weights`, when given, multiplies each node's score (one per node): a
-/// weight above 1 makes the node less likely to be evicted.
-bool lookaheadSchedule(const Graph &graph, int64_t budget, EvictionScore score,
-                       bool keepAncestors, std::vector<Event> &out,
-                       uint64_t seed = 0, double costLimit = 1e300,
-                       const std::vector<double> *weights = nullptr);
+/// How lookaheadSchedule runs.
+struct LookaheadOptions {
+  EvictionScore score = EvictionScore::costPerByteDistance;
+  /// A value no later stage reads is freed at once, unless `keepAncestors`:
+  /// then it stays (as an eviction candidate) while a user of it will be
+  /// read, since that user may have to be recomputed from it.
+  bool keepAncestors = false;
+  /// How a stage recomputes its missing inputs. By default all of them, in
+  /// node order, each held until the stage's compute. `depthFirst`
+  /// recomputes one input at a time, latest node first, each with its own
+  /// missing inputs before it, and holds only what the compute in progress
+  /// reads: a value recomputed for one input may then be evicted before
+  /// the next and recomputed again, which fits where holding everything
+  /// a stage recomputes does not.
+  bool depthFirst = false;
+  /// A nonzero seed multiplies every score by a pseudo-random factor in
+  /// [1/2, 2), for diversity.
+  uint64_t seed = 0;
+  /// The run gives up once its cost exceeds this.
+  double costLimit = 1e300;
+  /// When given, multiplies each node's score (one per node): a weight
+  /// above 1 makes the node less likely to be evicted.
+  const std::vector<double> *weights = nullptr;
+};
+
+/// Schedules `graph` within `budget` by lookahead eviction (see
+/// LookaheadOptions). Returns false when no eviction makes room, or when
+/// recomputations exceed kDtrComputesPerNode per node.
+bool lookaheadSchedule(const Graph &graph, int64_t budget,
+                       const LookaheadOptions &options,
+                       std::vector<Event> &out);
 
 /// Rewrites the valid schedule `schedule` into one of no greater cost whose
 /// peak stays within max(budget, its current peak): see the file comment.
