@@ -1,10 +1,16 @@
 //===- Exact.cpp - optimal schedules of small graphs ----------------------===//
 //
-// Dijkstra over states (resident, computed): computing a node costs its
-// compute cost and needs its inputs resident and room in the budget;
-// freeing costs nothing. The goal is any state in which every node has
-// been computed. Peaks are checked on every transition, so every path
-// found is a valid schedule, and the first goal reached is optimal.
+// A* over states (resident, computed): computing a node costs its compute
+// cost and needs its inputs resident and room in the budget; freeing costs
+// nothing. The goal is any state in which every node has been computed.
+// Peaks are checked on every transition, so every path found is a valid
+// schedule. The heuristic is the cost of the nodes not yet computed, which
+// every schedule from the state pays at least once: it is consistent (a
+// first compute moves its cost from the heuristic to the path, a
+// recomputation only adds to the path), so the first goal reached is
+// optimal. Most optimal schedules recompute little, so the search stays
+// near the path of least recomputation instead of exploring every cheaper
+// prefix as Dijkstra does.
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,18 +56,28 @@ ExactResult tad::remat::exactSchedule(const Graph &graph, int64_t budget,
     return bytes;
   };
 
+  auto remaining = [&](uint32_t computed) {
+    double cost = 0;
+    for (int v = 0; v < n; ++v)
+      if (!(computed & (1u << v)))
+        cost += graph.nodes[v].cost;
+    return cost;
+  };
+
+  // (path cost + heuristic, state)
   using Item = std::pair<double, uint64_t>;
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue;
   std::unordered_map<uint64_t, Visit> best;
   State start{0, 0};
   best[start.key()] = {0, start.key(), {Event::free, -1}};
-  queue.push({0, start.key()});
+  queue.push({remaining(0), start.key()});
   while (!queue.empty()) {
-    auto [cost, key] = queue.top();
+    auto [priority, key] = queue.top();
     queue.pop();
-    if (cost > best[key].cost)
-      continue;
     State state{uint32_t(key), uint32_t(key >> 32)};
+    double cost = best[key].cost;
+    if (priority > cost + remaining(state.computed))
+      continue; // a cheaper path to this state was found after this push
     if (state.computed == all) {
       schedule.clear();
       for (uint64_t k = key; k != start.key(); k = best[k].parent)
@@ -78,7 +94,7 @@ ExactResult tad::remat::exactSchedule(const Graph &graph, int64_t budget,
       if (!fresh && it->second.cost <= nextCost)
         return;
       it->second = {nextCost, key, event};
-      queue.push({nextCost, next.key()});
+      queue.push({nextCost + remaining(next.computed), next.key()});
     };
     for (int v = 0; v < n; ++v) {
       uint32_t bit = 1u << v;
