@@ -25,9 +25,11 @@ static constexpr int kRunNodes = 2048;
 static constexpr int kMaxRandomRuns = 64;
 static constexpr int kMaxGuidedRuns = 16;
 // Weight-search runs: at most kMaxSearchRuns, and kSearchWork / n^2 (a
-// run's time grows about as n^2): none from about 720 nodes on.
-static constexpr int kMaxSearchRuns = 128;
-static constexpr int64_t kSearchWork = int64_t(1) << 19;
+// run's time grows about as n^2): none from about 1024 nodes on.
+static constexpr int kMaxSearchRuns = 512;
+static constexpr int64_t kSearchWork = int64_t(1) << 20;
+// The weight search restarts from its best point after this many steps.
+static constexpr int kWalkSteps = 128;
 // How much less likely a guided run evicts the node it protects.
 static constexpr double kProtectWeight = 16;
 
@@ -129,13 +131,33 @@ void weightSearch(
   };
   // Without a schedule yet, any run that finds one is a step forward.
   double current = best.empty() ? 1e300 : simulate(graph, best).cost;
+  std::vector<double> bestWeights = weights;
+  double bestCost = current;
+  int bestVariant = variant;
   for (int r = 0; r < runs; ++r) {
+    if (r % kWalkSteps == 0) { // restart from the best point so far
+      weights = bestWeights;
+      current = bestCost;
+      variant = bestVariant;
+    }
     std::vector<double> trial = weights;
-    std::vector<int> recomputed = recomputedNodes(graph, best);
+    std::vector<int> recomputed = recomputedNodes(graph, best), kept;
+    {
+      std::vector<char> again(graph.size(), 0);
+      for (int v : recomputed)
+        again[v] = 1;
+      for (int v = 0; v < graph.size(); ++v)
+        if (!again[v] && graph.nodes[v].recomputable &&
+            !graph.nodes[v].users.empty())
+          kept.push_back(v);
+    }
     int changes = 1 + int(next() % 2);
     for (int c = 0; c < changes; ++c) {
-      if (!recomputed.empty() && next() % 2) {
+      uint64_t kind = next() % 3;
+      if (kind == 0 && !recomputed.empty()) {
         trial[recomputed[next() % recomputed.size()]] *= kProtectWeight;
+      } else if (kind == 1 && !kept.empty()) {
+        trial[kept[next() % kept.size()]] /= kProtectWeight;
       } else {
         int u = int(next() % uint64_t(graph.size()));
         trial[u] *= next() % 2 ? kProtectWeight : 1 / kProtectWeight;
@@ -147,6 +169,11 @@ void weightSearch(
       current = cost;
       weights = std::move(trial);
       variant = v;
+      if (cost < bestCost) {
+        bestCost = cost;
+        bestWeights = weights;
+        bestVariant = v;
+      }
     }
   }
 }
