@@ -380,15 +380,15 @@ std::string tad::remat::autoSchedule(const Graph &graph, int64_t budget,
 }
 
 bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
-                              std::vector<Event> &out) {
-  if (solveSchedule(graph, budget, out))
+                              std::vector<Event> &out, SolveInfo *info) {
+  if (solveSchedule(graph, budget, out, info))
     return true;
   if (budget < lowerBound(graph))
     return false;
   // The heuristics may fail at one budget and succeed at a smaller one,
   // whose schedule fits here.
   int64_t minimum = solverMinimumBudget(graph);
-  return minimum <= budget && solveSchedule(graph, minimum, out);
+  return minimum <= budget && solveSchedule(graph, minimum, out, info);
 }
 
 int64_t tad::remat::autoMinimumBudget(const Graph &graph) {

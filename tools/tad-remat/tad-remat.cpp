@@ -174,6 +174,7 @@ int main(int argc, char **argv) {
   auto start = std::chrono::steady_clock::now();
 
   const char *solverName = "store-all";
+  SolveInfo info; // which run of the fast solver won
   switch (solver) {
   case Solver::replay: {
     auto text = llvm::MemoryBuffer::getFile(replayFile, /*IsText=*/true);
@@ -207,7 +208,7 @@ int main(int argc, char **argv) {
     if (result == ExactResult::tooLarge && automatic) {
       // The search ran out of states: the fast solver answers instead.
       solverName = "fast";
-      if (!fastSchedule(graph, budget, schedule))
+      if (!fastSchedule(graph, budget, schedule, &info))
         return fail("no schedule found within " + llvm::Twine(budget) +
                     " bytes; the fast solver's smallest budget is " +
                     llvm::Twine(solverMinimumBudget(graph)) +
@@ -246,7 +247,7 @@ int main(int argc, char **argv) {
       budget = storeAllPeak;
     if (budget < footprint)
       return failBelowFootprint(budget, footprint);
-    if (!fastSchedule(graph, budget, schedule))
+    if (!fastSchedule(graph, budget, schedule, &info))
       return fail("the fast solver finds no schedule within " +
                   llvm::Twine(budget) + " bytes; its smallest budget is " +
                   llvm::Twine(solverMinimumBudget(graph)) +
@@ -300,6 +301,8 @@ int main(int argc, char **argv) {
   if (ec)
     return fail("cannot write '" + outputFile + "': " + ec.message());
   std::string json = scheduleToJson(graph, schedule, stats, solverName, budget);
+  if (!info.winner.empty()) // after the opening brace
+    json.insert(2, "  \"method\": \"" + info.winner + "\",\n");
   if (timeOption) // after the opening brace, before the summary
     json.insert(2, "  \"seconds\": " + std::to_string(seconds) + ",\n");
   out.os() << json << "\n";

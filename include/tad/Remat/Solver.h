@@ -93,7 +93,9 @@ bool solveSchedule(const Graph &graph, int64_t budget, std::vector<Event> &out,
 /// at which it succeeds if that is within `budget`: the heuristics'
 /// feasibility is not monotone in the budget. What `tad-remat
 /// --solver=fast` and the remat pass run.
-bool fastSchedule(const Graph &graph, int64_t budget, std::vector<Event> &out);
+/// `info`, when given, says which run produced the schedule.
+bool fastSchedule(const Graph &graph, int64_t budget, std::vector<Event> &out,
+                  SolveInfo *info = nullptr);
 
 /// The smallest budget in [lowerBound(graph), store-all peak] at which
 /// solveSchedule succeeds, found by bisection and checked (heuristic
