@@ -108,35 +108,31 @@ private:
     if (!compute(t))
       return false;
     pin(t, -1);
-    // Values that no later stage reads go at once.
-    for (int v : missing)
-      if (resident[v] && dead(v, t + 1))
-        free(v);
-    for (int i : graph.nodes[t].inputs)
-      if (resident[i] && dead(i, t + 1))
-        free(i);
-    if (users[t].empty())
-      free(t);
+    endStage(t, missing);
     return true;
   }
 
   /// runStage, one missing input at a time (LookaheadOptions::depthFirst).
   bool runStageDepthFirst(int t) {
-    ++stageStamp;
     if (!ensureInputs(t) || !compute(t))
       return false;
     pin(t, -1);
-    // What this stage computed and no later stage reads goes at once.
-    for (int v : stageComputes)
+    endStage(t, stageComputes);
+    stageComputes.clear();
+    return true;
+  }
+
+  /// After stage `t`: the values it recomputed or read that no later stage
+  /// reads go at once, and `t` itself if nothing reads it.
+  void endStage(int t, const std::vector<int> &recomputed) {
+    for (int v : recomputed)
       if (resident[v] && dead(v, t + 1))
         free(v);
-    stageComputes.clear();
     for (int i : graph.nodes[t].inputs)
       if (resident[i] && dead(i, t + 1))
         free(i);
     if (users[t].empty())
       free(t);
-    return true;
   }
 
   /// Makes every input of `v` resident and pins them all (the caller
@@ -310,6 +306,14 @@ private:
 };
 
 } // namespace
+
+LookaheadOptions tad::remat::lookaheadVariant(int variant) {
+  LookaheadOptions options;
+  options.score = EvictionScore(variant % 4);
+  options.keepAncestors = variant & 4;
+  options.depthFirst = variant & 8;
+  return options;
+}
 
 bool tad::remat::lookaheadSchedule(const Graph &graph, int64_t budget,
                                    const LookaheadOptions &options,

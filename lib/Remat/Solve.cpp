@@ -16,9 +16,6 @@
 
 using namespace tad::remat;
 
-// Lookahead variants: 4 scores, with and without keepAncestors and
-// depthFirst.
-static constexpr int kVariants = 16;
 // Perturbed and guided runs: at most these many, and at most kRunNodes / n
 // for a graph of n nodes.
 static constexpr int kRunNodes = 2048;
@@ -163,7 +160,7 @@ void weightSearch(
         trial[u] *= next() % 2 ? kProtectWeight : 1 / kProtectWeight;
       }
     }
-    int v = next() % 4 == 0 ? int(next() % kVariants) : variant;
+    int v = next() % 4 == 0 ? int(next() % kLookaheadVariants) : variant;
     double cost = run(trial, v);
     if (cost <= current) {
       current = cost;
@@ -197,15 +194,11 @@ bool tad::remat::solveSchedule(const Graph &graph, int64_t budget,
     best.offer(chain == ChainResult::optimal, schedule,
                "chain dynamic program");
   } else {
-    const std::pair<const char *, EvictionScore> scores[] = {
-        {"lookahead rc/(b*d)", EvictionScore::costPerByteDistance},
-        {"lookahead rc/(b*d^2)", EvictionScore::costPerByteDistance2},
-        {"lookahead rc/b", EvictionScore::costPerByte},
-        {"lookahead 1/d", EvictionScore::farthestUse},
-    };
-    // A variant is a score (variant % 4), keepAncestors (bit 2) and
-    // depthFirst (bit 3). The one that found the best schedule so far is
-    // what guided runs and the weight search rerun.
+    // The names of the scores, in EvictionScore's order.
+    const char *scores[] = {"lookahead rc/(b*d)", "lookahead rc/(b*d^2)",
+                            "lookahead rc/b", "lookahead 1/d"};
+    // The variant (lookaheadVariant) that found the best schedule so far
+    // is what guided runs and the weight search rerun.
     int bestVariant = 0;
     // One lookahead run, tightened and offered; returns its cost. A run
     // whose cost passes twice the best so far will not win even after
@@ -213,14 +206,11 @@ bool tad::remat::solveSchedule(const Graph &graph, int64_t budget,
     // thrash.
     auto lookahead = [&](int variant, uint64_t seed,
                          const std::vector<double> *weights, const char *how) {
-      LookaheadOptions options;
-      options.score = scores[variant % 4].second;
-      options.keepAncestors = variant & 4;
-      options.depthFirst = variant & 8;
+      LookaheadOptions options = lookaheadVariant(variant);
       options.seed = seed;
       options.costLimit = 2 * best.cost;
       options.weights = weights;
-      std::string name = std::string(scores[variant % 4].first) + how +
+      std::string name = std::string(scores[variant % 4]) + how +
                          (options.keepAncestors ? ", keeping ancestors" : "") +
                          (options.depthFirst ? ", depth first" : "");
       double before = best.cost;

@@ -12,10 +12,14 @@ TEST(ByteSizeTest, AcceptsBytesAndBinarySuffixes) {
   struct Case {
     const char *text;
     int64_t bytes;
-  } cases[] = {{"0", 0},           {"65536", 65536},
-               {"12B", 12},        {"64KiB", 65536},
-               {"1.5 KiB", 1536},  {"3MiB", 3 << 20},
-               {"2GiB", int64_t(2) << 30}, {"0.5GiB", int64_t(1) << 29}};
+  } cases[] = {{"0", 0},
+               {"65536", 65536},
+               {"12B", 12},
+               {"64KiB", 65536},
+               {"1.5 KiB", 1536},
+               {"3MiB", 3 << 20},
+               {"2GiB", int64_t(2) << 30},
+               {"0.5GiB", int64_t(1) << 29}};
   for (const Case &c : cases) {
     int64_t bytes = -1;
     std::string error;

@@ -117,11 +117,8 @@ TEST(ChainTest, LongChainsAndTheWorkLimit) {
       ScheduleStats s = simulate(g, chain);
       ASSERT_TRUE(s.valid) << s.error;
       EXPECT_LE(s.peak, budget);
-      for (int variant = 0; variant < 16; ++variant) {
-        LookaheadOptions options;
-        options.score = EvictionScore(variant % 4);
-        options.keepAncestors = variant & 4;
-        options.depthFirst = variant & 8;
+      for (int variant = 0; variant < kLookaheadVariants; ++variant) {
+        LookaheadOptions options = lookaheadVariant(variant);
         std::vector<Event> heuristic;
         if (!lookaheadSchedule(g, budget, options, heuristic))
           continue;

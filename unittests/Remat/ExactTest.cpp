@@ -1,4 +1,5 @@
-//===- ExactTest.cpp - the exact remat search ------------------------------===//
+//===- ExactTest.cpp - the exact remat search
+//------------------------------===//
 
 #include "tad/Remat/Exact.h"
 
@@ -53,8 +54,7 @@ TEST(ExactTest, NeverWorseThanDtr) {
     ASSERT_GT(minimum, 0);
     ASSERT_LE(minimum, all.peak);
     std::vector<Event> schedule;
-    EXPECT_EQ(exactSchedule(g, minimum - 1, schedule),
-              ExactResult::infeasible);
+    EXPECT_EQ(exactSchedule(g, minimum - 1, schedule), ExactResult::infeasible);
     for (int64_t budget : {minimum, (minimum + all.peak) / 2, all.peak}) {
       ASSERT_EQ(exactSchedule(g, budget, schedule), ExactResult::optimal);
       ScheduleStats exact = simulate(g, schedule);

@@ -87,11 +87,8 @@ TEST(SolverTest, LookaheadVariants) {
     for (double fraction : {0.5, 0.7, 0.9}) {
       int64_t budget =
           std::max(lowerBound(g), int64_t(fraction * double(peak)));
-      for (int variant = 0; variant < 16; ++variant) {
-        LookaheadOptions options;
-        options.score = EvictionScore(variant % 4);
-        options.keepAncestors = variant & 4;
-        options.depthFirst = variant & 8;
+      for (int variant = 0; variant < kLookaheadVariants; ++variant) {
+        LookaheadOptions options = lookaheadVariant(variant);
         std::vector<Event> schedule;
         if (!lookaheadSchedule(g, budget, options, schedule))
           continue;
@@ -132,11 +129,8 @@ TEST(SolverTest, DepthFirstRecomputation) {
   ASSERT_EQ(exactSchedule(g, budget, exact), ExactResult::optimal);
   EXPECT_DOUBLE_EQ(simulate(g, exact).cost, 156);
   double breadthFirst = 1e300, depthFirst = 1e300;
-  for (int variant = 0; variant < 16; ++variant) {
-    LookaheadOptions options;
-    options.score = EvictionScore(variant % 4);
-    options.keepAncestors = variant & 4;
-    options.depthFirst = variant & 8;
+  for (int variant = 0; variant < kLookaheadVariants; ++variant) {
+    LookaheadOptions options = lookaheadVariant(variant);
     if (!lookaheadSchedule(g, budget, options, schedule))
       continue;
     tightenSchedule(g, budget, schedule);

@@ -67,6 +67,12 @@ struct LookaheadOptions {
   const std::vector<double> *weights = nullptr;
 };
 
+/// The lookahead variants the fast solver runs, numbered: variant % 4 is
+/// the score (in EvictionScore's order), bit 2 keepAncestors, bit 3
+/// depthFirst.
+constexpr int kLookaheadVariants = 16;
+LookaheadOptions lookaheadVariant(int variant);
+
 /// Schedules `graph` within `budget` by lookahead eviction (see
 /// LookaheadOptions). Returns false when no eviction makes room, or when
 /// recomputations exceed kDtrComputesPerNode per node.
