@@ -22,7 +22,7 @@ static constexpr int kRunNodes = 2048;
 static constexpr int kMaxRandomRuns = 64;
 static constexpr int kMaxGuidedRuns = 16;
 // Weight-search runs: at most kMaxSearchRuns, and kSearchWork / n^2 (a
-// run's time grows about as n^2): none from about 1024 nodes on.
+// run's time grows about as n^2): none from 1025 nodes on.
 static constexpr int kMaxSearchRuns = 512;
 static constexpr int64_t kSearchWork = int64_t(1) << 20;
 // The weight search restarts from its best point after this many steps.
@@ -105,16 +105,18 @@ guidedRuns(const Graph &graph, const std::vector<Event> &schedule, int runs,
   return weights;
 }
 
-/// A random walk over the eviction weights, from those of the guided runs:
-/// each step multiplies or divides the weights of one or two nodes by
-/// kProtectWeight (a node the best schedule recomputes is protected more
-/// often), sometimes with another lookahead variant, and moves there when
-/// the run costs no more than the current point (equal costs move too, to
-/// cross plateaus). The guided runs change one weight at a time and keep
-/// only strict gains, so they miss exchanges: recompute two cheap values
-/// instead of two dear ones. `run` returns a run's cost (or infinity);
-/// `best` is the best schedule, which it updates. The steps come from a
-/// fixed seed, so the answer is reproducible.
+/// A random walk over the eviction weights, from those of the guided runs.
+/// Each step changes the weights of one or two nodes by kProtectWeight: it
+/// protects a node the best schedule recomputes, exposes one it keeps, or
+/// moves a random node either way; a quarter of the steps also try another
+/// lookahead variant. The walk moves to the step when the run costs no
+/// more than the current point (equal costs move too, to cross plateaus),
+/// and restarts from the best point every kWalkSteps steps. The guided
+/// runs change one weight at a time and keep only strict gains, so they
+/// miss exchanges: recompute two cheap values instead of two dear ones.
+/// `run` returns a run's cost (or infinity); `best` is the best schedule,
+/// which it updates. The steps come from a fixed seed, so the answer is
+/// reproducible.
 void weightSearch(
     const Graph &graph, const std::vector<Event> &best,
     std::vector<double> weights, int runs, int variant,
