@@ -53,6 +53,7 @@ bench: build
 	OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/mlp/run.py
 	/usr/bin/python3 bench/remat/gaps.py
 	/usr/bin/python3 bench/remat/solvers.py
+	/usr/bin/python3 bench/remat/loop_predictions.py
 	/usr/bin/python3 bench/remat/milp_exact.py --graphs 5
 	/usr/bin/python3 bench/remat/milp_gaps.py --sizes 30 --graphs 1 --seconds 60
 

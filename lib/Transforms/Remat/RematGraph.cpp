@@ -5,6 +5,8 @@
 #include "dialects/tad/TadOps.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -402,6 +404,103 @@ static int64_t loopInitCopyBytes(scf::ForOp loop) {
   return bytes;
 }
 
+/// The peak of one iteration of a revolve dispatcher (AutoDiff.cpp's
+/// reverseRevolve), replayed action by action: a loop over a constant
+/// table of actions whose body is one scf.index_switch on the action, and
+/// ops without bytes. The generic model counts every carried value's
+/// previous buffer in every iteration, with the largest case; here a
+/// carried value has a buffer of its own only after a case that allocated
+/// it, and keeps it while later cases pass it through (a restore yields a
+/// view of the snapshot tape instead). Returns the largest, over the
+/// iterations, of the previous buffers plus the case's peak, or nothing
+/// when `loop` is not such a dispatcher or its body holds more than the
+/// switch's cases.
+static std::optional<int64_t>
+dispatcherPeak(scf::ForOp loop, const RematGraphOptions &options, int depth) {
+  Block *body = loop.getBody();
+  scf::IndexSwitchOp sw;
+  for (Operation &op : body->without_terminator()) {
+    if (auto candidate = dyn_cast<scf::IndexSwitchOp>(op)) {
+      if (sw)
+        return std::nullopt;
+      sw = candidate;
+      continue;
+    }
+    if (op.getNumRegions() != 0 ||
+        llvm::any_of(op.getResultTypes(),
+                     [](Type type) { return getByteSize(type) > 0; }))
+      return std::nullopt;
+  }
+  if (!sw || body->getTerminator()->getOperands() != sw.getResults())
+    return std::nullopt;
+  auto extract = sw.getArg().getDefiningOp<tensor::ExtractOp>();
+  DenseIntElementsAttr table;
+  if (!extract || extract.getIndices().size() != 1 ||
+      extract.getIndices()[0] != loop.getInductionVar() ||
+      !matchPattern(extract.getTensor(), m_Constant(&table)))
+    return std::nullopt;
+  std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound()),
+                         upper = getConstantIntValue(loop.getUpperBound()),
+                         step = getConstantIntValue(loop.getStep());
+  if (!lower || !upper || !step || *lower != 0 || *step != 1 ||
+      *upper > table.getNumElements())
+    return std::nullopt;
+
+  // Per case (the default region last): its peak, and per carried value
+  // whether it allocates it or passes the previous one through.
+  unsigned n = loop.getNumRegionIterArgs();
+  SmallVector<Region *> regions;
+  for (Region &region : sw.getCaseRegions())
+    regions.push_back(&region);
+  regions.push_back(&sw.getDefaultRegion());
+  SmallVector<int64_t> peaks;
+  SmallVector<SmallVector<char>> fresh, through;
+  int64_t largest = 0;
+  for (Region *region : regions) {
+    peaks.push_back(
+        region->empty() ? 0 : peakOfBlock(region->front(), options, depth + 1));
+    largest = std::max(largest, peaks.back());
+    fresh.emplace_back(n, 0);
+    through.emplace_back(n, 0);
+    if (region->empty())
+      continue;
+    for (unsigned j = 0; j < n; ++j) {
+      Value v = bufferSourceWithin(
+          region->front().getTerminator()->getOperand(j), *region);
+      fresh.back()[j] = isDefinedIn(v, *region);
+      through.back()[j] = v == loop.getRegionIterArg(j);
+    }
+  }
+  // The switch is all the body holds: otherwise the generic model stands.
+  if (peakOfBlock(*body, options, depth) != largest)
+    return std::nullopt;
+
+  // An initial value that the loop's block computed is a node of that
+  // block, counted there; any other (an argument of an enclosing body) is
+  // counted as the loop's own, as the generic model does.
+  SmallVector<char> own(n, 0);
+  for (unsigned j = 0; j < n; ++j) {
+    Operation *producer = loop.getInitArgs()[j].getDefiningOp();
+    own[j] = !producer || producer->getBlock() != loop->getBlock();
+  }
+  int64_t peak = 0;
+  ArrayRef<int64_t> cases = sw.getCases();
+  auto values = table.getValues<APInt>();
+  for (int64_t k = 0; k < *upper; ++k) {
+    int64_t action = values[k].getSExtValue();
+    size_t c = llvm::find(cases, action) - cases.begin(); // default: last
+    int64_t previous = 0;
+    for (unsigned j = 0; j < n; ++j)
+      if (own[j] && !isCarriedInBlockValue(loop, j) &&
+          !isCarriedInConstantCopy(loop, j))
+        previous += getByteSize(loop.getResult(j).getType());
+    peak = std::max(peak, previous + peaks[c]);
+    for (unsigned j = 0; j < n; ++j)
+      own[j] = fresh[c][j] || (through[c][j] && own[j]);
+  }
+  return peak;
+}
+
 /// The group into which `op`'s result fuses: the one group that all its
 /// users belong to, when they all fuse producers; -1 otherwise.
 static int fusingGroup(Operation *op, Block &body,
@@ -705,6 +804,10 @@ RematProblem tad::buildRematProblem(Block &body,
       // node's bytes are the previous ones, freed only at the end of the
       // iteration, and the copies of the initial values.
       node.bytes = loopResultBytes(loop) + loopInitCopyBytes(loop);
+      // A revolve dispatcher is replayed action by action instead.
+      if (std::optional<int64_t> peak = dispatcherPeak(loop, options, depth))
+        node.transient =
+            std::max<int64_t>(0, loopInitCopyBytes(loop) + *peak - node.bytes);
     } else if (!isView(root)) {
       for (Type type : root->getResultTypes())
         node.bytes += getByteSize(type);
