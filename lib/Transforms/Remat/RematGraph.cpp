@@ -478,10 +478,15 @@ dispatcherPeak(scf::ForOp loop, const RematGraphOptions &options, int depth) {
   // An initial value that the loop's block computed is a node of that
   // block, counted there; any other (an argument of an enclosing body) is
   // counted as the loop's own, as the generic model does.
+  // The carried values whose buffers the loop replaces (loopResultBytes)
+  // are the ones counted.
   SmallVector<char> own(n, 0);
+  SmallVector<int64_t> bytes(n, 0);
   for (unsigned j = 0; j < n; ++j) {
     Operation *producer = loop.getInitArgs()[j].getDefiningOp();
     own[j] = !producer || producer->getBlock() != loop->getBlock();
+    if (!isCarriedInBlockValue(loop, j) && !isCarriedInConstantCopy(loop, j))
+      bytes[j] = getByteSize(loop.getResult(j).getType());
   }
   int64_t peak = 0;
   ArrayRef<int64_t> cases = sw.getCases();
@@ -491,9 +496,7 @@ dispatcherPeak(scf::ForOp loop, const RematGraphOptions &options, int depth) {
     size_t c = llvm::find(cases, action) - cases.begin(); // default: last
     int64_t previous = 0;
     for (unsigned j = 0; j < n; ++j)
-      if (own[j] && !isCarriedInBlockValue(loop, j) &&
-          !isCarriedInConstantCopy(loop, j))
-        previous += getByteSize(loop.getResult(j).getType());
+      previous += own[j] ? bytes[j] : 0;
     peak = std::max(peak, previous + peaks[c]);
     for (unsigned j = 0; j < n; ++j)
       own[j] = fresh[c][j] || (through[c][j] && own[j]);
