@@ -413,10 +413,11 @@ static int64_t loopInitCopyBytes(scf::ForOp loop) {
 /// it, and keeps it while later cases pass it through (a restore yields a
 /// view of the snapshot tape instead). Returns the largest, over the
 /// iterations, of the previous buffers plus the case's peak, or nothing
-/// when `loop` is not such a dispatcher or its body holds more than the
-/// switch's cases.
-static std::optional<int64_t>
-dispatcherPeak(scf::ForOp loop, const RematGraphOptions &options, int depth) {
+/// when `loop` is not such a dispatcher or its body, whose peak is
+/// `bodyPeak`, holds more than the switch's cases.
+static std::optional<int64_t> dispatcherPeak(scf::ForOp loop,
+                                             const RematGraphOptions &options,
+                                             int depth, int64_t bodyPeak) {
   Block *body = loop.getBody();
   scf::IndexSwitchOp sw;
   for (Operation &op : body->without_terminator()) {
@@ -472,7 +473,7 @@ dispatcherPeak(scf::ForOp loop, const RematGraphOptions &options, int depth) {
     }
   }
   // The switch is all the body holds: otherwise the generic model stands.
-  if (peakOfBlock(*body, options, depth) != largest)
+  if (bodyPeak != largest)
     return std::nullopt;
 
   // An initial value that the loop's block computed is a node of that
@@ -808,7 +809,9 @@ RematProblem tad::buildRematProblem(Block &body,
       // iteration, and the copies of the initial values.
       node.bytes = loopResultBytes(loop) + loopInitCopyBytes(loop);
       // A revolve dispatcher is replayed action by action instead.
-      if (std::optional<int64_t> peak = dispatcherPeak(loop, options, depth))
+      // (The node's transient bytes so far are its body's peak.)
+      if (std::optional<int64_t> peak =
+              dispatcherPeak(loop, options, depth, node.transient))
         node.transient =
             std::max<int64_t>(0, loopInitCopyBytes(loop) + *peak - node.bytes);
     } else if (!isView(root)) {
