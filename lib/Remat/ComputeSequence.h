@@ -24,6 +24,26 @@ std::vector<int> computesOf(const std::vector<Event> &schedule);
 std::vector<Event> scheduleOf(const Graph &graph,
                               const std::vector<int> &computes);
 
+/// The instances of a compute sequence: which compute each compute reads,
+/// how often each is read and where last.
+struct Instances {
+  std::vector<std::vector<int>> reads; // per compute: the computes it reads
+  std::vector<int> readers;            // per compute: how many reads
+  std::vector<int> lastReader;         // per compute: -1 when unread
+
+  Instances(const Graph &graph, const std::vector<int> &computes);
+};
+
+/// The bytes each compute needs (the resident ones and its transient ones)
+/// when every value is freed after its last reader.
+std::vector<int64_t> profileOf(const Graph &graph,
+                               const std::vector<int> &computes,
+                               const Instances &inst);
+
+/// Drops recomputations that nobody reads, transitively; a node keeps at
+/// least one compute.
+void dropUnread(const Graph &graph, std::vector<int> &computes);
+
 } // namespace tad::remat
 
 #endif // TAD_REMAT_COMPUTESEQUENCE_H

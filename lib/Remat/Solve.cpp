@@ -27,6 +27,10 @@ static constexpr int kMaxSearchRuns = 512;
 static constexpr int64_t kSearchWork = int64_t(1) << 20;
 // The weight search restarts from its best point after this many steps.
 static constexpr int kWalkSteps = 128;
+// The exchange search (Exchange.cpp) stops after checking this many
+// compute events.
+static constexpr int64_t kExchangeWork = int64_t(1) << 20;
+static constexpr int64_t kExchangeNodeWork = int64_t(1) << 27;
 // How much less likely a guided run evicts the node it protects.
 static constexpr double kProtectWeight = 16;
 
@@ -255,6 +259,15 @@ bool tad::remat::solveSchedule(const Graph &graph, int64_t budget,
                  [&](const std::vector<double> &weights, int variant) {
                    return lookahead(variant, 0, &weights, ", weight search");
                  });
+    if (best.feasible) {
+      std::vector<Event> exchanged = best.schedule;
+      exchangeSchedule(graph, budget, exchanged,
+                       std::min<int64_t>(kExchangeWork, kExchangeNodeWork / n));
+      if (simulate(graph, exchanged).cost < best.cost) {
+        std::string name = best.name + ", exchanges";
+        best.offer(true, exchanged, name);
+      }
+    }
   }
   if (info) {
     info->attempts = best.attempts;

@@ -33,38 +33,29 @@ std::vector<int> tad::remat::computesOf(const std::vector<Event> &schedule) {
   return computes;
 }
 
-namespace {
-
-/// The instances of a compute sequence: which compute each compute reads,
-/// how often each is read and where last.
-struct Instances {
-  std::vector<std::vector<int>> reads; // per compute: the computes it reads
-  std::vector<int> readers;            // per compute: how many reads
-  std::vector<int> lastReader;         // per compute: -1 when unread
-
-  Instances(const Graph &graph, const std::vector<int> &computes) {
-    size_t m = computes.size();
-    reads.assign(m, {});
-    readers.assign(m, 0);
-    lastReader.assign(m, -1);
-    std::vector<int> latest(graph.size(), -1);
-    for (size_t j = 0; j < m; ++j) {
-      for (int i : graph.nodes[computes[j]].inputs) {
-        int src = latest[i];
-        reads[j].push_back(src);
-        if (src >= 0) {
-          ++readers[src];
-          lastReader[src] = int(j);
-        }
+tad::remat::Instances::Instances(const Graph &graph,
+                                 const std::vector<int> &computes) {
+  size_t m = computes.size();
+  reads.assign(m, {});
+  readers.assign(m, 0);
+  lastReader.assign(m, -1);
+  std::vector<int> latest(graph.size(), -1);
+  for (size_t j = 0; j < m; ++j) {
+    for (int i : graph.nodes[computes[j]].inputs) {
+      int src = latest[i];
+      reads[j].push_back(src);
+      if (src >= 0) {
+        ++readers[src];
+        lastReader[src] = int(j);
       }
-      latest[computes[j]] = int(j);
     }
+    latest[computes[j]] = int(j);
   }
-};
+}
 
 /// Drops recomputations that nobody reads, transitively; a node keeps at
 /// least one compute.
-void dropUnread(const Graph &graph, std::vector<int> &computes) {
+void tad::remat::dropUnread(const Graph &graph, std::vector<int> &computes) {
   Instances inst(graph, computes);
   size_t m = computes.size();
   std::vector<int> count(graph.size(), 0);
@@ -95,9 +86,9 @@ void dropUnread(const Graph &graph, std::vector<int> &computes) {
 
 /// The bytes each compute needs (the resident ones and its transient ones)
 /// when every value is freed after its last reader.
-std::vector<int64_t> profileOf(const Graph &graph,
-                               const std::vector<int> &computes,
-                               const Instances &inst) {
+std::vector<int64_t> tad::remat::profileOf(const Graph &graph,
+                                           const std::vector<int> &computes,
+                                           const Instances &inst) {
   size_t m = computes.size();
   std::vector<std::vector<int>> freedAfter(m);
   for (size_t j = 0; j < m; ++j)
@@ -113,6 +104,8 @@ std::vector<int64_t> profileOf(const Graph &graph,
   }
   return profile;
 }
+
+namespace {
 
 /// One round of merges; returns whether any was made.
 bool mergeRound(const Graph &graph, int64_t budget,

@@ -184,6 +184,61 @@ TEST(SolverTest, TighteningOnlyImproves) {
   EXPECT_GT(improved, 0);
 }
 
+// Keeping A (cost 5) across F instead of recomputing it overflows the
+// budget at F, so tightening cannot; recomputing B (cost 1), resident and
+// unread at F, makes the room: the exchange.
+TEST(SolverTest, ExchangeTradesADearRecomputationForACheapOne) {
+  // A, B; C reads both; F is large; D reads A, E reads B.
+  Graph g;
+  for (auto [id, cost, bytes] :
+       {std::tuple<const char *, double, int64_t>{"A", 5, 10},
+        {"B", 1, 10},
+        {"C", 1, 1},
+        {"F", 1, 30},
+        {"D", 1, 1},
+        {"E", 1, 1}})
+    g.nodes.push_back({id, cost, bytes, {}, {}});
+  for (auto [input, user] : {std::pair<int, int>{0, 2}, {1, 2}, {0, 4}, {1, 5}})
+    g.addEdge(input, user);
+  const int64_t budget = 45;
+  auto compute = [](int v) { return Event{Event::compute, v}; };
+  auto free = [](int v) { return Event{Event::free, v}; };
+  std::vector<Event> schedule = {compute(0), compute(1), compute(2), free(2),
+                                 free(0),    compute(3), free(3),    compute(0),
+                                 compute(4), free(4),    free(0),    compute(5),
+                                 free(5),    free(1)};
+  EXPECT_DOUBLE_EQ(checked(g, schedule, budget).cost, 15);
+  std::vector<Event> tightened = schedule;
+  tightenSchedule(g, budget, tightened);
+  EXPECT_DOUBLE_EQ(checked(g, tightened, budget).cost, 15);
+  exchangeSchedule(g, budget, schedule, int64_t(1) << 20);
+  EXPECT_DOUBLE_EQ(checked(g, schedule, budget).cost, 11);
+  // Without work, no exchange.
+  exchangeSchedule(g, budget, tightened, 0);
+  EXPECT_DOUBLE_EQ(checked(g, tightened, budget).cost, 15);
+}
+
+// Exchanges keep a schedule valid and within its budget and never raise
+// its cost; on DTR's schedules they improve on tightening.
+TEST(SolverTest, ExchangesOnlyImprove) {
+  std::mt19937 rng(7);
+  int improved = 0;
+  for (int trial = 0; trial < 20; ++trial) {
+    Graph g = randomJointGraph(30, rng);
+    int64_t budget = simulate(g, storeAllSchedule(g)).peak * 6 / 10;
+    std::vector<Event> schedule;
+    if (!dtrSchedule(g, budget, schedule))
+      continue;
+    tightenSchedule(g, budget, schedule);
+    double before = simulate(g, schedule).cost;
+    exchangeSchedule(g, budget, schedule, int64_t(1) << 20);
+    double after = checked(g, schedule, budget).cost;
+    EXPECT_LE(after, before + 1e-9);
+    improved += after < before - 1e-9;
+  }
+  EXPECT_GT(improved, 0);
+}
+
 // Chen's schedule holds about sqrt(n) checkpoints and one segment: on the
 // gradient of a 100-chain of equal nodes it peaks far below store-all and
 // recomputes each forward node at most once.

@@ -85,6 +85,15 @@ bool lookaheadSchedule(const Graph &graph, int64_t budget,
 void tightenSchedule(const Graph &graph, int64_t budget,
                      std::vector<Event> &schedule);
 
+/// Tightens `schedule`, then trades recomputations for cheaper ones while
+/// the peak stays within max(budget, its current peak): where keeping a
+/// value instead of recomputing it overflows the budget, a cheaper value
+/// resident and unread over the overflow is recomputed instead
+/// (Exchange.cpp). Stops once the checks have gone through `workLimit`
+/// compute events.
+void exchangeSchedule(const Graph &graph, int64_t budget,
+                      std::vector<Event> &schedule, int64_t workLimit);
+
 struct SolveInfo {
   std::string winner; // which heuristic produced the returned schedule
   int attempts = 0, feasible = 0;
