@@ -27,11 +27,27 @@ std::vector<Event> scheduleOf(const Graph &graph,
 /// The instances of a compute sequence: which compute each compute reads,
 /// how often each is read and where last.
 struct Instances {
-  std::vector<std::vector<int>> reads; // per compute: the computes it reads
-  std::vector<int> readers;            // per compute: how many reads
-  std::vector<int> lastReader;         // per compute: -1 when unread
+  std::vector<int> readers;    // per compute: how many reads
+  std::vector<int> lastReader; // per compute: -1 when unread
 
   Instances(const Graph &graph, const std::vector<int> &computes);
+
+  /// The computes that compute `j` reads, one per input (-1 where the input
+  /// was not computed before).
+  struct Reads {
+    const int *first, *last;
+    const int *begin() const { return first; }
+    const int *end() const { return last; }
+  };
+  Reads reads(size_t j) const {
+    return {readFrom.data() + readStart[j], readFrom.data() + readStart[j + 1]};
+  }
+  size_t size() const { return readers.size(); }
+
+private:
+  // All reads in one array (the solvers build many of these), compute j's
+  // at [readStart[j], readStart[j + 1]).
+  std::vector<int> readStart, readFrom;
 };
 
 /// The bytes each compute needs (the resident ones and its transient ones)

@@ -31,6 +31,8 @@ static constexpr int kWalkSteps = 128;
 // compute events.
 static constexpr int64_t kExchangeWork = int64_t(1) << 20;
 static constexpr int64_t kExchangeNodeWork = int64_t(1) << 27;
+// The exchange search starts from this many of the cheapest schedules.
+static constexpr int kExchangeStarts = 8;
 // How much less likely a guided run evicts the node it protects.
 static constexpr double kProtectWeight = 16;
 
@@ -51,6 +53,28 @@ struct Best {
   std::string name;
   double cost = 1e300;
   int attempts = 0, feasible = 0;
+  /// The kExchangeStarts cheapest distinct schedules, cheapest first: the
+  /// exchange search starts from each.
+  struct Start {
+    double cost;
+    std::vector<Event> schedule;
+    std::string name;
+  };
+  std::vector<Start> top;
+
+  void keepTop(double c, const std::vector<Event> &candidate,
+               const std::string &by) {
+    if (int(top.size()) == kExchangeStarts && c >= top.back().cost)
+      return;
+    for (const Start &other : top)
+      if (other.cost == c && other.schedule == candidate)
+        return;
+    auto at = std::find_if(top.begin(), top.end(),
+                           [&](const Start &other) { return other.cost > c; });
+    top.insert(at, {c, candidate, by});
+    if (int(top.size()) > kExchangeStarts)
+      top.pop_back();
+  }
 
   /// Tightens and keeps `candidate` when it is cheaper than the best.
   /// Returns its cost after tightening, or infinity if it failed.
@@ -63,6 +87,7 @@ struct Best {
     if (!stats.valid || stats.peak > budget)
       return 1e300; // never expected; the caller gets only checked schedules
     ++feasible;
+    keepTop(stats.cost, candidate, by);
     if (stats.cost < cost) {
       cost = stats.cost;
       schedule = std::move(candidate);
@@ -259,14 +284,15 @@ bool tad::remat::solveSchedule(const Graph &graph, int64_t budget,
                  [&](const std::vector<double> &weights, int variant) {
                    return lookahead(variant, 0, &weights, ", weight search");
                  });
-    if (best.feasible) {
-      std::vector<Event> exchanged = best.schedule;
-      exchangeSchedule(graph, budget, exchanged,
-                       std::min<int64_t>(kExchangeWork, kExchangeNodeWork / n));
-      if (simulate(graph, exchanged).cost < best.cost) {
-        std::string name = best.name + ", exchanges";
-        best.offer(true, exchanged, name);
-      }
+    // Exchanges, from each of the cheapest schedules: the cheapest one is
+    // not always the one a few exchanges improve most.
+    std::vector<Best::Start> starts = std::move(best.top);
+    int64_t work = std::min<int64_t>(kExchangeWork, kExchangeNodeWork / n) /
+                   std::max<int64_t>(1, int64_t(starts.size()));
+    for (Best::Start &start : starts) {
+      exchangeSchedule(graph, budget, start.schedule, work);
+      if (simulate(graph, start.schedule).cost < best.cost)
+        best.offer(true, start.schedule, start.name + ", exchanges");
     }
   }
   if (info) {

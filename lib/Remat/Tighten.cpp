@@ -36,19 +36,21 @@ std::vector<int> tad::remat::computesOf(const std::vector<Event> &schedule) {
 tad::remat::Instances::Instances(const Graph &graph,
                                  const std::vector<int> &computes) {
   size_t m = computes.size();
-  reads.assign(m, {});
   readers.assign(m, 0);
   lastReader.assign(m, -1);
+  readStart.reserve(m + 1);
+  readStart.push_back(0);
   std::vector<int> latest(graph.size(), -1);
   for (size_t j = 0; j < m; ++j) {
     for (int i : graph.nodes[computes[j]].inputs) {
       int src = latest[i];
-      reads[j].push_back(src);
+      readFrom.push_back(src);
       if (src >= 0) {
         ++readers[src];
         lastReader[src] = int(j);
       }
     }
+    readStart.push_back(int(readFrom.size()));
     latest[computes[j]] = int(j);
   }
 }
@@ -73,7 +75,7 @@ void tad::remat::dropUnread(const Graph &graph, std::vector<int> &computes) {
       continue;
     dropped[j] = 1;
     --count[computes[j]];
-    for (int src : inst.reads[j])
+    for (int src : inst.reads(j))
       if (src >= 0 && --inst.readers[src] == 0)
         work.push_back(src);
   }
@@ -90,17 +92,16 @@ std::vector<int64_t> tad::remat::profileOf(const Graph &graph,
                                            const std::vector<int> &computes,
                                            const Instances &inst) {
   size_t m = computes.size();
-  std::vector<std::vector<int>> freedAfter(m);
+  std::vector<int64_t> freedAfter(m, 0); // bytes freed after each compute
   for (size_t j = 0; j < m; ++j)
-    freedAfter[inst.lastReader[j] < 0 ? j : inst.lastReader[j]].push_back(
-        int(j));
+    freedAfter[inst.lastReader[j] < 0 ? j : inst.lastReader[j]] +=
+        graph.nodes[computes[j]].bytes;
   std::vector<int64_t> profile(m);
   int64_t bytes = 0;
   for (size_t j = 0; j < m; ++j) {
     bytes += graph.nodes[computes[j]].bytes;
     profile[j] = bytes + graph.nodes[computes[j]].transient;
-    for (int k : freedAfter[j])
-      bytes -= graph.nodes[computes[k]].bytes;
+    bytes -= freedAfter[j];
   }
   return profile;
 }
