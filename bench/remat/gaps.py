@@ -72,6 +72,8 @@ def main():
     parser.add_argument("--keep", help="write the graphs to this folder "
                         "(graph<i>.json, named in the worst cases)")
     args = parser.parse_args()
+    if args.keep:
+        os.makedirs(args.keep, exist_ok=True)
     rng = random.Random(args.seed)
 
     solvers = ["fast", "dtr"]
