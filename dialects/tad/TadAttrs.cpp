@@ -99,8 +99,7 @@ tad::verifyCustomRuleTypes(FunctionType primal, FunctionType forward,
                        << primal.getResults()
                        << " before its saved values, but returns "
                        << forward.getResults();
-  SmallVector<Type> expectedInputs(
-      forward.getResults().drop_front(numResults));
+  SmallVector<Type> expectedInputs(forward.getResults().drop_front(numResults));
   llvm::append_range(expectedInputs, primal.getResults());
   if (pullback.getInputs() != ArrayRef<Type>(expectedInputs))
     return emitError() << "pullback must take the saved values and one "
@@ -135,30 +134,30 @@ LogicalResult TadDialect::verifyOperationAttribute(Operation *op,
   if (name == kDerivativeAttrName) {
     auto request = dyn_cast<DerivativeAttr>(attr.getValue());
     if (!request)
-      return op->emitOpError() << "'" << name
-                               << "' must be a #tad.derivative attribute";
+      return op->emitOpError()
+             << "'" << name << "' must be a #tad.derivative attribute";
     func::FuncOp primal = lookupFunction(op, request.getPrimal(), "primal");
     if (!primal)
       return failure();
     if (primal == fn)
       return op->emitOpError("is the derivative of itself");
-    FailureOr<FunctionType> expected = getDerivativeType(
-        primal.getFunctionType(), request.getKind(), request.getWrt(),
-        emitError);
+    FailureOr<FunctionType> expected =
+        getDerivativeType(primal.getFunctionType(), request.getKind(),
+                          request.getWrt(), emitError);
     if (failed(expected))
       return failure();
     if (*expected != fn.getFunctionType())
       return op->emitOpError("has type ")
-             << fn.getFunctionType() << " but the requested derivative has type "
-             << *expected;
+             << fn.getFunctionType()
+             << " but the requested derivative has type " << *expected;
     return success();
   }
 
   if (name == kCustomRuleAttrName) {
     auto rule = dyn_cast<CustomRuleAttr>(attr.getValue());
     if (!rule)
-      return op->emitOpError() << "'" << name
-                               << "' must be a #tad.custom_rule attribute";
+      return op->emitOpError()
+             << "'" << name << "' must be a #tad.custom_rule attribute";
     func::FuncOp forward = lookupFunction(op, rule.getForward(), "forward");
     func::FuncOp pullback = lookupFunction(op, rule.getPullback(), "pullback");
     if (!forward || !pullback)

@@ -49,13 +49,15 @@ using tad::driver::Stage;
 enum class InputKind { tad, mlir };
 
 cl::OptionCategory tadcCategory("tadc options");
-cl::OptionCategory mlirCategory("MLIR options (pass manager, printing, timing)");
+cl::OptionCategory
+    mlirCategory("MLIR options (pass manager, printing, timing)");
 
 cl::opt<std::string> inputFilename(cl::Positional,
                                    cl::desc("<input .tad or .mlir file>"),
                                    cl::init("-"), cl::cat(tadcCategory));
 
-cl::opt<std::string> outputFilename("o", cl::desc("Output file (default: stdout)"),
+cl::opt<std::string> outputFilename("o",
+                                    cl::desc("Output file (default: stdout)"),
                                     cl::value_desc("filename"), cl::init("-"),
                                     cl::cat(tadcCategory));
 
@@ -102,9 +104,10 @@ cl::opt<std::string> entry(
              "does not call are dropped)"),
     cl::value_desc("name"), cl::cat(tadcCategory));
 
-cl::list<std::string> inputFiles(
-    "input", cl::desc("Read parameter NAME from FILE.npy (repeatable)"),
-    cl::value_desc("NAME=FILE"), cl::cat(tadcCategory));
+cl::list<std::string>
+    inputFiles("input",
+               cl::desc("Read parameter NAME from FILE.npy (repeatable)"),
+               cl::value_desc("NAME=FILE"), cl::cat(tadcCategory));
 
 cl::opt<std::string> inputDir(
     "inputs",
@@ -176,16 +179,16 @@ cl::opt<std::string> cudaPath(
     cl::value_desc("DIR"), cl::cat(tadcCategory));
 
 enum class CudaMatmul { kernel, cublas };
-cl::opt<CudaMatmul> cudaMatmul(
-    "cuda-matmul", cl::desc("How f32 and f64 matmuls run with --target=cuda"),
-    cl::values(clEnumValN(CudaMatmul::kernel, "kernel",
-                          "generated kernels (default)"),
-               clEnumValN(CudaMatmul::cublas, "cublas",
-                          "cuBLAS, loaded when the program runs")),
-    cl::init(CudaMatmul::kernel), cl::cat(tadcCategory));
+cl::opt<CudaMatmul>
+    cudaMatmul("cuda-matmul",
+               cl::desc("How f32 and f64 matmuls run with --target=cuda"),
+               cl::values(clEnumValN(CudaMatmul::kernel, "kernel",
+                                     "generated kernels (default)"),
+                          clEnumValN(CudaMatmul::cublas, "cublas",
+                                     "cuBLAS, loaded when the program runs")),
+               cl::init(CudaMatmul::kernel), cl::cat(tadcCategory));
 
-cl::opt<bool> optimize("opt",
-                       cl::desc("Canonicalize and CSE the tad-level IR"),
+cl::opt<bool> optimize("opt", cl::desc("Canonicalize and CSE the tad-level IR"),
                        cl::init(false), cl::cat(tadcCategory));
 
 cl::opt<int64_t> loopSnapshots(
@@ -245,9 +248,9 @@ static bool getLoweringOptions(tad::driver::LoweringOptions &options) {
   if (!cudaArchs.empty())
     options.cudaArchs.assign(cudaArchs.begin(), cudaArchs.end());
   const char *root = std::getenv("CUDA_ROOT");
-  options.cudaToolkit = !cudaPath.empty()        ? cudaPath.getValue()
-                        : root && *root ? std::string(root)
-                                        : std::string("/usr/local/cuda");
+  options.cudaToolkit = !cudaPath.empty() ? cudaPath.getValue()
+                        : root && *root   ? std::string(root)
+                                          : std::string("/usr/local/cuda");
   if (target != tad::driver::Target::cuda)
     return true;
   std::string error;
@@ -285,8 +288,7 @@ static std::optional<tad::RematConfig> getRematConfig(mlir::ModuleOp module) {
   // (Compiled outputs rename functions after remat.)
   const std::string &name = entry;
   if (auto fn = module.lookupSymbol<mlir::func::FuncOp>(name);
-      !entry.empty() && fn &&
-      fn->hasAttr(tad::TadDialect::kDerivativeAttrName))
+      !entry.empty() && fn && fn->hasAttr(tad::TadDialect::kDerivativeAttrName))
     config.functions.push_back(name);
   std::string error;
   if (!tad::remat::parseByteSize(rematBudget, config.budget, error)) {
@@ -423,8 +425,7 @@ static mlir::LogicalResult writeRematReport() {
 /// Prints the module at the requested stage, or runs it, or writes the
 /// compiled file.
 static mlir::LogicalResult
-emitResult(mlir::ModuleOp module,
-           llvm::ArrayRef<tad::rt::EntrySpec> signatures,
+emitResult(mlir::ModuleOp module, llvm::ArrayRef<tad::rt::EntrySpec> signatures,
            llvm::raw_ostream &os) {
   const tad::rt::EntrySpec *signature =
       signatures.empty() ? nullptr : &signatures.front();
@@ -435,11 +436,11 @@ emitResult(mlir::ModuleOp module,
     if (emitStage == Stage::obj)
       error = tad::driver::emitObjectFile(module, outputFilename);
     else if (emitStage == Stage::lib)
-      error = tad::driver::linkSharedLibrary(
-          module, signatures, outputFilename, inputFilename, cuda);
+      error = tad::driver::linkSharedLibrary(module, signatures, outputFilename,
+                                             inputFilename, cuda);
     else
-      error = tad::driver::linkExecutable(module, *signature, outputFilename,
-                                          cuda);
+      error =
+          tad::driver::linkExecutable(module, *signature, outputFilename, cuda);
     if (error) {
       llvm::errs() << "tadc: error: " << llvm::toString(std::move(error))
                    << "\n";
@@ -460,7 +461,8 @@ emitResult(mlir::ModuleOp module,
     options.threads = threads;
     options.cuda = cuda;
     os.flush();
-    if (llvm::Error error = tad::driver::runEntry(module, *signature, options)) {
+    if (llvm::Error error =
+            tad::driver::runEntry(module, *signature, options)) {
       llvm::errs() << "tadc: error: " << llvm::toString(std::move(error))
                    << "\n";
       return mlir::failure();
@@ -490,10 +492,11 @@ processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
               llvm::MemoryBufferRef source, llvm::raw_ostream &os,
               mlir::DialectRegistry &registry) {
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBuffer(source, /*RequiresNullTerminator=*/false),
-      llvm::SMLoc());
-  unsigned bufferId = sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBuffer(
+                                   source, /*RequiresNullTerminator=*/false),
+                               llvm::SMLoc());
+  unsigned bufferId =
+      sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
 
   mlir::MLIRContext context(registry);
   // Diagnostics point at source locations; the IR of a whole function
@@ -514,7 +517,8 @@ processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
       tad::lang::dumpAST(*ast, sourceMgr, os);
       return mlir::success();
     }
-    module = tad::lang::compileToTad(sourceMgr, context, llvm::errs(), bufferId);
+    module =
+        tad::lang::compileToTad(sourceMgr, context, llvm::errs(), bufferId);
   } else {
     if (emitStage == Stage::ast) {
       llvm::errs() << "tadc: error: --emit=ast needs .tad input\n";
@@ -541,8 +545,9 @@ processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
         if (!f.isDeclaration())
           names += (names.empty() ? "" : ", ") + f.getName().str();
       llvm::errs() << "tadc: error: --checkpoint-calls: "
-                   << (fn ? "'" + name + "' is a derivative, whose body AD "
-                                         "writes; checkpoint its primal"
+                   << (fn ? "'" + name +
+                                "' is a derivative, whose body AD "
+                                "writes; checkpoint its primal"
                           : "no function '" + name + "'")
                    << "; the functions with bodies are: " << names << "\n";
       return mlir::failure();
@@ -576,7 +581,8 @@ processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
   std::vector<tad::rt::EntrySpec> signatures;
   bool compiled = emitStage >= Stage::obj;
   if ((emitStage == Stage::run || emitStage == Stage::exe) && entry.empty()) {
-    llvm::errs() << "tadc: error: " << (emitStage == Stage::run ? "run" : "--emit=exe")
+    llvm::errs() << "tadc: error: "
+                 << (emitStage == Stage::run ? "run" : "--emit=exe")
                  << " needs --entry NAME\n";
     return mlir::failure();
   }
@@ -622,7 +628,8 @@ int main(int argc, char **argv) {
     llvm::StringRef a(arg);
     for (llvm::StringRef prefix : {"--stats-json", "-stats-json"})
       if (a == prefix || a.starts_with((prefix + "=").str())) {
-        rewritten.push_back(("--run-stats-json" + a.drop_front(prefix.size())).str());
+        rewritten.push_back(
+            ("--run-stats-json" + a.drop_front(prefix.size())).str());
         arg = rewritten.back().data();
         break;
       }
@@ -651,7 +658,8 @@ int main(int argc, char **argv) {
       "  tadc model.tad --emit=tad     print the tad dialect of model.tad\n"
       "  tadc model.tad --emit=ast     print the checked syntax tree\n"
       "  tadc run model.tad --entry f  JIT-compile and call f\n"
-      "                                (--stats-json=FILE is --run-stats-json)\n"
+      "                                (--stats-json=FILE is "
+      "--run-stats-json)\n"
       "  tadc model.mlir               read tad-dialect MLIR instead\n");
 
   std::string error;

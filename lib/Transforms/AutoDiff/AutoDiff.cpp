@@ -267,18 +267,16 @@ LogicalResult Differentiator::cloneOp(Operation &op, IRMapping &map,
     callStack.push_back(callee);
     Block *block = b.getInsertionBlock();
     Block::iterator point = b.getInsertionPoint();
-    Operation *before =
-        point == block->begin() ? nullptr : &*std::prev(point);
+    Operation *before = point == block->begin() ? nullptr : &*std::prev(point);
     if (failed(
             cloneForward(callee.getBody().front(), inner, results, callStack)))
       return failure();
     callStack.pop_back();
     // The inlined ops say where they were called from, so that diagnostics
     // and the remat report can name the call site.
-    for (Operation &cloned :
-         llvm::make_range(before ? std::next(before->getIterator())
-                                 : block->begin(),
-                          b.getInsertionPoint()))
+    for (Operation &cloned : llvm::make_range(
+             before ? std::next(before->getIterator()) : block->begin(),
+             b.getInsertionPoint()))
       cloned.walk([&](Operation *inlined) {
         inlined->setLoc(CallSiteLoc::get(inlined->getLoc(), call.getLoc()));
       });
@@ -314,8 +312,7 @@ LogicalResult Differentiator::cloneOp(Operation &op, IRMapping &map,
 
 /// An index constant tensor: the tables of a binomial schedule.
 static Value indexTable(OpBuilder &b, Location loc, ArrayRef<int64_t> values) {
-  auto type = RankedTensorType::get({int64_t(values.size())},
-                                    b.getIndexType());
+  auto type = RankedTensorType::get({int64_t(values.size())}, b.getIndexType());
   SmallVector<APInt> bits;
   for (int64_t v : values)
     bits.push_back(APInt(64, uint64_t(v), /*isSigned=*/true));
@@ -359,8 +356,7 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
         ++current;
       else if (a.kind == remat::RevolveAction::store && a.step == current)
         slotAt[current] = a.slot;
-      else if (!(a.kind == remat::RevolveAction::restore &&
-                 a.step == current))
+      else if (!(a.kind == remat::RevolveAction::restore && a.step == current))
         return op.emitError("internal error: revolve's first sweep is not "
                             "a plain forward sweep");
     }
@@ -411,9 +407,9 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
     } else {
       // tape[slot] = carried, where this iteration's input is a snapshot.
       Value slot = tensor::ExtractOp::create(b, l, slots, row);
-      Value stores = arith::CmpIOp::create(
-          b, l, arith::CmpIPredicate::sge, slot,
-          arith::ConstantIndexOp::create(b, l, 0));
+      Value stores =
+          arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, slot,
+                                arith::ConstantIndexOp::create(b, l, 0));
       auto store = scf::IfOp::create(b, l, TypeRange(tapeArgs), stores,
                                      /*addThenBlock=*/true,
                                      /*addElseBlock=*/true);
@@ -625,8 +621,8 @@ Value Differentiator::addToAccumulator(Value acc, Value c) {
   Location loc = c.getLoc();
   auto row = c.getDefiningOp<UpdateOp>();
   if (row && c.use_empty() && isPositiveZeros(row.getOperand())) {
-    Value old = TakeOp::create(b, loc, row.getValue().getType(), acc,
-                               row.getIndex());
+    Value old =
+        TakeOp::create(b, loc, row.getValue().getType(), acc, row.getIndex());
     Value sum = AddOp::create(b, loc, old, row.getValue());
     Value updated =
         UpdateOp::create(b, loc, acc.getType(), sum, acc, row.getIndex());
@@ -741,9 +737,9 @@ LogicalResult Differentiator::backwardFor(scf::ForOp op, CotangentMap &cot) {
       return failure();
     llvm::append_range(results, reverse.getResults());
   }
-  for (auto [init, c] : llvm::zip(op.getInitArgs().take_front(numCarried),
-                                  ArrayRef<Value>(results).take_front(
-                                      numCarried)))
+  for (auto [init, c] :
+       llvm::zip(op.getInitArgs().take_front(numCarried),
+                 ArrayRef<Value>(results).take_front(numCarried)))
     accumulate(cot, init, c);
   for (auto [v, c] :
        llvm::zip(outer, ArrayRef<Value>(results).drop_front(numCarried)))
@@ -757,10 +753,12 @@ LogicalResult Differentiator::backwardFor(scf::ForOp op, CotangentMap &cot) {
 /// at the start of some iteration), the snapshot slots, the carried
 /// cotangents and the accumulators; it starts from the forward loop's
 /// last-iteration inputs and slots.
-LogicalResult Differentiator::reverseRevolve(
-    scf::ForOp op, const LoopInfo &info, ArrayRef<Value> outer,
-    ArrayRef<Value> carriedCots, ArrayRef<Value> accs,
-    SmallVectorImpl<Value> &results) {
+LogicalResult Differentiator::reverseRevolve(scf::ForOp op,
+                                             const LoopInfo &info,
+                                             ArrayRef<Value> outer,
+                                             ArrayRef<Value> carriedCots,
+                                             ArrayRef<Value> accs,
+                                             SmallVectorImpl<Value> &results) {
   scf::ForOp primal = info.primal;
   unsigned n = info.numCarried;
   Location loc = op.getLoc();
@@ -775,7 +773,7 @@ LogicalResult Differentiator::reverseRevolve(
   Value slotTable = indexTable(b, loc, slots);
   SmallVector<Value> inits;
   llvm::append_range(inits, op.getResults().drop_front(2 * n)); // current
-  llvm::append_range(inits, op.getResults().slice(n, n));      // slots
+  llvm::append_range(inits, op.getResults().slice(n, n));       // slots
   llvm::append_range(inits, carriedCots);
   llvm::append_range(inits, accs);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);

@@ -78,8 +78,7 @@ RematProblem buildRematProblem(mlir::func::FuncOp func,
 /// and calls get the peak of their body or callee as transient bytes;
 /// `depth` bounds that recursion.
 RematProblem buildRematProblem(mlir::Block &block,
-                               const RematGraphOptions &options,
-                               int depth = 0);
+                               const RematGraphOptions &options, int depth = 0);
 
 /// "file:line:col", and for inlined ops "file:line:col called at
 /// file:line:col", outermost call last; "" when `loc` has no file.
