@@ -10,6 +10,7 @@
 #include "dialects/tad/TadOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/SymbolTable.h"
@@ -126,6 +127,16 @@ static func::FuncOp lookupFunction(Operation *op, FlatSymbolRefAttr name,
 LogicalResult TadDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
+  if (name == kLoopSnapshotsAttrName) {
+    auto count = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<scf::ForOp>(op))
+      return op->emitOpError() << "'" << name << "' belongs on an scf.for";
+    if (!count || count.getValue().isNegative())
+      return op->emitOpError()
+             << "'" << name << "' must be an integer of 0 or more, got "
+             << attr.getValue();
+    return success();
+  }
   auto fn = dyn_cast<func::FuncOp>(op);
   if (!fn)
     return op->emitOpError() << "'" << name << "' belongs on a func.func";

@@ -33,7 +33,7 @@ def Tad_Dialect : Dialect {
   let hasConstantMaterializer = 1;
   let useDefaultAttributePrinterParser = 1;
   // Checks tad.derivative, tad.custom_rule and tad.checkpointed on the
-  // functions that carry them.
+  // functions that carry them, and tad.loop_snapshots on loops.
   let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Registers the attributes of TadAttrs.td (in the file that defines
@@ -44,6 +44,10 @@ def Tad_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kDerivativeAttrName = "tad.derivative";
     static constexpr ::llvm::StringLiteral kCustomRuleAttrName = "tad.custom_rule";
     static constexpr ::llvm::StringLiteral kCheckpointedAttrName = "tad.checkpointed";
+    /// On an scf.for that AD differentiates: its snapshots (0 for a full
+    /// tape), in place of the AD pass's loop-snapshots option. tadc sets
+    /// it per loop when it chooses the counts for a budget.
+    static constexpr ::llvm::StringLiteral kLoopSnapshotsAttrName = "tad.loop_snapshots";
     /// The name of the location (a NameLoc around the source location) that
     /// AD gives the ops of a derivative's forward sweep, so that the remat
     /// report can tell forward values from backward ones without changing

@@ -2,7 +2,7 @@
 """Checks tad's derivatives against central finite differences in f64.
 
     grad_check.py --tadc PATH --source FILE.tad --primal f --derivative df
-                  [--seed N] [--rtol R] [--atol A]
+                  [--seed N] [--rtol R] [--atol A] [--tadc-arg ARG ...]
 
 The program is compiled once with `tadc --emit=lib`; NumPy calls the primal
 and the derivative through ctypes. `df` is grad, value_and_grad or vjp of
@@ -97,14 +97,16 @@ def main():
     ap.add_argument("--samples", type=int, default=0,
                     help="check this many random elements per parameter "
                          "(0: every element)")
+    ap.add_argument("--tadc-arg", action="append", default=[],
+                    help="pass this to tadc too (e.g. --remat-budget=16KiB)")
     args = ap.parse_args()
 
     source = open(args.source).read()
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
         lib_path = os.path.join(tmp, "libcheck.so")
-        subprocess.run([args.tadc, args.source, "--emit=lib", "-o", lib_path],
-                       check=True)
+        subprocess.run([args.tadc, args.source, "--emit=lib", "-o", lib_path]
+                       + args.tadc_arg, check=True)
         functions = parse_header(os.path.join(tmp, "libcheck.h"))
         lib = ctypes.CDLL(lib_path)
         for derivative in args.derivative:

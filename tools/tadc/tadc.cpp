@@ -298,58 +298,134 @@ static std::optional<tad::RematConfig> getRematConfig(mlir::ModuleOp module) {
   return config;
 }
 
-/// With a budget and loops, and no --loop-snapshots: the most snapshots per
-/// loop (from a full tape down to one) with which AD and the remat pass
-/// meet the budget. Each candidate runs AD and remat on a copy of the
-/// module, silently. When none meets it, the one whose feasible minimum is
-/// smallest (for a short loop, a full tape can need less than one
-/// snapshot), so that the real compile's error names the true minimum.
-static int64_t chooseLoopSnapshots(mlir::ModuleOp module,
-                                   mlir::MLIRContext &context) {
-  int64_t trips = 0;
+/// The loops whose snapshots tadc chooses: those with constant bounds and
+/// at least two trips, in walk order (the same in a clone of the module).
+static std::vector<std::pair<mlir::scf::ForOp, int64_t>>
+choosableLoops(mlir::ModuleOp module) {
+  std::vector<std::pair<mlir::scf::ForOp, int64_t>> loops;
   module.walk([&](mlir::scf::ForOp loop) {
     auto lower = mlir::getConstantIntValue(loop.getLowerBound());
     auto upper = mlir::getConstantIntValue(loop.getUpperBound());
-    if (lower && upper)
-      trips = std::max(trips, *upper - *lower);
+    if (lower && upper && *upper - *lower >= 2)
+      loops.push_back({loop, *upper - *lower});
   });
-  if (trips < 2)
-    return 0;
-  loopsChosen = true;
-  std::vector<int64_t> candidates = {0};
-  for (int64_t n = 64; n >= 1; n /= 2)
-    if (n < trips)
-      candidates.push_back(n);
-  int64_t best = candidates.back();
-  int64_t bestMinimum = std::numeric_limits<int64_t>::max();
-  for (int64_t snapshots : candidates) {
-    mlir::OwningOpRef<mlir::ModuleOp> copy(module.clone());
-    mlir::ScopedDiagnosticHandler quiet(
-        &context, [](mlir::Diagnostic &) { return mlir::success(); });
-    std::optional<tad::RematConfig> config = getRematConfig(*copy);
-    if (!config)
-      return 0;
-    mlir::PassManager pm(&context);
-    tad::AutoDiffOptions adOptions;
-    adOptions.loopSnapshots = snapshots;
-    pm.addPass(tad::createAutoDiff(adOptions));
-    pm.addPass(mlir::createCanonicalizerPass());
-    pm.addPass(mlir::createCSEPass());
-    tad::RematReport report;
-    pm.addPass(tad::createRematPass(*config, &report));
-    if (mlir::succeeded(pm.run(*copy)))
-      return snapshots;
+  return loops;
+}
+
+/// What AD and the remat pass make of the module with these snapshots per
+/// loop (choosableLoops' order), run on a copy, silently.
+struct LoopTrial {
+  bool fits = false;
+  int64_t minimum = std::numeric_limits<int64_t>::max(); // when it does not
+  double cost = 0; // the predicted compute of the derivatives, when it does
+};
+
+static LoopTrial tryLoopSnapshots(mlir::ModuleOp module,
+                                  mlir::MLIRContext &context,
+                                  const std::vector<int64_t> &counts) {
+  mlir::OwningOpRef<mlir::ModuleOp> copy(module.clone());
+  mlir::ScopedDiagnosticHandler quiet(
+      &context, [](mlir::Diagnostic &) { return mlir::success(); });
+  LoopTrial trial;
+  std::optional<tad::RematConfig> config = getRematConfig(*copy);
+  if (!config)
+    return trial;
+  auto loops = choosableLoops(*copy);
+  mlir::Builder builder(&context);
+  for (size_t i = 0; i < loops.size(); ++i)
+    loops[i].first->setAttr(tad::TadDialect::kLoopSnapshotsAttrName,
+                            builder.getI64IntegerAttr(counts[i]));
+  mlir::PassManager pm(&context);
+  pm.addPass(tad::createAutoDiff());
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(mlir::createCSEPass());
+  tad::RematReport report;
+  pm.addPass(tad::createRematPass(*config, &report));
+  trial.fits = mlir::succeeded(pm.run(*copy));
+  if (trial.fits)
+    for (const tad::RematFunctionReport &f : report.functions)
+      trial.cost += f.cost;
+  else if (report.feasibleMinimum > 0)
     // A failure other than the budget (none is known) has no minimum; it
     // ranks last, and the real compile reports it.
-    int64_t minimum = report.feasibleMinimum > 0
-                          ? report.feasibleMinimum
-                          : std::numeric_limits<int64_t>::max();
-    if (minimum < bestMinimum) {
-      bestMinimum = minimum;
-      best = snapshots;
+    trial.minimum = report.feasibleMinimum;
+  return trial;
+}
+
+/// With a budget and loops, and no --loop-snapshots: the snapshots of each
+/// loop, as many as the budget allows. The candidates per loop are a full
+/// tape, then 64, 32, ..., 1 below its trip count. The same count for every
+/// loop first, the most that fits; then, while some loop can take the next
+/// larger candidate and still fit, the one such step that leaves the least
+/// predicted compute. When no count fits, the one whose feasible minimum is
+/// smallest (for a short loop, a full tape can need less than one
+/// snapshot), so that the real compile's error names the true minimum.
+/// Returns one count per choosableLoops entry (0: a full tape).
+static std::vector<int64_t> chooseLoopSnapshots(mlir::ModuleOp module,
+                                                mlir::MLIRContext &context) {
+  auto loops = choosableLoops(module);
+  if (loops.empty())
+    return {};
+  loopsChosen = true;
+  int64_t longest = 0;
+  for (auto &loop : loops)
+    longest = std::max(longest, loop.second);
+  // Candidates from the most memory (a full tape) to the least.
+  auto candidatesBelow = [](int64_t trips) {
+    std::vector<int64_t> candidates = {0};
+    for (int64_t n = 64; n >= 1; n /= 2)
+      if (n < trips)
+        candidates.push_back(n);
+    return candidates;
+  };
+  // A count of at least a loop's trips is a full tape.
+  auto normalize = [&](std::vector<int64_t> counts) {
+    for (size_t i = 0; i < loops.size(); ++i)
+      if (counts[i] >= loops[i].second)
+        counts[i] = 0;
+    return counts;
+  };
+  std::vector<int64_t> best;
+  int64_t bestMinimum = std::numeric_limits<int64_t>::max();
+  double cost = 0;
+  for (int64_t snapshots : candidatesBelow(longest)) {
+    std::vector<int64_t> counts =
+        normalize(std::vector<int64_t>(loops.size(), snapshots));
+    LoopTrial trial = tryLoopSnapshots(module, context, counts);
+    if (trial.fits) {
+      best = counts;
+      bestMinimum = 0;
+      cost = trial.cost;
+      break;
+    }
+    if (best.empty() || trial.minimum < bestMinimum) {
+      bestMinimum = trial.minimum;
+      best = counts;
     }
   }
-  return best;
+  if (bestMinimum > 0 || loops.size() == 1)
+    return best;
+  // More snapshots, loop by loop, where the budget leaves room.
+  while (true) {
+    std::vector<int64_t> step;
+    double stepCost = cost;
+    for (size_t i = 0; i < loops.size(); ++i) {
+      if (best[i] == 0)
+        continue;
+      std::vector<int64_t> counts = best;
+      counts[i] =
+          best[i] * 2 >= loops[i].second || best[i] >= 64 ? 0 : best[i] * 2;
+      LoopTrial trial = tryLoopSnapshots(module, context, counts);
+      if (trial.fits && (step.empty() || trial.cost < stepCost)) {
+        step = counts;
+        stepCost = trial.cost;
+      }
+    }
+    if (step.empty())
+      return best;
+    best = step;
+    cost = stepCost;
+  }
 }
 
 /// Runs the passes between the frontend and the requested stage.
@@ -570,12 +646,25 @@ processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
     }
     tad::AutoDiffOptions adOptions;
     adOptions.loopSnapshots = loopSnapshots;
-    if (!rematBudget.empty() && !loopSnapshots.getNumOccurrences())
-      adOptions.loopSnapshots = rematResult.loopSnapshots =
-          chooseLoopSnapshots(*module, context);
+    if (!rematBudget.empty() && !loopSnapshots.getNumOccurrences()) {
+      std::vector<int64_t> counts = chooseLoopSnapshots(*module, context);
+      auto loops = choosableLoops(*module);
+      mlir::Builder builder(&context);
+      for (size_t i = 0; i < counts.size(); ++i) {
+        loops[i].first->setAttr(tad::TadDialect::kLoopSnapshotsAttrName,
+                                builder.getI64IntegerAttr(counts[i]));
+        rematResult.loops.push_back(
+            {tad::describeLocation(loops[i].first.getLoc()), loops[i].second,
+             counts[i]});
+      }
+    }
     ad.addPass(tad::createAutoDiff(adOptions));
     if (mlir::failed(ad.run(*module)))
       return mlir::failure();
+    // The counts were for AD; the primal loops need not carry them on.
+    module->walk([](mlir::scf::ForOp loop) {
+      loop->removeAttr(tad::TadDialect::kLoopSnapshotsAttrName);
+    });
   }
   // What a compiled entry takes and returns is read before lowering.
   std::vector<tad::rt::EntrySpec> signatures;

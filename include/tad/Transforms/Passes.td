@@ -107,7 +107,8 @@ def AutoDiff : Pass<"tad-autodiff", "mlir::ModuleOp"> {
     Option<"loopSnapshots", "loop-snapshots", "int64_t", "0",
            "Keep at most this many snapshots of each loop's carried values "
            "and reverse it by binomial checkpointing (revolve); 0 keeps "
-           "every iteration's">,
+           "every iteration's. A loop's own tad.loop_snapshots attribute "
+           "overrides it">,
   ];
   let statistics = [
     Statistic<"numDerivatives", "num-derivatives",

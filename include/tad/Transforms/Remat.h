@@ -66,11 +66,18 @@ struct RematFunctionReport {
   std::vector<RematTimelinePoint> timeline;
 };
 
+/// A loop whose snapshots tadc chose for the budget.
+struct RematLoop {
+  std::string location; // of the loop in the source
+  int64_t trips = 0;
+  int64_t snapshots = 0; // 0: a full tape
+};
+
 struct RematReport {
   std::vector<RematFunctionReport> functions;
-  /// The snapshots per loop that tadc chose for the budget (binomial
-  /// checkpointing); 0 for full tapes.
-  int64_t loopSnapshots = 0;
+  /// The loops, when tadc chose their snapshots (binomial checkpointing);
+  /// empty otherwise.
+  std::vector<RematLoop> loops;
   /// When the pass failed because a function does not fit the budget: the
   /// smallest budget it needs (0 otherwise).
   int64_t feasibleMinimum = 0;
@@ -81,6 +88,10 @@ struct RematReport {
 /// takes its options as strings.
 std::unique_ptr<mlir::Pass> createRematPass(const RematConfig &options,
                                             RematReport *report = nullptr);
+
+/// "file:line:col", and for inlined ops "file:line:col called at
+/// file:line:col", outermost call last; "" when `loc` has no file.
+std::string describeLocation(mlir::Location loc);
 
 /// The report as JSON (docs/remat.md describes the fields).
 std::string rematReportToJson(const RematReport &report);

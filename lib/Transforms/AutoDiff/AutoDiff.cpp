@@ -322,7 +322,7 @@ static Value indexTable(OpBuilder &b, Location loc, ArrayRef<int64_t> values) {
 
 /// The forward loop carries, after the primal's values, one tape per
 /// carried value: a stacked tensor whose row i holds the value at the start
-/// of iteration i. With binomial checkpointing (`loopSnapshots` slots, fewer
+/// of iteration i. With binomial checkpointing (`snapshots` slots, fewer
 /// than the iterations), the tape has one row per slot and holds what
 /// revolve's first sweep stores, and the loop also carries the values at
 /// the start of its last iteration, where the reverse sweep begins.
@@ -341,9 +341,15 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
   // actions before its first reverse), or -1.
   LoopInfo info{op, {}, 0, {}, 0};
   std::vector<int64_t> slotAt;
-  bool binomial = loopSnapshots > 0 && loopSnapshots < trips;
+  // The loop's own count (tadc chooses one per loop under a budget), else
+  // the pass option.
+  int64_t snapshots = loopSnapshots;
+  if (auto count = op->getAttrOfType<IntegerAttr>(
+          TadDialect::kLoopSnapshotsAttrName)) // verified: 0 or more
+    snapshots = count.getInt();
+  bool binomial = snapshots > 0 && snapshots < trips;
   if (binomial) {
-    info.schedule = remat::makeRevolveSchedule(trips, loopSnapshots);
+    info.schedule = remat::makeRevolveSchedule(trips, snapshots);
     slotAt.assign(trips, -1);
     slotAt[0] = 0; // x_0 starts in slot 0
     int64_t current = 0;
@@ -365,7 +371,7 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
                           "end before the last step");
     info.firstReverse = k;
   }
-  int64_t rows = binomial ? loopSnapshots : std::max<int64_t>(trips, 1);
+  int64_t rows = binomial ? snapshots : std::max<int64_t>(trips, 1);
 
   SmallVector<Value> inits;
   for (Value init : op.getInitArgs())

@@ -39,6 +39,7 @@
 #define TAD_LIB_TRANSFORMS_REMAT_REMATGRAPH_H
 
 #include "tad/Remat/Graph.h"
+#include "tad/Transforms/Remat.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
@@ -79,10 +80,6 @@ RematProblem buildRematProblem(mlir::func::FuncOp func,
 /// `depth` bounds that recursion.
 RematProblem buildRematProblem(mlir::Block &block,
                                const RematGraphOptions &options, int depth = 0);
-
-/// "file:line:col", and for inlined ops "file:line:col called at
-/// file:line:col", outermost call last; "" when `loc` has no file.
-std::string describeLocation(mlir::Location loc);
 
 /// The static byte size of a ranked tensor type; 0 for other types.
 int64_t getByteSize(mlir::Type type);

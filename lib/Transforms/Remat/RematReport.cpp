@@ -2,6 +2,7 @@
 
 #include "tad/Transforms/Remat.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
@@ -36,9 +37,14 @@ std::string tad::rematReportToJson(const RematReport &report) {
         {"values", std::move(values)},
         {"timeline", std::move(timeline)}});
   }
+  llvm::json::Array loops;
+  for (const RematLoop &loop : report.loops)
+    loops.push_back(llvm::json::Object{{"location", loop.location},
+                                       {"trips", loop.trips},
+                                       {"snapshots", loop.snapshots}});
   return llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
                                     {"functions", std::move(functions)},
-                                    {"loop_snapshots", report.loopSnapshots}}))
+                                    {"loops", std::move(loops)}}))
       .str();
 }
 
@@ -57,11 +63,20 @@ static std::string human(int64_t bytes) {
 }
 
 void tad::printRematReport(const RematReport &report, llvm::raw_ostream &os) {
-  if (report.loopSnapshots)
-    os << "remat: loops are reversed by binomial checkpointing with "
-       << report.loopSnapshots << " snapshot"
-       << (report.loopSnapshots > 1 ? "s" : "")
-       << " each, the most that meet the budget\n";
+  // Nothing to say when every loop keeps its full tape.
+  if (llvm::any_of(report.loops,
+                   [](const RematLoop &loop) { return loop.snapshots; })) {
+    os << "remat: loops, with the most snapshots that meet the budget:\n";
+    for (const RematLoop &loop : report.loops) {
+      os << "remat:   loop at " << (loop.location.empty() ? "?" : loop.location)
+         << " (" << loop.trips << " iterations): ";
+      if (loop.snapshots)
+        os << "binomial checkpointing with " << loop.snapshots << " snapshot"
+           << (loop.snapshots > 1 ? "s" : "") << "\n";
+      else
+        os << "a full tape\n";
+    }
+  }
   for (const RematFunctionReport &f : report.functions) {
     int stored = 0, recomputed = 0;
     for (const RematValue &v : f.values)

@@ -603,7 +603,7 @@ func.func @yield_outside_checkpoint(%x: tensor<2xf32>) {
 }
 
 //===----------------------------------------------------------------------===//
-// tad.derivative, tad.custom_rule, tad.checkpointed
+// tad.derivative, tad.custom_rule, tad.checkpointed, tad.loop_snapshots
 //===----------------------------------------------------------------------===//
 
 // -----
@@ -704,3 +704,21 @@ func.func private @f(tensor<3xf32>) -> tensor<3xf32> attributes {tad.checkpointe
 
 // expected-error @+1 {{unknown tad attribute 'tad.frobnicate'}}
 func.func private @f(tensor<3xf32>) -> tensor<3xf32> attributes {tad.frobnicate}
+
+// -----
+
+// expected-error @+1 {{'tad.loop_snapshots' belongs on an scf.for}}
+func.func private @f(tensor<3xf32>) -> tensor<3xf32> attributes {tad.loop_snapshots = 2 : i64}
+
+// -----
+
+func.func @f(%x: tensor<f32>) -> tensor<f32> {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'tad.loop_snapshots' must be an integer of 0 or more, got -1 : i64}}
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%h = %x) -> (tensor<f32>) {
+    scf.yield %h : tensor<f32>
+  } {tad.loop_snapshots = -1 : i64}
+  return %r : tensor<f32>
+}
