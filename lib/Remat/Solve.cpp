@@ -31,6 +31,13 @@ static constexpr int kWalkSteps = 128;
 // compute events.
 static constexpr int64_t kExchangeWork = int64_t(1) << 20;
 static constexpr int64_t kExchangeNodeWork = int64_t(1) << 27;
+// The window search (Window.cpp) stops after expanding this many states,
+// and at most kWindowNodeWork / n for a graph of n nodes.
+static constexpr int64_t kWindowWork = int64_t(1) << 25;
+static constexpr int64_t kWindowNodeWork = int64_t(1) << 30;
+// The search of a whole graph where the heuristics find no schedule stops
+// after this much work.
+static constexpr int64_t kWholeGraphWork = int64_t(1) << 27;
 // The exchange search starts from this many of the cheapest schedules.
 static constexpr int kExchangeStarts = 8;
 // How much less likely a guided run evicts the node it protects.
@@ -412,19 +419,53 @@ std::string tad::remat::autoSchedule(const Graph &graph, int64_t budget,
 
 bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
                               std::vector<Event> &out, SolveInfo *info) {
-  if (solveSchedule(graph, budget, out, info))
-    return true;
-  if (budget < lowerBound(graph))
-    return false;
-  // The heuristics may fail at one budget and succeed at a smaller one,
-  // whose schedule fits here.
+  if (!solveSchedule(graph, budget, out, info)) {
+    if (budget < lowerBound(graph))
+      return false;
+    // The heuristics may fail at one budget and succeed at a smaller one,
+    // whose schedule fits here.
+    int64_t minimum = solverMinimumBudget(graph);
+    if (minimum > budget || !solveSchedule(graph, minimum, out, info)) {
+      // Where they find nothing, a graph small enough for one window is
+      // searched whole, from nothing; where that search gives up, at the
+      // smallest budget it succeeds at, if that is within this one.
+      WholeGraphResult whole =
+          wholeGraphSchedule(graph, budget, out, kWholeGraphWork);
+      if (whole == WholeGraphResult::gaveUp) {
+        minimum = fastMinimumBudget(graph);
+        if (minimum <= budget)
+          whole = wholeGraphSchedule(graph, minimum, out, kWholeGraphWork);
+      }
+      if (whole != WholeGraphResult::found)
+        return false;
+      if (info)
+        info->winner = "whole-graph search";
+    }
+  }
+  // The windows last, on the chosen schedule only: they cost more per
+  // schedule than everything before them.
+  double before = simulate(graph, out).cost;
+  int64_t n = std::max(1, graph.size());
+  windowSchedule(graph, budget, out,
+                 std::min<int64_t>(kWindowWork, kWindowNodeWork / n));
+  if (info && simulate(graph, out).cost < before)
+    info->winner += ", windows";
+  return true;
+}
+
+int64_t tad::remat::fastMinimumBudget(const Graph &graph) {
   int64_t minimum = solverMinimumBudget(graph);
-  return minimum <= budget && solveSchedule(graph, minimum, out, info);
+  std::vector<Event> schedule;
+  return smallestFittingBudget(lowerBound(graph), minimum, [&](int64_t b) {
+    return b >= minimum ||
+           wholeGraphSchedule(graph, b, schedule, kWholeGraphWork) ==
+               WholeGraphResult::found;
+  });
 }
 
 int64_t tad::remat::autoMinimumBudget(const Graph &graph) {
   int64_t exact = exactMinimumBudget(graph, kAutoExactStates);
-  return exact >= 0 ? exact : solverMinimumBudget(graph);
+  return exact >= 0 ? exact : fastMinimumBudget(graph);
 }
 
 std::vector<Event>

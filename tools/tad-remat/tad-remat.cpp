@@ -211,7 +211,7 @@ int main(int argc, char **argv) {
       if (!fastSchedule(graph, budget, schedule, &info))
         return fail("no schedule found within " + llvm::Twine(budget) +
                     " bytes; the fast solver's smallest budget is " +
-                    llvm::Twine(solverMinimumBudget(graph)) +
+                    llvm::Twine(fastMinimumBudget(graph)) +
                     " bytes (no schedule fits below " +
                     llvm::Twine(footprint) + ")");
       break;
@@ -250,7 +250,7 @@ int main(int argc, char **argv) {
     if (!fastSchedule(graph, budget, schedule, &info))
       return fail("the fast solver finds no schedule within " +
                   llvm::Twine(budget) + " bytes; its smallest budget is " +
-                  llvm::Twine(solverMinimumBudget(graph)) +
+                  llvm::Twine(fastMinimumBudget(graph)) +
                   " bytes (no schedule fits below " + llvm::Twine(footprint) +
                   ")");
     break;

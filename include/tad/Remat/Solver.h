@@ -94,6 +94,23 @@ void tightenSchedule(const Graph &graph, int64_t budget,
 void exchangeSchedule(const Graph &graph, int64_t budget,
                       std::vector<Event> &schedule, int64_t workLimit);
 
+/// Re-solves stretches of the schedule exactly (Window.cpp), keeping each
+/// cheaper stretch whose peak stays within max(budget, the schedule's
+/// current peak). Stops once the searches' work (the square of a window's
+/// node count per state expanded) passes `workLimit`.
+void windowSchedule(const Graph &graph, int64_t budget,
+                    std::vector<Event> &schedule, int64_t workLimit);
+
+/// The cheapest schedule of `graph` within `budget`, by the window search
+/// over the whole graph as one window, from nothing (Window.cpp). `found`
+/// sets `schedule`; `infeasible` is a proof that no schedule fits;
+/// `gaveUp` when the graph has more nodes than a window or the search
+/// passes `workLimit`.
+enum class WholeGraphResult { found, infeasible, gaveUp };
+WholeGraphResult wholeGraphSchedule(const Graph &graph, int64_t budget,
+                                    std::vector<Event> &schedule,
+                                    int64_t workLimit);
+
 struct SolveInfo {
   std::string winner; // which heuristic produced the returned schedule
   int attempts = 0, feasible = 0;
@@ -122,6 +139,11 @@ int64_t solverMinimumBudget(const Graph &graph);
 /// is checked, and `high` (which the caller knows fits) is the fallback.
 int64_t smallestFittingBudget(int64_t low, int64_t high,
                               const std::function<bool(int64_t)> &fits);
+
+/// The smallest budget at which fastSchedule succeeds: solverMinimumBudget,
+/// lowered by bisection over the whole-graph search where the graph is
+/// small enough for it.
+int64_t fastMinimumBudget(const Graph &graph);
 
 /// No schedule fits below this: the bytes of the largest single compute.
 int64_t lowerBound(const Graph &graph);

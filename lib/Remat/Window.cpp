@@ -1,0 +1,503 @@
+//===- Window.cpp - re-solve stretches of a schedule exactly --------------===//
+//
+// The eviction heuristics decide one value at a time, and tightening and
+// exchanges change one or two recomputations at a time. An optimal
+// schedule sometimes differs from theirs in a whole stretch: it recomputes
+// a chain earlier, in another order, keeping other values. Such a stretch
+// is small enough to solve exactly.
+//
+// A window is a stretch [a, b) of the compute sequence. What the rest of
+// the sequence needs from it is fixed: the values resident when it starts,
+// the values resident when it ends (those read after it), and the nodes
+// computed nowhere else. Between the two, any sequence of computes over the
+// window's nodes that stays within the budget will do, and the cheapest is
+// found by A* over (resident set, nodes still to compute), as in Exact.cpp,
+// but bounded by the window's current cost: only strictly cheaper
+// sequences are searched for, which prunes most states at once. Values
+// resident over the whole window and not read in it only add to its bytes.
+//
+// Three things keep the search small enough for windows of 30 to 50
+// nodes, where Exact.cpp stops at 20. A value is freed only right after a
+// compute that reads it (or at once, when nothing can use it any more):
+// that is where free-after-last-use puts every free, so no schedule is
+// lost, and orderings of frees are not told apart. The lower bound counts
+// what memory forces, not only the nodes still to compute (memoryBound).
+// And a window's search stops after a fixed amount of work, so that the
+// solver's time stays bounded.
+//
+// The windows go over the sequence in passes of growing size; the last is
+// the whole sequence, which on a graph of at most kWindowNodes nodes makes
+// the search exact whenever it finishes. From nothing, the same search
+// schedules such a graph where the heuristics find no schedule at all.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ComputeSequence.h"
+#include "tad/Remat/Solver.h"
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <queue>
+
+using namespace tad::remat;
+
+namespace {
+
+// A window holds at most this many distinct nodes (one bit each).
+constexpr int kWindowNodes = 64;
+// The cost of what cannot be done.
+constexpr double kNever = std::numeric_limits<double>::infinity();
+
+struct Key {
+  uint64_t resident, pending;
+  bool operator==(const Key &o) const {
+    return resident == o.resident && pending == o.pending;
+  }
+};
+/// The states a search has reached, by open addressing: the search
+/// spends most of its time looking states up.
+struct StateTable {
+  struct Visit {
+    double cost;      // of the cheapest path found; infinite before one
+    double remaining; // the state's lower bound, computed once
+    int32_t parent;   // the state it was reached from, -1 at the start
+    int32_t computed; // the window node computed to get here, -1 for a free
+    bool complete;    // whether `remaining` includes the memory bound
+  };
+  std::vector<Key> keys;      // per state
+  std::vector<Visit> visits;  // per state
+  std::vector<int32_t> slots; // state + 1 per slot, 0 when empty
+  uint64_t mask = 0;
+
+  /// The state `k`, added (with `fresh` set) if it is new.
+  int32_t find(Key k, bool &fresh) {
+    if (2 * (keys.size() + 1) > slots.size())
+      grow();
+    for (uint64_t i = hash(k) & mask;; i = (i + 1) & mask) {
+      if (!slots[i]) {
+        keys.push_back(k);
+        visits.push_back({kNever, 0, -1, -1, false});
+        slots[i] = int32_t(keys.size());
+        fresh = true;
+        return slots[i] - 1;
+      }
+      if (keys[slots[i] - 1] == k) {
+        fresh = false;
+        return slots[i] - 1;
+      }
+    }
+  }
+
+private:
+  static uint64_t hash(Key k) { // splitmix64's finalizer over both words
+    uint64_t z = k.resident * 0x9e3779b97f4a7c15ull ^ k.pending;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  void grow() {
+    slots.assign(std::max<size_t>(1024, 2 * slots.size()), 0);
+    mask = slots.size() - 1;
+    for (size_t s = 0; s < keys.size(); ++s) {
+      uint64_t i = hash(keys[s]) & mask;
+      while (slots[i])
+        i = (i + 1) & mask;
+      slots[i] = int32_t(s + 1);
+    }
+  }
+};
+
+/// One window's problem over its nodes, numbered 0..size-1.
+struct WindowProblem {
+  std::vector<int> nodes;          // graph node of each window node
+  std::vector<uint64_t> inputs;    // window inputs of each window node
+  std::vector<uint64_t> readers;   // window users of each window node
+  std::vector<uint64_t> ancestors; // each node and its window ancestors
+  uint64_t computable = 0;         // nodes whose inputs are all here
+  int64_t base = 0;                // bytes of values passing through
+  uint64_t start = 0, goal = 0;    // resident at the start; needed at the end
+  uint64_t must = 0;               // computed nowhere else
+  double bound = 0;                // the window's current cost
+
+  int size() const { return int(nodes.size()); }
+};
+
+/// The cheapest compute sequence of `p` that costs less than p.bound, by
+/// A* within `budget`; none when there is none or `work` passes
+/// `workLimit`. Each expansion adds size^2 to `work`: about what it costs,
+/// since it makes up to `size` successors and bounds each in time linear
+/// to quadratic in `size`.
+std::optional<std::vector<int>> solveWindow(const Graph &graph, int64_t budget,
+                                            const WindowProblem &p,
+                                            int64_t workLimit, int64_t &work) {
+  int n = p.size();
+  // The nodes' fields, at hand.
+  std::vector<double> costs(n);
+  std::vector<int64_t> bytesOfNode(n), footprint(n);
+  uint64_t once = 0; // nodes that must not be recomputed
+  for (int u = 0; u < n; ++u) {
+    const Node &v = graph.nodes[p.nodes[u]];
+    costs[u] = v.cost;
+    bytesOfNode[u] = v.bytes;
+    footprint[u] = v.bytes + v.transient;
+    if (!v.recomputable)
+      once |= uint64_t(1) << u;
+  }
+  auto bytesOf = [&](uint64_t set) {
+    int64_t bytes = p.base;
+    for (; set; set &= set - 1)
+      bytes += bytesOfNode[__builtin_ctzll(set)];
+    return bytes;
+  };
+  // What computing each node holds: the values passing through, its
+  // inputs, itself and its transient bytes.
+  std::vector<int64_t> fullFootprint(n);
+  for (int u = 0; u < n; ++u)
+    fullFootprint[u] = bytesOf(p.inputs[u]) + footprint[u];
+  std::vector<int> cheapestPerByte;
+  for (int u = 0; u < n; ++u)
+    if (bytesOfNode[u] > 0)
+      cheapestPerByte.push_back(u);
+  std::stable_sort(cheapestPerByte.begin(), cheapestPerByte.end(),
+                   [&](int x, int y) {
+                     return costs[x] * double(bytesOfNode[y]) <
+                            costs[y] * double(bytesOfNode[x]);
+                   });
+  // A lower bound on the recomputation that memory forces. Take a node y
+  // still to be computed (in `needed`, not resident). When it is first
+  // computed, its inputs and itself are resident, and so is every value
+  // that is resident then and read after that compute: by a needed node
+  // that reads y or reads such a node (each of its computes follows y's),
+  // or needed at the end. Values resident now are resident then unless
+  // freed, and so are needed ancestors of y, computed before it. Where they
+  // exceed the budget, some of those values are freed before y and recomputed
+  // after it, each at its cost at least; the cheapest bytes per cost first,
+  // fractionally, bounds that cost from below. The largest bound over y holds.
+  auto memoryBound = [&](uint64_t resident, uint64_t needed) {
+    double bound = 0;
+    for (uint64_t ys = needed; ys; ys &= ys - 1) {
+      int y = __builtin_ctzll(ys);
+      uint64_t after = 0, reached = p.readers[y] & needed, todo = reached;
+      while (todo) {
+        int z = __builtin_ctzll(todo);
+        todo &= todo - 1;
+        after |= p.inputs[z];
+        uint64_t more = p.readers[z] & needed & ~reached;
+        reached |= more;
+        todo |= more;
+      }
+      // The needed ancestors of y through needed nodes are all computed
+      // before y's first compute: those read after it are kept too, or
+      // computed once more.
+      uint64_t before = p.inputs[y] & needed;
+      for (uint64_t todo2 = before; todo2;) {
+        int x = __builtin_ctzll(todo2);
+        todo2 &= todo2 - 1;
+        uint64_t more = p.inputs[x] & needed & ~before;
+        before |= more;
+        todo2 |= more;
+      }
+      uint64_t kept = (after | p.goal) & (resident | before) & ~p.inputs[y] &
+                      ~(uint64_t(1) << y);
+      int64_t excess = fullFootprint[y] + bytesOf(kept) - budget;
+      if (excess <= 0)
+        continue;
+      double cost = 0;
+      for (int u : cheapestPerByte) {
+        if (!(kept >> u & 1))
+          continue;
+        if (bytesOfNode[u] >= excess) {
+          cost += costs[u] * double(excess) / double(bytesOfNode[u]);
+          excess = 0;
+          break;
+        }
+        cost += costs[u];
+        excess -= bytesOfNode[u];
+      }
+      if (excess > 0 || (kept & once))
+        return kNever; // no way to make the room
+      bound = std::max(bound, cost);
+    }
+    return bound;
+  };
+  // A lower bound on the cost still to pay: every pending node, every
+  // needed value that is not resident, and, transitively, every input of
+  // those that is not resident, is computed at least once more. Infinite
+  // when one of them cannot be computed. Sets `needed` to those nodes.
+  auto closure = [&](Key k, uint64_t &needed) {
+    needed = k.pending | (p.goal & ~k.resident);
+    uint64_t todo = needed;
+    while (todo) {
+      int u = __builtin_ctzll(todo);
+      todo &= todo - 1;
+      uint64_t more = p.inputs[u] & ~k.resident & ~needed;
+      needed |= more;
+      todo |= more;
+    }
+    if ((needed & ~p.computable) || (needed & once & ~k.pending))
+      return kNever;
+    double cost = 0;
+    for (uint64_t set = needed; set; set &= set - 1)
+      cost += costs[__builtin_ctzll(set)];
+    return cost;
+  };
+
+  StateTable table;
+  // A* by g + h; among equal priorities, the state with the most cost paid
+  // first: it is nearest a goal (costs are often integers, ties many).
+  struct Item {
+    double f, g;
+    int32_t state;
+  };
+  auto later = [](const Item &x, const Item &y) {
+    return x.f > y.f || (x.f == y.f && x.g < y.g);
+  };
+  std::priority_queue<Item, std::vector<Item>, decltype(later)> queue(later);
+  Key start{p.start, p.must};
+  uint64_t needed;
+  double h0 = closure(start, needed);
+  h0 += memoryBound(start.resident, needed);
+  // Only strictly cheaper sequences: a margin against rounding.
+  double limit =
+      p.bound == kNever ? kNever : p.bound - 1e-9 * std::max(1.0, p.bound);
+  if (h0 >= limit)
+    return std::nullopt;
+  bool fresh;
+  queue.push({h0, 0, table.find(start, fresh)});
+  table.visits[0] = {0, h0, -1, -1, true};
+  while (!queue.empty()) {
+    Item item = queue.top();
+    queue.pop();
+    double cost = table.visits[item.state].cost;
+    if (item.g > cost)
+      continue; // reached more cheaply after this push
+    Key key = table.keys[item.state];
+    if (key.pending == 0 && (key.resident & p.goal) == p.goal) {
+      std::vector<int> found;
+      for (int32_t at = item.state; at > 0; at = table.visits[at].parent)
+        if (table.visits[at].computed >= 0)
+          found.push_back(p.nodes[table.visits[at].computed]);
+      std::reverse(found.begin(), found.end());
+      return found;
+    }
+    // The memory bound costs more than the rest of the search: only the
+    // states taken from the queue get it, and go back with it.
+    StateTable::Visit &visit = table.visits[item.state];
+    if (!visit.complete) {
+      closure(key, needed);
+      visit.complete = true;
+      double more = memoryBound(key.resident, needed);
+      if (more > 0) {
+        visit.remaining += more;
+        if (cost + visit.remaining < limit)
+          queue.push({cost + visit.remaining, cost, item.state});
+        continue;
+      }
+    }
+    work += int64_t(n) * n;
+    if (work > workLimit)
+      return std::nullopt;
+    int32_t from = item.state;
+    int64_t bytes = bytesOf(key.resident);
+    auto relax = [&](Key next, double nextCost, int computed) {
+      int32_t at = table.find(next, fresh);
+      StateTable::Visit &visit = table.visits[at];
+      if (fresh) {
+        uint64_t needed;
+        visit.remaining = closure(next, needed);
+      }
+      double f = nextCost + visit.remaining;
+      if (f >= limit || visit.cost <= nextCost)
+        return;
+      visit.cost = nextCost;
+      visit.parent = from;
+      visit.computed = computed;
+      queue.push({f, nextCost, at});
+    };
+    // Values resident at the start that the new sequence does not read
+    // are freed before its first compute.
+    if (cost == 0)
+      for (uint64_t set = key.resident & p.start; set; set &= set - 1)
+        relax({key.resident & ~(set & -set), key.pending}, cost, -1);
+    // A compute is of use only to a node still to be computed or needed
+    // at the end, or to their ancestors.
+    uint64_t useful = 0;
+    for (uint64_t set = key.pending | p.goal; set; set &= set - 1)
+      useful |= p.ancestors[__builtin_ctzll(set)];
+    for (int u = 0; u < n; ++u) {
+      uint64_t bit = uint64_t(1) << u;
+      if (!(useful & bit) || (key.resident & bit) || !(p.computable & bit) ||
+          (key.resident & p.inputs[u]) != p.inputs[u] ||
+          ((once & bit) && !(key.pending & bit)) ||
+          bytes + footprint[u] > budget)
+        continue;
+      // Compute u, then free any of its inputs that it reads last (the
+      // only frees a sequence needs: each value goes after its last
+      // reader). What is of no more use goes at once, u included.
+      uint64_t resident = key.resident | bit, pending = key.pending & ~bit;
+      uint64_t usefulAfter = 0;
+      for (uint64_t set = pending | p.goal; set; set &= set - 1)
+        usefulAfter |= p.ancestors[__builtin_ctzll(set)];
+      resident &= usefulAfter | ~(p.inputs[u] | bit);
+      uint64_t inputs = p.inputs[u] & resident;
+      for (uint64_t freed = inputs;; freed = (freed - 1) & inputs) {
+        relax({resident & ~freed, pending}, cost + costs[u], u);
+        if (!freed)
+          break;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+/// Builds the problem of window [a, b) of `computes`, or returns false when
+/// it has more than kWindowNodes nodes.
+bool windowProblem(const Graph &graph, const std::vector<int> &computes,
+                   const Instances &inst, int a, int b, WindowProblem &p) {
+  int m = int(computes.size());
+  std::vector<int> slot(graph.size(), -1);
+  auto add = [&](int v) {
+    if (slot[v] < 0) {
+      slot[v] = p.size();
+      p.nodes.push_back(v);
+    }
+    return slot[v];
+  };
+  // The window's computes, and the earlier computes they read.
+  std::vector<char> readInside(m, 0);
+  for (int j = a; j < b; ++j) {
+    add(computes[j]);
+    for (int src : inst.reads(j))
+      if (src >= 0 && src < a) {
+        readInside[src] = 1;
+        add(computes[src]);
+      }
+  }
+  if (p.size() > kWindowNodes)
+    return false;
+  // Resident at a: the computes before it read at or after it.
+  for (int k = 0; k < a; ++k) {
+    if (inst.lastReader[k] < a)
+      continue;
+    if (readInside[k]) {
+      p.start |= uint64_t(1) << slot[computes[k]];
+      if (inst.lastReader[k] >= b)
+        p.goal |= uint64_t(1) << slot[computes[k]];
+    } else {
+      p.base += graph.nodes[computes[k]].bytes;
+    }
+  }
+  for (int j = a; j < b; ++j)
+    if (inst.lastReader[j] >= b)
+      p.goal |= uint64_t(1) << slot[computes[j]];
+  // Nodes computed only inside the window.
+  std::vector<char> outside(graph.size(), 0);
+  for (int j = 0; j < m; ++j)
+    if (j < a || j >= b)
+      outside[computes[j]] = 1;
+  for (int u = 0; u < p.size(); ++u)
+    if (!outside[p.nodes[u]])
+      p.must |= uint64_t(1) << u;
+  p.inputs.assign(p.size(), 0);
+  p.readers.assign(p.size(), 0);
+  for (int u = 0; u < p.size(); ++u) {
+    p.computable |= uint64_t(1) << u;
+    for (int i : graph.nodes[p.nodes[u]].inputs) {
+      if (slot[i] >= 0) {
+        p.inputs[u] |= uint64_t(1) << slot[i];
+        p.readers[slot[i]] |= uint64_t(1) << u;
+      } else {
+        // Neither resident nor computable here.
+        p.computable &= ~(uint64_t(1) << u);
+      }
+    }
+  }
+  // Window nodes are numbered in sequence order, and a node's inputs come
+  // before it in a valid sequence, except inputs resident at the start,
+  // which are numbered as they are first read: hence the fixed point.
+  p.ancestors.assign(p.size(), 0);
+  for (int u = 0; u < p.size(); ++u)
+    p.ancestors[u] = uint64_t(1) << u;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int u = 0; u < p.size(); ++u) {
+      uint64_t all = p.ancestors[u];
+      for (uint64_t set = p.inputs[u]; set; set &= set - 1)
+        all |= p.ancestors[__builtin_ctzll(set)];
+      changed |= all != p.ancestors[u];
+      p.ancestors[u] = all;
+    }
+  }
+  for (int j = a; j < b; ++j)
+    p.bound += graph.nodes[computes[j]].cost;
+  return true;
+}
+
+} // namespace
+
+void tad::remat::windowSchedule(const Graph &graph, int64_t budget,
+                                std::vector<Event> &schedule,
+                                int64_t workLimit) {
+  budget = std::max(budget, simulate(graph, schedule).peak);
+  std::vector<int> computes = computesOf(schedule);
+  int64_t work = 0;
+  // Small windows first: they are cheap, and what they gain lowers the
+  // bound of the larger ones. The last pass is the whole sequence, which
+  // is solved exactly where the graph has at most kWindowNodes nodes.
+  for (int window : {16, 32, std::numeric_limits<int>::max()}) {
+    int stride = std::max(1, window / 2);
+    std::unique_ptr<Instances> inst;
+    for (int a = 0; a < int(computes.size()) && work < workLimit; a += stride) {
+      if (!inst)
+        inst = std::make_unique<Instances>(graph, computes);
+      int b = a + std::min(window, int(computes.size()) - a);
+      WindowProblem p;
+      if (!windowProblem(graph, computes, *inst, a, b, p))
+        continue;
+      std::optional<std::vector<int>> better =
+          solveWindow(graph, budget, p, workLimit, work);
+      if (!better)
+        continue;
+      std::vector<int> trial(computes.begin(), computes.begin() + a);
+      trial.insert(trial.end(), better->begin(), better->end());
+      trial.insert(trial.end(), computes.begin() + b, computes.end());
+      dropUnread(graph, trial);
+      std::vector<Event> candidate = scheduleOf(graph, trial);
+      ScheduleStats before = simulate(graph, scheduleOf(graph, computes));
+      ScheduleStats after = simulate(graph, candidate);
+      if (!after.valid || after.peak > budget || after.cost >= before.cost)
+        continue; // never expected: the search checks what the sequence does
+      tightenSchedule(graph, budget, candidate);
+      computes = computesOf(candidate);
+      inst.reset();
+    }
+  }
+  schedule = scheduleOf(graph, computes);
+}
+
+WholeGraphResult tad::remat::wholeGraphSchedule(const Graph &graph,
+                                                int64_t budget,
+                                                std::vector<Event> &schedule,
+                                                int64_t workLimit) {
+  // The problem of the sequence that computes every node once, in order,
+  // with no bound on the cost: nothing is resident at its start or needed
+  // at its end, and every node is computed in it.
+  std::vector<int> computes(graph.size());
+  for (int v = 0; v < graph.size(); ++v)
+    computes[v] = v;
+  Instances inst(graph, computes);
+  WindowProblem p;
+  if (!windowProblem(graph, computes, inst, 0, graph.size(), p))
+    return WholeGraphResult::gaveUp;
+  p.bound = kNever;
+  int64_t work = 0;
+  std::optional<std::vector<int>> found =
+      solveWindow(graph, budget, p, workLimit, work);
+  if (!found)
+    return work > workLimit ? WholeGraphResult::gaveUp
+                            : WholeGraphResult::infeasible;
+  schedule = scheduleOf(graph, *found);
+  return WholeGraphResult::found;
+}

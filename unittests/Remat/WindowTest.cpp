@@ -1,0 +1,126 @@
+//===- WindowTest.cpp - re-solving stretches of a schedule exactly --------===//
+
+#include "tad/Remat/Exact.h"
+#include "tad/Remat/Solver.h"
+
+#include "gtest/gtest.h"
+
+#include "TestGraphs.h"
+
+using namespace tad::remat;
+using namespace tad::remat::testing;
+
+namespace {
+
+constexpr int64_t kUnlimited = int64_t(1) << 50;
+
+ScheduleStats checked(const Graph &g, const std::vector<Event> &schedule,
+                      int64_t budget) {
+  ScheduleStats s = simulate(g, schedule);
+  EXPECT_TRUE(s.valid) << s.error;
+  EXPECT_LE(s.peak, budget);
+  return s;
+}
+
+/// The budgets of the solver's tables, raised to the exact minimum.
+std::vector<int64_t> budgetsOf(const Graph &g) {
+  int64_t peak = simulate(g, storeAllSchedule(g)).peak;
+  int64_t minimum = exactMinimumBudget(g);
+  std::vector<int64_t> budgets;
+  for (double fraction : {0.5, 0.6, 0.7, 0.8, 0.9})
+    budgets.push_back(std::max(minimum, int64_t(fraction * double(peak))));
+  return budgets;
+}
+
+// The last window is the whole sequence: on a graph this small its search
+// is exact, so from any valid schedule it reaches the cost of Exact.cpp's
+// search (an independent implementation, over other states), and from
+// DTR's schedules it has to do real work to get there.
+TEST(WindowTest, TheWholeSequenceIsSolvedExactly) {
+  std::mt19937 rng(3);
+  int cases = 0, improved = 0;
+  for (int trial = 0; trial < 12; ++trial) {
+    Graph g = randomJointGraph(7, rng);
+    for (int64_t budget : budgetsOf(g)) {
+      std::vector<Event> exact, schedule;
+      ASSERT_EQ(exactSchedule(g, budget, exact), ExactResult::optimal);
+      if (!dtrSchedule(g, budget, schedule))
+        continue;
+      ++cases;
+      double before = simulate(g, schedule).cost;
+      windowSchedule(g, budget, schedule, kUnlimited);
+      double after = checked(g, schedule, budget).cost;
+      EXPECT_NEAR(after, simulate(g, exact).cost, 1e-9)
+          << trial << " " << budget;
+      improved += after < before - 1e-9;
+    }
+  }
+  EXPECT_GT(cases, 40);
+  EXPECT_GT(improved, cases / 3);
+}
+
+// On larger graphs the windows are stretches of the sequence: each result
+// is valid, within the budget and no dearer, and some are cheaper than the
+// tightened DTR schedule they start from, at half the store-all peak.
+TEST(WindowTest, WindowsOnlyImprove) {
+  std::mt19937 rng(5);
+  int improved = 0;
+  for (int trial = 0; trial < 10; ++trial) {
+    Graph g = randomJointGraph(40, rng);
+    int64_t budget = simulate(g, storeAllSchedule(g)).peak / 2;
+    std::vector<Event> schedule;
+    if (!dtrSchedule(g, budget, schedule))
+      continue;
+    tightenSchedule(g, budget, schedule);
+    double before = checked(g, schedule, budget).cost;
+    windowSchedule(g, budget, schedule, int64_t(1) << 24);
+    double after = checked(g, schedule, budget).cost;
+    EXPECT_LE(after, before + 1e-9);
+    improved += after < before - 1e-9;
+  }
+  EXPECT_GT(improved, 0);
+}
+
+// Without work, nothing changes.
+TEST(WindowTest, NoWorkNoChange) {
+  std::mt19937 rng(7);
+  Graph g = randomJointGraph(7, rng);
+  int64_t budget = budgetsOf(g)[0];
+  std::vector<Event> schedule;
+  ASSERT_TRUE(dtrSchedule(g, budget, schedule));
+  std::vector<Event> unchanged = freeAfterLastUse(g, schedule);
+  windowSchedule(g, budget, schedule, 0);
+  EXPECT_EQ(schedule, unchanged);
+}
+
+// Transient bytes count while their node is computed, and a node that must
+// not be recomputed is computed once: the window search keeps both rules
+// and still reaches the exact cost.
+TEST(WindowTest, TransientBytesAndEffects) {
+  Graph g = gradientChain(6);
+  g.nodes[2].transient = 25; // f2
+  g.nodes[0].recomputable = false;
+  int feasible = 0;
+  for (int64_t budget = 70; budget >= 45; budget -= 5) {
+    std::vector<Event> exact, schedule;
+    ExactResult result = exactSchedule(g, budget, exact);
+    ASSERT_NE(result, ExactResult::tooLarge);
+    if (result == ExactResult::infeasible)
+      continue;
+    ++feasible;
+    // DTR may evict f0; the portfolio never does.
+    if (!dtrSchedule(g, budget, schedule)) {
+      ASSERT_TRUE(solveSchedule(g, budget, schedule)) << budget;
+    }
+    windowSchedule(g, budget, schedule, kUnlimited);
+    EXPECT_NEAR(checked(g, schedule, budget).cost, simulate(g, exact).cost,
+                1e-9)
+        << budget;
+    EXPECT_EQ(
+        std::count(schedule.begin(), schedule.end(), Event{Event::compute, 0}),
+        1);
+  }
+  EXPECT_GE(feasible, 3);
+}
+
+} // namespace
