@@ -36,8 +36,10 @@ static constexpr int64_t kExchangeNodeWork = int64_t(1) << 27;
 static constexpr int64_t kWindowWork = int64_t(1) << 25;
 static constexpr int64_t kWindowNodeWork = int64_t(1) << 30;
 // The search of a whole graph where the heuristics find no schedule stops
-// after this much work.
+// after this much work, and after kWholeGraphProbeWork at each budget that
+// the bisection for the smallest budget tries.
 static constexpr int64_t kWholeGraphWork = int64_t(1) << 27;
+static constexpr int64_t kWholeGraphProbeWork = int64_t(1) << 25;
 // The exchange search starts from this many of the cheapest schedules.
 static constexpr int kExchangeStarts = 8;
 // How much less likely a guided run evicts the node it protects.
@@ -220,8 +222,10 @@ bool tad::remat::solveSchedule(const Graph &graph, int64_t budget,
   if (budget < lowerBound(graph))
     return false;
   Best best{graph, budget, {}, {}};
+  bool optimal = false;
   std::vector<Event> schedule = storeAllSchedule(graph);
   if (simulate(graph, schedule).peak <= budget) {
+    optimal = true;
     // Every node once: nothing is cheaper.
     best.offer(true, schedule, "store-all");
   } else if (ChainResult chain = chainSchedule(graph, budget, schedule);
@@ -231,6 +235,7 @@ bool tad::remat::solveSchedule(const Graph &graph, int64_t budget,
     // it goes to the heuristics below.)
     best.offer(chain == ChainResult::optimal, schedule,
                "chain dynamic program");
+    optimal = chain == ChainResult::optimal;
   } else {
     // The names of the scores, in EvictionScore's order.
     const char *scores[] = {"lookahead rc/(b*d)", "lookahead rc/(b*d^2)",
@@ -306,6 +311,7 @@ bool tad::remat::solveSchedule(const Graph &graph, int64_t budget,
     info->attempts = best.attempts;
     info->feasible = best.feasible;
     info->winner = best.name;
+    info->optimal = optimal;
   }
   if (best.feasible == 0)
     return false;
@@ -417,8 +423,23 @@ std::string tad::remat::autoSchedule(const Graph &graph, int64_t budget,
   return fastSchedule(graph, budget, out) ? "fast" : "";
 }
 
+/// fastMinimumBudget, given solverMinimumBudget.
+static int64_t lowerByWholeGraphSearch(const Graph &graph,
+                                       int64_t heuristicMinimum) {
+  std::vector<Event> schedule;
+  return smallestFittingBudget(
+      lowerBound(graph), heuristicMinimum, [&](int64_t b) {
+        return b >= heuristicMinimum ||
+               wholeGraphSchedule(graph, b, schedule, kWholeGraphProbeWork) ==
+                   WholeGraphResult::found;
+      });
+}
+
 bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
                               std::vector<Event> &out, SolveInfo *info) {
+  SolveInfo local;
+  if (!info)
+    info = &local;
   if (!solveSchedule(graph, budget, out, info)) {
     if (budget < lowerBound(graph))
       return false;
@@ -427,40 +448,39 @@ bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
     int64_t minimum = solverMinimumBudget(graph);
     if (minimum > budget || !solveSchedule(graph, minimum, out, info)) {
       // Where they find nothing, a graph small enough for one window is
-      // searched whole, from nothing; where that search gives up, at the
-      // smallest budget it succeeds at, if that is within this one.
+      // searched whole, from nothing. Where that search gives up, it may
+      // still succeed at a smaller budget (the one fastMinimumBudget
+      // reports), whose schedule fits here.
       WholeGraphResult whole =
           wholeGraphSchedule(graph, budget, out, kWholeGraphWork);
-      if (whole == WholeGraphResult::gaveUp) {
-        minimum = fastMinimumBudget(graph);
-        if (minimum <= budget)
-          whole = wholeGraphSchedule(graph, minimum, out, kWholeGraphWork);
+      // Found at this budget, the schedule is optimal.
+      info->optimal = whole == WholeGraphResult::found;
+      if (whole != WholeGraphResult::found) {
+        info->minimumBudget = lowerByWholeGraphSearch(graph, minimum);
+        if (whole == WholeGraphResult::infeasible ||
+            info->minimumBudget > budget ||
+            wholeGraphSchedule(graph, info->minimumBudget, out,
+                               kWholeGraphWork) != WholeGraphResult::found)
+          return false;
       }
-      if (whole != WholeGraphResult::found)
-        return false;
-      if (info)
-        info->winner = "whole-graph search";
+      info->winner = "whole-graph search";
     }
   }
+  if (info->optimal)
+    return true;
   // The windows last, on the chosen schedule only: they cost more per
   // schedule than everything before them.
   double before = simulate(graph, out).cost;
   int64_t n = std::max(1, graph.size());
   windowSchedule(graph, budget, out,
                  std::min<int64_t>(kWindowWork, kWindowNodeWork / n));
-  if (info && simulate(graph, out).cost < before)
+  if (simulate(graph, out).cost < before)
     info->winner += ", windows";
   return true;
 }
 
 int64_t tad::remat::fastMinimumBudget(const Graph &graph) {
-  int64_t minimum = solverMinimumBudget(graph);
-  std::vector<Event> schedule;
-  return smallestFittingBudget(lowerBound(graph), minimum, [&](int64_t b) {
-    return b >= minimum ||
-           wholeGraphSchedule(graph, b, schedule, kWholeGraphWork) ==
-               WholeGraphResult::found;
-  });
+  return lowerByWholeGraphSearch(graph, solverMinimumBudget(graph));
 }
 
 int64_t tad::remat::autoMinimumBudget(const Graph &graph) {

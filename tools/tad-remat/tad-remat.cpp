@@ -60,9 +60,10 @@ static cl::opt<Solver> solverOption(
                           "every node once, no recomputation")),
     cl::init(Solver::automatic), cl::cat(category));
 
-static cl::opt<bool> timeOption(
-    "time", cl::desc("Add the solver's wall time in seconds to the output"),
-    cl::cat(category));
+static cl::opt<bool>
+    timeOption("time",
+               cl::desc("Add the solver's wall time in seconds to the output"),
+               cl::cat(category));
 
 static cl::opt<std::string> replayFile(
     "replay",
@@ -90,8 +91,7 @@ static int failBelowFootprint(int64_t budget, int64_t footprint) {
 
 /// The smallest budget in [low, high] for which the DTR greedy finds a
 /// schedule.
-static int64_t dtrMinimumBudget(const Graph &graph, int64_t low,
-                                int64_t high) {
+static int64_t dtrMinimumBudget(const Graph &graph, int64_t low, int64_t high) {
   std::vector<Event> schedule;
   return smallestFittingBudget(low, high, [&](int64_t budget) {
     return dtrSchedule(graph, budget, schedule);
@@ -158,14 +158,13 @@ int main(int argc, char **argv) {
   std::vector<Event> schedule = storeAllSchedule(graph);
   const int64_t storeAllPeak = simulate(graph, schedule).peak;
   int64_t budget = -1;
-  if (!budgetOption.empty() &&
-      !parseByteSize(budgetOption, budget, error))
+  if (!budgetOption.empty() && !parseByteSize(budgetOption, budget, error))
     return fail("--budget: " + error);
 
   Solver solver = replayFile.empty() ? Solver(solverOption) : Solver::replay;
   bool automatic = solver == Solver::automatic;
   if (automatic)
-    solver = budget < 0 ? Solver::storeAll
+    solver = budget < 0                       ? Solver::storeAll
              : graph.size() <= kMaxExactNodes ? Solver::exact
                                               : Solver::fast;
   // No schedule fits below the largest single compute: a lower bound for
@@ -211,9 +210,9 @@ int main(int argc, char **argv) {
       if (!fastSchedule(graph, budget, schedule, &info))
         return fail("no schedule found within " + llvm::Twine(budget) +
                     " bytes; the fast solver's smallest budget is " +
-                    llvm::Twine(fastMinimumBudget(graph)) +
-                    " bytes (no schedule fits below " +
-                    llvm::Twine(footprint) + ")");
+                    llvm::Twine(info.minimumBudget) +
+                    " bytes (no schedule fits below " + llvm::Twine(footprint) +
+                    ")");
       break;
     }
     switch (result) {
@@ -248,11 +247,10 @@ int main(int argc, char **argv) {
     if (budget < footprint)
       return failBelowFootprint(budget, footprint);
     if (!fastSchedule(graph, budget, schedule, &info))
-      return fail("the fast solver finds no schedule within " +
-                  llvm::Twine(budget) + " bytes; its smallest budget is " +
-                  llvm::Twine(fastMinimumBudget(graph)) +
-                  " bytes (no schedule fits below " + llvm::Twine(footprint) +
-                  ")");
+      return fail(
+          "the fast solver finds no schedule within " + llvm::Twine(budget) +
+          " bytes; its smallest budget is " + llvm::Twine(info.minimumBudget) +
+          " bytes (no schedule fits below " + llvm::Twine(footprint) + ")");
     break;
   case Solver::chen:
     solverName = "chen";
@@ -270,21 +268,19 @@ int main(int argc, char **argv) {
     if (budget < footprint)
       return failBelowFootprint(budget, footprint);
     if (!dtrSchedule(graph, budget, schedule))
-      return fail("the dtr solver finds no schedule within " +
-                  llvm::Twine(budget) +
-                  " bytes (no eviction makes room, or its recomputations "
-                  "thrash); its smallest budget is " +
-                  llvm::Twine(dtrMinimumBudget(graph, footprint,
-                                               std::max(storeAllPeak,
-                                                        footprint))) +
-                  " bytes (no schedule fits below " + llvm::Twine(footprint) +
-                  ")");
+      return fail(
+          "the dtr solver finds no schedule within " + llvm::Twine(budget) +
+          " bytes (no eviction makes room, or its recomputations "
+          "thrash); its smallest budget is " +
+          llvm::Twine(dtrMinimumBudget(graph, footprint,
+                                       std::max(storeAllPeak, footprint))) +
+          " bytes (no schedule fits below " + llvm::Twine(footprint) + ")");
     break;
   }
 
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   // Every schedule is replayed before it is printed: the printed cost and
   // peak are the simulator's, not the solver's.
   ScheduleStats stats = simulate(graph, schedule);

@@ -114,6 +114,10 @@ WholeGraphResult wholeGraphSchedule(const Graph &graph, int64_t budget,
 struct SolveInfo {
   std::string winner; // which heuristic produced the returned schedule
   int attempts = 0, feasible = 0;
+  bool optimal = false; // store-all, or the chain dynamic program's optimum
+  /// Set by fastSchedule when it fails, unless the budget is below
+  /// lowerBound: what fastMinimumBudget returns.
+  int64_t minimumBudget = -1;
 };
 
 /// The best tightened schedule among the lookahead scores and DTR, or false
