@@ -31,8 +31,9 @@ static constexpr int kWalkSteps = 128;
 // compute events.
 static constexpr int64_t kExchangeWork = int64_t(1) << 20;
 static constexpr int64_t kExchangeNodeWork = int64_t(1) << 27;
-// The window search (Window.cpp) stops after expanding this many states,
-// and at most kWindowNodeWork / n for a graph of n nodes.
+// The window search (Window.cpp) stops after this much work (a window's
+// node count squared per state expanded), and after kWindowNodeWork / n
+// for a graph of n nodes: about 0.1 s at 30 nodes.
 static constexpr int64_t kWindowWork = int64_t(1) << 25;
 static constexpr int64_t kWindowNodeWork = int64_t(1) << 30;
 // The search of a whole graph where the heuristics find no schedule stops

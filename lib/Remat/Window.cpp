@@ -201,7 +201,7 @@ std::optional<std::vector<int>> solveWindow(const Graph &graph, int64_t budget,
       }
       uint64_t kept = (after | p.goal) & (resident | before) & ~p.inputs[y] &
                       ~(uint64_t(1) << y);
-      int64_t excess = fullFootprint[y] + bytesOf(kept) - budget;
+      int64_t excess = fullFootprint[y] + bytesOf(kept) - p.base - budget;
       if (excess <= 0)
         continue;
       double cost = 0;

@@ -81,6 +81,71 @@ TEST(WindowTest, WindowsOnlyImprove) {
   EXPECT_GT(improved, 0);
 }
 
+// A value resident over a whole window and unread in it counts once: here
+// P (100 bytes) passes over the window that holds the smallest exchange
+// (SolverTest.ExchangeTradesADearRecomputationForACheapOne: 45 bytes, cost
+// 15), between two chains that make the graph too large for a window of
+// its own. The window computes F first, before A and B are resident, and
+// recomputes nothing.
+TEST(WindowTest, ValuesPassingThroughCountOnce) {
+  Graph g;
+  auto add = [&](const std::string &name, double cost, int64_t bytes) {
+    g.nodes.push_back({name, cost, bytes, {}, {}});
+    return g.size() - 1;
+  };
+  std::vector<Event> schedule;
+  auto compute = [&](int v) { schedule.push_back({Event::compute, v}); };
+  auto free = [&](int v) { schedule.push_back({Event::free, v}); };
+  auto chain = [&](const std::string &prefix, int length) {
+    int last = -1;
+    for (int i = 0; i < length; ++i) {
+      int v = add(prefix + std::to_string(i), 1, 1);
+      if (last >= 0)
+        g.addEdge(last, v);
+      compute(v);
+      if (last >= 0)
+        free(last);
+      last = v;
+    }
+    return last;
+  };
+  int p = add("P", 1, 100);
+  compute(p);
+  free(chain("c", 30));
+  // A, B; C reads both; F is large; D reads A, E reads B.
+  int a = add("A", 5, 10), b = add("B", 1, 10), c = add("C", 1, 1),
+      f = add("F", 1, 30), d = add("D", 1, 1), e = add("E", 1, 1);
+  for (auto [input, user] : {std::pair<int, int>{a, c}, {b, c}, {a, d}, {b, e}})
+    g.addEdge(input, user);
+  for (Event event : {Event{Event::compute, a},
+                      {Event::compute, b},
+                      {Event::compute, c},
+                      {Event::free, c},
+                      {Event::free, a},
+                      {Event::compute, f},
+                      {Event::free, f},
+                      {Event::compute, a},
+                      {Event::compute, d},
+                      {Event::free, d},
+                      {Event::free, a},
+                      {Event::compute, e},
+                      {Event::free, e},
+                      {Event::free, b}})
+    schedule.push_back(event);
+  int tail = chain("t", 30);
+  int z = add("Z", 1, 1);
+  g.addEdge(p, z);
+  g.addEdge(tail, z);
+  compute(z);
+  free(tail);
+  free(p);
+  free(z);
+  const int64_t budget = 100 + 45;
+  EXPECT_DOUBLE_EQ(checked(g, schedule, budget).cost, 1 + 30 + 15 + 30 + 1);
+  windowSchedule(g, budget, schedule, kUnlimited);
+  EXPECT_DOUBLE_EQ(checked(g, schedule, budget).cost, 1 + 30 + 10 + 30 + 1);
+}
+
 // Without work, nothing changes.
 TEST(WindowTest, NoWorkNoChange) {
   std::mt19937 rng(7);
