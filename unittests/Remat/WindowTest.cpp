@@ -146,6 +146,30 @@ TEST(WindowTest, ValuesPassingThroughCountOnce) {
   EXPECT_DOUBLE_EQ(checked(g, schedule, budget).cost, 1 + 30 + 10 + 30 + 1);
 }
 
+// From nothing, the whole-graph search is exact too: at the exact minimum
+// it finds a schedule of the exact cost, one byte below it proves that
+// none fits, and without work it gives up. fastSchedule falls back on it,
+// so it succeeds at the exact minimum, and fastMinimumBudget finds it.
+TEST(WindowTest, TheWholeGraphFromNothing) {
+  std::mt19937 rng(9);
+  for (int trial = 0; trial < 8; ++trial) {
+    Graph g = randomJointGraph(7, rng);
+    int64_t minimum = exactMinimumBudget(g);
+    std::vector<Event> exact, whole, fast;
+    ASSERT_EQ(exactSchedule(g, minimum, exact), ExactResult::optimal);
+    ASSERT_EQ(wholeGraphSchedule(g, minimum, whole, kUnlimited),
+              WholeGraphResult::found);
+    EXPECT_NEAR(checked(g, whole, minimum).cost, simulate(g, exact).cost, 1e-9);
+    EXPECT_EQ(wholeGraphSchedule(g, minimum - 1, whole, kUnlimited),
+              WholeGraphResult::infeasible);
+    EXPECT_EQ(wholeGraphSchedule(g, minimum, whole, 0),
+              WholeGraphResult::gaveUp);
+    ASSERT_TRUE(fastSchedule(g, minimum, fast));
+    EXPECT_NEAR(checked(g, fast, minimum).cost, simulate(g, exact).cost, 1e-9);
+    EXPECT_EQ(fastMinimumBudget(g), minimum);
+  }
+}
+
 // Without work, nothing changes.
 TEST(WindowTest, NoWorkNoChange) {
   std::mt19937 rng(7);
