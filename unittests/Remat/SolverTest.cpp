@@ -7,20 +7,12 @@
 
 #include <tuple>
 
-#include "TestGraphs.h"
+#include "ScheduleChecks.h"
 
 using namespace tad::remat;
 using namespace tad::remat::testing;
 
 namespace {
-
-ScheduleStats checked(const Graph &g, const std::vector<Event> &schedule,
-                      int64_t budget) {
-  ScheduleStats s = simulate(g, schedule);
-  EXPECT_TRUE(s.valid) << s.error;
-  EXPECT_LE(s.peak, budget);
-  return s;
-}
 
 TEST(SolverTest, StoreAllWhenItFits) {
   Graph g = gradientChain(6);
@@ -164,36 +156,10 @@ TEST(SolverTest, WeightsAndDeterminism) {
   checked(g, first, budget);
 }
 
-/// Runs `improve` on DTR's schedules (tightened first if asked) of 20
-/// random joint graphs of `nodes` nodes at 0.6 of their store-all peak;
-/// checks that each result is valid, within the budget and no dearer, and
-/// returns how many became cheaper.
-template <typename Improve>
-int improveDtrSchedules(unsigned seed, int nodes, bool tightenFirst,
-                        Improve improve) {
-  std::mt19937 rng(seed);
-  int improved = 0;
-  for (int trial = 0; trial < 20; ++trial) {
-    Graph g = randomJointGraph(nodes, rng);
-    int64_t budget = simulate(g, storeAllSchedule(g)).peak * 6 / 10;
-    std::vector<Event> schedule;
-    if (!dtrSchedule(g, budget, schedule))
-      continue;
-    if (tightenFirst)
-      tightenSchedule(g, budget, schedule);
-    double before = simulate(g, schedule).cost;
-    improve(g, budget, schedule);
-    double after = checked(g, schedule, budget).cost;
-    EXPECT_LE(after, before + 1e-9);
-    improved += after < before - 1e-9;
-  }
-  return improved;
-}
-
 // Tightening keeps a schedule valid and within its budget and never raises
 // its cost; on DTR's schedules it removes recomputations.
 TEST(SolverTest, TighteningOnlyImproves) {
-  EXPECT_GT(improveDtrSchedules(5, 40, false,
+  EXPECT_GT(improveDtrSchedules(5, 20, 40, 0.6, false,
                                 [](const Graph &g, int64_t budget,
                                    std::vector<Event> &schedule) {
                                   tightenSchedule(g, budget, schedule);
@@ -238,7 +204,7 @@ TEST(SolverTest, ExchangeTradesADearRecomputationForACheapOne) {
 // Exchanges keep a schedule valid and within its budget and never raise
 // its cost; on DTR's schedules they improve on tightening.
 TEST(SolverTest, ExchangesOnlyImprove) {
-  EXPECT_GT(improveDtrSchedules(7, 30, true,
+  EXPECT_GT(improveDtrSchedules(7, 20, 30, 0.6, true,
                                 [](const Graph &g, int64_t budget,
                                    std::vector<Event> &schedule) {
                                   exchangeSchedule(g, budget, schedule,

@@ -5,7 +5,7 @@
 
 #include "gtest/gtest.h"
 
-#include "TestGraphs.h"
+#include "ScheduleChecks.h"
 
 using namespace tad::remat;
 using namespace tad::remat::testing;
@@ -13,14 +13,6 @@ using namespace tad::remat::testing;
 namespace {
 
 constexpr int64_t kUnlimited = int64_t(1) << 50;
-
-ScheduleStats checked(const Graph &g, const std::vector<Event> &schedule,
-                      int64_t budget) {
-  ScheduleStats s = simulate(g, schedule);
-  EXPECT_TRUE(s.valid) << s.error;
-  EXPECT_LE(s.peak, budget);
-  return s;
-}
 
 /// The budgets of the solver's tables, raised to the exact minimum.
 std::vector<int64_t> budgetsOf(const Graph &g) {
@@ -63,22 +55,13 @@ TEST(WindowTest, TheWholeSequenceIsSolvedExactly) {
 // is valid, within the budget and no dearer, and some are cheaper than the
 // tightened DTR schedule they start from, at half the store-all peak.
 TEST(WindowTest, WindowsOnlyImprove) {
-  std::mt19937 rng(5);
-  int improved = 0;
-  for (int trial = 0; trial < 10; ++trial) {
-    Graph g = randomJointGraph(40, rng);
-    int64_t budget = simulate(g, storeAllSchedule(g)).peak / 2;
-    std::vector<Event> schedule;
-    if (!dtrSchedule(g, budget, schedule))
-      continue;
-    tightenSchedule(g, budget, schedule);
-    double before = checked(g, schedule, budget).cost;
-    windowSchedule(g, budget, schedule, int64_t(1) << 24);
-    double after = checked(g, schedule, budget).cost;
-    EXPECT_LE(after, before + 1e-9);
-    improved += after < before - 1e-9;
-  }
-  EXPECT_GT(improved, 0);
+  EXPECT_GT(improveDtrSchedules(5, 10, 40, 0.5, true,
+                                [](const Graph &g, int64_t budget,
+                                   std::vector<Event> &schedule) {
+                                  windowSchedule(g, budget, schedule,
+                                                 int64_t(1) << 24);
+                                }),
+            0);
 }
 
 // A value resident over a whole window and unread in it counts once: here
