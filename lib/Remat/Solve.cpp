@@ -410,7 +410,7 @@ std::vector<Event> tad::remat::chenSchedule(const Graph &graph) {
 }
 
 std::string tad::remat::autoSchedule(const Graph &graph, int64_t budget,
-                                     std::vector<Event> &out) {
+                                     std::vector<Event> &out, bool improve) {
   if (graph.size() <= kMaxExactNodes) {
     switch (exactSchedule(graph, budget, out, kAutoExactStates)) {
     case ExactResult::optimal:
@@ -421,7 +421,7 @@ std::string tad::remat::autoSchedule(const Graph &graph, int64_t budget,
       break;
     }
   }
-  return fastSchedule(graph, budget, out) ? "fast" : "";
+  return fastSchedule(graph, budget, out, nullptr, improve) ? "fast" : "";
 }
 
 /// fastMinimumBudget, given solverMinimumBudget.
@@ -437,7 +437,8 @@ static int64_t lowerByWholeGraphSearch(const Graph &graph,
 }
 
 bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
-                              std::vector<Event> &out, SolveInfo *info) {
+                              std::vector<Event> &out, SolveInfo *info,
+                              bool improve) {
   SolveInfo local;
   if (!info)
     info = &local;
@@ -467,7 +468,7 @@ bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
       info->winner = "whole-graph search";
     }
   }
-  if (info->optimal)
+  if (info->optimal || !improve)
     return true;
   // The windows last, on the chosen schedule only: they cost more per
   // schedule than everything before them.

@@ -130,8 +130,11 @@ bool solveSchedule(const Graph &graph, int64_t budget, std::vector<Event> &out,
 /// feasibility is not monotone in the budget. What `tad-remat
 /// --solver=fast` and the remat pass run.
 /// `info`, when given, says which run produced the schedule.
+/// `improve` false skips the windows (Window.cpp), for callers that need
+/// only some schedule within the budget, such as a search for the smallest
+/// budget.
 bool fastSchedule(const Graph &graph, int64_t budget, std::vector<Event> &out,
-                  SolveInfo *info = nullptr);
+                  SolveInfo *info = nullptr, bool improve = true);
 
 /// The smallest budget in [lowerBound(graph), store-all peak] at which
 /// solveSchedule succeeds, found by bisection and checked (heuristic
@@ -158,7 +161,7 @@ int64_t lowerBound(const Graph &graph);
 /// solver's name ("exact" or "fast"), or "" when no schedule fits.
 constexpr int64_t kAutoExactStates = 200'000;
 std::string autoSchedule(const Graph &graph, int64_t budget,
-                         std::vector<Event> &out);
+                         std::vector<Event> &out, bool improve = true);
 
 /// The smallest budget autoSchedule meets: exact for small graphs, by
 /// bisection over the fast solver otherwise.

@@ -174,8 +174,8 @@ RematFunctionReport describe(func::FuncOp func, const RematProblem &problem,
       value.reason = llvm::formatv(
           "recomputed {0} {2} instead of held from the forward sweep, for "
           "{1:F1}% more compute",
-          computes[v] == 2 ? "once" : std::to_string(computes[v] - 1) +
-                                          " times",
+          computes[v] == 2 ? "once"
+                           : std::to_string(computes[v] - 1) + " times",
           all.cost > 0 ? 100 * node.cost * (computes[v] - 1) / all.cost : 0,
           readByBackward ? "for the backward sweep"
                          : "as an input of recomputed values");
@@ -199,13 +199,12 @@ void explainInfeasible(func::FuncOp func, const RematProblem &problem,
                        int64_t budget, int64_t minimum,
                        bool loopSnapshotsChosen) {
   const remat::Graph &graph = problem.graph;
-  InFlightDiagnostic diag = func.emitError()
-                            << "no schedule of @" << func.getName()
-                            << " fits in " << budget
-                            << " bytes: the feasible minimum is " << minimum
-                            << " bytes";
+  InFlightDiagnostic diag =
+      func.emitError() << "no schedule of @" << func.getName() << " fits in "
+                       << budget << " bytes: the feasible minimum is "
+                       << minimum << " bytes";
   std::vector<Event> schedule;
-  if (remat::autoSchedule(graph, minimum, schedule).empty())
+  if (remat::autoSchedule(graph, minimum, schedule, /*improve=*/false).empty())
     return;
   schedule = remat::freeAfterLastUse(graph, schedule);
   // Find the compute at the peak and what is resident then.
@@ -230,8 +229,7 @@ void explainInfeasible(func::FuncOp func, const RematProblem &problem,
   llvm::sort(held, [&](int a, int b) {
     return graph.nodes[a].bytes > graph.nodes[b].bytes;
   });
-  Diagnostic &note = diag.attachNote(
-      problem.groups[peakNode].back()->getLoc());
+  Diagnostic &note = diag.attachNote(problem.groups[peakNode].back()->getLoc());
   note << "at the minimum, the peak is reached computing "
        << eventName(problem, peakNode) << ", with";
   for (size_t i = 0; i < held.size() && i < 5; ++i)
@@ -240,8 +238,7 @@ void explainInfeasible(func::FuncOp func, const RematProblem &problem,
   if (held.size() > 5)
     note << " and " << held.size() - 5 << " more values";
   if (graph.nodes[peakNode].transient)
-    note << ", plus " << graph.nodes[peakNode].transient
-         << " transient bytes";
+    note << ", plus " << graph.nodes[peakNode].transient << " transient bytes";
   note << " resident";
   // A loop's tape is one of those values, which only binomial
   // checkpointing shrinks.
@@ -337,14 +334,17 @@ struct RematPass : tad::impl::RematBase<RematPass> {
   /// not): the rewritten copy is measured by the same model, and when it
   /// exceeds the budget the solver runs again with a budget smaller by the
   /// excess.
+  /// `improve` false asks the solver for any schedule within the budget,
+  /// not its cheapest (remat::fastSchedule).
   std::optional<Attempt> tryBudget(func::FuncOp func,
                                    const RematProblem &problem,
                                    const RematGraphOptions &graphOptions,
-                                   int64_t budget) {
+                                   int64_t budget, bool improve = true) {
     int64_t target = budget;
     for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
       std::vector<Event> schedule;
-      std::string solver = remat::autoSchedule(problem.graph, target, schedule);
+      std::string solver =
+          remat::autoSchedule(problem.graph, target, schedule, improve);
       if (solver.empty())
         return std::nullopt;
       schedule = remat::freeAfterLastUse(problem.graph, schedule);
@@ -364,19 +364,29 @@ struct RematPass : tad::impl::RematBase<RematPass> {
   }
 
   /// The smallest budget that tryBudget meets, by bisection between the
-  /// solver's minimum and the store-all peak (which always works).
+  /// solver's minimum and the store-all peak (which always works). The
+  /// bisection asks for any schedule, which is faster; the answer is then
+  /// checked with the cheapest one, which the compile at that budget uses
+  /// and whose rewrite may measure differently.
   int64_t minimumBudget(func::FuncOp func, const RematProblem &problem,
                         const RematGraphOptions &graphOptions) {
     int64_t low = remat::autoMinimumBudget(problem.graph);
     int64_t high =
         remat::simulate(problem.graph, remat::storeAllSchedule(problem.graph))
             .peak;
-    return remat::smallestFittingBudget(low, high, [&](int64_t budget) {
-      std::optional<Attempt> a = tryBudget(func, problem, graphOptions, budget);
-      if (a)
-        a->work->destroy();
-      return a.has_value();
-    });
+    auto fits = [&](bool improve) {
+      return [&, improve](int64_t budget) {
+        std::optional<Attempt> a =
+            tryBudget(func, problem, graphOptions, budget, improve);
+        if (a)
+          a->work->destroy();
+        return a.has_value();
+      };
+    };
+    int64_t minimum = remat::smallestFittingBudget(low, high, fits(false));
+    if (fits(true)(minimum))
+      return minimum;
+    return remat::smallestFittingBudget(minimum, high, fits(true));
   }
 
   /// Schedules `func` within the budget and rewrites it, or reports why it
@@ -427,8 +437,8 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     std::error_code ec;
     llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_Text);
     if (ec)
-      return func.emitError() << "cannot write '" << path
-                              << "': " << ec.message();
+      return func.emitError()
+             << "cannot write '" << path << "': " << ec.message();
     out.os() << remat::graphToJson(problem.graph) << "\n";
     out.keep();
     return success();
@@ -448,9 +458,9 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     else if (policy == "save-matmuls")
       config.policy = RematPolicy::saveMatmuls;
     else
-      return module.emitError() << "tad-remat policy: unknown policy '"
-                                << policy
-                                << "' (use auto, save-all or save-matmuls)";
+      return module.emitError()
+             << "tad-remat policy: unknown policy '" << policy
+             << "' (use auto, save-all or save-matmuls)";
     return success();
   }
 
