@@ -109,6 +109,21 @@ private:
   }
 };
 
+/// The nodes reached from `from` along the edges `next` (inputs or users,
+/// as bitsets per node) through nodes in `within`, `from` included.
+uint64_t reach(uint64_t from, const std::vector<uint64_t> &next,
+               uint64_t within) {
+  uint64_t reached = from;
+  for (uint64_t frontier = from; frontier;) {
+    int u = __builtin_ctzll(frontier);
+    frontier &= frontier - 1;
+    uint64_t more = next[u] & within & ~reached;
+    reached |= more;
+    frontier |= more;
+  }
+  return reached;
+}
+
 /// One window's problem over its nodes, numbered 0..size-1.
 struct WindowProblem {
   std::vector<int> nodes;          // graph node of each window node
@@ -179,26 +194,14 @@ std::optional<std::vector<int>> solveWindow(const Graph &graph, int64_t budget,
     double bound = 0;
     for (uint64_t ys = needed; ys; ys &= ys - 1) {
       int y = __builtin_ctzll(ys);
-      uint64_t after = 0, reached = p.readers[y] & needed, todo = reached;
-      while (todo) {
-        int z = __builtin_ctzll(todo);
-        todo &= todo - 1;
-        after |= p.inputs[z];
-        uint64_t more = p.readers[z] & needed & ~reached;
-        reached |= more;
-        todo |= more;
-      }
+      uint64_t after = 0;
+      for (uint64_t set = reach(p.readers[y] & needed, p.readers, needed); set;
+           set &= set - 1)
+        after |= p.inputs[__builtin_ctzll(set)];
       // The needed ancestors of y through needed nodes are all computed
       // before y's first compute: those read after it are kept too, or
       // computed once more.
-      uint64_t before = p.inputs[y] & needed;
-      for (uint64_t todo2 = before; todo2;) {
-        int x = __builtin_ctzll(todo2);
-        todo2 &= todo2 - 1;
-        uint64_t more = p.inputs[x] & needed & ~before;
-        before |= more;
-        todo2 |= more;
-      }
+      uint64_t before = reach(p.inputs[y] & needed, p.inputs, needed);
       uint64_t kept = (after | p.goal) & (resident | before) & ~p.inputs[y] &
                       ~(uint64_t(1) << y);
       int64_t excess = fullFootprint[y] + bytesOf(kept) - p.base - budget;
@@ -227,15 +230,7 @@ std::optional<std::vector<int>> solveWindow(const Graph &graph, int64_t budget,
   // those that is not resident, is computed at least once more. Infinite
   // when one of them cannot be computed. Sets `needed` to those nodes.
   auto closure = [&](Key k, uint64_t &needed) {
-    needed = k.pending | (p.goal & ~k.resident);
-    uint64_t todo = needed;
-    while (todo) {
-      int u = __builtin_ctzll(todo);
-      todo &= todo - 1;
-      uint64_t more = p.inputs[u] & ~k.resident & ~needed;
-      needed |= more;
-      todo |= more;
-    }
+    needed = reach(k.pending | (p.goal & ~k.resident), p.inputs, ~k.resident);
     if ((needed & ~p.computable) || (needed & once & ~k.pending))
       return kNever;
     double cost = 0;
