@@ -207,9 +207,10 @@ std::optional<std::vector<int>> solveWindow(const Graph &graph, int64_t budget,
       int64_t excess = fullFootprint[y] + bytesOf(kept) - p.base - budget;
       if (excess <= 0)
         continue;
+      // What must not be recomputed stays: the room comes from the rest.
       double cost = 0;
       for (int u : cheapestPerByte) {
-        if (!(kept >> u & 1))
+        if (!(kept >> u & 1) || (once >> u & 1))
           continue;
         if (bytesOfNode[u] >= excess) {
           cost += costs[u] * double(excess) / double(bytesOfNode[u]);
@@ -219,7 +220,7 @@ std::optional<std::vector<int>> solveWindow(const Graph &graph, int64_t budget,
         cost += costs[u];
         excess -= bytesOfNode[u];
       }
-      if (excess > 0 || (kept & once))
+      if (excess > 0)
         return kNever; // no way to make the room
       bound = std::max(bound, cost);
     }
