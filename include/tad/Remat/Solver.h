@@ -14,7 +14,10 @@
 //   - `solveSchedule` runs several eviction scores and the DTR greedy,
 //     tightens each, and returns the cheapest: never worse than DTR. The
 //     gradient of a chain (Chain.h) goes to its exact dynamic program
-//     instead.
+//     instead;
+//   - `fastSchedule` takes that schedule and re-solves stretches of it
+//     exactly (`windowSchedule`), and searches a small graph whole where
+//     the heuristics find no schedule (`wholeGraphSchedule`).
 //
 // `chenSchedule` is Chen et al.'s sqrt(n) checkpointing (2016), the
 // baseline of bench/remat: it keeps about sqrt(n) evenly spaced forward
