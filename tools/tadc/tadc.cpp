@@ -312,6 +312,18 @@ choosableLoops(mlir::ModuleOp module) {
   return loops;
 }
 
+/// Marks each of choosableLoops(module) with its snapshot count (`counts`
+/// in the same order) for AD; returns the loops.
+static std::vector<std::pair<mlir::scf::ForOp, int64_t>>
+markLoopSnapshots(mlir::ModuleOp module, const std::vector<int64_t> &counts) {
+  auto loops = choosableLoops(module);
+  mlir::Builder builder(module.getContext());
+  for (size_t i = 0; i < counts.size(); ++i)
+    loops[i].first->setAttr(tad::TadDialect::kLoopSnapshotsAttrName,
+                            builder.getI64IntegerAttr(counts[i]));
+  return loops;
+}
+
 /// What AD and the remat pass make of the module with these snapshots per
 /// loop (choosableLoops' order), run on a copy, silently.
 struct LoopTrial {
@@ -330,11 +342,7 @@ static LoopTrial tryLoopSnapshots(mlir::ModuleOp module,
   std::optional<tad::RematConfig> config = getRematConfig(*copy);
   if (!config)
     return trial;
-  auto loops = choosableLoops(*copy);
-  mlir::Builder builder(&context);
-  for (size_t i = 0; i < loops.size(); ++i)
-    loops[i].first->setAttr(tad::TadDialect::kLoopSnapshotsAttrName,
-                            builder.getI64IntegerAttr(counts[i]));
+  markLoopSnapshots(*copy, counts);
   mlir::PassManager pm(&context);
   pm.addPass(tad::createAutoDiff());
   pm.addPass(mlir::createCanonicalizerPass());
@@ -648,15 +656,11 @@ processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
     adOptions.loopSnapshots = loopSnapshots;
     if (!rematBudget.empty() && !loopSnapshots.getNumOccurrences()) {
       std::vector<int64_t> counts = chooseLoopSnapshots(*module, context);
-      auto loops = choosableLoops(*module);
-      mlir::Builder builder(&context);
-      for (size_t i = 0; i < counts.size(); ++i) {
-        loops[i].first->setAttr(tad::TadDialect::kLoopSnapshotsAttrName,
-                                builder.getI64IntegerAttr(counts[i]));
+      auto loops = markLoopSnapshots(*module, counts);
+      for (size_t i = 0; i < counts.size(); ++i)
         rematResult.loops.push_back(
             {tad::describeLocation(loops[i].first.getLoc()), loops[i].second,
              counts[i]});
-      }
     }
     ad.addPass(tad::createAutoDiff(adOptions));
     if (mlir::failed(ad.run(*module)))

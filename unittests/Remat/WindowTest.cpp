@@ -100,21 +100,19 @@ TEST(WindowTest, ValuesPassingThroughCountOnce) {
       f = add("F", 1, 30), d = add("D", 1, 1), e = add("E", 1, 1);
   for (auto [input, user] : {std::pair<int, int>{a, c}, {b, c}, {a, d}, {b, e}})
     g.addEdge(input, user);
-  for (Event event : {Event{Event::compute, a},
-                      {Event::compute, b},
-                      {Event::compute, c},
-                      {Event::free, c},
-                      {Event::free, a},
-                      {Event::compute, f},
-                      {Event::free, f},
-                      {Event::compute, a},
-                      {Event::compute, d},
-                      {Event::free, d},
-                      {Event::free, a},
-                      {Event::compute, e},
-                      {Event::free, e},
-                      {Event::free, b}})
-    schedule.push_back(event);
+  for (int v : {a, b, c})
+    compute(v);
+  free(c);
+  free(a);
+  compute(f);
+  free(f);
+  compute(a);
+  compute(d);
+  free(d);
+  free(a);
+  compute(e);
+  free(e);
+  free(b);
   int tail = chain("t", 30);
   int z = add("Z", 1, 1);
   g.addEdge(p, z);
