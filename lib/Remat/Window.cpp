@@ -26,7 +26,7 @@
 // solver's time stays bounded.
 //
 // The windows go over the sequence in passes of growing size; the last is
-// the whole sequence, which on a graph of at most kWindowNodes nodes makes
+// the whole sequence, which on a graph of at most kMaxWindowNodes nodes makes
 // the search exact whenever it finishes. From nothing, the same search
 // schedules such a graph where the heuristics find no schedule at all.
 //
@@ -39,14 +39,12 @@
 #include <limits>
 #include <memory>
 #include <optional>
-#include <queue>
 
 using namespace tad::remat;
 
 namespace {
 
-// A window holds at most this many distinct nodes (one bit each).
-constexpr int kWindowNodes = 64;
+static_assert(kMaxWindowNodes <= 64, "a window's node set is one uint64_t");
 // The cost of what cannot be done.
 constexpr double kNever = std::numeric_limits<double>::infinity();
 
@@ -68,29 +66,44 @@ struct StateTable {
   };
   std::vector<Key> keys;      // per state
   std::vector<Visit> visits;  // per state
-  std::vector<int32_t> slots; // state + 1 per slot, 0 when empty
+  std::vector<uint64_t> slots; // see kIndexBits
   uint64_t mask = 0;
+
+  /// Forgets every state but keeps the memory, so that the next window's
+  /// search does not pay again for growing it.
+  void clear() {
+    keys.clear();
+    visits.clear();
+    std::fill(slots.begin(), slots.end(), 0);
+  }
 
   /// The state `k`, added (with `fresh` set) if it is new.
   int32_t find(Key k, bool &fresh) {
     if (2 * (keys.size() + 1) > slots.size())
       grow();
-    for (uint64_t i = hash(k) & mask;; i = (i + 1) & mask) {
-      if (!slots[i]) {
+    uint64_t h = hash(k), tag = h & ~kIndexBits;
+    for (uint64_t i = h & mask;; i = (i + 1) & mask) {
+      uint64_t slot = slots[i];
+      if (!slot) {
         keys.push_back(k);
         visits.push_back({kNever, 0, -1, -1, false});
-        slots[i] = int32_t(keys.size());
+        slots[i] = tag | keys.size();
         fresh = true;
-        return slots[i] - 1;
+        return int32_t(keys.size() - 1);
       }
-      if (keys[slots[i] - 1] == k) {
+      int32_t state = int32_t((slot & kIndexBits) - 1);
+      if ((slot & ~kIndexBits) == tag && keys[state] == k) {
         fresh = false;
-        return slots[i] - 1;
+        return state;
       }
     }
   }
 
 private:
+  // A slot holds state + 1 in its low bits (0 when empty) and the high
+  // bits of the state's hash, which tell most other states apart without
+  // reading their keys.
+  static constexpr uint64_t kIndexBits = 0xffffffffull;
   static uint64_t hash(Key k) { // splitmix64's finalizer over both words
     uint64_t z = k.resident * 0x9e3779b97f4a7c15ull ^ k.pending;
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -101,12 +114,32 @@ private:
     slots.assign(std::max<size_t>(1024, 2 * slots.size()), 0);
     mask = slots.size() - 1;
     for (size_t s = 0; s < keys.size(); ++s) {
-      uint64_t i = hash(keys[s]) & mask;
+      uint64_t h = hash(keys[s]), i = h & mask;
       while (slots[i])
         i = (i + 1) & mask;
-      slots[i] = int32_t(s + 1);
+      slots[i] = (h & ~kIndexBits) | (s + 1);
     }
   }
+};
+
+/// An entry of the search's queue: A* by f = g + h; among equal f, the
+/// state with the most cost paid first: it is nearest a goal (costs are
+/// often integers, ties many).
+struct Item {
+  double f, g;
+  int32_t state;
+};
+struct Later {
+  bool operator()(const Item &x, const Item &y) const {
+    return x.f > y.f || (x.f == y.f && x.g < y.g);
+  }
+};
+
+/// What the searches of one solver call share: their tables are emptied
+/// between windows, not freed.
+struct SearchMemory {
+  StateTable table;
+  std::vector<Item> queue; // a heap by Later
 };
 
 /// The nodes reached from `from` along the edges `next` (inputs or users,
@@ -146,6 +179,7 @@ struct WindowProblem {
 /// to quadratic in `size`.
 std::optional<std::vector<int>> solveWindow(const Graph &graph, int64_t budget,
                                             const WindowProblem &p,
+                                            SearchMemory &memory,
                                             int64_t workLimit, int64_t &work) {
   int n = p.size();
   // The nodes' fields, at hand.
@@ -240,17 +274,14 @@ std::optional<std::vector<int>> solveWindow(const Graph &graph, int64_t budget,
     return cost;
   };
 
-  StateTable table;
-  // A* by g + h; among equal priorities, the state with the most cost paid
-  // first: it is nearest a goal (costs are often integers, ties many).
-  struct Item {
-    double f, g;
-    int32_t state;
+  StateTable &table = memory.table;
+  table.clear();
+  std::vector<Item> &queue = memory.queue;
+  queue.clear();
+  auto push = [&](Item item) {
+    queue.push_back(item);
+    std::push_heap(queue.begin(), queue.end(), Later());
   };
-  auto later = [](const Item &x, const Item &y) {
-    return x.f > y.f || (x.f == y.f && x.g < y.g);
-  };
-  std::priority_queue<Item, std::vector<Item>, decltype(later)> queue(later);
   Key start{p.start, p.must};
   uint64_t needed;
   double h0 = closure(start, needed);
@@ -261,11 +292,12 @@ std::optional<std::vector<int>> solveWindow(const Graph &graph, int64_t budget,
   if (h0 >= limit)
     return std::nullopt;
   bool fresh;
-  queue.push({h0, 0, table.find(start, fresh)});
+  push({h0, 0, table.find(start, fresh)});
   table.visits[0] = {0, h0, -1, -1, true};
   while (!queue.empty()) {
-    Item item = queue.top();
-    queue.pop();
+    std::pop_heap(queue.begin(), queue.end(), Later());
+    Item item = queue.back();
+    queue.pop_back();
     double cost = table.visits[item.state].cost;
     if (item.g > cost)
       continue; // reached more cheaply after this push
@@ -288,7 +320,7 @@ std::optional<std::vector<int>> solveWindow(const Graph &graph, int64_t budget,
       if (more > 0) {
         visit.remaining += more;
         if (cost + visit.remaining < limit)
-          queue.push({cost + visit.remaining, cost, item.state});
+          push({cost + visit.remaining, cost, item.state});
         continue;
       }
     }
@@ -310,18 +342,29 @@ std::optional<std::vector<int>> solveWindow(const Graph &graph, int64_t budget,
       visit.cost = nextCost;
       visit.parent = from;
       visit.computed = computed;
-      queue.push({f, nextCost, at});
+      push({f, nextCost, at});
     };
     // Values resident at the start that the new sequence does not read
     // are freed before its first compute.
     if (cost == 0)
       for (uint64_t set = key.resident & p.start; set; set &= set - 1)
         relax({key.resident & ~(set & -set), key.pending}, cost, -1);
-    // A compute is of use only to a node still to be computed or needed
-    // at the end, or to their ancestors.
-    uint64_t useful = 0;
+    // A compute is of use only to a target (a node still to be computed
+    // or needed at the end) or to its ancestors. `without[t]` is what is
+    // still of use once target t is computed: the ancestors of the other
+    // targets, by prefix and suffix unions.
+    int targets[kMaxWindowNodes], count = 0;
     for (uint64_t set = key.pending | p.goal; set; set &= set - 1)
-      useful |= p.ancestors[__builtin_ctzll(set)];
+      targets[count++] = __builtin_ctzll(set);
+    uint64_t suffix[kMaxWindowNodes + 1], without[kMaxWindowNodes];
+    suffix[count] = 0;
+    for (int i = count - 1; i >= 0; --i)
+      suffix[i] = suffix[i + 1] | p.ancestors[targets[i]];
+    uint64_t useful = suffix[0];
+    for (uint64_t prefix = 0, i = 0; i < uint64_t(count); ++i) {
+      without[targets[i]] = prefix | suffix[i + 1];
+      prefix |= p.ancestors[targets[i]];
+    }
     for (int u = 0; u < n; ++u) {
       uint64_t bit = uint64_t(1) << u;
       if (!(useful & bit) || (key.resident & bit) || !(p.computable & bit) ||
@@ -333,9 +376,8 @@ std::optional<std::vector<int>> solveWindow(const Graph &graph, int64_t budget,
       // only frees a sequence needs: each value goes after its last
       // reader). What is of no more use goes at once, u included.
       uint64_t resident = key.resident | bit, pending = key.pending & ~bit;
-      uint64_t usefulAfter = 0;
-      for (uint64_t set = pending | p.goal; set; set &= set - 1)
-        usefulAfter |= p.ancestors[__builtin_ctzll(set)];
+      uint64_t usefulAfter =
+          (key.pending & ~p.goal & bit) ? without[u] : useful;
       resident &= usefulAfter | ~(p.inputs[u] | bit);
       uint64_t inputs = p.inputs[u] & resident;
       for (uint64_t freed = inputs;; freed = (freed - 1) & inputs) {
@@ -349,7 +391,7 @@ std::optional<std::vector<int>> solveWindow(const Graph &graph, int64_t budget,
 }
 
 /// Builds the problem of window [a, b) of `computes`, or returns false when
-/// it has more than kWindowNodes nodes.
+/// it has more than kMaxWindowNodes nodes.
 bool windowProblem(const Graph &graph, const std::vector<int> &computes,
                    const Instances &inst, int a, int b, WindowProblem &p) {
   int m = int(computes.size());
@@ -371,7 +413,7 @@ bool windowProblem(const Graph &graph, const std::vector<int> &computes,
         add(computes[src]);
       }
   }
-  if (p.size() > kWindowNodes)
+  if (p.size() > kMaxWindowNodes)
     return false;
   // Resident at a: the computes before it read at or after it.
   for (int k = 0; k < a; ++k) {
@@ -439,9 +481,10 @@ void tad::remat::windowSchedule(const Graph &graph, int64_t budget,
   budget = std::max(budget, simulate(graph, schedule).peak);
   std::vector<int> computes = computesOf(schedule);
   int64_t work = 0;
+  SearchMemory memory;
   // Small windows first: they are cheap, and what they gain lowers the
   // bound of the larger ones. The last pass is the whole sequence, which
-  // is solved exactly where the graph has at most kWindowNodes nodes.
+  // is solved exactly where the graph has at most kMaxWindowNodes nodes.
   for (int window : {16, 32, std::numeric_limits<int>::max()}) {
     int stride = std::max(1, window / 2);
     std::unique_ptr<Instances> inst;
@@ -453,7 +496,7 @@ void tad::remat::windowSchedule(const Graph &graph, int64_t budget,
       if (!windowProblem(graph, computes, *inst, a, b, p))
         continue;
       std::optional<std::vector<int>> better =
-          solveWindow(graph, budget, p, workLimit, work);
+          solveWindow(graph, budget, p, memory, workLimit, work);
       if (!better)
         continue;
       std::vector<int> trial(computes.begin(), computes.begin() + a);
@@ -477,7 +520,7 @@ WholeGraphResult tad::remat::wholeGraphSchedule(const Graph &graph,
                                                 int64_t budget,
                                                 std::vector<Event> &schedule,
                                                 int64_t workLimit) {
-  if (graph.size() > kWindowNodes)
+  if (graph.size() > kMaxWindowNodes)
     return WholeGraphResult::gaveUp;
   // The problem of the sequence that computes every node once, in order,
   // with no bound on the cost: nothing is resident at its start or needed
@@ -487,12 +530,13 @@ WholeGraphResult tad::remat::wholeGraphSchedule(const Graph &graph,
     computes[v] = v;
   Instances inst(graph, computes);
   WindowProblem p;
-  // At most kWindowNodes nodes: the problem always fits in a window.
+  // At most kMaxWindowNodes nodes: the problem always fits in a window.
   (void)windowProblem(graph, computes, inst, 0, graph.size(), p);
   p.bound = kNever;
   int64_t work = 0;
+  SearchMemory memory;
   std::optional<std::vector<int>> found =
-      solveWindow(graph, budget, p, workLimit, work);
+      solveWindow(graph, budget, p, memory, workLimit, work);
   if (!found)
     return work > workLimit ? WholeGraphResult::gaveUp
                             : WholeGraphResult::infeasible;

@@ -97,6 +97,11 @@ void tightenSchedule(const Graph &graph, int64_t budget,
 void exchangeSchedule(const Graph &graph, int64_t budget,
                       std::vector<Event> &schedule, int64_t workLimit);
 
+/// The most distinct nodes a window holds (one bit each in its search).
+/// On a graph of at most this many nodes the last window is the whole
+/// sequence, and its search is exact.
+constexpr int kMaxWindowNodes = 64;
+
 /// Re-solves stretches of the schedule exactly (Window.cpp), keeping each
 /// cheaper stretch whose peak stays within max(budget, the schedule's
 /// current peak). Stops once the searches' work (the square of a window's
