@@ -33,11 +33,11 @@ static constexpr int64_t kExchangeWork = int64_t(1) << 20;
 static constexpr int64_t kExchangeNodeWork = int64_t(1) << 27;
 // The window search (Window.cpp) stops after this much work (a window's
 // node count squared per state expanded), and after kWindowNodeWork / n
-// for a graph of n nodes: at most about 0.1 s at 100 nodes and 10 ms at
-// 1000. A graph of at most kMaxWindowNodes nodes, whose last window is an
-// exact search of the whole sequence, gets min(kSmallGraphWindowWork,
-// kSmallGraphWindowNodeWork / n) instead, four times as much at 30 nodes:
-// at most about 0.7 s, spent only where the schedule has room for
+// for a graph of n nodes, so that large graphs stay fast. A graph of at
+// most kMaxWindowNodes nodes, whose last window is an exact search of the
+// whole sequence, gets min(kSmallGraphWindowWork, kSmallGraphWindowNodeWork
+// / n) instead, four times as much at 30 nodes: up to about 0.7 s at 50
+// nodes (docs/remat.md), spent only where the schedule has room for
 // improvement or its proof is hard.
 static constexpr int64_t kWindowWork = int64_t(1) << 25;
 static constexpr int64_t kWindowNodeWork = int64_t(1) << 30;
@@ -481,11 +481,11 @@ bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
   // schedule than everything before them.
   double before = simulate(graph, out).cost;
   int64_t n = std::max(1, graph.size());
-  windowSchedule(graph, budget, out,
-                 n <= kMaxWindowNodes
-                     ? std::min(kSmallGraphWindowWork,
-                                kSmallGraphWindowNodeWork / n)
-                     : std::min(kWindowWork, kWindowNodeWork / n));
+  int64_t windowWork =
+      n <= kMaxWindowNodes
+          ? std::min(kSmallGraphWindowWork, kSmallGraphWindowNodeWork / n)
+          : std::min(kWindowWork, kWindowNodeWork / n);
+  windowSchedule(graph, budget, out, windowWork);
   if (simulate(graph, out).cost < before)
     info->winner += ", windows";
   return true;

@@ -64,8 +64,8 @@ struct StateTable {
     int32_t computed; // the window node computed to get here, -1 for a free
     bool complete;    // whether `remaining` includes the memory bound
   };
-  std::vector<Key> keys;      // per state
-  std::vector<Visit> visits;  // per state
+  std::vector<Key> keys;       // per state
+  std::vector<Visit> visits;   // per state
   std::vector<uint64_t> slots; // see kIndexBits
   uint64_t mask = 0;
 
