@@ -163,6 +163,7 @@ struct WindowProblem {
   std::vector<uint64_t> inputs;    // window inputs of each window node
   std::vector<uint64_t> readers;   // window users of each window node
   std::vector<uint64_t> ancestors; // each node and its window ancestors
+  std::vector<int> order;          // the nodes, inputs before readers
   uint64_t computable = 0;         // nodes whose inputs are all here
   int64_t base = 0;                // bytes of values passing through
   uint64_t start = 0, goal = 0;    // resident at the start; needed at the end
@@ -225,17 +226,39 @@ std::optional<std::vector<int>> solveWindow(const Graph &graph, int64_t budget,
   // after it, each at its cost at least; the cheapest bytes per cost first,
   // fractionally, bounds that cost from below. The largest bound over y holds.
   auto memoryBound = [&](uint64_t resident, uint64_t needed) {
+    // For each needed y, through needed nodes: `later[y]`, what its
+    // descendants read; `earlier[y]`, its ancestors. One pass each way
+    // over a topological order.
+    uint64_t later[kMaxWindowNodes], earlier[kMaxWindowNodes];
+    for (int y : p.order) {
+      if (!(needed >> y & 1))
+        continue;
+      uint64_t all = 0;
+      for (uint64_t set = p.inputs[y] & needed; set; set &= set - 1) {
+        int i = __builtin_ctzll(set);
+        all |= (uint64_t(1) << i) | earlier[i];
+      }
+      earlier[y] = all;
+    }
+    for (auto it = p.order.rbegin(); it != p.order.rend(); ++it) {
+      int y = *it;
+      if (!(needed >> y & 1))
+        continue;
+      uint64_t all = 0;
+      for (uint64_t set = p.readers[y] & needed; set; set &= set - 1) {
+        int r = __builtin_ctzll(set);
+        all |= p.inputs[r] | later[r];
+      }
+      later[y] = all;
+    }
     double bound = 0;
     for (uint64_t ys = needed; ys; ys &= ys - 1) {
       int y = __builtin_ctzll(ys);
-      uint64_t after = 0;
-      for (uint64_t set = reach(p.readers[y] & needed, p.readers, needed); set;
-           set &= set - 1)
-        after |= p.inputs[__builtin_ctzll(set)];
+      uint64_t after = later[y];
       // The needed ancestors of y through needed nodes are all computed
       // before y's first compute: those read after it are kept too, or
       // computed once more.
-      uint64_t before = reach(p.inputs[y] & needed, p.inputs, needed);
+      uint64_t before = earlier[y];
       uint64_t kept = (after | p.goal) & (resident | before) & ~p.inputs[y] &
                       ~(uint64_t(1) << y);
       int64_t excess = fullFootprint[y] + bytesOf(kept) - p.base - budget;
@@ -468,6 +491,14 @@ bool windowProblem(const Graph &graph, const std::vector<int> &computes,
       p.ancestors[u] = all;
     }
   }
+  // A node has more ancestors than each of its inputs.
+  p.order.resize(p.size());
+  for (int u = 0; u < p.size(); ++u)
+    p.order[u] = u;
+  std::stable_sort(p.order.begin(), p.order.end(), [&](int x, int y) {
+    return __builtin_popcountll(p.ancestors[x]) <
+           __builtin_popcountll(p.ancestors[y]);
+  });
   for (int j = a; j < b; ++j)
     p.bound += graph.nodes[computes[j]].cost;
   return true;
