@@ -36,7 +36,7 @@ static constexpr int64_t kExchangeNodeWork = int64_t(1) << 27;
 // for a graph of n nodes, so that large graphs stay fast. A graph of at
 // most kMaxWindowNodes nodes, whose last window is an exact search of the
 // whole sequence, gets min(kSmallGraphWindowWork, kSmallGraphWindowNodeWork
-// / n) instead, four times as much at 30 nodes: up to about 0.4 s at 30
+// / n) instead, four times as much at 30 nodes: up to about 0.45 s at 30
 // to 50 nodes (docs/remat.md), spent only where the schedule has room for
 // improvement or its proof is hard.
 static constexpr int64_t kWindowWork = int64_t(1) << 25;
