@@ -19,8 +19,8 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from gaps import FRACTIONS, random_graph  # noqa: E402
-from solvers import random_chain  # noqa: E402
+from gaps import FRACTIONS  # noqa: E402
+from milp_gaps import graphs as table_graphs  # noqa: E402
 
 # (seed, sizes, graphs per kind and size), as docs/remat.md runs milp_gaps.py.
 CONFIGS = [(0, [30, 50], 3), (1, [30, 50], 3), (2, [30, 50], 3),
@@ -29,15 +29,10 @@ CONFIGS = [(0, [30, 50], 3), (1, [30, 50], 3), (2, [30, 50], 3),
 
 
 def graphs():
-    """(label, node-link data) in milp_gaps.py's order for each config."""
+    """(label, node-link data) of every config, as milp_gaps.py draws them."""
     for seed, sizes, count in CONFIGS:
-        rng = random.Random(seed)
-        for size in sizes:
-            for g in range(count):
-                yield (f"seed {seed} joint{size}-{g}",
-                       random_graph(rng, size // 2))
-                yield (f"seed {seed} chain{size}-{g}",
-                       random_chain(rng, size // 2))
+        for name, _, _, data in table_graphs(random.Random(seed), sizes, count):
+            yield f"seed {seed} {name}", data
 
 
 def solve(binary, path, *args):

@@ -50,6 +50,17 @@ def summary(gaps):
             f"{percent(at(0.5))} | {percent(at(0.9))} | {percent(gaps[-1])}")
 
 
+def graphs(rng, sizes, count):
+    """(name, kind, size, node-link data) of every graph of the tables:
+    for each size, `count` joint graphs and `count` gradient chains, drawn
+    in turn from `rng`. compare.py builds the same graphs."""
+    for size in sizes:
+        for g in range(count):
+            for kind, data in (("joint", random_graph(rng, size // 2)),
+                               ("chain", random_chain(rng, size // 2))):
+                yield f"{kind}{size}-{g}", kind, size, data
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="30,50,100")
@@ -77,39 +88,35 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.keep or tmp
         os.makedirs(folder, exist_ok=True)
-        for size in sizes:
-            for g in range(args.graphs):
-                for kind, data in (("joint", random_graph(rng, size // 2)),
-                                   ("chain", random_chain(rng, size // 2))):
-                    name = f"{kind}{size}-{g}"
-                    path = os.path.join(folder, name + ".json")
-                    with open(path, "w") as f:
-                        json.dump(data, f)
-                    graph = read_graph(data)
-                    store_all = run(path)
-                    for fraction in FRACTIONS:
-                        budget = int(fraction * store_all["peak"])
-                        case = {"graph": name, "kind": kind, "size": size,
-                                "fraction": fraction, "budget": budget}
-                        for solver in ("fast", "dtr"):
-                            result = run(path, f"--budget={budget}",
-                                         f"--solver={solver}")
-                            case[solver] = result and result["cost"]
-                            case[solver + "_s"] = result and result["seconds"]
-                        key = hashlib.sha256(json.dumps(
-                            [data, budget, args.seconds]).encode()).hexdigest()
-                        if key not in cache:
-                            milp = solve_milp(graph, budget, args.seconds)
-                            cache[key] = {"key": key, "milp": milp.cost,
-                                          "status": milp.status,
-                                          "milp_s": milp.seconds}
-                            if args.cache:
-                                with open(args.cache, "a") as f:
-                                    print(json.dumps(cache[key]), file=f)
-                        case.update({k: cache[key][k]
-                                     for k in ("milp", "status", "milp_s")})
-                        print(json.dumps(case), file=sys.stderr, flush=True)
-                        cases.append(case)
+        for name, kind, size, data in graphs(rng, sizes, args.graphs):
+            path = os.path.join(folder, name + ".json")
+            with open(path, "w") as f:
+                json.dump(data, f)
+            graph = read_graph(data)
+            store_all = run(path)
+            for fraction in FRACTIONS:
+                budget = int(fraction * store_all["peak"])
+                case = {"graph": name, "kind": kind, "size": size,
+                        "fraction": fraction, "budget": budget}
+                for solver in ("fast", "dtr"):
+                    result = run(path, f"--budget={budget}",
+                                 f"--solver={solver}")
+                    case[solver] = result and result["cost"]
+                    case[solver + "_s"] = result and result["seconds"]
+                key = hashlib.sha256(json.dumps(
+                    [data, budget, args.seconds]).encode()).hexdigest()
+                if key not in cache:
+                    milp = solve_milp(graph, budget, args.seconds)
+                    cache[key] = {"key": key, "milp": milp.cost,
+                                  "status": milp.status,
+                                  "milp_s": milp.seconds}
+                    if args.cache:
+                        with open(args.cache, "a") as f:
+                            print(json.dumps(cache[key]), file=f)
+                case.update({k: cache[key][k]
+                             for k in ("milp", "status", "milp_s")})
+                print(json.dumps(case), file=sys.stderr, flush=True)
+                cases.append(case)
 
     print(f"tad-remat against the Checkmate MILP (CBC, {args.seconds:g} s "
           f"per case): joint graphs and gradient chains, {args.graphs} of "
