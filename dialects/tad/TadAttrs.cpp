@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/SymbolTable.h"
@@ -135,6 +136,22 @@ LogicalResult TadDialect::verifyOperationAttribute(Operation *op,
       return op->emitOpError()
              << "'" << name << "' must be an integer of 0 or more, got "
              << attr.getValue();
+    return success();
+  }
+  // The peak of a function's planned buffers stays on it as it is lowered
+  // (tad-buffer-peak), so that a driver can read it from the LLVM dialect.
+  if (name == kBufferPeakAttrName || name == kBufferPeakBoundAttrName) {
+    if (!isa<FunctionOpInterface>(op))
+      return op->emitOpError() << "'" << name << "' belongs on a function";
+    bool ok = name == kBufferPeakAttrName
+                  ? isa<IntegerAttr>(attr.getValue()) &&
+                        !cast<IntegerAttr>(attr.getValue()).getValue().isNegative()
+                  : isa<UnitAttr>(attr.getValue());
+    if (!ok)
+      return op->emitOpError()
+             << "'" << name << "' must be "
+             << (name == kBufferPeakAttrName ? "an integer of 0 or more"
+                                             : "a unit attribute");
     return success();
   }
   auto fn = dyn_cast<func::FuncOp>(op);

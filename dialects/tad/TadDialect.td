@@ -32,8 +32,9 @@ def Tad_Dialect : Dialect {
   }];
   let hasConstantMaterializer = 1;
   let useDefaultAttributePrinterParser = 1;
-  // Checks tad.derivative, tad.custom_rule and tad.checkpointed on the
-  // functions that carry them, and tad.loop_snapshots on loops.
+  // Checks tad.derivative, tad.custom_rule, tad.checkpointed and
+  // tad.buffer_peak on the functions that carry them, and
+  // tad.loop_snapshots on loops.
   let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Registers the attributes of TadAttrs.td (in the file that defines
@@ -48,6 +49,11 @@ def Tad_Dialect : Dialect {
     /// tape), in place of the AD pass's loop-snapshots option. tadc sets
     /// it per loop when it chooses the counts for a budget.
     static constexpr ::llvm::StringLiteral kLoopSnapshotsAttrName = "tad.loop_snapshots";
+    /// On a bufferized function (tad-buffer-peak): the peak of its
+    /// planned buffers in bytes, and whether that is only an upper bound
+    /// (a branch on data counts its larger side).
+    static constexpr ::llvm::StringLiteral kBufferPeakAttrName = "tad.buffer_peak";
+    static constexpr ::llvm::StringLiteral kBufferPeakBoundAttrName = "tad.buffer_peak_bound";
     /// The name of the location (a NameLoc around the source location) that
     /// AD gives the ops of a derivative's forward sweep, so that the remat
     /// report can tell forward values from backward ones without changing

@@ -15,10 +15,8 @@
 
 #include <cstdlib>
 
-/// From the tad dialect to memrefs with explicit deallocation: the part
-/// that the CPU and the GPU share, and that the remat pass's memory model
-/// describes (docs/memory.md).
-static std::string getBufferizationPipeline() {
+/// tad-plan-buffers places every free (docs/memory.md).
+std::string tad::getBufferizationPipeline(int64_t budget) {
   // No CSE between conversion and bufferization: it would merge the
   // zero-filled outputs of matmuls and force copies of the shared zeros.
   return "convert-tad-to-linalg,"
@@ -28,14 +26,11 @@ static std::string getBufferizationPipeline() {
          "function-boundary-type-conversion=identity-layout-map "
          "allow-return-allocs-from-loops buffer-alignment=0},"
          "canonicalize,"
-         "ownership-based-buffer-deallocation,"
-         "canonicalize,"
-         "buffer-deallocation-simplification,"
-         "bufferization-lower-deallocations,"
+         "func.func(tad-plan-buffers),"
          "convert-bufferization-to-memref,"
-         "canonicalize,"
-         "func.func(tad-hoist-deallocs),"
-         "cse,canonicalize,";
+         "cse,canonicalize,"
+         "tad-buffer-peak{budget=" +
+         std::to_string(budget) + "},";
 }
 
 /// bf16 and f16 compute in f32 (as PyTorch does on the CPU, and so that the
@@ -62,8 +57,8 @@ static std::string getCpuCodegenPipeline() {
          "reconcile-unrealized-casts";
 }
 
-std::string tad::getCpuLoweringPipeline(bool blasMatmul) {
-  return getBufferizationPipeline() +
+std::string tad::getCpuLoweringPipeline(bool blasMatmul, int64_t budget) {
+  return getBufferizationPipeline(budget) +
          std::string(blasMatmul ? "tad-matmul-to-runtime," : "") +
          "convert-linalg-to-loops," + getCpuCodegenPipeline();
 }
@@ -74,14 +69,15 @@ static std::string getKernelMapping() {
          "func.func(tad-loops-to-gpu),";
 }
 
-std::string tad::getCudaEmulatorPipeline() {
-  return getBufferizationPipeline() + getKernelMapping() +
+std::string tad::getCudaEmulatorPipeline(int64_t budget) {
+  return getBufferizationPipeline(budget) + getKernelMapping() +
          "tad-emulate-gpu-launches," + getCpuCodegenPipeline();
 }
 
 std::string tad::getCudaLoweringPipeline(llvm::ArrayRef<std::string> archs,
                                          llvm::StringRef toolkit,
-                                         bool cublasMatmul) {
+                                         bool cublasMatmul,
+                                         int64_t budget) {
   std::string list;
   for (const std::string &a : archs)
     list += (list.empty() ? "" : ",") + a;
@@ -91,7 +87,7 @@ std::string tad::getCudaLoweringPipeline(llvm::ArrayRef<std::string> archs,
   for (const std::string &a : archs)
     if (std::stoi(a.substr(3)) < std::stoi(lowest.substr(3)))
       lowest = a;
-  return getBufferizationPipeline() +
+  return getBufferizationPipeline(budget) +
          std::string(cublasMatmul ? "tad-matmul-to-runtime{prefix=tad_rt_cuda_},"
                                   : "") +
          getKernelMapping() +

@@ -67,12 +67,13 @@ tad::driver::addLoweringPasses(mlir::OpPassManager &pm, Stage stage,
     return mlir::success();
   }
   if (options.target == Target::cudaEmulator)
-    return mlir::parsePassPipeline(getCudaEmulatorPipeline(), pm);
+    return mlir::parsePassPipeline(getCudaEmulatorPipeline(options.budget),
+                                   pm);
   if (options.target == Target::cuda)
     return mlir::parsePassPipeline(
         getCudaLoweringPipeline(options.cudaArchs, options.cudaToolkit,
-                                options.cublasMatmul),
+                                options.cublasMatmul, options.budget),
         pm);
-  return mlir::parsePassPipeline(getCpuLoweringPipeline(options.blasMatmul),
-                                 pm);
+  return mlir::parsePassPipeline(
+      getCpuLoweringPipeline(options.blasMatmul, options.budget), pm);
 }

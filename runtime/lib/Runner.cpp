@@ -267,6 +267,9 @@ bool tad::rt::runEntry(const EntrySpec &entry, PackedFunction function,
       << " s\n";
   out << "memory: peak " << peak << " bytes, live after the call " << live
       << " bytes, " << after.allocations << " allocations\n";
+  if (entry.plannedPeak >= 0)
+    out << "plan: peak " << (entry.plannedPeakIsBound ? "at most " : "")
+        << entry.plannedPeak << " bytes\n";
 
   if (!options.statsJson.empty()) {
     std::ofstream json(options.statsJson);
@@ -280,7 +283,12 @@ bool tad::rt::runEntry(const EntrySpec &entry, PackedFunction function,
       json << (i ? ", " : "") << format("%.9f", seconds[i]);
     json << "],\n  \"median_seconds\": " << format("%.9f", median)
          << ",\n  \"peak_bytes\": " << peak
-         << ",\n  \"live_bytes_after\": " << live
+         << ",\n  \"live_bytes_after\": " << live;
+    if (entry.plannedPeak >= 0)
+      json << ",\n  \"planned_peak_bytes\": " << entry.plannedPeak
+           << ",\n  \"planned_peak_exact\": "
+           << (entry.plannedPeakIsBound ? "false" : "true");
+    json
          << ",\n  \"allocations\": " << after.allocations << "\n}\n";
   }
   return true;

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/tad/TadDialect.h"
 #include "tad/Driver/Aot.h"
 #include "tad/Driver/JitRunner.h"
 #include "tad/Driver/Pipeline.h"
@@ -452,6 +453,9 @@ static mlir::LogicalResult runPipeline(mlir::ModuleOp module,
   }
   // Remat after CSE, which would merge its recomputed clones back into the
   // originals; nothing later CSEs tensor ops.
+  // The lowering checks what remat planned: every derivative's buffers
+  // within the budget, or the compile fails.
+  tad::driver::LoweringOptions lowering;
   if (!rematBudget.empty()) {
     std::optional<tad::RematConfig> config = getRematConfig(module);
     if (!config)
@@ -459,6 +463,7 @@ static mlir::LogicalResult runPipeline(mlir::ModuleOp module,
     config->graphFile = rematGraph;
     config->loopSnapshotsChosen = loopsChosen;
     pm.addPass(tad::createRematPass(*config, &rematResult));
+    lowering.budget = config->budget;
   }
   // Compiled outputs export C functions named as in the .tad program; the
   // compiled code itself uses internal names (`__tad_f`), given after remat
@@ -466,7 +471,6 @@ static mlir::LogicalResult runPipeline(mlir::ModuleOp module,
   if (emitStage == Stage::obj || emitStage == Stage::lib ||
       emitStage == Stage::exe)
     pm.addPass(tad::driver::createPrefixFunctionNamesPass());
-  tad::driver::LoweringOptions lowering;
   if (!getLoweringOptions(lowering))
     return mlir::failure();
   if (emitStage > Stage::tad &&
@@ -511,6 +515,19 @@ static mlir::LogicalResult writeRematReport() {
 static mlir::LogicalResult
 emitResult(mlir::ModuleOp module, llvm::ArrayRef<tad::rt::EntrySpec> signatures,
            llvm::raw_ostream &os) {
+  // The plan's peak, which tad-buffer-peak left on the lowered entry.
+  std::vector<tad::rt::EntrySpec> planned(signatures.begin(), signatures.end());
+  for (tad::rt::EntrySpec &spec : planned) {
+    mlir::Operation *fn = module.lookupSymbol(spec.function);
+    if (!fn)
+      continue;
+    if (auto peak = fn->getAttrOfType<mlir::IntegerAttr>(
+            tad::TadDialect::kBufferPeakAttrName))
+      spec.plannedPeak = peak.getInt();
+    spec.plannedPeakIsBound =
+        fn->hasAttr(tad::TadDialect::kBufferPeakBoundAttrName);
+  }
+  signatures = planned;
   const tad::rt::EntrySpec *signature =
       signatures.empty() ? nullptr : &signatures.front();
   bool cuda = target == tad::driver::Target::cuda;

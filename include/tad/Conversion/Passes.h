@@ -28,12 +28,22 @@ void populateTadToLinalgPatterns(mlir::RewritePatternSet &patterns);
 #define GEN_PASS_REGISTRATION
 #include "tad/Conversion/Passes.h.inc"
 
+/// The passes from the tad dialect (after AD) to memrefs whose every
+/// allocation and free is in the IR, each function annotated with the peak
+/// of its buffers (tad-buffer-peak): the part of the lowering that the CPU
+/// and the GPU share, and that the remat pass runs on copies to check its
+/// schedules. A comma-separated list to run on a builtin.module. With a
+/// `budget` in bytes, a derivative whose buffers peak above it fails to
+/// compile (tad-buffer-peak).
+std::string getBufferizationPipeline(int64_t budget = -1);
+
 /// The passes from the tad dialect (after AD) to the LLVM dialect for the
 /// CPU, as a comma-separated list to run on a builtin.module; also
 /// registered as `tad-opt --tad-lower-to-llvm`.
 /// With `blasMatmul` false, f32/f64 matmuls are generated loops instead of
 /// runtime BLAS calls (for measuring the choice, docs/performance.md).
-std::string getCpuLoweringPipeline(bool blasMatmul = true);
+std::string getCpuLoweringPipeline(bool blasMatmul = true,
+                                   int64_t budget = -1);
 
 /// The passes from the tad dialect to the LLVM dialect for NVIDIA GPUs:
 /// host code that launches kernels, with one fatbin per module holding
@@ -43,11 +53,12 @@ std::string getCpuLoweringPipeline(bool blasMatmul = true);
 /// cuBLAS GEMM instead of running as generated kernels.
 std::string getCudaLoweringPipeline(llvm::ArrayRef<std::string> archs,
                                     llvm::StringRef toolkit,
-                                    bool cublasMatmul = false);
+                                    bool cublasMatmul = false,
+                                    int64_t budget = -1);
 
 /// The CPU pipeline through the kernels of getCudaLoweringPipeline(), each
 /// launch run thread by thread on the CPU (`tadc --target=cuda-emulator`).
-std::string getCudaEmulatorPipeline();
+std::string getCudaEmulatorPipeline(int64_t budget = -1);
 
 /// Registers the named pipelines (`tad-lower-to-llvm`).
 void registerTadPipelines();

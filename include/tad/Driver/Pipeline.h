@@ -39,6 +39,9 @@ struct LoweringOptions {
   std::string cudaToolkit = "/usr/local/cuda";
   /// CUDA: f32/f64 matmuls through cuBLAS rather than generated kernels.
   bool cublasMatmul = false;
+  /// The memory budget in bytes that every derivative's planned buffers
+  /// must meet (tadc --remat-budget); negative for none.
+  int64_t budget = -1;
 };
 
 /// Checks `options.cudaArchs`; on failure returns false with `error` set.

@@ -5,35 +5,73 @@
 
 include "mlir/Pass/PassBase.td"
 
-def HoistDeallocs : Pass<"tad-hoist-deallocs", "mlir::func::FuncOp"> {
-  let summary = "Frees each buffer right after its last use";
+def PlanBuffers : Pass<"tad-plan-buffers", "mlir::func::FuncOp"> {
+  let summary = "Frees every buffer right after its last use, decided statically";
   let description = [{
-    Ownership-based buffer deallocation frees a buffer at the end of the
-    block that owns it. This pass moves every unconditional `memref.dealloc`
-    up to just after the last operation of its block that uses the buffer
-    or a view of it, so that a buffer's bytes are live exactly while the
-    buffer is, which is the memory model the remat solver plans against.
+    Runs on bufferized IR without deallocations and places every
+    `memref.dealloc`, with no run-time ownership flags. Every buffer has
+    one owner block, which frees it right after the last op of the block
+    that uses it or a view of it: the block that allocates it (an alloc,
+    or the results of a call, loop or branch), a loop's body for the loop's
+    carried values, or a branch's region for an outer buffer that the
+    branch consumes (one that a side yields and nothing reads after the
+    branch). A block hands a buffer on only through its terminator; what
+    it yields or returns without owning it outright (an argument, a
+    global, a partial view, an outer buffer read later, the same buffer
+    twice) is copied first. A loop starts from its initial value's buffer
+    when nothing reads that buffer inside the loop or after it, and from a
+    copy otherwise. docs/memory.md states the rules.
 
     ```mlir
-    %a = memref.alloc() : memref<64xf32>
-    "use"(%a) : (memref<64xf32>) -> ()
-    %b = memref.alloc() : memref<64xf32>
-    "use"(%b) : (memref<64xf32>) -> ()
-    memref.dealloc %a : memref<64xf32>
-    memref.dealloc %b : memref<64xf32>
+    func.func @f(%x: memref<4xf32>) -> memref<4xf32> {
+      %a = memref.alloc() : memref<4xf32>
+      "use"(%x, %a) : (memref<4xf32>, memref<4xf32>) -> ()
+      %b = memref.alloc() : memref<4xf32>
+      "use"(%a, %b) : (memref<4xf32>, memref<4xf32>) -> ()
+      return %b : memref<4xf32>
+    }
     ```
     becomes
     ```mlir
-    %a = memref.alloc() : memref<64xf32>
-    "use"(%a) : (memref<64xf32>) -> ()
-    memref.dealloc %a : memref<64xf32>
-    %b = memref.alloc() : memref<64xf32>
-    "use"(%b) : (memref<64xf32>) -> ()
-    memref.dealloc %b : memref<64xf32>
+    func.func @f(%x: memref<4xf32>) -> memref<4xf32> {
+      %a = memref.alloc() : memref<4xf32>
+      "use"(%x, %a) : (memref<4xf32>, memref<4xf32>) -> ()
+      %b = memref.alloc() : memref<4xf32>
+      "use"(%a, %b) : (memref<4xf32>, memref<4xf32>) -> ()
+      memref.dealloc %a : memref<4xf32>
+      return %b : memref<4xf32>
+    }
     ```
   }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
   let statistics = [
-    Statistic<"numMoved", "num-moved", "Number of deallocations moved up">
+    Statistic<"numFrees", "num-frees", "Number of deallocations placed">,
+    Statistic<"numCopies", "num-copies",
+              "Number of copies made so that a block owns what it hands on">
+  ];
+}
+
+def BufferPeak : Pass<"tad-buffer-peak", "mlir::ModuleOp"> {
+  let summary = "Annotates each function with the peak of its planned buffers";
+  let description = [{
+    Runs after `tad-plan-buffers` and simulates every function's
+    allocations and frees (BufferPeak.h): loops for their trip counts,
+    branches whose conditions are known at compile time (constants,
+    induction variables, constant tables) on their side and the others on
+    their larger side. Each function gets `tad.buffer_peak`, its peak in
+    bytes, and `tad.buffer_peak_bound` when that is an upper bound rather
+    than the peak of every run. With `budget` set, a derivative (or a
+    function named in `functions`) over it is an error: this is the check
+    that compiled code never exceeds `tadc --remat-budget`.
+  }];
+  let dependentDialects = ["::tad::TadDialect"];
+  let options = [
+    Option<"budget", "budget", "int64_t", "-1",
+           "Fail on a function whose peak exceeds this many bytes (negative: "
+           "no limit)">,
+    ListOption<"functions", "functions", "std::string",
+               "The functions the budget applies to (default: the "
+               "derivatives, those with tad.derivative)">
   ];
 }
 

@@ -223,29 +223,107 @@ RematProblem tad::buildRematProblem(func::FuncOp func,
   return buildRematProblem(func.getBody().front(), options);
 }
 
+/// The nodes of `problem` that read `value` or a view of it (the sink
+/// included).
+static SmallVector<int> readersOf(const RematProblem &problem, Value value) {
+  llvm::SetVector<Value> views;
+  views.insert(value);
+  for (size_t i = 0; i < views.size(); ++i)
+    for (Operation *user : views[i].getUsers())
+      if (isView(user) && viewedValue(user) == views[i])
+        views.insert(user->getResult(0));
+  DenseMap<Operation *, int> nodeOfOp;
+  for (int v = 0; v < int(problem.groups.size()); ++v)
+    for (Operation *op : problem.groups[v])
+      nodeOfOp[op] = v;
+  Block *block = problem.groups[problem.sink].back()->getBlock();
+  llvm::SetVector<int> readers;
+  for (Value view : views)
+    for (Operation *user : view.getUsers())
+      if (Operation *inBlock = block->findAncestorOpInBlock(*user))
+        if (auto it = nodeOfOp.find(inBlock); it != nodeOfOp.end())
+          readers.insert(it->second);
+  return SmallVector<int>(readers.begin(), readers.end());
+}
+
 /// The store-all peak of a block (its values freed after their last use),
-/// or 0 when it nests too deep to matter.
+/// or 0 when it nests too deep to matter. `owned` are the values the block
+/// owns when it starts (a loop's previous carried values, the outer buffers
+/// a branch consumes): each is resident from the start until its last
+/// reader in the block, as tad-plan-buffers frees it.
 static int64_t peakOfBlock(Block &block, const RematGraphOptions &options,
-                           int depth) {
+                           int depth, ArrayRef<Value> owned = {}) {
   if (depth > 8 || !block.mightHaveTerminator())
     return 0;
   RematProblem inner = buildRematProblem(block, options, depth + 1);
-  return remat::simulate(inner.graph, remat::storeAllSchedule(inner.graph))
-      .peak;
+  if (owned.empty())
+    return remat::simulate(inner.graph, remat::storeAllSchedule(inner.graph))
+        .peak;
+  // The same graph behind one source node per owned value.
+  int k = int(owned.size());
+  remat::Graph graph;
+  for (Value value : owned) {
+    remat::Node node;
+    node.name = "owned";
+    node.bytes = getByteSize(value.getType());
+    node.recomputable = false;
+    graph.nodes.push_back(node);
+  }
+  for (const remat::Node &node : inner.graph.nodes) {
+    remat::Node shifted = node;
+    shifted.inputs.clear();
+    shifted.users.clear();
+    graph.nodes.push_back(shifted);
+  }
+  for (int v = 0; v < inner.graph.size(); ++v)
+    for (int u : inner.graph.nodes[v].inputs)
+      graph.addEdge(u + k, v + k);
+  for (int i = 0; i < k; ++i)
+    for (int reader : readersOf(inner, owned[i]))
+      graph.addEdge(i, reader + k);
+  return remat::simulate(graph, remat::storeAllSchedule(graph)).peak;
 }
 
 /// The bytes an op with regions or a call allocates while it runs, beyond
 /// its results: the peak of its body (of the larger branch; of one loop
 /// iteration, whose carried values are the op's results), or of the callee.
+static bool isCarriedInPlace(scf::ForOp loop, unsigned i);
+
+/// The carried values whose previous buffers an iteration of `loop` owns
+/// and frees after their last use: those it does not update in place.
+static SmallVector<Value> ownedCarriedValues(scf::ForOp loop) {
+  SmallVector<Value> owned;
+  for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
+    if (getByteSize(loop.getRegionIterArg(i).getType()) > 0 &&
+        !isCarriedInPlace(loop, i))
+      owned.push_back(loop.getRegionIterArg(i));
+  return owned;
+}
+
 static int64_t nestedBytes(Operation *op, const RematGraphOptions &options,
                            int depth) {
   int64_t peak = 0;
+  if (auto loop = dyn_cast<scf::ForOp>(op))
+    return peakOfBlock(*loop.getBody(), options, depth,
+                       ownedCarriedValues(loop));
   for (Region &region : op->getRegions())
     for (Block &block : region)
       peak = std::max(peak, peakOfBlock(block, options, depth));
+  // A checkpoint's body yields its results: its peak holds them, and the
+  // node counts them as its bytes. (A branch subtracts what it allocates
+  // itself, in buildRematProblem.)
+  if (op->getNumRegions() > 0 && !isa<scf::IfOp, scf::IndexSwitchOp>(op)) {
+    int64_t results = 0;
+    for (Type type : op->getResultTypes())
+      results += getByteSize(type);
+    peak = std::max<int64_t>(0, peak - results);
+  }
   if (auto call = dyn_cast<func::CallOp>(op)) {
     auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
         op, call.getCalleeAttr());
+    if (!callee && options.symbolTable)
+      callee = dyn_cast_or_null<func::FuncOp>(SymbolTable::lookupSymbolIn(
+          options.symbolTable, call.getCalleeAttr()));
     if (callee && !callee.isDeclaration()) {
       int64_t results = 0;
       for (Type type : call.getResultTypes())
@@ -393,31 +471,45 @@ static int64_t loopResultBytes(scf::ForOp loop) {
   return bytes;
 }
 
-/// The bytes of the copies of a loop's initial values that are not the
-/// loop's results: those of the carried values it replaces each iteration.
-/// Ownership-based deallocation frees them only at the end of the block.
-static int64_t loopInitCopyBytes(scf::ForOp loop) {
+static bool isOwnedBy(Value value, Block &block);
+
+/// The bytes of the carried values that `loop` replaces each iteration
+/// (not updated in place): its body's peak holds the new ones.
+static int64_t replacedBytes(scf::ForOp loop) {
   int64_t bytes = 0;
-  for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
-    if (!isCarriedInPlace(loop, i) && copiesLoopInit(loop, i))
-      bytes += getByteSize(loop.getInitArgs()[i].getType());
+  for (Value carried : ownedCarriedValues(loop))
+    bytes += getByteSize(carried.getType());
   return bytes;
 }
 
+/// The bytes of the initial values whose buffers `loop` takes as its first
+/// previous carried values: the values of its block that it replaces, that
+/// nothing reads inside the loop or after it (tad-plan-buffers copies the
+/// others for the loop).
+static int64_t takenInitBytes(scf::ForOp loop) {
+  int64_t bytes = 0;
+  for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i) {
+    Value init = loop.getInitArgs()[i];
+    if (!isCarriedInPlace(loop, i) && isOwnedBy(init, *loop->getBlock()) &&
+        !copiesLoopInit(loop, i))
+      bytes += getByteSize(init.getType());
+  }
+  return bytes;
+}
+
+static bool isDeadAfter(Value value, Operation *op);
+
 /// The peak of one iteration of a revolve dispatcher (AutoDiff.cpp's
-/// reverseRevolve), replayed action by action: a loop over a constant
-/// table of actions whose body is one scf.index_switch on the action, and
-/// ops without bytes. The generic model counts every carried value's
-/// previous buffer in every iteration, with the largest case; here a
-/// carried value has a buffer of its own only after a case that allocated
-/// it, and keeps it while later cases pass it through (a restore yields a
-/// view of the snapshot tape instead). Returns the largest, over the
-/// iterations, of the previous buffers plus the case's peak, or nothing
-/// when `loop` is not such a dispatcher or its body, whose peak is
-/// `bodyPeak`, holds more than the switch's cases.
+/// reverseRevolve), case by case: a loop over a constant table of actions
+/// whose body is one scf.index_switch on the action, and ops without
+/// bytes. The generic model counts the peak of the whole body, the largest
+/// case; here each case counts only what it frees and allocates itself, and
+/// only the cases that the table runs count. Returns the largest, over the
+/// actions run, of the previous buffers a case holds plus its peak, or
+/// nothing when `loop` is not such a dispatcher.
 static std::optional<int64_t> dispatcherPeak(scf::ForOp loop,
                                              const RematGraphOptions &options,
-                                             int depth, int64_t bodyPeak) {
+                                             int depth) {
   Block *body = loop.getBody();
   scf::IndexSwitchOp sw;
   for (Operation &op : body->without_terminator()) {
@@ -447,60 +539,58 @@ static std::optional<int64_t> dispatcherPeak(scf::ForOp loop,
       *upper > table.getNumElements())
     return std::nullopt;
 
-  // Per case (the default region last): its peak, and per carried value
-  // whether it allocates it or passes the previous one through.
+  // The carried values whose buffers the loop replaces (loopResultBytes):
+  // each has a buffer of its own in every iteration, the initial value's
+  // (a copy, or one the loop takes from its block, which the caller of
+  // this function subtracts) or one that a case yielded.
   unsigned n = loop.getNumRegionIterArgs();
+  SmallVector<int64_t> bytes(n, 0);
+  for (unsigned j = 0; j < n; ++j)
+    if (!isCarriedInBlockValue(loop, j) && !isCarriedInConstantCopy(loop, j))
+      bytes[j] = getByteSize(loop.getResult(j).getType());
   SmallVector<Region *> regions;
   for (Region &region : sw.getCaseRegions())
     regions.push_back(&region);
   regions.push_back(&sw.getDefaultRegion());
+  // The switch consumes a previous carried value that some case passes
+  // through (tad-plan-buffers): a case that does not frees it after its
+  // last use there. Any other stays resident through the switch.
+  auto passes = [&](Region *region, unsigned j) {
+    return !region->empty() &&
+           bufferSourceWithin(region->front().getTerminator()->getOperand(j),
+                              *region) == loop.getRegionIterArg(j);
+  };
+  SmallVector<char> consumed(n, 0);
+  for (unsigned j = 0; j < n; ++j)
+    consumed[j] = isDeadAfter(loop.getRegionIterArg(j), sw) &&
+                  llvm::any_of(regions, [&](Region *r) { return passes(r, j); });
+  // Per case (the default region last): the previous carried values it
+  // holds throughout, plus its own peak with those it frees.
   SmallVector<int64_t> peaks;
-  SmallVector<SmallVector<char>> fresh, through;
-  int64_t largest = 0;
   for (Region *region : regions) {
-    peaks.push_back(
-        region->empty() ? 0 : peakOfBlock(region->front(), options, depth + 1));
-    largest = std::max(largest, peaks.back());
-    fresh.emplace_back(n, 0);
-    through.emplace_back(n, 0);
-    if (region->empty())
-      continue;
+    int64_t held = 0;
+    SmallVector<Value> freed;
     for (unsigned j = 0; j < n; ++j) {
-      Value v = bufferSourceWithin(
-          region->front().getTerminator()->getOperand(j), *region);
-      fresh.back()[j] = isDefinedIn(v, *region);
-      through.back()[j] = v == loop.getRegionIterArg(j);
+      if (bytes[j] == 0)
+        continue;
+      if (consumed[j] && !passes(region, j))
+        freed.push_back(loop.getRegionIterArg(j));
+      else
+        held += bytes[j];
     }
+    peaks.push_back(held + (region->empty()
+                                ? 0
+                                : peakOfBlock(region->front(), options,
+                                              depth + 1, freed)));
   }
-  // The switch is all the body holds: otherwise the generic model stands.
-  if (bodyPeak != largest)
-    return std::nullopt;
-
-  // An initial value that the loop's block computed is a node of that
-  // block, counted there; any other (an argument of an enclosing body) is
-  // counted as the loop's own, as the generic model does.
-  // The carried values whose buffers the loop replaces (loopResultBytes)
-  // are the ones counted.
-  SmallVector<char> own(n, 0);
-  SmallVector<int64_t> bytes(n, 0);
-  for (unsigned j = 0; j < n; ++j) {
-    Operation *producer = loop.getInitArgs()[j].getDefiningOp();
-    own[j] = !producer || producer->getBlock() != loop->getBlock();
-    if (!isCarriedInBlockValue(loop, j) && !isCarriedInConstantCopy(loop, j))
-      bytes[j] = getByteSize(loop.getResult(j).getType());
-  }
+  // The largest over the actions the loop runs.
   int64_t peak = 0;
   ArrayRef<int64_t> cases = sw.getCases();
   auto values = table.getValues<APInt>();
   for (int64_t k = 0; k < *upper; ++k) {
     int64_t action = values[k].getSExtValue();
     size_t c = llvm::find(cases, action) - cases.begin(); // default: last
-    int64_t previous = 0;
-    for (unsigned j = 0; j < n; ++j)
-      previous += own[j] ? bytes[j] : 0;
-    peak = std::max(peak, previous + peaks[c]);
-    for (unsigned j = 0; j < n; ++j)
-      own[j] = fresh[c][j] || (through[c][j] && own[j]);
+    peak = std::max(peak, peaks[c]);
   }
   return peak;
 }
@@ -549,18 +639,70 @@ static int64_t fusedResultBytes(Operation *op) {
                             : 2 * reduced * elementBytes;
 }
 
-/// Whether each iteration of `loop` copies the buffer it yields as carried
-/// value `i`: one that is neither that carried value nor allocated by the
-/// iteration (another carried value, a value from outside the loop), since
-/// each carried value needs a buffer of its own.
-static bool copiesYield(scf::ForOp loop, unsigned i) {
-  Value yielded = bufferSourceWithin(
-      loop.getBody()->getTerminator()->getOperand(i), loop.getRegion());
-  if (yielded == loop.getRegionIterArg(i))
-    return false;
-  Operation *producer = yielded.getDefiningOp();
-  return !producer || !loop.getRegion().isAncestor(producer->getParentRegion()) ||
-         producer->hasTrait<OpTrait::ConstantLike>();
+/// Whether `value`, a value of `block`, is a buffer that `block` owns
+/// (docs/memory.md): one that an op of the block allocates, or a loop's
+/// carried value in the loop's body; not a constant, a view or a value of
+/// an enclosing block.
+static bool isOwnedBy(Value value, Block &block) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return arg.getOwner() == &block &&
+           isa_and_nonnull<scf::ForOp>(block.getParentOp()) &&
+           arg.getArgNumber() > 0;
+  Operation *producer = value.getDefiningOp();
+  return producer->getBlock() == &block &&
+         !producer->hasTrait<OpTrait::ConstantLike>() && !isView(producer);
+}
+
+/// Whether nothing in `op`'s block reads `value` (or a view of it) after
+/// `op`.
+static bool isDeadAfter(Value value, Operation *op) {
+  Block *block = op->getBlock();
+  llvm::SetVector<Value> views;
+  views.insert(value);
+  for (size_t i = 0; i < views.size(); ++i)
+    for (Operation *user : views[i].getUsers()) {
+      if (isView(user) && viewedValue(user) == views[i])
+        views.insert(user->getResult(0));
+      Operation *inBlock = block->findAncestorOpInBlock(*user);
+      if (inBlock && inBlock != op && op->isBeforeInBlock(inBlock))
+        return false;
+    }
+  return true;
+}
+
+/// The bytes of the copies that tad-plan-buffers makes at a yield, so that
+/// the block hands on only buffers it owns outright: of an argument, a
+/// constant, a partial view, an outer buffer that is read after a branch
+/// (or any outer buffer, for a loop), and a buffer yielded twice.
+static int64_t yieldCopyBytes(Operation *yield) {
+  Block *block = yield->getBlock();
+  Region &region = *block->getParent();
+  Operation *parent = region.getParentOp();
+  if (!isa<scf::ForOp, scf::IfOp, scf::IndexSwitchOp>(parent))
+    return 0;
+  int64_t bytes = 0;
+  llvm::SmallPtrSet<Value, 4> passed;
+  for (auto [index, v] : llvm::enumerate(yield->getOperands())) {
+    int64_t size = getByteSize(v.getType());
+    if (size == 0)
+      continue;
+    Value source = bufferSourceWithin(v, region);
+    // Bufferization itself copies another carried value that a loop's
+    // body yields, to keep each carried value in a buffer of its own.
+    bool owned = isDefinedIn(source, region)
+                     ? isOwnedBy(source, *block) &&
+                           (!isa<BlockArgument>(source) ||
+                            source == block->getArgument(index + 1))
+                     : !isa<scf::ForOp>(parent) &&
+                           isOwnedBy(source, *parent->getBlock()) &&
+                           isDeadAfter(source, parent);
+    // A value that a nested branch passes through is owned as its source
+    // is; a view of part of a buffer is not the whole buffer.
+    if (!owned || getByteSize(source.getType()) != size ||
+        !passed.insert(source).second)
+      bytes += size;
+  }
+  return bytes;
 }
 
 /// Whether bufferization gives `value`'s buffer a fully dynamic layout: a
@@ -590,118 +732,6 @@ static bool returnsCopy(Value value) {
   if (producer->hasTrait<OpTrait::ConstantLike>())
     return true;
   return hasDynamicLayout(value);
-}
-
-/// The bytes that the lowering of a block's final deallocation allocates
-/// while everything resident at the block's end is: when some buffers are
-/// owned by a runtime flag, it checks them against the retained ones
-/// (the yielded or returned values) in `dealloc_helper`, through arrays of
-/// an index and two i1 per checked buffer and an index and an i1 per
-/// retained one.
-static int64_t deallocHelperBytes(int64_t checked, int64_t retained) {
-  if (checked == 0)
-    return 0;
-  return checked * (8 + 1 + 1) + retained * (8 + 1);
-}
-
-/// Whether a branch of `block` yields, as one result, a constant on one
-/// side (a global buffer, which nothing frees) and a buffer it allocates
-/// on another (a constant's zeros against a computed adjoint).
-static bool hasMixedBranchResult(Block &block) {
-  for (Operation &op : block.without_terminator()) {
-    if (!isa<scf::IfOp, scf::IndexSwitchOp>(op))
-      continue;
-    for (unsigned i = 0; i < op.getNumResults(); ++i)
-      if (isFreshBranchResult(&op, i) &&
-          llvm::any_of(op.getRegions(), [&](Region &region) {
-            if (region.empty())
-              return false;
-            Value v = bufferSourceWithin(
-                region.front().getTerminator()->getOperand(i), region);
-            Operation *producer = v.getDefiningOp();
-            return producer && producer->hasTrait<OpTrait::ConstantLike>();
-          }))
-        return true;
-  }
-  return false;
-}
-
-/// The bytes that the end of a function with loops allocates beyond what
-/// is resident there. Ownership-based deallocation first frees, each by its
-/// own flag, the loop results whose initial value was an argument (so that
-/// they cannot alias the function's buffers). The buffers that a loop may
-/// have handed back (copies of initial values, values of the block passed
-/// in, results that replaced them) it then checks against the returned
-/// loop results in `dealloc_helper`.
-static int64_t finalDeallocBytes(Block &body) {
-  int64_t checked = 0, freedFirst = 0;
-  for (Operation &op : body.without_terminator()) {
-    auto loop = dyn_cast<scf::ForOp>(op);
-    if (!loop)
-      continue;
-    for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i) {
-      if (isCarriedInPlace(loop, i)) {
-        checked += isCarriedInBlockValue(loop, i);
-        continue;
-      }
-      Operation *producer = loop.getInitArgs()[i].getDefiningOp();
-      bool copied = copiesLoopInit(loop, i);
-      bool owned = copied || (producer && producer->getBlock() == &body);
-      checked += copied + owned;
-      if (!owned)
-        freedFirst += getByteSize(loop.getResult(i).getType());
-    }
-  }
-  int64_t retained = llvm::count_if(
-      body.getTerminator()->getOperands(), [](Value v) {
-        auto loop = v.getDefiningOp<scf::ForOp>();
-        return loop && !returnsCopy(v) &&
-               !isCarriedInPlace(loop, cast<OpResult>(v).getResultNumber());
-      });
-  return std::max<int64_t>(
-      0, deallocHelperBytes(checked, retained) - freedFirst);
-}
-
-/// When a branch's result has mixed ownership, ownership-based
-/// deallocation cannot separate the block's buffers from what the block
-/// yields: it frees them all at the block's end, after checking them in
-/// `dealloc_helper` against the yielded values (observed in loop bodies
-/// whose branch yields a constant's zeros on one side). Every buffer of the
-/// block stays resident to the sink, whose transient bytes are the
-/// helper's arrays: one entry per buffer of the block that is not yielded
-/// (and per previous carried value of a loop's body), one per yielded one.
-template <typename KeepToEnd>
-static void keepBlockBuffersToEnd(RematProblem &problem, KeepToEnd keepToEnd) {
-  int sink = problem.sink;
-  Operation *terminator = problem.groups[sink].back();
-  llvm::SmallDenseSet<int, 8> yielded;
-  for (Value v : terminator->getOperands())
-    if (auto it = problem.nodeOf.find(v); it != problem.nodeOf.end())
-      yielded.insert(it->second);
-  int64_t checked = 0;
-  for (int v = 0; v < sink; ++v) {
-    if (problem.graph.nodes[v].bytes == 0 || problem.viewOf[v] >= 0)
-      continue;
-    keepToEnd(v, "a branch of its block has a result of mixed ownership, so "
-                 "it lives to the end of the block");
-    Operation *root = problem.groups[v].back();
-    if (isa<scf::IfOp, scf::IndexSwitchOp>(root)) {
-      for (unsigned i = 0; i < root->getNumResults(); ++i)
-        checked += isFreshBranchResult(root, i) &&
-                   !llvm::is_contained(terminator->getOperands(),
-                                       root->getResult(i));
-    } else if (!yielded.contains(v)) {
-      ++checked;
-    }
-  }
-  if (auto loop = dyn_cast<scf::ForOp>(terminator->getParentOp()))
-    for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
-      checked += !isCarriedInPlace(loop, i);
-  int64_t retained = llvm::count_if(terminator->getOperands(), [](Value v) {
-    return getByteSize(v.getType()) > 0;
-  });
-  problem.graph.nodes[sink].transient +=
-      deallocHelperBytes(checked, retained);
 }
 
 RematProblem tad::buildRematProblem(Block &body,
@@ -787,10 +817,8 @@ RematProblem tad::buildRematProblem(Block &body,
       if (!isMemoryEffectFree(op)) {
         node.recomputable = false;
         problem.pinnedBecause[v] =
-            isa<func::CallOp>(op)
-                ? "calls are not recomputed, and their results live to the "
-                  "end of the function"
-                : "it has effects and cannot be recomputed";
+            isa<func::CallOp>(op) ? "calls are not recomputed"
+                                  : "it has effects and cannot be recomputed";
       }
     }
     if (options.saveMatmuls && isa<MatmulOp>(root)) {
@@ -804,16 +832,17 @@ RematProblem tad::buildRematProblem(Block &body,
       node.bytes = freshBranchResultBytes(root);
       node.transient = std::max<int64_t>(0, node.transient - node.bytes);
     } else if (auto loop = dyn_cast<scf::ForOp>(root)) {
-      // The body's peak holds an iteration's new carried values; the
-      // node's bytes are the previous ones, freed only at the end of the
-      // iteration, and the copies of the initial values.
-      node.bytes = loopResultBytes(loop) + loopInitCopyBytes(loop);
-      // A revolve dispatcher is replayed action by action instead.
-      // (The node's transient bytes so far are its body's peak.)
-      if (std::optional<int64_t> peak =
-              dispatcherPeak(loop, options, depth, node.transient))
+      // The body's peak (the node's transient bytes so far) holds the
+      // previous carried values until their last use and the new ones,
+      // which become the results. An initial value the loop takes is the
+      // first previous value, and resident already as the loop's input.
+      node.bytes = loopResultBytes(loop);
+      if (std::optional<int64_t> peak = dispatcherPeak(loop, options, depth))
         node.transient =
-            std::max<int64_t>(0, loopInitCopyBytes(loop) + *peak - node.bytes);
+            std::max<int64_t>(0, *peak - node.bytes - takenInitBytes(loop));
+      else
+        node.transient = std::max<int64_t>(
+            0, node.transient - replacedBytes(loop) - takenInitBytes(loop));
     } else if (!isView(root)) {
       for (Type type : root->getResultTypes())
         node.bytes += getByteSize(type);
@@ -828,6 +857,25 @@ RematProblem tad::buildRematProblem(Block &body,
   for (auto [result, group] : constantCopies) {
     filledBy[result] = problem.nodeOf.lookup(result);
     problem.nodeOf[result] = nodeOfGroup[group];
+  }
+  // So is a loop result updated in place in a value of the block that the
+  // loop takes: that value lives until the result's last reader, and is
+  // never recomputed (the loop overwrites it).
+  for (int v = 0; v < n; ++v) {
+    auto loop = dyn_cast<scf::ForOp>(problem.groups[v].back());
+    if (!loop)
+      continue;
+    for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i) {
+      auto it = problem.nodeOf.find(loop.getInitArgs()[i]);
+      if (!isCarriedInBlockValue(loop, i) || it == problem.nodeOf.end())
+        continue;
+      int init = it->second;
+      filledBy[loop.getResult(i)] = v;
+      problem.nodeOf[loop.getResult(i)] = init;
+      problem.graph.nodes[init].recomputable = false;
+      if (problem.pinnedBecause[init].empty())
+        problem.pinnedBecause[init] = "a loop updates it in place";
+    }
   }
 
   // Edges: the values a group reads from other nodes, including those that
@@ -868,65 +916,20 @@ RematProblem tad::buildRematProblem(Block &body,
   }
 
   // The sink reads the results. Returning an argument or a constant
-  // returns a copy (docs/memory.md): the sink allocates those.
+  // returns a copy, and so does yielding a buffer the block does not own
+  // (docs/memory.md): the sink allocates those.
   problem.sink = n;
   problem.graph.nodes.push_back({"return", 0, 0, {}, {}});
   problem.groups.push_back({terminator});
+  llvm::SmallPtrSet<Value, 4> returned;
   for (Value value : terminator->getOperands()) {
     addInput(n, value);
-    if (isa<func::ReturnOp>(terminator) && returnsCopy(value))
+    // A buffer returned twice is returned once and copied once.
+    if (isa<func::ReturnOp>(terminator) &&
+        (returnsCopy(value) || !returned.insert(value).second))
       problem.graph.nodes[n].bytes += getByteSize(value.getType());
   }
-  if (auto loop = dyn_cast<scf::ForOp>(body.getParentOp()))
-    for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
-      if (copiesYield(loop, i))
-        problem.graph.nodes[n].bytes +=
-            getByteSize(loop.getRegionIterArgs()[i].getType());
-  // Ownership-based deallocation cannot tell whether a call's results alias
-  // its operands or what the caller returns, and frees both only at the end
-  // of the caller: they stay resident to the sink, and recomputing them
-  // would only add a copy.
-  static constexpr const char *kCallReason =
-      "a call reads it, so it lives to the end of the function";
-  static constexpr const char *kRegionReason =
-      "a loop or branch allocates it or carries it, so it lives to the end "
-      "of its block";
-  auto keepToEnd = [&](int v, const char *reason) {
-    problem.graph.nodes[v].recomputable = false;
-    if (problem.pinnedBecause[v].empty())
-      problem.pinnedBecause[v] = reason;
-    if (!llvm::is_contained(problem.graph.nodes[n].inputs, v))
-      problem.graph.addEdge(v, n);
-  };
-  if (isa<func::ReturnOp>(terminator))
-    problem.graph.nodes[n].transient = finalDeallocBytes(body);
-
-  for (int v = 0; v < n; ++v)
-    if (isa<func::CallOp>(problem.groups[v].back())) {
-      keepToEnd(v, kCallReason);
-      for (int input : std::vector<int>(problem.graph.nodes[v].inputs))
-        keepToEnd(input, kCallReason);
-    }
-  // The same holds for the buffers that a loop or a branch allocates for
-  // its results, and for the initial values of a loop's carried values
-  // that it replaces: ownership passes through the region's results as a
-  // runtime flag, and the conditional frees sit at the end of the block.
-  for (int v = 0; v < n; ++v) {
-    Operation *root = problem.groups[v].back();
-    if (isa<scf::IfOp, scf::IndexSwitchOp>(root) &&
-        problem.graph.nodes[v].bytes > 0)
-      keepToEnd(v, kRegionReason);
-    auto loop = dyn_cast<scf::ForOp>(root);
-    if (!loop || loop.getNumResults() == 0)
-      continue;
-    keepToEnd(v, kRegionReason);
-    for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
-      if (!copiesLoopInit(loop, i))
-        if (auto it = problem.nodeOf.find(loop.getInitArgs()[i]);
-            it != problem.nodeOf.end() && problem.viewOf[it->second] < 0)
-          keepToEnd(it->second, kRegionReason);
-  }
-  if (hasMixedBranchResult(body))
-    keepBlockBuffersToEnd(problem, keepToEnd);
+  if (isa<scf::YieldOp>(terminator))
+    problem.graph.nodes[n].bytes += yieldCopyBytes(terminator);
   return problem;
 }

@@ -69,6 +69,9 @@ struct RematProblem {
 struct RematGraphOptions {
   /// Matmul results are never recomputed.
   bool saveMatmuls = false;
+  /// Where callees are looked up when the function is not in a module (a
+  /// detached copy being rewritten).
+  mlir::Operation *symbolTable = nullptr;
 };
 
 /// The problem of `func`'s body, which must be a single block.

@@ -19,7 +19,12 @@
 #include "tad/Remat/ByteSize.h"
 #include "tad/Remat/Solver.h"
 
+#include "tad/Conversion/Passes.h"
+
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/FileSystem.h"
@@ -115,12 +120,13 @@ std::string eventName(const RematProblem &problem, int node) {
 /// The report of one scheduled function.
 /// `schedule` is the solver's, over `problem`'s graph; `after` is the
 /// graph of the rewritten function, whose ops run in block order: the
-/// predicted peak and timeline are its own.
+/// timeline is its own. The peaks are the buffer plan's (planPeak).
 RematFunctionReport describe(func::FuncOp func, const RematProblem &problem,
                              const std::vector<Event> &schedule,
                              const RematProblem &after,
                              const std::string &solver, int64_t budget,
-                             RematPolicy policy) {
+                             RematPolicy policy, int64_t plannedPeak,
+                             int64_t plannedStoreAll) {
   const remat::Graph &graph = problem.graph;
   RematFunctionReport report;
   report.function = func.getName().str();
@@ -130,9 +136,9 @@ RematFunctionReport describe(func::FuncOp func, const RematProblem &problem,
       remat::simulate(graph, remat::storeAllSchedule(graph));
   std::vector<Event> final = remat::storeAllSchedule(after.graph);
   remat::ScheduleStats stats = remat::simulate(after.graph, final);
-  report.storeAllPeak = all.peak;
+  report.storeAllPeak = plannedStoreAll;
   report.storeAllCost = all.cost;
-  report.predictedPeak = stats.peak;
+  report.predictedPeak = plannedPeak;
   report.cost = stats.cost;
 
   std::vector<int> computes(graph.size(), 0);
@@ -203,9 +209,11 @@ void explainInfeasible(func::FuncOp func, const RematProblem &problem,
       func.emitError() << "no schedule of @" << func.getName() << " fits in "
                        << budget << " bytes: the feasible minimum is "
                        << minimum << " bytes";
+  // The schedule at the minimum; store-all when the minimum is the
+  // planned store-all peak, which the model may count above it.
   std::vector<Event> schedule;
   if (remat::autoSchedule(graph, minimum, schedule, /*improve=*/false).empty())
-    return;
+    schedule = remat::storeAllSchedule(graph);
   schedule = remat::freeAfterLastUse(graph, schedule);
   // Find the compute at the peak and what is resident then.
   std::vector<char> resident(graph.size(), 0);
@@ -292,6 +300,7 @@ struct RematPass : tad::impl::RematBase<RematPass> {
       }
       RematGraphOptions graphOptions;
       graphOptions.saveMatmuls = config.policy == RematPolicy::saveMatmuls;
+      graphOptions.symbolTable = module;
       RematProblem problem = buildRematProblem(func, graphOptions);
       if (!config.graphFile.empty() &&
           failed(writeGraph(func, problem, funcs.size() > 1)))
@@ -326,7 +335,55 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     std::vector<Event> schedule;
     RematProblem after;
     std::string solver;
+    int64_t plannedPeak; // planPeak's, or the model's when not checked
   };
+
+  /// The peak of `func`'s buffers as the lowering plans them, with `body`
+  /// (`func` or a rewritten copy of it) as its body: a copy of the module
+  /// holding that and what it calls goes through the bufferization
+  /// pipeline, which ends in tad-buffer-peak's simulation of every free.
+  /// This, not the solver's model, is the peak that a budget bounds.
+  FailureOr<int64_t> planPeak(func::FuncOp func, func::FuncOp body) {
+    ModuleOp module = getOperation();
+    OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->cloneWithoutRegions()));
+    copy->getBodyRegion().emplaceBlock();
+    OpBuilder b = OpBuilder::atBlockEnd(copy->getBody());
+    for (Operation &op : *module.getBody()) {
+      bool target = &op == func.getOperation();
+      Operation *cloned = b.clone(target ? *body : op);
+      auto fn = dyn_cast<func::FuncOp>(cloned);
+      if (!fn)
+        continue;
+      // Only AD reads these; without them, what `func` does not call is
+      // dropped.
+      fn->removeAttr(TadDialect::kDerivativeAttrName);
+      fn->removeAttr(TadDialect::kCustomRuleAttrName);
+      if (target)
+        fn.setPublic();
+      else if (!fn.isDeclaration())
+        fn.setPrivate();
+    }
+    copy->walk([](scf::ForOp loop) {
+      loop->removeAttr(TadDialect::kLoopSnapshotsAttrName);
+    });
+    PassManager pm(&getContext());
+    pm.addPass(createSymbolDCEPass());
+    if (failed(parsePassPipeline(
+            StringRef(getBufferizationPipeline()).rtrim(','), pm)))
+      return func.emitError("tad-remat: the bufferization pipeline is not "
+                            "registered");
+    if (failed(pm.run(*copy)))
+      return func.emitError("tad-remat: cannot lower @")
+             << func.getName() << " to measure its buffers";
+    auto lowered = copy->lookupSymbol<func::FuncOp>(func.getName());
+    auto peak = lowered ? lowered->getAttrOfType<IntegerAttr>(
+                              TadDialect::kBufferPeakAttrName)
+                        : IntegerAttr();
+    if (!peak)
+      return func.emitError("tad-remat: no buffer peak for @")
+             << func.getName();
+    return peak.getInt();
+  }
 
   /// Schedules a copy of `func` within `budget` and rewrites it. The model
   /// of fusion depends on each value's users, which the rewrite changes (a
@@ -335,11 +392,15 @@ struct RematPass : tad::impl::RematBase<RematPass> {
   /// exceeds the budget the solver runs again with a budget smaller by the
   /// excess.
   /// `improve` false asks the solver for any schedule within the budget,
-  /// not its cheapest (remat::fastSchedule).
+  /// not its cheapest (remat::fastSchedule). With `planned`, a rewrite
+  /// that the model accepts must also meet the budget as the lowering
+  /// plans its buffers (planPeak); without, the model decides alone (the
+  /// bisection for the feasible minimum, whose answer is then checked).
   std::optional<Attempt> tryBudget(func::FuncOp func,
                                    const RematProblem &problem,
                                    const RematGraphOptions &graphOptions,
-                                   int64_t budget, bool improve = true) {
+                                   int64_t budget, bool improve = true,
+                                   bool planned = true) {
     int64_t target = budget;
     for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
       std::vector<Event> schedule;
@@ -355,8 +416,18 @@ struct RematPass : tad::impl::RematBase<RematPass> {
       int64_t peak =
           remat::simulate(after.graph, remat::storeAllSchedule(after.graph))
               .peak;
+      if (peak <= budget && planned) {
+        FailureOr<int64_t> plan = planPeak(func, work);
+        if (failed(plan)) {
+          work->destroy();
+          loweringFailed = true;
+          return std::nullopt;
+        }
+        peak = *plan;
+      }
       if (peak <= budget)
-        return Attempt{work, std::move(schedule), std::move(after), solver};
+        return Attempt{work, std::move(schedule), std::move(after), solver,
+                       peak};
       work->destroy();
       target -= peak - budget;
     }
@@ -369,15 +440,26 @@ struct RematPass : tad::impl::RematBase<RematPass> {
   /// checked with the cheapest one, which the compile at that budget uses
   /// and whose rewrite may measure differently.
   int64_t minimumBudget(func::FuncOp func, const RematProblem &problem,
-                        const RematGraphOptions &graphOptions) {
+                        const RematGraphOptions &graphOptions,
+                        int64_t plannedStoreAll) {
     int64_t low = remat::autoMinimumBudget(problem.graph);
-    int64_t high =
+    int64_t high = std::max(
+        plannedStoreAll,
         remat::simulate(problem.graph, remat::storeAllSchedule(problem.graph))
-            .peak;
+            .peak);
+    // The bisection trusts the model; the compile at its answer checks the
+    // plan, and so does the check below.
+    // Store-all compiles at its planned peak and above, whatever the model
+    // says of it.
+    if (low >= plannedStoreAll)
+      return plannedStoreAll;
+    high = std::min(high, plannedStoreAll);
     auto fits = [&](bool improve) {
       return [&, improve](int64_t budget) {
-        std::optional<Attempt> a =
-            tryBudget(func, problem, graphOptions, budget, improve);
+        if (budget >= plannedStoreAll)
+          return true;
+        std::optional<Attempt> a = tryBudget(func, problem, graphOptions,
+                                             budget, improve, improve);
         if (a)
           a->work->destroy();
         return a.has_value();
@@ -395,28 +477,39 @@ struct RematPass : tad::impl::RematBase<RematPass> {
   scheduleFunction(func::FuncOp func, const RematProblem &problem,
                    const RematGraphOptions &graphOptions) {
     std::vector<Event> storeAll = remat::storeAllSchedule(problem.graph);
-    int64_t storeAllPeak = remat::simulate(problem.graph, storeAll).peak;
-    if (storeAllPeak <= config.budget)
+    FailureOr<int64_t> storeAllPeak = planPeak(func, func);
+    if (failed(storeAllPeak)) {
+      loweringFailed = true;
+      return std::nullopt;
+    }
+    if (*storeAllPeak <= config.budget)
       return describe(func, problem, storeAll, problem, "store-all",
-                      config.budget, config.policy);
+                      config.budget, config.policy, *storeAllPeak,
+                      *storeAllPeak);
     if (config.policy == RematPolicy::saveAll) {
-      func.emitError() << "the save-all policy needs " << storeAllPeak
+      func.emitError() << "the save-all policy needs " << *storeAllPeak
                        << " bytes for @" << func.getName()
                        << ", over the budget of " << config.budget << " bytes";
-      failedMinimum = storeAllPeak;
+      failedMinimum = *storeAllPeak;
       return std::nullopt;
     }
     std::optional<Attempt> attempt =
         tryBudget(func, problem, graphOptions, config.budget);
     if (!attempt) {
-      failedMinimum = minimumBudget(func, problem, graphOptions);
+      if (loweringFailed)
+        return std::nullopt;
+      failedMinimum =
+          minimumBudget(func, problem, graphOptions, *storeAllPeak);
+      if (loweringFailed)
+        return std::nullopt;
       explainInfeasible(func, problem, config.budget, failedMinimum,
                         config.loopSnapshotsChosen);
       return std::nullopt;
     }
     RematFunctionReport report =
         describe(func, problem, attempt->schedule, attempt->after,
-                 attempt->solver, config.budget, config.policy);
+                 attempt->solver, config.budget, config.policy,
+                 attempt->plannedPeak, *storeAllPeak);
     func.getBody().takeBody(attempt->work.getBody());
     attempt->work->destroy();
     return report;
@@ -469,6 +562,9 @@ struct RematPass : tad::impl::RematBase<RematPass> {
   /// The smallest budget that the function that could not be scheduled
   /// needs.
   int64_t failedMinimum = 0;
+  /// Set when a copy could not be lowered to measure its buffers (an
+  /// error has been reported).
+  bool loweringFailed = false;
   bool fromCpp = false;
 };
 

@@ -35,6 +35,11 @@ struct TensorSpec {
 struct EntrySpec {
   std::string function;
   std::vector<TensorSpec> params, results;
+  /// The peak of the function's planned buffers as the compiler computed
+  /// it (tad-buffer-peak), or -1 when unknown; an upper bound rather than
+  /// every run's peak when `plannedPeakIsBound`.
+  int64_t plannedPeak = -1;
+  bool plannedPeakIsBound = false;
 };
 
 struct RunOptions {

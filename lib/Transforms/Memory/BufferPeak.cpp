@@ -1,0 +1,285 @@
+//===- BufferPeak.cpp - the peak of a function's planned buffers ----------===//
+//
+// Runs a function's allocations and frees as the compiled code will: loops
+// for their trip counts, branches on their conditions when these are known
+// at compile time (constants, induction variables, and loads from constant
+// tables, which is how a revolve dispatcher chooses its actions), and the
+// larger side otherwise. A loop whose body does not depend on its induction
+// variable repeats the same pattern, so one iteration stands for all.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tad/Transforms/BufferPeak.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+using namespace mlir;
+using namespace tad;
+
+namespace {
+
+/// The byte size of a memref with a static shape, as the runtime allocates
+/// it (i1 takes a byte); -1 for a dynamic shape.
+int64_t byteSize(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref || !memref.hasStaticShape())
+    return -1;
+  Type element = memref.getElementType();
+  int64_t bits = element.isIntOrIndexOrFloat()
+                     ? (element.isIndex() ? 64 : element.getIntOrFloatBitWidth())
+                     : 64;
+  return memref.getNumElements() * std::max<int64_t>(1, (bits + 7) / 8);
+}
+
+/// The buffer that `v` views (following views of views), or `v`.
+Value rootOf(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>()) {
+    if (view.getViewSource() == v)
+      break;
+    v = view.getViewSource();
+  }
+  return v;
+}
+
+class Simulator {
+public:
+  explicit Simulator(BufferPeakAnalysis &analysis) : analysis(analysis) {}
+
+  LogicalResult runBlock(Block &block) {
+    for (Operation &op : block)
+      if (failed(runOp(op)))
+        return failure();
+    return success();
+  }
+
+  int64_t live = 0, peak = 0;
+  bool exact = true;
+
+private:
+  void allocate(int64_t bytes) {
+    live += bytes;
+    peak = std::max(peak, live);
+  }
+
+  LogicalResult runOp(Operation &op) {
+    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      int64_t bytes = byteSize(alloc.getType());
+      if (bytes < 0)
+        return op.emitOpError("has a dynamic size, which the buffer plan "
+                              "cannot count");
+      allocate(bytes);
+      return success();
+    }
+    if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+      live -= byteSize(rootOf(dealloc.getMemref()).getType());
+      return success();
+    }
+    if (auto call = dyn_cast<func::CallOp>(op))
+      return runCall(call);
+    if (auto loop = dyn_cast<scf::ForOp>(op))
+      return runLoop(loop);
+    if (auto branch = dyn_cast<scf::IfOp>(op)) {
+      std::optional<int64_t> cond = evaluate(branch.getCondition());
+      SmallVector<Region *> sides;
+      if (cond)
+        sides.push_back(*cond ? &branch.getThenRegion()
+                              : &branch.getElseRegion());
+      else
+        sides = {&branch.getThenRegion(), &branch.getElseRegion()};
+      return runOneOf(sides);
+    }
+    if (auto sw = dyn_cast<scf::IndexSwitchOp>(op)) {
+      SmallVector<Region *> sides;
+      if (std::optional<int64_t> arg = evaluate(sw.getArg())) {
+        const auto *it = llvm::find(sw.getCases(), *arg);
+        sides.push_back(it == sw.getCases().end()
+                            ? &sw.getDefaultRegion()
+                            : &sw.getCaseRegions()[it - sw.getCases().begin()]);
+      } else {
+        for (Region &region : sw->getRegions())
+          sides.push_back(&region);
+      }
+      return runOneOf(sides);
+    }
+    // Any other region (a linalg body) runs as one.
+    for (Region &region : op.getRegions())
+      for (Block &block : region)
+        if (failed(runBlock(block)))
+          return failure();
+    return success();
+  }
+
+  LogicalResult runCall(func::CallOp call) {
+    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        call, call.getCalleeAttr());
+    if (!callee || callee.isDeclaration())
+      return success(); // the runtime's own functions allocate nothing
+    FailureOr<BufferPeak> inner = analysis.getPeak(callee);
+    if (failed(inner))
+      return failure();
+    peak = std::max(peak, live + inner->peak);
+    live += inner->liveAtReturn;
+    exact &= inner->exact;
+    return success();
+  }
+
+  /// Runs the one of `sides` that runs, or each of them from the same state
+  /// when that is not known: then the larger peak and the larger remainder
+  /// count.
+  LogicalResult runOneOf(ArrayRef<Region *> sides) {
+    if (sides.size() > 1)
+      exact = false;
+    int64_t start = live, after = 0, most = peak;
+    for (Region *side : sides) {
+      live = start;
+      if (!side->empty() && failed(runBlock(side->front())))
+        return failure();
+      after = std::max(after, live);
+      most = std::max(most, peak);
+    }
+    live = sides.empty() ? start : after;
+    peak = most;
+    return success();
+  }
+
+  LogicalResult runLoop(scf::ForOp loop) {
+    std::optional<int64_t> lower = evaluate(loop.getLowerBound()),
+                           upper = evaluate(loop.getUpperBound()),
+                           step = evaluate(loop.getStep());
+    Block &body = *loop.getBody();
+    Value iv = loop.getInductionVar();
+    if (!lower || !upper || !step || *step <= 0) {
+      // One iteration, which must leave memory as it found it.
+      exact = false;
+      int64_t start = live;
+      if (failed(runBlock(body)))
+        return failure();
+      if (live != start)
+        return loop.emitOpError("has a trip count that is not a constant "
+                                "and iterations that change the live bytes");
+      return success();
+    }
+    int64_t outerPeak = peak;
+    for (int64_t i = *lower; i < *upper; i += *step) {
+      values[iv] = i;
+      int64_t uses = useCount[iv];
+      int64_t start = live;
+      peak = live;
+      if (failed(runBlock(body)))
+        return failure();
+      outerPeak = std::max(outerPeak, peak);
+      int64_t left = (*upper - i - 1) / *step; // iterations after this one
+      if (useCount[iv] == uses && left > 0) {
+        // The rest repeat this one, each `delta` higher than the last.
+        int64_t delta = live - start;
+        outerPeak = std::max(outerPeak, peak + left * delta);
+        live += left * delta;
+        break;
+      }
+    }
+    peak = outerPeak;
+    values.erase(iv);
+    useCount.erase(iv);
+    return success();
+  }
+
+  /// The value of an integer or index `v` where it is a constant, an
+  /// induction variable, or computed from those (comparisons, sums, loads
+  /// from constant tables).
+  std::optional<int64_t> evaluate(Value v) {
+    if (auto it = values.find(v); it != values.end()) {
+      ++useCount[v];
+      return it->second;
+    }
+    APInt constant;
+    if (matchPattern(v, m_ConstantInt(&constant)))
+      return constant.getSExtValue();
+    Operation *op = v.getDefiningOp();
+    if (!op)
+      return std::nullopt;
+    auto operand = [&](unsigned i) { return evaluate(op->getOperand(i)); };
+    if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp>(op))
+      return operand(0);
+    if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(op)) {
+      std::optional<int64_t> a = operand(0), b = operand(1);
+      if (!a || !b)
+        return std::nullopt;
+      if (isa<arith::AddIOp>(op))
+        return *a + *b;
+      return isa<arith::SubIOp>(op) ? *a - *b : *a * *b;
+    }
+    if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+      std::optional<int64_t> a = operand(0), b = operand(1);
+      if (!a || !b)
+        return std::nullopt;
+      switch (cmp.getPredicate()) {
+      case arith::CmpIPredicate::eq: return *a == *b;
+      case arith::CmpIPredicate::ne: return *a != *b;
+      case arith::CmpIPredicate::slt: return *a < *b;
+      case arith::CmpIPredicate::sle: return *a <= *b;
+      case arith::CmpIPredicate::sgt: return *a > *b;
+      case arith::CmpIPredicate::sge: return *a >= *b;
+      default: return std::nullopt;
+      }
+    }
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      return evaluateLoad(load);
+    return std::nullopt;
+  }
+
+  /// An element of a constant global (a table of actions or indices).
+  std::optional<int64_t> evaluateLoad(memref::LoadOp load) {
+    auto get = load.getMemref().getDefiningOp<memref::GetGlobalOp>();
+    if (!get)
+      return std::nullopt;
+    auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+        load, get.getNameAttr());
+    if (!global || !global.getConstant())
+      return std::nullopt;
+    auto table =
+        dyn_cast_or_null<DenseIntElementsAttr>(global.getInitialValueAttr());
+    if (!table)
+      return std::nullopt;
+    SmallVector<uint64_t> index;
+    for (Value i : load.getIndices()) {
+      std::optional<int64_t> at = evaluate(i);
+      if (!at || *at < 0)
+        return std::nullopt;
+      index.push_back(uint64_t(*at));
+    }
+    if (!table.isValidIndex(index))
+      return std::nullopt;
+    return table.getValues<APInt>()[index].getSExtValue();
+  }
+
+  BufferPeakAnalysis &analysis;
+  /// The induction variables of the loops running, and how often each has
+  /// been read (an iteration that reads none repeats the previous one).
+  DenseMap<Value, int64_t> values, useCount;
+};
+
+} // namespace
+
+FailureOr<BufferPeak> BufferPeakAnalysis::getPeak(func::FuncOp func) {
+  if (auto it = known.find(func); it != known.end())
+    return it->second;
+  if (inProgress.lookup(func))
+    return func.emitOpError("calls itself, so its buffer peak is unbounded");
+  inProgress[func] = true;
+  Simulator simulator(*this);
+  LogicalResult result = func.isDeclaration()
+                             ? success()
+                             : simulator.runBlock(func.getBody().front());
+  inProgress.erase(func);
+  if (failed(result))
+    return failure();
+  BufferPeak peak{simulator.peak, simulator.live, simulator.exact};
+  known[func] = peak;
+  return peak;
+}

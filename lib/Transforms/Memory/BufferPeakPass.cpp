@@ -1,0 +1,56 @@
+//===- BufferPeakPass.cpp - annotate and check functions' buffer peaks ----===//
+
+#include "tad/Transforms/BufferPeak.h"
+#include "tad/Transforms/Passes.h"
+
+#include "dialects/tad/TadDialect.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace tad {
+#define GEN_PASS_DEF_BUFFERPEAK
+#include "tad/Transforms/Passes.h.inc"
+} // namespace tad
+
+using namespace mlir;
+
+namespace {
+
+struct BufferPeakPass : tad::impl::BufferPeakBase<BufferPeakPass> {
+  using BufferPeakBase::BufferPeakBase;
+
+  void runOnOperation() override {
+    tad::BufferPeakAnalysis analysis;
+    Builder b(&getContext());
+    bool ok = true;
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isDeclaration())
+        continue;
+      FailureOr<tad::BufferPeak> peak = analysis.getPeak(func);
+      if (failed(peak)) {
+        ok = false;
+        continue;
+      }
+      func->setAttr(tad::TadDialect::kBufferPeakAttrName, b.getI64IntegerAttr(peak->peak));
+      if (peak->exact)
+        func->removeAttr(tad::TadDialect::kBufferPeakBoundAttrName);
+      else
+        func->setAttr(tad::TadDialect::kBufferPeakBoundAttrName, b.getUnitAttr());
+      bool budgeted =
+          functions.empty()
+              ? func->hasAttr(tad::TadDialect::kDerivativeAttrName)
+              : llvm::is_contained(functions, func.getName().str());
+      if (budget >= 0 && budgeted && peak->peak > budget) {
+        func.emitError() << "the buffers of @" << func.getName()
+                         << " peak at " << peak->peak
+                         << " bytes, over the budget of " << int64_t(budget)
+                         << " bytes";
+        ok = false;
+      }
+    }
+    if (!ok)
+      signalPassFailure();
+  }
+};
+
+} // namespace
