@@ -22,6 +22,7 @@ std::string tad::getBufferizationPipeline(int64_t budget) {
   return "convert-tad-to-linalg,"
          "canonicalize,"
          "tad-fuse-elementwise,"
+         "tad-reuse-operand-buffers,"
          "one-shot-bufferize{bufferize-function-boundaries "
          "function-boundary-type-conversion=identity-layout-map "
          "allow-return-allocs-from-loops buffer-alignment=0},"

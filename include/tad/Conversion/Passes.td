@@ -54,6 +54,28 @@ def FuseElementwise : Pass<"tad-fuse-elementwise", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def ReuseOperandBuffers : Pass<"tad-reuse-operand-buffers", "mlir::ModuleOp"> {
+  let summary = "Writes elementwise results into the buffers of dying inputs";
+  let description = [{
+    Makes an input of an all-parallel `linalg.generic` its destination
+    when the input has the result's type and identity indexing, the op is
+    its only use, and it is a fresh linalg result (not an argument, a
+    constant or a view); the destination must be an empty tensor the op
+    ignores. One-shot bufferization then writes the result in place, so
+    the op allocates nothing (docs/memory.md).
+
+    ```mlir
+    %e = tensor.empty() : tensor<4xf32>
+    %r = linalg.generic {...} ins(%a, %b : ...) outs(%e : tensor<4xf32>)
+    ```
+    with `%a` used only here becomes
+    ```mlir
+    %r = linalg.generic {...} ins(%a, %b : ...) outs(%a : tensor<4xf32>)
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 def ConvertMatmulToRuntime : Pass<"tad-matmul-to-runtime", "mlir::ModuleOp"> {
   let summary = "Calls the runtime's BLAS-backed GEMM for matmuls on buffers";
   let description = [{
