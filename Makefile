@@ -51,6 +51,7 @@ bench: build
 	@scripts/install-deps.sh bench
 	OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/gemm/run.py
 	OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/mlp/run.py
+	OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/memory/run.py
 	/usr/bin/python3 bench/remat/gaps.py
 	/usr/bin/python3 bench/remat/solvers.py
 	/usr/bin/python3 bench/remat/loop_predictions.py

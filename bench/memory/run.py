@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""Store-all memory and step time of three gradient workloads, tad against
+PyTorch 1.13 eager on the CPU, and each workload's loop form against its
+unrolled form (docs/performance.md records the results):
+
+  - resnet: 64 residual blocks h + tanh(h @ w + b), width 256, batch 128;
+  - transformer: 4 pre-LayerNorm blocks (d = 256, 4 heads, seq = 128,
+    MLP 4x) and a mean-square loss;
+
+each written as a `for` loop over stacked weights (`ws[i]`) and unrolled
+with one parameter per layer (as PyTorch gets them: a ModuleList).
+
+tad's peak is the runtime allocator's (`tadc run --stats-json`: the bytes
+of the buffers a gradient call allocates and has not freed, at most; the
+inputs are the caller's and not counted, the gradients are). PyTorch's is
+measured the same way: torch.profiler with profile_memory=True records
+every CPU allocation and free during one step (forward, loss, backward with
+the weights' .grad set to None first) as a memory event; the peak is the
+largest running sum of those, so the inputs and weights allocated before
+the step are not counted and the gradients are. The minimum budget is the one tadc names below it
+(`--remat-budget=1`).
+
+    OPENBLAS_NUM_THREADS=1 python3 bench/memory/run.py [--repeat N]
+        [--workload resnet|transformer] [--no-torch] [--no-minimum]
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from common import TADC, tadc_run  # noqa: E402
+
+WIDTH, BATCH, DEPTH = 256, 128, 64
+D, SEQ, HEADS, BLOCKS = 256, 128, 4, 4
+
+
+def resnet_source(unrolled):
+    if unrolled:
+        # One weight and bias per block: the same parameters, unstacked.
+        params = ", ".join(f"w{i}: f32[{WIDTH}, {WIDTH}], b{i}: f32[{WIDTH}]"
+                           for i in range(DEPTH))
+        body = "".join(f"  h = h + tanh(h @ w{i} + b{i});\n"
+                       for i in range(DEPTH))
+        wrt = ", ".join(f"w{i}, b{i}" for i in range(DEPTH))
+    else:
+        params = (f"ws: f32[{DEPTH}, {WIDTH}, {WIDTH}], "
+                  f"bs: f32[{DEPTH}, {WIDTH}]")
+        body = (f"  for i in 0..{DEPTH} {{\n"
+                "    h = h + tanh(h @ ws[i] + bs[i]);\n  }\n")
+        wrt = "ws, bs"
+    return (f"fn net(x: f32[{BATCH}, {WIDTH}], {params}) -> f32 {{\n"
+            "  let h = x;\n" + body + "  return mean(h * h);\n}\n"
+            f"fn net_grad = grad(net, wrt: [{wrt}]);\n")
+
+
+def transformer_source(unrolled):
+    dh = D // HEADS
+    up = 4 * D
+    stacked = (f"g1: f32[{BLOCKS}, {D}], b1: f32[{BLOCKS}, {D}], "
+               f"wq: f32[{BLOCKS}, {D}, {D}], wk: f32[{BLOCKS}, {D}, {D}], "
+               f"wv: f32[{BLOCKS}, {D}, {D}], wo: f32[{BLOCKS}, {D}, {D}], "
+               f"g2: f32[{BLOCKS}, {D}], b2: f32[{BLOCKS}, {D}], "
+               f"wu: f32[{BLOCKS}, {D}, {up}], wd: f32[{BLOCKS}, {up}, {D}]")
+    helpers = f"""
+fn layer_norm(x: f32[{SEQ}, {D}], gain: f32[{D}], bias: f32[{D}]) -> f32[{SEQ}, {D}] {{
+  let mu = mean(x, axes: [1], keepdims: true);
+  let d = x - mu;
+  let var = mean(d * d, axes: [1], keepdims: true);
+  return d * rsqrt(var + 1e-5) * gain + bias;
+}}
+fn heads(x: f32[{SEQ}, {D}]) -> f32[{HEADS}, {SEQ}, {dh}] {{
+  return transpose(reshape(x, [{SEQ}, {HEADS}, {dh}]), perm: [1, 0, 2]);
+}}
+fn block(x: f32[{SEQ}, {D}], g1: f32[{D}], b1: f32[{D}], wq: f32[{D}, {D}],
+         wk: f32[{D}, {D}], wv: f32[{D}, {D}], wo: f32[{D}, {D}],
+         g2: f32[{D}], b2: f32[{D}], wu: f32[{D}, {up}],
+         wd: f32[{up}, {D}]) -> f32[{SEQ}, {D}] {{
+  let n = layer_norm(x, g1, b1);
+  let q = heads(n @ wq);
+  let k = heads(n @ wk);
+  let v = heads(n @ wv);
+  let p = softmax(q @ transpose(k, perm: [0, 2, 1]) * {1 / dh ** 0.5}, axis: -1);
+  let o = reshape(transpose(p @ v, perm: [1, 0, 2]), [{SEQ}, {D}]);
+  let h = x + o @ wo;
+  let u = layer_norm(h, g2, b2) @ wu;
+  return h + (u * sigmoid(1.702 * u)) @ wd;
+}}
+"""
+    names = ["g1", "b1", "wq", "wk", "wv", "wo", "g2", "b2", "wu", "wd"]
+    if unrolled:
+        # One set of parameters per block: the same parameters, unstacked.
+        shapes = {"g1": [D], "b1": [D], "wq": [D, D], "wk": [D, D],
+                  "wv": [D, D], "wo": [D, D], "g2": [D], "b2": [D],
+                  "wu": [D, up], "wd": [up, D]}
+        params = ", ".join(f"{n}_{i}: f32{shapes[n]}" for i in range(BLOCKS)
+                           for n in names)
+        body = "".join("  h = block(h, " + ", ".join(
+            f"{n}_{i}" for n in names) + ");\n" for i in range(BLOCKS))
+        wrt = ", ".join(f"{n}_{i}" for i in range(BLOCKS) for n in names)
+    else:
+        params = stacked
+        body = (f"  for i in 0..{BLOCKS} {{\n    h = block(h, " +
+                ", ".join(f"{n}[i]" for n in names) + ");\n  }\n")
+        wrt = ", ".join(names)
+    return (helpers + f"fn net(x: f32[{SEQ}, {D}], {params}) -> f32 {{\n"
+            "  let h = x;\n" + body + "  return mean(h * h);\n}\n"
+            f"fn net_grad = grad(net, wrt: [{wrt}]);\n")
+
+
+def tad_minimum(source):
+    proc = subprocess.run([TADC, source, "--emit=ad", "--entry", "net_grad",
+                           "--remat-budget=1"], capture_output=True,
+                          text=True)
+    match = re.search(r"the feasible minimum is (\d+) bytes", proc.stderr)
+    return int(match.group(1)) if match else None
+
+
+# --- PyTorch -------------------------------------------------------------
+
+# PyTorch gets one parameter tensor per layer, as a torch.nn.ModuleList
+# would hold them: indexing one stacked tensor instead makes autograd
+# allocate a zero-filled gradient of the whole stack for every index.
+
+def torch_resnet(torch):
+    g = torch.Generator().manual_seed(0)
+    x = torch.rand(BATCH, WIDTH, generator=g) - 0.5
+    ws = [((torch.rand(WIDTH, WIDTH, generator=g) - 0.5) * 0.1
+           ).requires_grad_() for _ in range(DEPTH)]
+    bs = [(torch.rand(WIDTH, generator=g) - 0.5).requires_grad_()
+          for _ in range(DEPTH)]
+
+    def step():
+        for t in ws + bs:
+            t.grad = None
+        h = x
+        for w, b in zip(ws, bs):
+            h = h + torch.tanh(h @ w + b)
+        (h * h).mean().backward()
+    return step
+
+
+def torch_transformer(torch):
+    g = torch.Generator().manual_seed(0)
+
+    def param(*shape, scale=0.05):
+        return ((torch.rand(*shape, generator=g) - 0.5) * scale
+                ).requires_grad_()
+    x = torch.rand(SEQ, D, generator=g) - 0.5
+    layers = [dict(g1=param(D, scale=1.0), b1=param(D), wq=param(D, D),
+                   wk=param(D, D), wv=param(D, D), wo=param(D, D),
+                   g2=param(D, scale=1.0), b2=param(D), wu=param(D, 4 * D),
+                   wd=param(4 * D, D)) for _ in range(BLOCKS)]
+    dh = D // HEADS
+
+    def layer_norm(v, gain, bias):
+        mu = v.mean(1, keepdim=True)
+        d = v - mu
+        var = (d * d).mean(1, keepdim=True)
+        return d * torch.rsqrt(var + 1e-5) * gain + bias
+
+    def heads(v):
+        return v.reshape(SEQ, HEADS, dh).transpose(0, 1)
+
+    def step():
+        for p in layers:
+            for t in p.values():
+                t.grad = None
+        h = x
+        for p in layers:
+            n = layer_norm(h, p["g1"], p["b1"])
+            q, k, v = (heads(n @ p[w]) for w in ("wq", "wk", "wv"))
+            a = torch.softmax(q @ k.transpose(1, 2) * (1 / dh ** 0.5), -1)
+            o = (a @ v).transpose(0, 1).reshape(SEQ, D)
+            h = h + o @ p["wo"]
+            u = layer_norm(h, p["g2"], p["b2"]) @ p["wu"]
+            h = h + (u * torch.sigmoid(1.702 * u)) @ p["wd"]
+        (h * h).mean().backward()
+    return step
+
+
+def torch_peak(torch, step):
+    """The largest running sum of CPU allocations minus frees in one step,
+    from the profiler's memory events (one per allocation and free, in
+    the order they happened)."""
+    step()  # warm-up
+    with torch.profiler.profile(activities=[
+            torch.profiler.ProfilerActivity.CPU], profile_memory=True) as prof:
+        step()
+    events = [(e.start_us(), i, e.nbytes()) for i, e in
+              enumerate(prof.profiler.kineto_results.events())
+              if e.name() == "[memory]"]
+    live = peak = 0
+    for _, _, nbytes in sorted(events):
+        live += nbytes
+        peak = max(peak, live)
+    return peak
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--workload", choices=["resnet", "transformer"])
+    ap.add_argument("--no-torch", action="store_true")
+    ap.add_argument("--no-minimum", action="store_true")
+    args = ap.parse_args()
+    torch = None
+    if not args.no_torch:
+        import torch
+        torch.set_num_threads(1)
+    from common import median_seconds  # noqa: E402
+    workloads = {"resnet": (resnet_source, torch_resnet),
+                 "transformer": (transformer_source, torch_transformer)}
+    print("| workload | form | tad peak | tad minimum budget | tad step |")
+    print("| --- | --- | --- | --- | --- |")
+    peers = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, (source_of, torch_of) in workloads.items():
+            if args.workload and name != args.workload:
+                continue
+            for form in ("loop", "unrolled"):
+                source = os.path.join(tmp, f"{name}_{form}.tad")
+                with open(source, "w") as f:
+                    f.write(source_of(form == "unrolled"))
+                stats = tadc_run(source, "net_grad", args.repeat)
+                minimum = (None if args.no_minimum else tad_minimum(source))
+                print(f"| {name} | {form} | {stats['peak_bytes']} | "
+                      f"{minimum or '-'} | "
+                      f"{stats['median_seconds'] * 1e3:.1f} ms |", flush=True)
+            if torch is not None:
+                step = torch_of(torch)
+                peers.append(f"| {name} | {torch_peak(torch, step)} | "
+                             f"{median_seconds(step, args.repeat) * 1e3:.1f}"
+                             " ms |")
+    if peers:
+        print("\n| workload | PyTorch peak | PyTorch step |\n| --- | --- | --- |")
+        print("\n".join(peers))
+
+
+if __name__ == "__main__":
+    main()
