@@ -162,10 +162,14 @@ def Remat : Pass<"tad-remat", "mlir::ModuleOp"> {
     describes the memory model), finds a schedule whose peak bytes stay
     within `budget` at the least estimated recompute cost, and rewrites the
     function to follow it: ops in the schedule's order, and a clone of an op
-    just before each use that needs a recomputed value. Ops with effects are
-    never recomputed; checkpoint regions stay regions. With no budget the
-    pass changes nothing. Below the feasible minimum it fails with an error
-    that names the minimum and what holds it up.
+    just before each use that needs a recomputed value. The graph guides
+    the search; a schedule is accepted only when a copy of the rewritten
+    function, lowered through the bufferization pipeline, plans its buffers
+    within the budget (`tad-buffer-peak`), and that planned peak is the one
+    the report gives. Ops with effects are never recomputed; checkpoint
+    regions stay regions. With no budget the pass changes nothing. Below
+    the feasible minimum it fails with an error that names the minimum and
+    what holds it up.
   }];
   let options = [
     Option<"budget", "budget", "std::string", "\"\"",

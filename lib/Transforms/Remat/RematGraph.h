@@ -2,8 +2,8 @@
 //
 // Builds the solver's graph (lib/Remat) from the body of a joint function:
 // one node per group of ops that the CPU lowering turns into one buffer.
-// Its byte sizes follow docs/memory.md, so that the solver's peak is the
-// peak the runtime's allocator measures:
+// Its byte sizes follow docs/memory.md, so that the solver's peak is close
+// to (and mostly at least) the peak the runtime's allocator measures:
 //
 //  - an elementwise op (and broadcast, transpose, cast) whose users all
 //    belong to one group of elementwise ops or reductions is fused into it
@@ -18,16 +18,21 @@
 //  - constants are globals, not buffers, and are not nodes; the function's
 //    arguments belong to the caller and are not counted;
 //  - an op with regions (a loop, a branch, a checkpoint) or a call is one
-//    node, whose transient bytes are the peak of its body or callee; the
-//    results and operands of a call are freed only at the end of the
-//    caller;
-//  - a branch counts the results that some side allocates; a loop counts
-//    its previous carried values (freed at the end of each iteration) and
-//    the copies bufferization makes of its initial values; ownership-
-//    based deallocation frees both, and the initial values a loop owns,
-//    only at the end of the enclosing block (docs/remat.md); the copy of
-//    a constant that a loop updates in place (a tape) is a node of its
-//    own, whose group is the constant, computed just before the loop.
+//    node, whose transient bytes are the peak of its body or callee; its
+//    results are freed together after the last reader of any (the
+//    lowering frees each after its own, so the model counts more there);
+//  - a branch counts the results that some side allocates; a loop's body
+//    starts with the previous carried values it replaces, each freed after
+//    its last reader there, as tad-plan-buffers frees them; a carried value
+//    updated in place is the buffer of its initial value: a value of the
+//    block then lives until the loop result's last reader, and the copy of
+//    a constant (a tape) is a node of its own, whose group is the
+//    constant, computed just before the loop;
+//  - a yield counts the copies tad-plan-buffers makes of what the block
+//    does not own outright.
+//
+// The model guides the solver; the remat pass checks every schedule it
+// accepts against the buffer plan of the lowered function (RematPass.cpp).
 //
 // The returned values are read by a final sink node, so that they stay
 // resident to the end; the sink's own bytes are the copies that returning

@@ -5,9 +5,9 @@
 // rewrite walks the schedule's compute events: the first compute of a node
 // moves its ops to the end of the body, in schedule order; a later compute
 // clones them there, reading the latest instance of each input. Frees need
-// no IR: the CPU lowering frees each buffer after its last use, which is
-// the schedule's freeAfterLastUse form, and that is the form whose peak the
-// report predicts.
+// no IR: tad-plan-buffers frees each buffer after its last use. The graph
+// is a model; what decides is the buffer plan of a copy lowered through
+// the bufferization pipeline (planPeak), whose peak the report predicts.
 //
 //===----------------------------------------------------------------------===//
 
