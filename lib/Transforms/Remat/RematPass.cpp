@@ -447,8 +447,9 @@ struct RematPass : tad::impl::RematBase<RematPass> {
         plannedStoreAll,
         remat::simulate(problem.graph, remat::storeAllSchedule(problem.graph))
             .peak);
-    // The bisection trusts the model; the compile at its answer checks the
-    // plan, and so does the check below.
+    // The first bisection trusts the model and asks for any schedule; the
+    // answer is then refined with what a compile runs (the cheapest
+    // schedule, checked against the plan).
     // Store-all compiles at its planned peak and above, whatever the model
     // says of it.
     if (low >= plannedStoreAll)
@@ -466,9 +467,18 @@ struct RematPass : tad::impl::RematBase<RematPass> {
       };
     };
     int64_t minimum = remat::smallestFittingBudget(low, high, fits(false));
-    if (fits(true)(minimum))
-      return minimum;
-    return remat::smallestFittingBudget(minimum, high, fits(true));
+    if (!fits(true)(minimum))
+      minimum = remat::smallestFittingBudget(minimum, high, fits(true));
+    // The compile's own search (the fast solver's windows) can meet budgets
+    // below the bisection's answer, and below autoMinimumBudget's when that
+    // comes from the exact search, whose schedules never compute a value
+    // twice in one stage: the least budget a compile meets is the minimum.
+    // One byte less is the usual check; only when a compile meets it does
+    // the search go further down.
+    int64_t floor = remat::lowerBound(problem.graph);
+    if (minimum > floor && fits(true)(minimum - 1))
+      minimum = remat::smallestFittingBudget(floor, minimum - 1, fits(true));
+    return minimum;
   }
 
   /// Schedules `func` within the budget and rewrites it, or reports why it
