@@ -11,10 +11,10 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -143,10 +143,11 @@ LogicalResult TadDialect::verifyOperationAttribute(Operation *op,
   if (name == kBufferPeakAttrName || name == kBufferPeakBoundAttrName) {
     if (!isa<FunctionOpInterface>(op))
       return op->emitOpError() << "'" << name << "' belongs on a function";
-    bool ok = name == kBufferPeakAttrName
-                  ? isa<IntegerAttr>(attr.getValue()) &&
-                        !cast<IntegerAttr>(attr.getValue()).getValue().isNegative()
-                  : isa<UnitAttr>(attr.getValue());
+    bool ok =
+        name == kBufferPeakAttrName
+            ? isa<IntegerAttr>(attr.getValue()) &&
+                  !cast<IntegerAttr>(attr.getValue()).getValue().isNegative()
+            : isa<UnitAttr>(attr.getValue());
     if (!ok)
       return op->emitOpError()
              << "'" << name << "' must be "

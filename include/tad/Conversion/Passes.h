@@ -42,8 +42,7 @@ std::string getBufferizationPipeline(int64_t budget = -1);
 /// registered as `tad-opt --tad-lower-to-llvm`.
 /// With `blasMatmul` false, f32/f64 matmuls are generated loops instead of
 /// runtime BLAS calls (for measuring the choice, docs/performance.md).
-std::string getCpuLoweringPipeline(bool blasMatmul = true,
-                                   int64_t budget = -1);
+std::string getCpuLoweringPipeline(bool blasMatmul = true, int64_t budget = -1);
 
 /// The passes from the tad dialect to the LLVM dialect for NVIDIA GPUs:
 /// host code that launches kernels, with one fatbin per module holding

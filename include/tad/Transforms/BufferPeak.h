@@ -17,6 +17,10 @@
 
 namespace tad {
 
+/// The bytes the runtime allocates for a memref of this type (an i1 takes
+/// a byte), or -1 for a dynamic shape or a type that is not a memref.
+int64_t getMemRefByteSize(mlir::Type type);
+
 struct BufferPeak {
   /// The most bytes of buffers that the function has allocated and not yet
   /// freed at any moment of a call (the caller's inputs are not counted).

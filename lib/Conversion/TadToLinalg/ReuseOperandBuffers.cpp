@@ -51,8 +51,8 @@ void reuseDyingInput(linalg::GenericOp op) {
   for (OpOperand *input : op.getDpsInputOperands()) {
     Value value = input->get();
     if (value.getType() != init->get().getType() ||
-        !op.getMatchingIndexingMap(input).isIdentity() ||
-        !value.hasOneUse() || !isFreshLinalgResult(value))
+        !op.getMatchingIndexingMap(input).isIdentity() || !value.hasOneUse() ||
+        !isFreshLinalgResult(value))
       continue;
     init->set(value);
     return;
@@ -61,9 +61,7 @@ void reuseDyingInput(linalg::GenericOp op) {
 
 struct ReuseOperandBuffersPass
     : tad::impl::ReuseOperandBuffersBase<ReuseOperandBuffersPass> {
-  void runOnOperation() override {
-    getOperation()->walk(reuseDyingInput);
-  }
+  void runOnOperation() override { getOperation()->walk(reuseDyingInput); }
 };
 
 } // namespace

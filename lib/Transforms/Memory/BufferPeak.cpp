@@ -22,20 +22,19 @@
 using namespace mlir;
 using namespace tad;
 
-namespace {
-
-/// The byte size of a memref with a static shape, as the runtime allocates
-/// it (i1 takes a byte); -1 for a dynamic shape.
-int64_t byteSize(Type type) {
+int64_t tad::getMemRefByteSize(Type type) {
   auto memref = dyn_cast<MemRefType>(type);
   if (!memref || !memref.hasStaticShape())
     return -1;
   Type element = memref.getElementType();
-  int64_t bits = element.isIntOrIndexOrFloat()
-                     ? (element.isIndex() ? 64 : element.getIntOrFloatBitWidth())
-                     : 64;
+  int64_t bits =
+      element.isIntOrIndexOrFloat()
+          ? (element.isIndex() ? 64 : element.getIntOrFloatBitWidth())
+          : 64;
   return memref.getNumElements() * std::max<int64_t>(1, (bits + 7) / 8);
 }
+
+namespace {
 
 /// The buffer that `v` views (following views of views), or `v`.
 Value rootOf(Value v) {
@@ -69,7 +68,7 @@ private:
 
   LogicalResult runOp(Operation &op) {
     if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
-      int64_t bytes = byteSize(alloc.getType());
+      int64_t bytes = getMemRefByteSize(alloc.getType());
       if (bytes < 0)
         return op.emitOpError("has a dynamic size, which the buffer plan "
                               "cannot count");
@@ -77,7 +76,7 @@ private:
       return success();
     }
     if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
-      live -= byteSize(rootOf(dealloc.getMemref()).getType());
+      live -= getMemRefByteSize(rootOf(dealloc.getMemref()).getType());
       return success();
     }
     if (auto call = dyn_cast<func::CallOp>(op))
@@ -219,13 +218,20 @@ private:
       if (!a || !b)
         return std::nullopt;
       switch (cmp.getPredicate()) {
-      case arith::CmpIPredicate::eq: return *a == *b;
-      case arith::CmpIPredicate::ne: return *a != *b;
-      case arith::CmpIPredicate::slt: return *a < *b;
-      case arith::CmpIPredicate::sle: return *a <= *b;
-      case arith::CmpIPredicate::sgt: return *a > *b;
-      case arith::CmpIPredicate::sge: return *a >= *b;
-      default: return std::nullopt;
+      case arith::CmpIPredicate::eq:
+        return *a == *b;
+      case arith::CmpIPredicate::ne:
+        return *a != *b;
+      case arith::CmpIPredicate::slt:
+        return *a < *b;
+      case arith::CmpIPredicate::sle:
+        return *a <= *b;
+      case arith::CmpIPredicate::sgt:
+        return *a > *b;
+      case arith::CmpIPredicate::sge:
+        return *a >= *b;
+      default:
+        return std::nullopt;
       }
     }
     if (auto load = dyn_cast<memref::LoadOp>(op))

@@ -31,20 +31,20 @@ struct BufferPeakPass : tad::impl::BufferPeakBase<BufferPeakPass> {
         ok = false;
         continue;
       }
-      func->setAttr(tad::TadDialect::kBufferPeakAttrName, b.getI64IntegerAttr(peak->peak));
+      func->setAttr(tad::TadDialect::kBufferPeakAttrName,
+                    b.getI64IntegerAttr(peak->peak));
       if (peak->exact)
         func->removeAttr(tad::TadDialect::kBufferPeakBoundAttrName);
       else
-        func->setAttr(tad::TadDialect::kBufferPeakBoundAttrName, b.getUnitAttr());
-      bool budgeted =
-          functions.empty()
-              ? func->hasAttr(tad::TadDialect::kDerivativeAttrName)
-              : llvm::is_contained(functions, func.getName().str());
+        func->setAttr(tad::TadDialect::kBufferPeakBoundAttrName,
+                      b.getUnitAttr());
+      bool budgeted = functions.empty()
+                          ? func->hasAttr(tad::TadDialect::kDerivativeAttrName)
+                          : llvm::is_contained(functions, func.getName().str());
       if (budget >= 0 && budgeted && peak->peak > budget) {
-        func.emitError() << "the buffers of @" << func.getName()
-                         << " peak at " << peak->peak
-                         << " bytes, over the budget of " << int64_t(budget)
-                         << " bytes";
+        func.emitError() << "the buffers of @" << func.getName() << " peak at "
+                         << peak->peak << " bytes, over the budget of "
+                         << int64_t(budget) << " bytes";
         ok = false;
       }
     }

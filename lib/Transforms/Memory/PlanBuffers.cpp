@@ -25,6 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tad/Transforms/BufferPeak.h"
 #include "tad/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -60,16 +61,11 @@ Value rootOf(Value v) {
   return v;
 }
 
-/// The byte size of a memref type with a static shape, or -1.
-int64_t byteSize(Type type) {
-  auto memref = dyn_cast<MemRefType>(type);
-  if (!memref || !memref.hasStaticShape())
-    return -1;
-  Type element = memref.getElementType();
-  int64_t bits = element.isIntOrIndexOrFloat()
-                     ? (element.isIndex() ? 64 : element.getIntOrFloatBitWidth())
-                     : 64;
-  return memref.getNumElements() * std::max<int64_t>(1, bits / 8);
+/// Whether `value` is the whole of `root`, the buffer it views (or is): a
+/// partial view would hand on more bytes than it shows.
+bool isWhole(Value value, Value root) {
+  int64_t bytes = tad::getMemRefByteSize(root.getType());
+  return bytes >= 0 && tad::getMemRefByteSize(value.getType()) == bytes;
 }
 
 /// Whether `op` allocates each of its memref results afresh, a buffer its
@@ -140,9 +136,8 @@ private:
     OpBuilder b(before);
     Location loc = before->getLoc();
     auto source = cast<MemRefType>(value.getType());
-    auto identity = MemRefType::get(source.getShape(),
-                                    source.getElementType(), nullptr,
-                                    source.getMemorySpace());
+    auto identity = MemRefType::get(source.getShape(), source.getElementType(),
+                                    nullptr, source.getMemorySpace());
     Value copy = memref::AllocOp::create(b, loc, identity);
     memref::CopyOp::create(b, loc, value, copy);
     ++numCopies;
@@ -163,9 +158,7 @@ private:
   bool mayPassOn(Value value, const llvm::SetVector<Value> &owned,
                  llvm::SmallPtrSetImpl<Value> &passed) {
     Value root = rootOf(value);
-    if (!owned.contains(root) || passed.contains(root) ||
-        byteSize(value.getType()) != byteSize(root.getType()) ||
-        byteSize(root.getType()) < 0)
+    if (!owned.contains(root) || passed.contains(root) || !isWhole(value, root))
       return false;
     passed.insert(root);
     return true;
@@ -221,9 +214,7 @@ private:
         continue;
       Value root = rootOf(value);
       if (owned.contains(root) && !consumed.contains(root) &&
-          !taken.contains(root) &&
-          byteSize(value.getType()) == byteSize(root.getType()) &&
-          byteSize(root.getType()) >= 0 &&
+          !taken.contains(root) && isWhole(value, root) &&
           isDeadAfter(root, loop, /*insideToo=*/true) &&
           llvm::count(loop.getInitArgs(), value) == 1 &&
           llvm::all_of(aliasesOf(root), [&](Value alias) {
@@ -240,9 +231,9 @@ private:
 
   /// The buffers of `owned` that a branch consumes: those that one of its
   /// regions yields and that nothing reads after it.
-  llvm::SetVector<Value> branchConsumes(Operation *branch,
-                                        const llvm::SetVector<Value> &owned,
-                                        llvm::SmallPtrSetImpl<Value> &consumed) {
+  llvm::SetVector<Value>
+  branchConsumes(Operation *branch, const llvm::SetVector<Value> &owned,
+                 llvm::SmallPtrSetImpl<Value> &consumed) {
     llvm::SetVector<Value> taken;
     for (Region &region : branch->getRegions()) {
       if (region.empty())
@@ -279,8 +270,7 @@ private:
       b.setInsertionPointToStart(&block);
       while (isa<memref::DeallocOp>(*b.getInsertionPoint()))
         b.setInsertionPointAfter(&*b.getInsertionPoint());
-    }
-    else if (last == block.getTerminator())
+    } else if (last == block.getTerminator())
       b.setInsertionPoint(last);
     else {
       // After the frees already placed there, so that frees keep the order
@@ -330,8 +320,8 @@ private:
           owned.insert(result);
           continue;
         }
-        if (viewSourceOf(result) || isa<memref::GetGlobalOp,
-                                        memref::AllocaOp>(op))
+        if (viewSourceOf(result) ||
+            isa<memref::GetGlobalOp, memref::AllocaOp>(op))
           continue;
         return op.emitOpError("tad-plan-buffers cannot tell who owns this "
                               "op's result");

@@ -459,8 +459,8 @@ struct RematPass : tad::impl::RematBase<RematPass> {
       return [&, improve](int64_t budget) {
         if (budget >= plannedStoreAll)
           return true;
-        std::optional<Attempt> a = tryBudget(func, problem, graphOptions,
-                                             budget, improve, improve);
+        std::optional<Attempt> a =
+            tryBudget(func, problem, graphOptions, budget, improve, improve);
         if (a)
           a->work->destroy();
         return a.has_value();
@@ -508,18 +508,16 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     if (!attempt) {
       if (loweringFailed)
         return std::nullopt;
-      failedMinimum =
-          minimumBudget(func, problem, graphOptions, *storeAllPeak);
+      failedMinimum = minimumBudget(func, problem, graphOptions, *storeAllPeak);
       if (loweringFailed)
         return std::nullopt;
       explainInfeasible(func, problem, config.budget, failedMinimum,
                         config.loopSnapshotsChosen);
       return std::nullopt;
     }
-    RematFunctionReport report =
-        describe(func, problem, attempt->schedule, attempt->after,
-                 attempt->solver, config.budget, config.policy,
-                 attempt->plannedPeak, *storeAllPeak);
+    RematFunctionReport report = describe(
+        func, problem, attempt->schedule, attempt->after, attempt->solver,
+        config.budget, config.policy, attempt->plannedPeak, *storeAllPeak);
     func.getBody().takeBody(attempt->work.getBody());
     attempt->work->destroy();
     return report;
