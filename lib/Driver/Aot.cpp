@@ -345,6 +345,9 @@ std::string tad::driver::generateMain(const rt::EntrySpec &entry, bool cuda) {
     os << "  entry.params.push_back(" << spec(p) << ");\n";
   for (const rt::TensorSpec &r : entry.results)
     os << "  entry.results.push_back(" << spec(r) << ");\n";
+  os << "  entry.plannedPeak = " << entry.plannedPeak << ";\n"
+     << "  entry.plannedPeakIsBound = "
+     << (entry.plannedPeakIsBound ? "true" : "false") << ";\n";
   os << "  if (argc > 1 && (!std::strcmp(argv[1], \"--help\") ||\n"
      << "                  !std::strcmp(argv[1], \"-h\"))) {\n"
      << "    std::cout << \"usage: \" << argv[0] << \" [--inputs DIR] "

@@ -518,7 +518,10 @@ emitResult(mlir::ModuleOp module, llvm::ArrayRef<tad::rt::EntrySpec> signatures,
   // The plan's peak, which tad-buffer-peak left on the lowered entry.
   std::vector<tad::rt::EntrySpec> planned(signatures.begin(), signatures.end());
   for (tad::rt::EntrySpec &spec : planned) {
+    // (Compiled outputs call it by its internal name.)
     mlir::Operation *fn = module.lookupSymbol(spec.function);
+    if (!fn)
+      fn = module.lookupSymbol(tad::driver::getInternalName(spec.function));
     if (!fn)
       continue;
     if (auto peak = fn->getAttrOfType<mlir::IntegerAttr>(
