@@ -21,6 +21,11 @@ namespace tad {
 /// a byte), or -1 for a dynamic shape or a type that is not a memref.
 int64_t getMemRefByteSize(mlir::Type type);
 
+/// The buffer that `value` views, through views of views (subviews,
+/// reshapes, casts), or `value` when it is no view: what a free of
+/// `value` releases.
+mlir::Value getViewedBuffer(mlir::Value value);
+
 struct BufferPeak {
   /// The most bytes of buffers that the function has allocated and not yet
   /// freed at any moment of a call (the caller's inputs are not counted).

@@ -34,10 +34,7 @@ int64_t tad::getMemRefByteSize(Type type) {
   return memref.getNumElements() * std::max<int64_t>(1, (bits + 7) / 8);
 }
 
-namespace {
-
-/// The buffer that `v` views (following views of views), or `v`.
-Value rootOf(Value v) {
+Value tad::getViewedBuffer(Value v) {
   while (auto view = v.getDefiningOp<ViewLikeOpInterface>()) {
     if (view.getViewSource() == v)
       break;
@@ -45,6 +42,8 @@ Value rootOf(Value v) {
   }
   return v;
 }
+
+namespace {
 
 class Simulator {
 public:
@@ -76,7 +75,8 @@ private:
       return success();
     }
     if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
-      live -= getMemRefByteSize(rootOf(dealloc.getMemref()).getType());
+      live -= getMemRefByteSize(
+          tad::getViewedBuffer(dealloc.getMemref()).getType());
       return success();
     }
     if (auto call = dyn_cast<func::CallOp>(op))

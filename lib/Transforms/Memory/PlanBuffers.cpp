@@ -54,13 +54,6 @@ Value viewSourceOf(Value v) {
   return {};
 }
 
-/// The buffer `v` is a view of (following views of views), or `v`.
-Value rootOf(Value v) {
-  while (Value source = viewSourceOf(v))
-    v = source;
-  return v;
-}
-
 /// Whether `value` is the whole of `root`, the buffer it views (or is): a
 /// partial view would hand on more bytes than it shows.
 bool isWhole(Value value, Value root) {
@@ -157,7 +150,7 @@ private:
   /// owns, not already handed on.
   bool mayPassOn(Value value, const llvm::SetVector<Value> &owned,
                  llvm::SmallPtrSetImpl<Value> &passed) {
-    Value root = rootOf(value);
+    Value root = tad::getViewedBuffer(value);
     if (!owned.contains(root) || passed.contains(root) || !isWhole(value, root))
       return false;
     passed.insert(root);
@@ -212,7 +205,7 @@ private:
       Value value = init.get();
       if (!isa<MemRefType>(value.getType()))
         continue;
-      Value root = rootOf(value);
+      Value root = tad::getViewedBuffer(value);
       if (owned.contains(root) && !consumed.contains(root) &&
           !taken.contains(root) && isWhole(value, root) &&
           isDeadAfter(root, loop, /*insideToo=*/true) &&
@@ -241,7 +234,7 @@ private:
       for (Value v : region.front().getTerminator()->getOperands()) {
         if (!isa<MemRefType>(v.getType()))
           continue;
-        Value root = rootOf(v);
+        Value root = tad::getViewedBuffer(v);
         if (owned.contains(root) && !consumed.contains(root) &&
             isDeadAfter(root, branch, /*insideToo=*/false))
           taken.insert(root);
