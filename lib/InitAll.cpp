@@ -4,6 +4,7 @@
 
 #include "dialects/tad/TadDialect.h"
 #include "tad/Conversion/Passes.h"
+#include "tad/Pipeline/Pipeline.h"
 #include "tad/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -29,5 +30,5 @@ void tad::registerAllPasses() {
   mlir::registerAllPasses();
   tad::registerTadConversionPasses();
   tad::registerTadTransformsPasses();
-  tad::registerTadPipelines();
+  tad::registerPipelines();
 }

@@ -138,6 +138,27 @@ LogicalResult TadDialect::verifyOperationAttribute(Operation *op,
              << attr.getValue();
     return success();
   }
+  if (name == kForwardAttrName) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitOpError() << "'" << name << "' must be a unit attribute";
+    return success();
+  }
+  if (name == kLoopSnapshotChoiceAttrName) {
+    if (!isa<ModuleOp>(op))
+      return op->emitOpError() << "'" << name << "' belongs on a module";
+    auto loops = dyn_cast<ArrayAttr>(attr.getValue());
+    auto isLoop = [](Attribute a) {
+      auto loop = dyn_cast<DictionaryAttr>(a);
+      return loop && loop.getAs<StringAttr>("location") &&
+             loop.getAs<IntegerAttr>("trips") &&
+             loop.getAs<IntegerAttr>("snapshots");
+    };
+    if (!loops || !llvm::all_of(loops, isLoop))
+      return op->emitOpError()
+             << "'" << name
+             << "' must be an array of {location, trips, snapshots}";
+    return success();
+  }
   // The peak of a function's planned buffers stays on it as it is lowered
   // (tad-buffer-peak), so that a driver can read it from the LLVM dialect.
   if (name == kBufferPeakAttrName || name == kBufferPeakBoundAttrName) {

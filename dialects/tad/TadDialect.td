@@ -34,7 +34,8 @@ def Tad_Dialect : Dialect {
   let useDefaultAttributePrinterParser = 1;
   // Checks tad.derivative, tad.custom_rule, tad.checkpointed and
   // tad.buffer_peak on the functions that carry them, and
-  // tad.loop_snapshots on loops.
+  // tad.loop_snapshots on loops, tad.forward on ops and
+  // tad.loop_snapshot_choice on a module.
   let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Registers the attributes of TadAttrs.td (in the file that defines
@@ -46,19 +47,22 @@ def Tad_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kCustomRuleAttrName = "tad.custom_rule";
     static constexpr ::llvm::StringLiteral kCheckpointedAttrName = "tad.checkpointed";
     /// On an scf.for that AD differentiates: its snapshots (0 for a full
-    /// tape), in place of the AD pass's loop-snapshots option. tadc sets
-    /// it per loop when it chooses the counts for a budget.
+    /// tape), in place of the AD pass's loop-snapshots option.
+    /// tad-choose-loop-snapshots sets it per loop for a budget.
     static constexpr ::llvm::StringLiteral kLoopSnapshotsAttrName = "tad.loop_snapshots";
     /// On a bufferized function (tad-buffer-peak): the peak of its
     /// planned buffers in bytes, and whether that is only an upper bound
     /// (a branch on data counts its larger side).
     static constexpr ::llvm::StringLiteral kBufferPeakAttrName = "tad.buffer_peak";
     static constexpr ::llvm::StringLiteral kBufferPeakBoundAttrName = "tad.buffer_peak_bound";
-    /// The name of the location (a NameLoc around the source location) that
-    /// AD gives the ops of a derivative's forward sweep, so that the remat
-    /// report can tell forward values from backward ones without changing
-    /// the printed IR.
-    static constexpr ::llvm::StringLiteral kForwardLocName = "tad.forward";
+    /// On the ops of a derivative's forward sweep (tad-autodiff), so that
+    /// the remat report can tell the forward values that the backward
+    /// sweep reads from the backward sweep's own.
+    static constexpr ::llvm::StringLiteral kForwardAttrName = "tad.forward";
+    /// On the module between tad-choose-loop-snapshots and tad-remat: what
+    /// the chooser decided, one {location, trips, snapshots} dictionary per
+    /// loop, for the remat report.
+    static constexpr ::llvm::StringLiteral kLoopSnapshotChoiceAttrName = "tad.loop_snapshot_choice";
   }];
 }
 

@@ -112,7 +112,7 @@ std::string tad::getCudaLoweringPipeline(llvm::ArrayRef<std::string> archs,
          "tad-gpu-fatbin{archs=" + list + " toolkit=" + toolkit.str() + "}";
 }
 
-void tad::registerTadPipelines() {
+void tad::registerTadLoweringPipelines() {
   mlir::PassPipelineRegistration<>(
       "tad-lower-to-llvm",
       "Lower the tad dialect to the LLVM dialect for the CPU",

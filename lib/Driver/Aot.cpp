@@ -12,6 +12,8 @@
 
 #include "tad/Driver/Aot.h"
 
+#include "tad/Transforms/Passes.h"
+
 #include "tad/Driver/Config.h"
 #include "tad/runtime/Memref.h"
 
@@ -39,40 +41,6 @@
 
 using namespace tad::driver;
 namespace rt = tad::rt;
-
-static constexpr llvm::StringLiteral kSymbolPrefix = "__tad_";
-
-std::string tad::driver::getInternalName(llvm::StringRef function) {
-  return (kSymbolPrefix + function).str();
-}
-
-void tad::driver::prefixFunctionNames(mlir::ModuleOp module) {
-  mlir::SymbolTable table(module);
-  for (auto fn : llvm::to_vector(module.getOps<mlir::func::FuncOp>())) {
-    std::string name = getInternalName(fn.getName());
-    if (mlir::failed(table.rename(fn, mlir::StringAttr::get(
-                                          module.getContext(), name))))
-      llvm::report_fatal_error("cannot rename a function");
-  }
-}
-
-namespace {
-/// prefixFunctionNames as a pass, so that it runs after the passes whose
-/// messages name functions (remat), and they use the program's names.
-struct PrefixFunctionNames
-    : mlir::PassWrapper<PrefixFunctionNames,
-                        mlir::OperationPass<mlir::ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PrefixFunctionNames)
-  llvm::StringRef getArgument() const override {
-    return "tad-prefix-function-names";
-  }
-  void runOnOperation() override { prefixFunctionNames(getOperation()); }
-};
-} // namespace
-
-std::unique_ptr<mlir::Pass> tad::driver::createPrefixFunctionNamesPass() {
-  return std::make_unique<PrefixFunctionNames>();
-}
 
 static std::string getenvOr(const char *name, const char *fallback) {
   const char *value = std::getenv(name);
@@ -240,7 +208,7 @@ static std::string cifaceDeclaration(const rt::EntrySpec &entry) {
   std::string list;
   for (const std::string &a : args)
     list += (list.empty() ? "" : ", ") + a;
-  return "void _mlir_ciface_" + getInternalName(entry.function) + "(" +
+  return "void _mlir_ciface_" + tad::getInternalName(entry.function) + "(" +
          (list.empty() ? "void" : list) + ");\n";
 }
 
@@ -291,7 +259,7 @@ std::string tad::driver::generateLibraryWrappers(
          << entry.function << "_" << p.name << "_shape);\n";
     }
     os << "  int64_t tad_results[" << std::max<size_t>(words, 1) << "];\n"
-       << "  _mlir_ciface_" << getInternalName(entry.function) << "(";
+       << "  _mlir_ciface_" << tad::getInternalName(entry.function) << "(";
     std::string callArgs = entry.results.empty() ? "" : "tad_results";
     for (size_t i = 0; i < entry.params.size(); ++i)
       callArgs += (callArgs.empty() ? "" : ", ") + ("tad_d" + std::to_string(i));
@@ -334,7 +302,7 @@ std::string tad::driver::generateMain(const rt::EntrySpec &entry, bool cuda) {
      << "#include <iostream>\n\n"
      << "extern \"C\" " << cifaceDeclaration(entry) << "\n"
      << "static void invoke(void **args) {\n  _mlir_ciface_"
-     << getInternalName(entry.function) << "(";
+     << tad::getInternalName(entry.function) << "(";
   size_t count = entry.params.size() + (entry.results.empty() ? 0 : 1);
   for (size_t i = 0; i < count; ++i)
     os << (i ? ", " : "") << "*(void **)args[" << i << "]";

@@ -2,6 +2,9 @@
 
 #include "tad/Driver/Signature.h"
 
+#include "dialects/tad/TadDialect.h"
+#include "dialects/tad/TadOps.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Location.h"
@@ -34,30 +37,59 @@ static llvm::Expected<TensorSpec> getSpec(mlir::Type type, std::string name,
   return spec;
 }
 
-llvm::Expected<tad::rt::EntrySpec> tad::driver::getSignature(mlir::ModuleOp module,
-                                                    llvm::StringRef function) {
+bool tad::driver::isEntryPoint(mlir::func::FuncOp fn) {
+  // AD writes a derivative's body and makes it public.
+  if (fn->hasAttr(tad::TadDialect::kDerivativeAttrName))
+    return true;
+  return fn.isPublic() && !fn.isDeclaration();
+}
+
+/// The name of parameter `i` of `fn`: the one the frontend gave it, or for
+/// a derivative that AD has yet to write, its primal's (and d_result<k>
+/// for the cotangents of a vjp, as AD names them).
+static std::string getParamName(mlir::func::FuncOp fn, unsigned i) {
+  mlir::Location loc = fn.isDeclaration() ? mlir::Location(fn.getLoc())
+                                          : fn.getArgument(i).getLoc();
+  if (fn.isDeclaration())
+    if (auto request = fn->getAttrOfType<tad::DerivativeAttr>(
+            tad::TadDialect::kDerivativeAttrName)) {
+      auto primal =
+          mlir::SymbolTable::lookupNearestSymbolFrom<mlir::func::FuncOp>(
+              fn, request.getPrimal());
+      if (!primal || primal.isDeclaration())
+        return "arg" + std::to_string(i);
+      unsigned params = primal.getNumArguments();
+      if (i >= params)
+        return "d_result" + std::to_string(i - params);
+      loc = primal.getArgument(i).getLoc();
+    }
+  if (auto named = llvm::dyn_cast<mlir::NameLoc>(loc))
+    return named.getName().str();
+  return "arg" + std::to_string(i);
+}
+
+llvm::Expected<tad::rt::EntrySpec>
+tad::driver::getSignature(mlir::ModuleOp module, llvm::StringRef function) {
   auto fn = module.lookupSymbol<mlir::func::FuncOp>(function);
-  if (!fn || fn.isDeclaration()) {
+  if (!fn || !isEntryPoint(fn)) {
     std::string names;
     for (auto f : module.getOps<mlir::func::FuncOp>())
-      if (!f.isDeclaration() && f.isPublic())
+      if (isEntryPoint(f))
         names += (names.empty() ? "" : ", ") + f.getName().str();
     return llvm::createStringError("no function '" + function.str() +
                                    "' to run; the functions are: " + names);
   }
   tad::rt::EntrySpec signature;
   signature.function = function.str();
-  for (auto [i, arg] : llvm::enumerate(fn.getArguments())) {
-    std::string name = "arg" + std::to_string(i);
-    if (auto named = llvm::dyn_cast<mlir::NameLoc>(arg.getLoc()))
-      name = named.getName().str();
-    auto spec = getSpec(arg.getType(), name, function);
+  mlir::FunctionType type = fn.getFunctionType();
+  for (auto [i, argType] : llvm::enumerate(type.getInputs())) {
+    auto spec = getSpec(argType, getParamName(fn, i), function);
     if (!spec)
       return spec.takeError();
     signature.params.push_back(std::move(*spec));
   }
-  for (auto [i, type] : llvm::enumerate(fn.getResultTypes())) {
-    auto spec = getSpec(type, "result" + std::to_string(i), function);
+  for (auto [i, resultType] : llvm::enumerate(type.getResults())) {
+    auto spec = getSpec(resultType, "result" + std::to_string(i), function);
     if (!spec)
       return spec.takeError();
     signature.results.push_back(std::move(*spec));

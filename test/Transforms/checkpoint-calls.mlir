@@ -32,7 +32,7 @@ func.func @net(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// expected-error @below {{checkpoint-calls: no function 'block' in the module}}
+// expected-error @below {{checkpoint-calls: no function 'block'; the functions with bodies are: f}}
 module {
   func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
     return %x : tensor<4xf32>

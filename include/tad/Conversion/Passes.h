@@ -59,8 +59,9 @@ std::string getCudaLoweringPipeline(llvm::ArrayRef<std::string> archs,
 /// launch run thread by thread on the CPU (`tadc --target=cuda-emulator`).
 std::string getCudaEmulatorPipeline(int64_t budget = -1);
 
-/// Registers the named pipelines (`tad-lower-to-llvm`).
-void registerTadPipelines();
+/// Registers the lowering pipelines `tad-lower-to-llvm` and
+/// `tad-lower-to-cuda`.
+void registerTadLoweringPipelines();
 
 } // namespace tad
 

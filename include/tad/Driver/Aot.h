@@ -13,16 +13,6 @@
 
 namespace tad::driver {
 
-/// The symbol a function `f` of the .tad program has in compiled code
-/// (`__tad_f`), so that the C API can call its wrapper `f`.
-std::string getInternalName(llvm::StringRef function);
-
-/// Renames every function of a tad-level module to its internal name.
-void prefixFunctionNames(mlir::ModuleOp module);
-
-/// A pass that runs prefixFunctionNames.
-std::unique_ptr<mlir::Pass> createPrefixFunctionNamesPass();
-
 /// Compiles `module` (LLVM dialect) for the host CPU into an object file.
 llvm::Error emitObjectFile(mlir::ModuleOp module, llvm::StringRef path);
 

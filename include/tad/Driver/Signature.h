@@ -11,14 +11,20 @@
 
 #include "tad/runtime/Runner.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Error.h"
 
 namespace tad::driver {
 
-/// Reads the signature of `function` in `module` (a tad-level module).
-/// Parameter names come from the NameLocs the frontend puts on function
-/// arguments, and are `arg<i>` otherwise.
+/// Whether `fn` of a tad-level module can be run or exported: a public
+/// function with a body, or a derivative (whose body AD writes).
+bool isEntryPoint(mlir::func::FuncOp fn);
+
+/// Reads the signature of `function` in `module` (a tad-level module,
+/// before or after AD). Parameter names come from the NameLocs the
+/// frontend puts on function arguments (a derivative's from its primal's),
+/// and are `arg<i>` otherwise.
 llvm::Expected<rt::EntrySpec> getSignature(mlir::ModuleOp module,
                                            llvm::StringRef function);
 

@@ -4,6 +4,7 @@
 #define TAD_TRANSFORMS_PASSES_H
 
 #include "dialects/tad/TadDialect.h"
+#include "tad/Transforms/Options.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -16,6 +17,10 @@ namespace tad {
 
 #define GEN_PASS_DECL
 #include "tad/Transforms/Passes.h.inc"
+
+/// The name that tad-prefix-function-names gives `function`, by which
+/// compiled outputs call it (`__tad_f`).
+std::string getInternalName(llvm::StringRef function);
 
 #define GEN_PASS_REGISTRATION
 #include "tad/Transforms/Passes.h.inc"

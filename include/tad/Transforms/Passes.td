@@ -172,18 +172,99 @@ def Remat : Pass<"tad-remat", "mlir::ModuleOp"> {
     what holds it up.
   }];
   let options = [
-    Option<"budget", "budget", "std::string", "\"\"",
-           "Memory budget in bytes (suffixes KiB, MiB, GiB)">,
-    Option<"policy", "policy", "std::string", "\"auto\"",
-           "auto (the solver decides), save-all (recompute nothing) or "
-           "save-matmuls (never recompute a matmul)">,
+    Option<"budget", "budget", "::tad::ByteSize", "::tad::ByteSize()",
+           "Memory budget in bytes (suffixes KiB, MiB, GiB); none: the pass "
+           "changes nothing">,
+    Option<"policy", "policy", "::tad::RematPolicy",
+           "::tad::RematPolicy::automatic", "What may be recomputed",
+           [{::llvm::cl::values(
+             clEnumValN(::tad::RematPolicy::automatic, "auto",
+                        "the solver decides"),
+             clEnumValN(::tad::RematPolicy::saveAll, "save-all",
+                        "nothing; the budget must hold store-all"),
+             clEnumValN(::tad::RematPolicy::saveMatmuls, "save-matmuls",
+                        "anything but a matmul"))}]>,
+    Option<"entry", "entry", "std::string", "\"\"",
+           "When this names a derivative, schedule only it (the derivatives "
+           "it calls count within its budget); otherwise every derivative">,
     Option<"reportFile", "report", "std::string", "\"\"",
            "Write the remat report as JSON to this file">,
+    Option<"summary", "summary", "::tad::ReportStream",
+           "::tad::ReportStream::none",
+           "Print the report for people", [{::llvm::cl::values(
+             clEnumValN(::tad::ReportStream::none, "none", "nowhere"),
+             clEnumValN(::tad::ReportStream::standardOutput, "stdout",
+                        "on standard output"),
+             clEnumValN(::tad::ReportStream::standardError, "stderr",
+                        "on standard error"))}]>,
     Option<"graphFile", "graph", "std::string", "\"\"",
            "Write each function's remat graph as node-link JSON (the input "
            "of the tad-remat tool) to this file">,
   ];
   let dependentDialects = ["::tad::TadDialect"];
+}
+
+def ChooseLoopSnapshots : Pass<"tad-choose-loop-snapshots", "mlir::ModuleOp"> {
+  let summary = "Chooses each loop's snapshot count for a memory budget";
+  let description = [{
+    Runs before tad-autodiff. For every scf.for with constant bounds and at
+    least two trips, chooses how many snapshots of its carried values the
+    backward sweep keeps (binomial checkpointing; 0 keeps every
+    iteration's) and sets it as the loop's `tad.loop_snapshots`, for
+    tad-autodiff to follow. Each candidate is tried on a copy of the module
+    through tad-autodiff, canonicalize, cse and tad-remat with this pass's
+    budget: the same count for every loop first, from a full tape down
+    through 64, 32, ..., 1, the first that fits; then, loop by loop, a
+    larger count while it still fits, the one step that leaves the least
+    predicted compute each time. When no count fits, the one whose feasible
+    minimum is the least, so that tad-remat's error names the true minimum.
+    The choice is left on the module as `tad.loop_snapshot_choice`, which
+    tad-remat reports and removes. With no budget, or no such loop, the
+    pass changes nothing.
+  }];
+  let options = [
+    Option<"budget", "budget", "::tad::ByteSize", "::tad::ByteSize()",
+           "The memory budget that tad-remat will meet">,
+    Option<"policy", "policy", "::tad::RematPolicy",
+           "::tad::RematPolicy::automatic", "tad-remat's policy",
+           [{::llvm::cl::values(
+             clEnumValN(::tad::RematPolicy::automatic, "auto",
+                        "the solver decides"),
+             clEnumValN(::tad::RematPolicy::saveAll, "save-all",
+                        "nothing; the budget must hold store-all"),
+             clEnumValN(::tad::RematPolicy::saveMatmuls, "save-matmuls",
+                        "anything but a matmul"))}]>,
+    Option<"entry", "entry", "std::string", "\"\"",
+           "tad-remat's entry">,
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
+    "mlir::tensor::TensorDialect", "::tad::TadDialect"
+  ];
+}
+
+def RestrictToEntry : Pass<"tad-restrict-to-entry", "mlir::ModuleOp"> {
+  let summary = "Keeps one public function and what it reaches";
+  let description = [{
+    Makes every function but `entry` private and removes those it does not
+    reach, so that only the code an entry needs is lowered and compiled.
+    Runs after tad-autodiff: custom rules (`tad.custom_rule`) no longer keep
+    their forward and pullback alive. Fails, naming the functions there are,
+    when `entry` is not a function with a body.
+  }];
+  let options = [
+    Option<"entry", "entry", "std::string", "\"\"",
+           "The function to keep (required)">,
+  ];
+}
+
+def PrefixFunctionNames : Pass<"tad-prefix-function-names", "mlir::ModuleOp"> {
+  let summary = "Gives every function its internal name (`__tad_f`)";
+  let description = [{
+    Compiled outputs export C functions named as in the .tad program, which
+    call the compiled code by internal names. Runs after the passes whose
+    messages name functions (tad-remat), so that they use the program's.
+  }];
 }
 
 #endif // TAD_TRANSFORMS_PASSES_TD

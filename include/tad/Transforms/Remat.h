@@ -10,6 +10,8 @@
 #ifndef TAD_TRANSFORMS_REMAT_H
 #define TAD_TRANSFORMS_REMAT_H
 
+#include "tad/Transforms/Passes.h"
+
 #include "mlir/Pass/Pass.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -18,27 +20,6 @@
 #include <vector>
 
 namespace tad {
-
-enum class RematPolicy {
-  automatic,   // the solver decides
-  saveAll,     // nothing is recomputed; the budget must hold store-all
-  saveMatmuls, // matmul results are never recomputed
-};
-
-struct RematConfig {
-  int64_t budget = -1; // bytes; negative: no remat
-  RematPolicy policy = RematPolicy::automatic;
-  /// Where to write each function's graph as node-link JSON (for
-  /// tad-remat), if anywhere: FILE for one function, FILE with the
-  /// function's name before the extension for several.
-  std::string graphFile;
-  /// Only these functions, when not empty (tadc's --entry); otherwise every
-  /// derivative.
-  std::vector<std::string> functions;
-  /// The driver chose the loops' snapshot count as the one that needs the
-  /// least memory: errors then say so instead of suggesting other counts.
-  bool loopSnapshotsChosen = false;
-};
 
 /// One forward value that the backward sweep reads.
 struct RematValue {
@@ -66,7 +47,7 @@ struct RematFunctionReport {
   std::vector<RematTimelinePoint> timeline;
 };
 
-/// A loop whose snapshots tadc chose for the budget.
+/// A loop whose snapshots tad-choose-loop-snapshots chose for the budget.
 struct RematLoop {
   std::string location; // of the loop in the source
   int64_t trips = 0;
@@ -75,7 +56,7 @@ struct RematLoop {
 
 struct RematReport {
   std::vector<RematFunctionReport> functions;
-  /// The loops, when tadc chose their snapshots (binomial checkpointing);
+  /// The loops, when tad-choose-loop-snapshots chose their snapshots (binomial checkpointing);
   /// empty otherwise.
   std::vector<RematLoop> loops;
   /// When the pass failed because a function does not fit the budget: the
@@ -83,11 +64,12 @@ struct RematReport {
   int64_t feasibleMinimum = 0;
 };
 
-/// The remat pass with options given in C++ (tadc); `report`, when given,
-/// receives what it decided. The registered pass (tad-opt --tad-remat)
-/// takes its options as strings.
-std::unique_ptr<mlir::Pass> createRematPass(const RematConfig &options,
-                                            RematReport *report = nullptr);
+/// The remat pass, whose `report` receives what it decided: for passes
+/// that run it on a copy of their module to try a choice
+/// (tad-choose-loop-snapshots). A pipeline takes the report through the
+/// pass's `report` and `summary` options.
+std::unique_ptr<mlir::Pass> createRematPass(const RematOptions &options,
+                                            RematReport *report);
 
 /// "file:line:col", and for inlined ops "file:line:col called at
 /// file:line:col", outermost call last; "" when `loc` has no file.

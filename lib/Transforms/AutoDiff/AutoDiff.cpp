@@ -902,9 +902,10 @@ LogicalResult Differentiator::generate(func::FuncOp fn,
   for (Operation &op : *entry)
     forwardOps.push_back(&op);
   llvm::DenseSet<Operation *> forwardSet(forwardOps.begin(), forwardOps.end());
-  auto forwardName = b.getStringAttr(TadDialect::kForwardLocName);
+  // (Constants hold no forward value worth reporting.)
   for (Operation *op : forwardOps)
-    op->setLoc(NameLoc::get(forwardName, op->getLoc()));
+    if (!op->hasTrait<OpTrait::ConstantLike>())
+      op->setAttr(TadDialect::kForwardAttrName, b.getUnitAttr());
 
   // Activity: the wrt parameters, and what depends on them.
   active.clear();
@@ -957,9 +958,8 @@ LogicalResult Differentiator::generate(func::FuncOp fn,
   // Clones of forward ops in the backward sweep (recomputed checkpoints)
   // are not forward ops.
   for (Operation &op : *entry)
-    if (auto name = dyn_cast<NameLoc>(op.getLoc());
-        name && name.getName() == forwardName && !forwardSet.contains(&op))
-      op.setLoc(name.getChildLoc());
+    if (!forwardSet.contains(&op))
+      op.removeAttr(TadDialect::kForwardAttrName);
   // The cotangents of inactive values were never used: erase the ops that
   // computed them (and anything else dead), innermost first.
   bool changed = true;
@@ -1009,6 +1009,11 @@ struct AutoDiffPass : tad::impl::AutoDiffBase<AutoDiffPass> {
       }
       pending = std::move(next);
     }
+    // The counts were for this pass; the primal loops need not carry them
+    // on (the derivatives' loops are new ops without them).
+    module.walk([](scf::ForOp loop) {
+      loop->removeAttr(TadDialect::kLoopSnapshotsAttrName);
+    });
   }
 
   /// Whether the primal of `request` reaches a pending derivative.

@@ -49,9 +49,9 @@ void wrap(func::CallOp call) {
   for (Value arg : call.getOperands())
     body->addArgument(arg.getType(), loc);
   b.setInsertionPointToStart(body);
-  auto inner = func::CallOp::create(b, loc, call.getCalleeAttr(),
-                                    call.getResultTypes(),
-                                    body->getArguments());
+  auto inner =
+      func::CallOp::create(b, loc, call.getCalleeAttr(), call.getResultTypes(),
+                           body->getArguments());
   inner->setDiscardableAttrs(call->getDiscardableAttrDictionary());
   tad::YieldOp::create(b, loc, inner.getResults());
   call.replaceAllUsesWith(region.getResults());
@@ -65,17 +65,23 @@ struct CheckpointCalls
   void runOnOperation() override {
     ModuleOp module = getOperation();
     llvm::StringSet<> names;
+    std::string bodies;
+    for (auto f : module.getOps<func::FuncOp>())
+      if (!f.isDeclaration())
+        bodies += (bodies.empty() ? "" : ", ") + f.getName().str();
     for (const std::string &name : functions) {
       auto fn = module.lookupSymbol<func::FuncOp>(name);
       if (!fn) {
         module.emitError() << "checkpoint-calls: no function '" << name
-                           << "' in the module";
+                           << "'; the functions with bodies are: " << bodies;
         return signalPassFailure();
       }
       if (fn.isDeclaration()) {
         module.emitError() << "checkpoint-calls: '" << name
-                           << "' has no body to recompute (a derivative or "
-                              "an external function)";
+                           << "' has no body to recompute (a derivative, "
+                              "whose body AD writes, or an external "
+                              "function); the functions with bodies are: "
+                           << bodies;
         return signalPassFailure();
       }
       names.insert(name);

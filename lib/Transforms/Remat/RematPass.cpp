@@ -102,8 +102,7 @@ void applySchedule(func::FuncOp func, const RematProblem &problem,
 }
 
 bool isForward(Operation *op) {
-  auto name = dyn_cast<NameLoc>(op->getLoc());
-  return name && name.getName() == TadDialect::kForwardLocName;
+  return op->hasAttr(TadDialect::kForwardAttrName);
 }
 
 std::string locationOf(Operation *op) { return describeLocation(op->getLoc()); }
@@ -274,24 +273,43 @@ void explainInfeasible(func::FuncOp func, const RematProblem &problem,
     }
 }
 
+/// What tad-choose-loop-snapshots decided, which it left on the module.
+std::vector<RematLoop> takeLoopChoice(ModuleOp module) {
+  std::vector<RematLoop> loops;
+  auto choice =
+      module->getAttrOfType<ArrayAttr>(TadDialect::kLoopSnapshotChoiceAttrName);
+  if (!choice)
+    return loops;
+  for (auto loop : choice.getAsRange<DictionaryAttr>()) // verified
+    loops.push_back({loop.getAs<StringAttr>("location").str(),
+                     loop.getAs<IntegerAttr>("trips").getInt(),
+                     loop.getAs<IntegerAttr>("snapshots").getInt()});
+  module->removeAttr(TadDialect::kLoopSnapshotChoiceAttrName);
+  return loops;
+}
+
 struct RematPass : tad::impl::RematBase<RematPass> {
   using RematBase::RematBase;
-  RematPass(const RematConfig &config, RematReport *report)
-      : config(config), reportOut(report), fromCpp(true) {}
+  RematPass(const RematOptions &options, RematReport *report)
+      : RematBase(options), reportOut(report) {}
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (!fromCpp && failed(parseOptions(module)))
-      return signalPassFailure();
-    if (config.budget < 0)
+    if (!budget.hasValue() || !budget.getValue().isSet())
       return;
     RematReport report;
+    report.loops = takeLoopChoice(module);
+    loopSnapshotsChosen = !report.loops.empty();
+    // With an entry that is a derivative, the budget is the entry's; the
+    // derivatives it calls (a custom rule's pullback may) count within it.
+    auto entryFunc = module.lookupSymbol<func::FuncOp>(entry);
+    bool onlyEntry = !entry.empty() && entryFunc &&
+                     entryFunc->hasAttr(TadDialect::kDerivativeAttrName);
     SmallVector<func::FuncOp> funcs;
     for (auto func : module.getOps<func::FuncOp>())
       if (!func.isDeclaration() &&
           func->hasAttr(TadDialect::kDerivativeAttrName) &&
-          (config.functions.empty() ||
-           llvm::is_contained(config.functions, func.getName())))
+          (!onlyEntry || func == entryFunc))
         funcs.push_back(func);
     for (func::FuncOp func : funcs) {
       if (!func.getBody().hasOneBlock()) {
@@ -299,10 +317,10 @@ struct RematPass : tad::impl::RematBase<RematPass> {
         return signalPassFailure();
       }
       RematGraphOptions graphOptions;
-      graphOptions.saveMatmuls = config.policy == RematPolicy::saveMatmuls;
+      graphOptions.saveMatmuls = policy == RematPolicy::saveMatmuls;
       graphOptions.symbolTable = module;
       RematProblem problem = buildRematProblem(func, graphOptions);
-      if (!config.graphFile.empty() &&
+      if (!graphFile.empty() &&
           failed(writeGraph(func, problem, funcs.size() > 1)))
         return signalPassFailure();
       std::optional<RematFunctionReport> scheduled =
@@ -314,6 +332,10 @@ struct RematPass : tad::impl::RematBase<RematPass> {
       }
       report.functions.push_back(std::move(*scheduled));
     }
+    if (summary == ReportStream::standardOutput)
+      printRematReport(report, llvm::outs());
+    else if (summary == ReportStream::standardError)
+      printRematReport(report, llvm::errs());
     if (!reportFile.empty()) {
       std::error_code ec;
       llvm::ToolOutputFile out(reportFile, ec, llvm::sys::fs::OF_Text);
@@ -326,8 +348,10 @@ struct RematPass : tad::impl::RematBase<RematPass> {
       out.keep();
     }
     if (reportOut)
-      reportOut->functions = std::move(report.functions);
+      *reportOut = std::move(report);
   }
+
+  int64_t getBudget() const { return budget.getValue().bytes; }
 
   /// A rewritten copy of a function that meets a budget.
   struct Attempt {
@@ -492,32 +516,31 @@ struct RematPass : tad::impl::RematBase<RematPass> {
       loweringFailed = true;
       return std::nullopt;
     }
-    if (*storeAllPeak <= config.budget)
+    if (*storeAllPeak <= getBudget())
       return describe(func, problem, storeAll, problem, "store-all",
-                      config.budget, config.policy, *storeAllPeak,
-                      *storeAllPeak);
-    if (config.policy == RematPolicy::saveAll) {
+                      getBudget(), policy, *storeAllPeak, *storeAllPeak);
+    if (policy == RematPolicy::saveAll) {
       func.emitError() << "the save-all policy needs " << *storeAllPeak
                        << " bytes for @" << func.getName()
-                       << ", over the budget of " << config.budget << " bytes";
+                       << ", over the budget of " << getBudget() << " bytes";
       failedMinimum = *storeAllPeak;
       return std::nullopt;
     }
     std::optional<Attempt> attempt =
-        tryBudget(func, problem, graphOptions, config.budget);
+        tryBudget(func, problem, graphOptions, getBudget());
     if (!attempt) {
       if (loweringFailed)
         return std::nullopt;
       failedMinimum = minimumBudget(func, problem, graphOptions, *storeAllPeak);
       if (loweringFailed)
         return std::nullopt;
-      explainInfeasible(func, problem, config.budget, failedMinimum,
-                        config.loopSnapshotsChosen);
+      explainInfeasible(func, problem, getBudget(), failedMinimum,
+                        loopSnapshotsChosen);
       return std::nullopt;
     }
     RematFunctionReport report = describe(
         func, problem, attempt->schedule, attempt->after, attempt->solver,
-        config.budget, config.policy, attempt->plannedPeak, *storeAllPeak);
+        getBudget(), policy, attempt->plannedPeak, *storeAllPeak);
     func.getBody().takeBody(attempt->work.getBody());
     attempt->work->destroy();
     return report;
@@ -527,7 +550,7 @@ struct RematPass : tad::impl::RematBase<RematPass> {
 
   LogicalResult writeGraph(func::FuncOp func, const RematProblem &problem,
                            bool several) {
-    std::string path = config.graphFile;
+    std::string path = graphFile;
     if (several) {
       StringRef stem = StringRef(path).rsplit('.').first;
       StringRef extension = StringRef(path).rsplit('.').second;
@@ -545,27 +568,6 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     return success();
   }
 
-  LogicalResult parseOptions(ModuleOp module) {
-    config.graphFile = graphFile;
-    if (!budget.empty()) {
-      std::string error;
-      if (!remat::parseByteSize(budget, config.budget, error))
-        return module.emitError() << "tad-remat budget: " << error;
-    }
-    if (policy == "auto")
-      config.policy = RematPolicy::automatic;
-    else if (policy == "save-all")
-      config.policy = RematPolicy::saveAll;
-    else if (policy == "save-matmuls")
-      config.policy = RematPolicy::saveMatmuls;
-    else
-      return module.emitError()
-             << "tad-remat policy: unknown policy '" << policy
-             << "' (use auto, save-all or save-matmuls)";
-    return success();
-  }
-
-  RematConfig config;
   RematReport *reportOut = nullptr;
   /// The smallest budget that the function that could not be scheduled
   /// needs.
@@ -573,12 +575,14 @@ struct RematPass : tad::impl::RematBase<RematPass> {
   /// Set when a copy could not be lowered to measure its buffers (an
   /// error has been reported).
   bool loweringFailed = false;
-  bool fromCpp = false;
+  /// tad-choose-loop-snapshots chose the loops' snapshot counts: errors
+  /// then say so instead of suggesting other counts.
+  bool loopSnapshotsChosen = false;
 };
 
 } // namespace
 
-std::unique_ptr<Pass> tad::createRematPass(const RematConfig &config,
+std::unique_ptr<Pass> tad::createRematPass(const RematOptions &options,
                                            RematReport *report) {
-  return std::make_unique<RematPass>(config, report);
+  return std::make_unique<RematPass>(options, report);
 }

@@ -10,8 +10,8 @@
 // NONE-LABEL: func.func @square
 // NONE-NEXT:    tad.mul
 // JSON: "functions": []
-// UNIT: error: tad-remat budget: unknown unit 'XB' in '12XB' (use B, KiB, MiB or GiB)
-// POLICY: error: tad-remat policy: unknown policy 'often' (use auto, save-all or save-matmuls)
+// UNIT: for the --budget option: unknown unit 'XB' in '12XB' (use B, KiB, MiB or GiB)
+// POLICY: for the --policy option: Cannot find option named 'often'!
 // WRITE: error: cannot write '{{.*}}r.json'
 
 func.func @square(%x: tensor<4xf32>) -> tensor<4xf32> {

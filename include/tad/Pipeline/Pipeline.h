@@ -1,0 +1,147 @@
+//===- Pipeline.h - tad's whole compile as one pass pipeline ----*- C++ -*-===//
+//
+// Everything between the tad dialect that the frontend emits and the LLVM
+// dialect, as one pass pipeline with typed options: AD, loop snapshots and
+// remat under a budget, then the lowering for a target. tadc builds it
+// from its command line; `tad-opt --tad-pipeline="..."` runs the same
+// passes from a textual description, so that any tadc compile can be
+// reproduced and debugged pass by pass (--mlir-print-ir-after-all,
+// --mlir-timing). docs/pipeline.md lists the passes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TAD_PIPELINE_PIPELINE_H
+#define TAD_PIPELINE_PIPELINE_H
+
+#include "tad/Transforms/Options.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace tad {
+
+/// How far the pipeline goes.
+enum class PipelineStage {
+  tad,    // nothing, or canonicalize and CSE with `optimize`
+  ad,     // derivatives written and scheduled within the budget
+  linalg, // the tad dialect converted to linalg on tensors
+  llvm,   // the LLVM dialect (and GPU binaries), ready to translate
+};
+
+/// The machine that compiled code runs on.
+enum class Target {
+  cpu,
+  cuda,
+  /// The kernels of `cuda`, run thread by thread on the CPU (tests).
+  cudaEmulator
+};
+
+enum class CpuMatmul { blas, loops };
+enum class CudaMatmul { kernel, cublas };
+
+struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
+  Option<PipelineStage> stage{
+      *this, "stage", llvm::cl::desc("How far to compile"),
+      llvm::cl::init(PipelineStage::llvm),
+      llvm::cl::values(
+          clEnumValN(PipelineStage::tad, "tad", "the tad dialect"),
+          clEnumValN(PipelineStage::ad, "ad",
+                     "derivatives generated and scheduled"),
+          clEnumValN(PipelineStage::linalg, "linalg", "linalg on tensors"),
+          clEnumValN(PipelineStage::llvm, "llvm", "the LLVM dialect"))};
+  Option<bool> optimize{
+      *this, "optimize",
+      llvm::cl::desc("At stage tad, canonicalize and CSE (later stages "
+                     "always do)"),
+      llvm::cl::init(false)};
+  ListOption<std::string> checkpointCalls{
+      *this, "checkpoint-calls",
+      llvm::cl::desc("Make every call of these functions a checkpoint "
+                     "region (tad-checkpoint-calls)")};
+  Option<int64_t> loopSnapshots{
+      *this, "loop-snapshots",
+      llvm::cl::desc("Snapshots per loop for AD (0: every iteration's); "
+                     "-1: chosen for remat-budget, or 0 without one"),
+      llvm::cl::init(-1)};
+  Option<std::string> entry{
+      *this, "entry",
+      llvm::cl::desc("Keep only this function and what it reaches; when "
+                     "it is a derivative, the budget is its own")};
+  Option<ByteSize> rematBudget{
+      *this, "remat-budget",
+      llvm::cl::desc("Schedule every derivative within this many bytes "
+                     "(suffixes KiB, MiB, GiB), checked on the buffer plan"),
+      llvm::cl::init(ByteSize())};
+  Option<RematPolicy> rematPolicy{
+      *this, "remat-policy", llvm::cl::desc("What remat may recompute"),
+      llvm::cl::init(RematPolicy::automatic),
+      llvm::cl::values(
+          clEnumValN(RematPolicy::automatic, "auto", "the solver decides"),
+          clEnumValN(RematPolicy::saveAll, "save-all",
+                     "nothing; the budget must hold store-all"),
+          clEnumValN(RematPolicy::saveMatmuls, "save-matmuls",
+                     "anything but a matmul"))};
+  Option<std::string> rematReport{
+      *this, "remat-report",
+      llvm::cl::desc("Write the remat report as JSON to this file")};
+  Option<ReportStream> rematSummary{
+      *this, "remat-summary",
+      llvm::cl::desc("Print the remat report for people"),
+      llvm::cl::init(ReportStream::none),
+      llvm::cl::values(clEnumValN(ReportStream::none, "none", "nowhere"),
+                       clEnumValN(ReportStream::standardOutput, "stdout",
+                                  "on standard output"),
+                       clEnumValN(ReportStream::standardError, "stderr",
+                                  "on standard error"))};
+  Option<std::string> rematGraph{
+      *this, "remat-graph",
+      llvm::cl::desc("Write each derivative's remat graph as node-link "
+                     "JSON to this file")};
+  Option<bool> exportNames{
+      *this, "export-names",
+      llvm::cl::desc("Give functions their internal names (`__tad_f`), "
+                     "as compiled outputs that export `f` need"),
+      llvm::cl::init(false)};
+  Option<Target> target{
+      *this, "target", llvm::cl::desc("The machine that runs the code"),
+      llvm::cl::init(Target::cpu),
+      llvm::cl::values(clEnumValN(Target::cpu, "cpu", "the host CPU"),
+                       clEnumValN(Target::cuda, "cuda", "NVIDIA GPUs"),
+                       clEnumValN(Target::cudaEmulator, "cuda-emulator",
+                                  "the CUDA kernels, run on the CPU"))};
+  Option<CpuMatmul> matmul{
+      *this, "matmul", llvm::cl::desc("CPU f32/f64 matmuls"),
+      llvm::cl::init(CpuMatmul::blas),
+      llvm::cl::values(
+          clEnumValN(CpuMatmul::blas, "blas", "runtime BLAS calls"),
+          clEnumValN(CpuMatmul::loops, "loops", "generated loops"))};
+  ListOption<std::string> cudaArchs{
+      *this, "cuda-arch",
+      llvm::cl::desc("GPU architectures to assemble for (default sm_80, "
+                     "sm_90)")};
+  Option<std::string> cudaPath{
+      *this, "cuda-path",
+      llvm::cl::desc("The CUDA toolkit whose ptxas and fatbinary assemble "
+                     "(default: $CUDA_ROOT, else /usr/local/cuda)")};
+  Option<CudaMatmul> cudaMatmul{
+      *this, "cuda-matmul", llvm::cl::desc("CUDA f32/f64 matmuls"),
+      llvm::cl::init(CudaMatmul::kernel),
+      llvm::cl::values(
+          clEnumValN(CudaMatmul::kernel, "kernel", "generated kernels"),
+          clEnumValN(CudaMatmul::cublas, "cublas", "cuBLAS GEMM"))};
+};
+
+/// Adds the passes of `options` to `pm` (on a builtin.module). Options
+/// that contradict each other, or a CUDA architecture or path that cannot
+/// be used, are reported through `emitError`, and nothing is added.
+mlir::LogicalResult buildPipeline(
+    mlir::OpPassManager &pm, const PipelineOptions &options,
+    llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> emitError);
+
+/// Registers `tad-pipeline` (buildPipeline) and the lowering pipelines
+/// `tad-lower-to-llvm` and `tad-lower-to-cuda`.
+void registerPipelines();
+
+} // namespace tad
+
+#endif // TAD_PIPELINE_PIPELINE_H

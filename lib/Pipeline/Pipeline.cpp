@@ -1,0 +1,163 @@
+//===- Pipeline.cpp - tad's whole compile as one pass pipeline ------------===//
+
+#include "tad/Pipeline/Pipeline.h"
+
+#include "tad/Conversion/Passes.h"
+#include "tad/Transforms/Passes.h"
+
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+#include <cstdlib>
+
+using namespace mlir;
+
+/// The toolkit of `options`, else $CUDA_ROOT, else /usr/local/cuda.
+static std::string getCudaToolkit(const tad::PipelineOptions &options) {
+  if (!options.cudaPath.empty())
+    return options.cudaPath;
+  const char *root = std::getenv("CUDA_ROOT");
+  return root && *root ? std::string(root) : std::string("/usr/local/cuda");
+}
+
+/// The architectures of `options` (sm_80 and sm_90 when none is given), or
+/// failure after reporting one that ptxas cannot assemble for.
+static FailureOr<std::vector<std::string>>
+getCudaArchs(const tad::PipelineOptions &options,
+             function_ref<LogicalResult(const Twine &)> emitError) {
+  std::vector<std::string> archs(options.cudaArchs.begin(),
+                                 options.cudaArchs.end());
+  if (archs.empty())
+    archs = {"sm_80", "sm_90"};
+  for (StringRef arch : archs) {
+    unsigned number = 0;
+    // ptxas of CUDA 13 assembles for sm_75 and later.
+    if (!arch.starts_with("sm_") || arch.size() > 6 ||
+        arch.drop_front(3).getAsInteger(10, number) || number < 75) {
+      (void)emitError("cuda-arch: '" + arch +
+                      "' is not a GPU architecture that CUDA 13 supports "
+                      "(sm_75, sm_80, sm_86, sm_89, sm_90, ...)");
+      return failure();
+    }
+  }
+  return archs;
+}
+
+LogicalResult
+tad::buildPipeline(OpPassManager &pm, const PipelineOptions &options,
+                   function_ref<LogicalResult(const Twine &)> emitError) {
+  PipelineStage stage = options.stage;
+  ByteSize budget = options.rematBudget;
+  if (stage < PipelineStage::ad && !options.checkpointCalls.empty())
+    return emitError("checkpoint-calls needs stage=ad or later");
+  if (stage < PipelineStage::ad && budget.isSet())
+    return emitError("remat-budget needs stage=ad or later");
+  if (options.loopSnapshots < -1)
+    return emitError("loop-snapshots must be 0 or more (or -1: chosen for "
+                     "the budget), got " +
+                     Twine(int64_t(options.loopSnapshots)));
+  std::string toolkit = getCudaToolkit(options);
+  std::vector<std::string> archs;
+  if (options.target == Target::cuda && stage == PipelineStage::llvm) {
+    FailureOr<std::vector<std::string>> checked =
+        getCudaArchs(options, emitError);
+    if (failed(checked))
+      return failure();
+    archs = std::move(*checked);
+    // The toolkit path goes into a textual pass pipeline.
+    if (StringRef(toolkit).find_first_of(" ,{}=") != StringRef::npos)
+      return emitError("cuda-path: '" + toolkit +
+                       "' has a space or one of ,{}=; use a path without "
+                       "them");
+  }
+
+  if (stage == PipelineStage::tad) {
+    if (options.optimize) {
+      pm.addPass(createCanonicalizerPass());
+      pm.addPass(createCSEPass());
+    }
+    return success();
+  }
+  // AD first: it needs every function and every custom rule, and it gives
+  // derivatives the bodies that make them runnable entries.
+  if (!options.checkpointCalls.empty()) {
+    CheckpointCallsOptions checkpoint;
+    checkpoint.functions.assign(options.checkpointCalls.begin(),
+                                options.checkpointCalls.end());
+    pm.addPass(createCheckpointCalls(checkpoint));
+  }
+  if (budget.isSet() && options.loopSnapshots < 0) {
+    ChooseLoopSnapshotsOptions choose;
+    choose.budget = budget;
+    choose.policy = options.rematPolicy;
+    choose.entry = options.entry;
+    pm.addPass(createChooseLoopSnapshots(choose));
+  }
+  AutoDiffOptions ad;
+  ad.loopSnapshots = std::max<int64_t>(options.loopSnapshots, 0);
+  pm.addPass(createAutoDiff(ad));
+  if (!options.entry.empty()) {
+    RestrictToEntryOptions restrict;
+    restrict.entry = options.entry;
+    pm.addPass(createRestrictToEntry(restrict));
+  }
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // Remat after CSE, which would merge its recomputed clones back into the
+  // originals; nothing later CSEs tensor ops.
+  if (budget.isSet()) {
+    RematOptions remat;
+    remat.budget = budget;
+    remat.policy = options.rematPolicy;
+    remat.entry = options.entry;
+    remat.reportFile = options.rematReport;
+    remat.summary = options.rematSummary;
+    remat.graphFile = options.rematGraph;
+    pm.addPass(createRemat(remat));
+  }
+  // Compiled outputs export C functions named as in the .tad program; the
+  // compiled code itself uses internal names (`__tad_f`), given after remat
+  // so that its messages use the program's.
+  if (options.exportNames)
+    pm.addPass(createPrefixFunctionNames());
+  if (stage == PipelineStage::ad)
+    return success();
+  if (stage == PipelineStage::linalg) {
+    pm.addPass(createConvertTadToLinalg());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    return success();
+  }
+  // The lowering checks what remat planned: every derivative's buffers
+  // within the budget, or the compile fails.
+  std::string lowering;
+  if (options.target == Target::cudaEmulator)
+    lowering = getCudaEmulatorPipeline(budget.bytes);
+  else if (options.target == Target::cuda)
+    lowering = getCudaLoweringPipeline(
+        archs, toolkit, options.cudaMatmul == CudaMatmul::cublas, budget.bytes);
+  else
+    lowering =
+        getCpuLoweringPipeline(options.matmul == CpuMatmul::blas, budget.bytes);
+  if (failed(parsePassPipeline(lowering, pm)))
+    return emitError("invalid built-in lowering pipeline");
+  return success();
+}
+
+void tad::registerPipelines() {
+  registerPassPipeline(
+      "tad-pipeline",
+      "Everything tadc runs after the frontend: AD, remat within a budget, "
+      "and the lowering (docs/pipeline.md)",
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> emitError) {
+        PipelineOptions options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        return buildPipeline(pm, options, emitError);
+      },
+      [](function_ref<void(const detail::PassOptions &)> optHandler) {
+        optHandler(PipelineOptions());
+      });
+  registerTadLoweringPipelines();
+}
