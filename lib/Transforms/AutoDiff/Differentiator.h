@@ -1,0 +1,160 @@
+//===- Differentiator.h - the state of reverse-mode AD ----------*- C++ -*-===//
+//
+// The Differentiator writes one derivative's body. Its parts live in their
+// own files: Activity.cpp (which values carry derivatives), Forward.cpp (the
+// forward sweep: calls inlined, custom rules), Backward.cpp (the backward
+// sweep: op rules, checkpoints, branches, rule pullbacks), Loops.cpp (tapes,
+// reverse loops and binomial checkpointing) and AutoDiff.cpp (the function
+// and the pass). AutoDiff.cpp's header comment describes the whole.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TAD_LIB_TRANSFORMS_AUTODIFF_DIFFERENTIATOR_H
+#define TAD_LIB_TRANSFORMS_AUTODIFF_DIFFERENTIATOR_H
+
+#include "tad/Remat/Revolve.h"
+
+#include "dialects/tad/TadOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace tad::autodiff {
+
+using namespace mlir;
+
+using CotangentMap = llvm::DenseMap<Value, Value>;
+
+inline bool isDifferentiable(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  return type && isa<FloatType>(type.getElementType());
+}
+
+/// Creates an scf.for whose body the caller fills (and terminates) with
+/// the builder inside it. Bodies are filled after the loop exists, so that
+/// analyses of nested regions (which walk up to the parent op) work while
+/// the body is built.
+inline scf::ForOp createEmptyLoop(OpBuilder &b, Location loc, Value lower,
+                                  Value upper, Value step, ValueRange inits) {
+  auto loop = scf::ForOp::create(b, loc, lower, upper, step, inits);
+  Block *body = loop.getBody();
+  if (!body->empty())
+    body->back().erase(); // the implicit yield of a loop without inits
+  return loop;
+}
+
+inline Value zerosOf(OpBuilder &b, Location loc, Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  auto floatType = cast<FloatType>(tensor.getElementType());
+  return ConstantOp::create(
+      b, loc, DenseElementsAttr::get(tensor, FloatAttr::get(floatType, 0.0)));
+}
+
+/// The values of enclosing scopes that `region` reads.
+inline SmallVector<Value> getCaptures(Region &region) {
+  llvm::SetVector<Value> captures;
+  getUsedValuesDefinedAbove(region, captures);
+  return SmallVector<Value>(captures.begin(), captures.end());
+}
+
+/// A rule call in the forward sweep: `call @f.rule.forward` whose first
+/// `numResults` results are f's, followed by the saved values.
+struct RuleCall {
+  FlatSymbolRefAttr pullback;
+  unsigned numResults;
+};
+
+class Differentiator {
+public:
+  Differentiator(ModuleOp module, OpBuilder &builder, int64_t loopSnapshots)
+      : module(module), b(builder), loopSnapshots(loopSnapshots) {}
+
+  /// Generates the body of the declaration `fn`.
+  LogicalResult generate(func::FuncOp fn, DerivativeAttr request);
+
+private:
+  // Forward sweep.
+  LogicalResult cloneForward(Block &body, IRMapping &map,
+                             SmallVectorImpl<Value> &results,
+                             SmallVectorImpl<Operation *> &callStack);
+  LogicalResult cloneOp(Operation &op, IRMapping &map,
+                        SmallVectorImpl<Operation *> &callStack);
+  LogicalResult cloneFor(scf::ForOp op, IRMapping &map,
+                         SmallVectorImpl<Operation *> &callStack);
+
+  // Backward sweep over the ops [first, end) of a block, in reverse.
+  LogicalResult backward(ArrayRef<Operation *> ops, CotangentMap &cot);
+  LogicalResult backwardOp(Operation *op, CotangentMap &cot);
+  LogicalResult backwardCheckpoint(CheckpointOp op, CotangentMap &cot);
+  LogicalResult backwardFor(scf::ForOp op, CotangentMap &cot);
+  LogicalResult backwardIf(scf::IfOp op, CotangentMap &cot);
+  LogicalResult backwardRule(func::CallOp op, const RuleCall &rule,
+                             CotangentMap &cot);
+  /// Recomputes `body` (a region's block) with its arguments mapped to
+  /// `args`, then runs its adjoint given the cotangents of what it yields;
+  /// leaves the cotangents of `args` and of outer values in `cot`.
+  LogicalResult recomputeAndBackward(Block &body, ValueRange args,
+                                     ArrayRef<Value> yieldCotangents,
+                                     CotangentMap &cot);
+
+  /// Clones the ops of `body` at the insertion point as the forward sweep
+  /// does (calls inlined, rules and loops with tapes), and returns the ops
+  /// created, in order.
+  LogicalResult recompute(Block &body, IRMapping &map,
+                          SmallVectorImpl<Operation *> &created);
+
+  void accumulate(CotangentMap &cot, Value v, Value contribution);
+
+  /// acc + c for the accumulator of a reverse loop (see its definition).
+  Value addToAccumulator(Value acc, Value c);
+
+  struct LoopInfo;
+  LogicalResult reverseStep(const LoopInfo &info, ArrayRef<Value> outer,
+                            Value iv, ValueRange carriedIn, ValueRange cotsIn,
+                            ValueRange accs, SmallVectorImpl<Value> &out);
+  LogicalResult reverseRevolve(scf::ForOp op, const LoopInfo &info,
+                               ArrayRef<Value> outer,
+                               ArrayRef<Value> carriedCots,
+                               ArrayRef<Value> accs,
+                               SmallVectorImpl<Value> &results);
+
+  /// Whether `v` belongs to the backward sweep (a recomputed clone or a
+  /// block argument of a backward region), where activity is not tracked.
+  bool isRecomputed(Value v) const { return !forwardValues.contains(v); }
+
+  /// Marks the results of forward ops that depend on an active value.
+  void propagateActivity(ArrayRef<Operation *> ops);
+
+  ModuleOp module;
+  OpBuilder &b;
+  llvm::DenseSet<Value> active;
+  /// Every value of the forward sweep (results, arguments, region values).
+  llvm::DenseSet<Value> forwardValues;
+  llvm::DenseMap<Operation *, RuleCall> ruleCalls;
+  /// For each forward loop: the primal loop and the tapes of its carried
+  /// values (results of the forward loop, after the primal ones).
+  struct LoopInfo {
+    scf::ForOp primal;
+    IRMapping outer; // maps the primal's outer values to forward values
+    unsigned numCarried;
+    /// Binomial checkpointing: the revolve schedule whose actions from
+    /// `firstReverse` on the reverse sweep replays; empty for a full tape.
+    std::vector<remat::RevolveAction> schedule;
+    size_t firstReverse = 0;
+  };
+  /// Snapshot slots per loop (0: a full tape).
+  int64_t loopSnapshots;
+  llvm::DenseMap<Operation *, LoopInfo> loops;
+};
+
+} // namespace tad::autodiff
+
+#endif // TAD_LIB_TRANSFORMS_AUTODIFF_DIFFERENTIATOR_H
