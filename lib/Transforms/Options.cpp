@@ -9,6 +9,22 @@ llvm::raw_ostream &tad::operator<<(llvm::raw_ostream &os,
   return os << size.bytes;
 }
 
+llvm::cl::ValuesClass tad::getRematPolicyValues() {
+  return llvm::cl::values(
+      clEnumValN(RematPolicy::automatic, "auto", "the solver decides"),
+      clEnumValN(RematPolicy::saveAll, "save-all",
+                 "nothing; the budget must hold store-all"),
+      clEnumValN(RematPolicy::saveMatmuls, "save-matmuls",
+                 "anything but a matmul"));
+}
+
+llvm::cl::ValuesClass tad::getReportStreamValues() {
+  return llvm::cl::values(
+      clEnumValN(ReportStream::none, "none", "nowhere"),
+      clEnumValN(ReportStream::standardOutput, "stdout", "on standard output"),
+      clEnumValN(ReportStream::standardError, "stderr", "on standard error"));
+}
+
 bool llvm::cl::parser<tad::ByteSize>::parse(Option &option, StringRef,
                                             StringRef arg,
                                             tad::ByteSize &value) {

@@ -211,12 +211,7 @@ cl::opt<std::string> rematBudget(
 
 cl::opt<tad::RematPolicy> rematPolicy(
     "remat-policy", cl::desc("What the remat solver may recompute"),
-    cl::values(clEnumValN(tad::RematPolicy::automatic, "auto",
-                          "whatever costs least within the budget (default)"),
-               clEnumValN(tad::RematPolicy::saveAll, "save-all",
-                          "nothing: the budget must hold every value"),
-               clEnumValN(tad::RematPolicy::saveMatmuls, "save-matmuls",
-                          "anything but matmul results")),
+    tad::getRematPolicyValues(),
     cl::init(tad::RematPolicy::automatic), cl::cat(tadcCategory));
 
 cl::opt<std::string> rematReport(

@@ -75,12 +75,7 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
   Option<RematPolicy> rematPolicy{
       *this, "remat-policy", llvm::cl::desc("What remat may recompute"),
       llvm::cl::init(RematPolicy::automatic),
-      llvm::cl::values(
-          clEnumValN(RematPolicy::automatic, "auto", "the solver decides"),
-          clEnumValN(RematPolicy::saveAll, "save-all",
-                     "nothing; the budget must hold store-all"),
-          clEnumValN(RematPolicy::saveMatmuls, "save-matmuls",
-                     "anything but a matmul"))};
+      getRematPolicyValues()};
   Option<std::string> rematReport{
       *this, "remat-report",
       llvm::cl::desc("Write the remat report as JSON to this file")};
@@ -88,11 +83,7 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       *this, "remat-summary",
       llvm::cl::desc("Print the remat report for people"),
       llvm::cl::init(ReportStream::none),
-      llvm::cl::values(clEnumValN(ReportStream::none, "none", "nowhere"),
-                       clEnumValN(ReportStream::standardOutput, "stdout",
-                                  "on standard output"),
-                       clEnumValN(ReportStream::standardError, "stderr",
-                                  "on standard error"))};
+      getReportStreamValues()};
   Option<std::string> rematGraph{
       *this, "remat-graph",
       llvm::cl::desc("Write each derivative's remat graph as node-link "

@@ -37,6 +37,11 @@ enum class RematPolicy {
 /// Where a pass prints what it did for people.
 enum class ReportStream { none, standardOutput, standardError };
 
+/// The command-line spellings of RematPolicy and ReportStream, for every
+/// option that takes one (Passes.td, the pipeline).
+llvm::cl::ValuesClass getRematPolicyValues();
+llvm::cl::ValuesClass getReportStreamValues();
+
 } // namespace tad
 
 namespace llvm::cl {

@@ -177,13 +177,7 @@ def Remat : Pass<"tad-remat", "mlir::ModuleOp"> {
            "changes nothing">,
     Option<"policy", "policy", "::tad::RematPolicy",
            "::tad::RematPolicy::automatic", "What may be recomputed",
-           [{::llvm::cl::values(
-             clEnumValN(::tad::RematPolicy::automatic, "auto",
-                        "the solver decides"),
-             clEnumValN(::tad::RematPolicy::saveAll, "save-all",
-                        "nothing; the budget must hold store-all"),
-             clEnumValN(::tad::RematPolicy::saveMatmuls, "save-matmuls",
-                        "anything but a matmul"))}]>,
+           "::tad::getRematPolicyValues()">,
     Option<"entry", "entry", "std::string", "\"\"",
            "When this names a derivative, schedule only it (the derivatives "
            "it calls count within its budget); otherwise every derivative">,
@@ -191,12 +185,7 @@ def Remat : Pass<"tad-remat", "mlir::ModuleOp"> {
            "Write the remat report as JSON to this file">,
     Option<"summary", "summary", "::tad::ReportStream",
            "::tad::ReportStream::none",
-           "Print the report for people", [{::llvm::cl::values(
-             clEnumValN(::tad::ReportStream::none, "none", "nowhere"),
-             clEnumValN(::tad::ReportStream::standardOutput, "stdout",
-                        "on standard output"),
-             clEnumValN(::tad::ReportStream::standardError, "stderr",
-                        "on standard error"))}]>,
+           "Print the report for people", "::tad::getReportStreamValues()">,
     Option<"graphFile", "graph", "std::string", "\"\"",
            "Write each function's remat graph as node-link JSON (the input "
            "of the tad-remat tool) to this file">,
@@ -227,13 +216,7 @@ def ChooseLoopSnapshots : Pass<"tad-choose-loop-snapshots", "mlir::ModuleOp"> {
            "The memory budget that tad-remat will meet">,
     Option<"policy", "policy", "::tad::RematPolicy",
            "::tad::RematPolicy::automatic", "tad-remat's policy",
-           [{::llvm::cl::values(
-             clEnumValN(::tad::RematPolicy::automatic, "auto",
-                        "the solver decides"),
-             clEnumValN(::tad::RematPolicy::saveAll, "save-all",
-                        "nothing; the budget must hold store-all"),
-             clEnumValN(::tad::RematPolicy::saveMatmuls, "save-matmuls",
-                        "anything but a matmul"))}]>,
+           "::tad::getRematPolicyValues()">,
     Option<"entry", "entry", "std::string", "\"\"",
            "tad-remat's entry">,
   ];
