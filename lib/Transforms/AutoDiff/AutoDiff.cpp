@@ -77,6 +77,9 @@ LogicalResult Differentiator::generate(func::FuncOp fn,
         b.getStringAttr("d_result" + std::to_string(i - numParams)), loc));
   SmallVector<Value> outputs;
   SmallVector<Operation *> callStack = {primal};
+  wrtArgs.clear();
+  for (int64_t position : request.getWrt())
+    wrtArgs.insert(entry->getArgument(position));
   if (failed(cloneForward(primal.getBody().front(), map, outputs, callStack)))
     return failure();
   SmallVector<Operation *> forwardOps;

@@ -130,12 +130,19 @@ private:
   /// block argument of a backward region), where activity is not tracked.
   bool isRecomputed(Value v) const { return !forwardValues.contains(v); }
 
+  /// The outer value of `op` (a full-tape loop) whose gradient's
+  /// accumulator can hold the tape of carried value `k`, or null.
+  Value findTapeHost(scf::ForOp op, unsigned k, IRMapping &map,
+                     ArrayRef<Value> taken) const;
+
   /// Marks the results of forward ops that depend on an active value.
   void propagateActivity(ArrayRef<Operation *> ops);
 
   ModuleOp module;
   OpBuilder &b;
   llvm::DenseSet<Value> active;
+  /// The derivative's wrt parameters, active from the start.
+  llvm::DenseSet<Value> wrtArgs;
   /// Every value of the forward sweep (results, arguments, region values).
   llvm::DenseSet<Value> forwardValues;
   llvm::DenseMap<Operation *, RuleCall> ruleCalls;
@@ -149,6 +156,9 @@ private:
     /// `firstReverse` on the reverse sweep replays; empty for a full tape.
     std::vector<remat::RevolveAction> schedule;
     size_t firstReverse = 0;
+    /// Per carried value: the outer (forward) value whose gradient's
+    /// accumulator holds its tape (Loops.cpp, findTapeHost), or null.
+    SmallVector<Value> hosts;
   };
   /// Snapshot slots per loop (0: a full tape).
   int64_t loopSnapshots;

@@ -23,6 +23,94 @@ static Value indexTable(OpBuilder &b, Location loc, ArrayRef<int64_t> values) {
                                    DenseIntElementsAttr::get(type, bits));
 }
 
+/// The offsets, sizes and strides of `small` at the start of row `row` of
+/// `stacked` (rank one more than `small`'s, each other dimension at least
+/// as large).
+static void tapeSlice(OpBuilder &b, Value row, RankedTensorType small,
+                      RankedTensorType stacked,
+                      SmallVectorImpl<OpFoldResult> &offsets,
+                      SmallVectorImpl<OpFoldResult> &sizes,
+                      SmallVectorImpl<OpFoldResult> &strides) {
+  offsets.assign(stacked.getRank(), b.getIndexAttr(0));
+  offsets[0] = row;
+  sizes.assign({b.getIndexAttr(1)});
+  for (int64_t size : small.getShape())
+    sizes.push_back(b.getIndexAttr(size));
+  strides.assign(stacked.getRank(), b.getIndexAttr(1));
+}
+
+/// Writes `v` into row `row` of the tape `tape`: the whole row, or where the
+/// tape is a host's accumulator, the leading block of it.
+static Value storeInTape(OpBuilder &b, Location loc, Value v, Value tape,
+                         Value row) {
+  auto small = cast<RankedTensorType>(v.getType());
+  auto stacked = cast<RankedTensorType>(tape.getType());
+  if (small.getShape() == stacked.getShape().drop_front())
+    return UpdateOp::create(b, loc, stacked, v, tape, row);
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  tapeSlice(b, row, small, stacked, offsets, sizes, strides);
+  return tensor::InsertSliceOp::create(b, loc, v, tape, offsets, sizes,
+                                       strides);
+}
+
+/// Reads back what storeInTape wrote, as a value of `type`.
+static Value loadFromTape(OpBuilder &b, Location loc, Type type, Value tape,
+                          Value row) {
+  auto small = cast<RankedTensorType>(type);
+  auto stacked = cast<RankedTensorType>(tape.getType());
+  if (small.getShape() == stacked.getShape().drop_front())
+    return TakeOp::create(b, loc, small, tape, row);
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  tapeSlice(b, row, small, stacked, offsets, sizes, strides);
+  // Rank-reducing: the leading unit dimension is dropped.
+  return tensor::ExtractSliceOp::create(b, loc, small, tape, offsets, sizes,
+                                        strides);
+}
+
+/// A loop over layers, `for i in 0..n { h = f(h, ws[i]) }`, keeps a tape of
+/// `h` and builds the gradient of `ws` row by row in reverse: row i of the
+/// gradient is written in the reverse step that last reads row i of the
+/// tape. So the tape can live in the gradient's accumulator, row i of `h`
+/// in the leading block of row i of `ws`'s gradient, and a loop then needs
+/// no more memory than its unrolled form, whose per-layer activations are
+/// freed as the per-layer gradients are made. The host is a wrt parameter
+/// (so that it has an accumulator) that the body reads only as `ws[i]` at
+/// the induction value of a loop from 0 over all its rows, of the carried
+/// value's element type, whose row holds the carried value.
+Value Differentiator::findTapeHost(scf::ForOp op, unsigned k, IRMapping &map,
+                                   ArrayRef<Value> taken) const {
+  auto carried = cast<RankedTensorType>(op.getInitArgs()[k].getType());
+  auto lower = getConstantIntValue(op.getLowerBound());
+  auto upper = getConstantIntValue(op.getUpperBound());
+  if (!lower || !upper || *lower != 0)
+    return {};
+  for (Value w : getCaptures(op.getRegion())) {
+    Value forward = map.lookupOrDefault(w);
+    if (!wrtArgs.contains(forward) || llvm::is_contained(taken, forward))
+      continue;
+    auto type = dyn_cast<RankedTensorType>(w.getType());
+    if (!type || type.getRank() != carried.getRank() + 1 ||
+        type.getDimSize(0) != *upper ||
+        type.getElementType() != carried.getElementType())
+      continue;
+    bool fits = true;
+    for (auto [c, h] : llvm::zip(carried.getShape(),
+                                 type.getShape().drop_front()))
+      fits &= c <= h;
+    // The body's only read of `w`: a take at the induction value.
+    SmallVector<Operation *> readers;
+    for (Operation *user : w.getUsers())
+      if (op->isProperAncestor(user))
+        readers.push_back(user);
+    auto take = readers.size() == 1 ? dyn_cast<TakeOp>(readers.front())
+                                    : TakeOp();
+    if (fits && take && take->getBlock() == op.getBody() &&
+        take.getIndex() == op.getInductionVar())
+      return forward;
+  }
+  return {};
+}
+
 /// The forward loop carries, after the primal's values, one tape per
 /// carried value: a stacked tensor whose row i holds the value at the start
 /// of iteration i. With binomial checkpointing (`snapshots` slots, fewer
@@ -80,12 +168,18 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
   for (Value init : op.getInitArgs())
     inits.push_back(map.lookupOrDefault(init));
   unsigned numCarried = inits.size();
-  for (Value init : op.getInitArgs()) {
+  info.hosts.assign(numCarried, Value());
+  if (!binomial)
+    for (unsigned k = 0; k < numCarried; ++k)
+      info.hosts[k] = findTapeHost(op, k, map, info.hosts);
+  for (auto [init, host] : llvm::zip(op.getInitArgs(), info.hosts)) {
     auto type = cast<RankedTensorType>(init.getType());
     SmallVector<int64_t> shape = {rows};
     llvm::append_range(shape, type.getShape());
-    inits.push_back(
-        zerosOf(b, loc, RankedTensorType::get(shape, type.getElementType())));
+    inits.push_back(zerosOf(
+        b, loc,
+        host ? host.getType()
+             : RankedTensorType::get(shape, type.getElementType())));
   }
   if (binomial)
     for (unsigned i = 0; i < numCarried; ++i)
@@ -112,7 +206,7 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
     SmallVector<Value> tapes;
     if (!binomial) {
       for (auto [v, tape] : llvm::zip(carried, tapeArgs))
-        tapes.push_back(UpdateOp::create(b, l, tape.getType(), v, tape, row));
+        tapes.push_back(storeInTape(b, l, v, tape, row));
     } else {
       // tape[slot] = carried, where this iteration's input is a snapshot.
       Value slot = tensor::ExtractOp::create(b, l, slots, row);
@@ -221,7 +315,25 @@ LogicalResult Differentiator::reverseStep(const LoopInfo &info,
   }
   for (auto [v, acc] : llvm::zip(outer, accs)) {
     Value c = local.lookup(v);
-    out.push_back(c ? addToAccumulator(acc, c) : acc);
+    if (!llvm::is_contained(info.hosts, v)) {
+      out.push_back(c ? addToAccumulator(acc, c) : acc);
+      continue;
+    }
+    // A tape host: its row `iv` holds this step's tape until now, and gets
+    // this step's cotangent, which findTapeHost made the only one: written,
+    // not added.
+    auto row = c ? c.getDefiningOp<UpdateOp>() : UpdateOp();
+    if (c && (!row || !c.use_empty() || !isPositiveZeros(row.getOperand()) ||
+              row.getIndex() != iv))
+      return primal.emitError("internal error: the cotangent of a loop's "
+                              "tape host is not one row");
+    auto rowType = RankedTensorType::get(
+        cast<RankedTensorType>(acc.getType()).getShape().drop_front(),
+        cast<RankedTensorType>(acc.getType()).getElementType());
+    Value g = row ? row.getValue() : zerosOf(b, l, rowType);
+    if (row)
+      row.erase();
+    out.push_back(UpdateOp::create(b, l, acc.getType(), g, acc, iv));
   }
   return success();
 }
@@ -252,9 +364,14 @@ LogicalResult Differentiator::backwardFor(scf::ForOp op, CotangentMap &cot) {
     if (isDifferentiable(forward) && !llvm::is_contained(outer, forward))
       outer.push_back(forward);
   }
+  // A tape host's accumulator starts as the tape (findTapeHost).
   SmallVector<Value> accs;
-  for (Value v : outer)
-    accs.push_back(zerosOf(b, loc, v.getType()));
+  for (Value v : outer) {
+    const Value *host = llvm::find(info.hosts, v);
+    accs.push_back(host != info.hosts.end()
+                       ? op.getResult(numCarried + (host - info.hosts.begin()))
+                       : zerosOf(b, loc, v.getType()));
+  }
 
   SmallVector<Value> results; // the carried cotangents, then the outer ones
   if (!info.schedule.empty()) {
@@ -280,9 +397,15 @@ LogicalResult Differentiator::backwardFor(scf::ForOp op, CotangentMap &cot) {
       Value row = arith::SubIOp::create(b, l, last, j);
       Value iv = arith::AddIOp::create(b, l, lower, row);
       SmallVector<Value> carriedIn;
-      for (auto [tape, r] : llvm::zip(op.getResults().drop_front(numCarried),
-                                      primal.getRegionIterArgs()))
-        carriedIn.push_back(TakeOp::create(b, l, r.getType(), tape, row));
+      for (auto [tape, r, host] :
+           llvm::zip(op.getResults().drop_front(numCarried),
+                     primal.getRegionIterArgs(), info.hosts)) {
+        // A hosted tape is read from the accumulator the loop carries.
+        Value from = tape;
+        if (host)
+          from = args[numCarried + (llvm::find(outer, host) - outer.begin())];
+        carriedIn.push_back(loadFromTape(b, l, r.getType(), from, row));
+      }
       SmallVector<Value> out;
       if (failed(reverseStep(info, outer, iv, carriedIn,
                              args.take_front(numCarried),
