@@ -23,6 +23,7 @@ std::string tad::getBufferizationPipeline(int64_t budget) {
          "canonicalize,"
          "tad-fuse-elementwise,"
          "tad-reuse-operand-buffers,"
+         "eliminate-empty-tensors,"
          "one-shot-bufferize{bufferize-function-boundaries "
          "function-boundary-type-conversion=identity-layout-map "
          "allow-return-allocs-from-loops buffer-alignment=0},"
