@@ -81,17 +81,15 @@ LogicalResult Differentiator::cloneOp(Operation &op, IRMapping &map,
   if (auto loop = dyn_cast<scf::ForOp>(op))
     return cloneFor(loop, map, callStack);
   // Calls nested in regions (checkpoint, if) are inlined too: clone the op
-  // and then inline the calls inside the clone.
+  // and then inline the calls inside the clone. A call of a function with a
+  // custom rule becomes a call of the rule's forward, as at the top level;
+  // its saved values go unused there, since the backward sweep recomputes
+  // the region (the branch, the checkpoint) and calls the rule's forward
+  // again before the pullback.
   Operation *clone = b.clone(op, map);
   SmallVector<func::CallOp> nested;
   clone->walk([&](func::CallOp call) { nested.push_back(call); });
   for (func::CallOp call : nested) {
-    auto callee = module.lookupSymbol<func::FuncOp>(call.getCalleeAttr());
-    if (callee && callee->hasAttr(TadDialect::kCustomRuleAttrName))
-      return call.emitError("a call of @")
-             << callee.getName()
-             << ", which has a custom rule, inside a region is not "
-                "supported yet";
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(call);
     IRMapping local;
