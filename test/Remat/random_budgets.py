@@ -4,9 +4,9 @@ feasible minimum that tadc names, as budgets.py sweeps the examples.
 
 The programs come from test/AutoDiff/random_programs.py's generator, with
 what most often broke budgets added: loops inside checkpoints,
-@checkpoint functions holding loops, custom-rule (rrule) calls (outside
-regions: AD does not take them inside loops, branches or checkpoints yet),
-nested calls, and value_and_grad's several outputs. For each
+@checkpoint functions holding loops, custom-rule (rrule) calls at the top
+level and inside loops, branches and checkpoints, nested calls, and
+value_and_grad's several outputs. For each
 program and each budget (store-all, the named minimum, and one between):
 
   - the compile succeeds (at the named minimum too);
@@ -57,9 +57,7 @@ fn outer(h: f64[2, 3], w: f64[3, 3]) -> f64[2, 3] {
 
 
 class Generator(random_programs.Generator):
-    """Adds the constructs of the module docstring to the AD generator.
-    Custom-rule calls stay outside loops, branches and checkpoints, where
-    AD does not support them yet (docs/autodiff.md)."""
+    """Adds the constructs of the module docstring to the AD generator."""
 
     def expr(self):
         if self.rng.random() < 0.3:
@@ -70,9 +68,10 @@ class Generator(random_programs.Generator):
         r = self.rng
         pad = "  " * indent
         lines = super().block(depth, indent)
-        if depth == 0:
+        if depth == 0 or r.random() < 0.3:
             # Before or after the statements (lines of nested blocks lie
-            # between).
+            # between), in the function's body or in a loop's, a branch's
+            # or a checkpoint's.
             for _ in range(r.randint(1, 2)):
                 call = f"{pad}h = " + r.choice(
                     ["soft(h)", "outer(h, w)", "soft(h @ w) - 0.5"]) + ";"
@@ -82,7 +81,8 @@ class Generator(random_programs.Generator):
             self.loop_vars += 1
             lines += [f"{pad}checkpoint {{",
                       f"{pad}  for {v} in 0..2 {{",
-                      f"{pad}    h = tanh(h @ ws[{v}]) - 0.5;",
+                      f"{pad}    h = " + r.choice(["tanh", "soft"]) +
+                      f"(h @ ws[{v}]) - 0.5;",
                       f"{pad}  }}",
                       f"{pad}}}"]
         return lines
