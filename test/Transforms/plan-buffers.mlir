@@ -206,3 +206,29 @@ func.func @already_freed() {
   memref.dealloc %a : memref<4xf32>
   return
 }
+
+// -----
+
+// A branch that only yields buffers, which canonicalization folds into
+// arith.select, is planned as that branch: the side that yields a buffer of
+// this block consumes it, and the other buffer is freed on that side.
+// CHECK-LABEL: func.func @select
+func.func @select(%c: i1, %x: memref<4xf32>) -> memref<4xf32> {
+  // CHECK: %[[A:.*]] = memref.alloc()
+  // CHECK: %[[B:.*]] = memref.alloc()
+  // CHECK-NOT: arith.select
+  // CHECK: %[[R:.*]] = scf.if %{{.*}} -> (memref<4xf32>) {
+  // CHECK-NEXT: memref.dealloc %[[B]]
+  // CHECK-NEXT: scf.yield %[[A]]
+  // CHECK-NEXT: } else {
+  // CHECK-NEXT: memref.dealloc %[[A]]
+  // CHECK-NEXT: scf.yield %[[B]]
+  // CHECK-NEXT: }
+  // CHECK-NEXT: return %[[R]]
+  %a = memref.alloc() : memref<4xf32>
+  memref.copy %x, %a : memref<4xf32> to memref<4xf32>
+  %b = memref.alloc() : memref<4xf32>
+  memref.copy %x, %b : memref<4xf32> to memref<4xf32>
+  %r = arith.select %c, %a, %b : memref<4xf32>
+  return %r : memref<4xf32>
+}

@@ -20,7 +20,9 @@ def PlanBuffers : Pass<"tad-plan-buffers", "mlir::func::FuncOp"> {
     global, a partial view, an outer buffer read later, the same buffer
     twice) is copied first. A loop starts from its initial value's buffer
     when nothing reads that buffer inside the loop or after it, and from a
-    copy otherwise. docs/memory.md states the rules.
+    copy otherwise. An `arith.select` of buffers (a branch that only
+    yields, folded by canonicalization) becomes that branch again first.
+    docs/memory.md states the rules.
 
     ```mlir
     func.func @f(%x: memref<4xf32>) -> memref<4xf32> {
@@ -43,7 +45,8 @@ def PlanBuffers : Pass<"tad-plan-buffers", "mlir::func::FuncOp"> {
     }
     ```
   }];
-  let dependentDialects = ["mlir::memref::MemRefDialect"];
+  let dependentDialects = ["mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
   let statistics = [
     Statistic<"numFrees", "num-frees", "Number of deallocations placed">,
     Statistic<"numCopies", "num-copies",

@@ -28,6 +28,7 @@
 #include "tad/Transforms/BufferPeak.h"
 #include "tad/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -338,8 +339,37 @@ public:
   int64_t numFrees = 0;
 };
 
+/// Canonicalization folds a branch that only yields buffers into
+/// `arith.select`, whose result is one of two buffers, decided at run time.
+/// The planner's rules for branches (a side consumes an outer buffer it
+/// yields, or yields a copy) cover it, so the select becomes that branch
+/// again.
+void selectsToBranches(func::FuncOp func) {
+  SmallVector<arith::SelectOp> selects;
+  func.walk([&](arith::SelectOp select) {
+    if (isa<MemRefType>(select.getType()))
+      selects.push_back(select);
+  });
+  for (arith::SelectOp select : selects) {
+    OpBuilder b(select);
+    Location loc = select.getLoc();
+    Value onTrue = select.getTrueValue(), onFalse = select.getFalseValue();
+    auto branch = scf::IfOp::create(
+        b, loc, select.getCondition(),
+        [&](OpBuilder &nested, Location l) {
+          scf::YieldOp::create(nested, l, onTrue);
+        },
+        [&](OpBuilder &nested, Location l) {
+          scf::YieldOp::create(nested, l, onFalse);
+        });
+    select.replaceAllUsesWith(branch.getResult(0));
+    select.erase();
+  }
+}
+
 struct PlanBuffersPass : tad::impl::PlanBuffersBase<PlanBuffersPass> {
   void runOnOperation() override {
+    selectsToBranches(getOperation());
     Planner planner(getOperation());
     if (failed(planner.run()))
       return signalPassFailure();
