@@ -134,6 +134,51 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
 // Shape ops
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// matmul(transpose(a), b) -> matmul(a, b) {transpose_lhs}, for a transpose
+/// that swaps the last two dimensions and keeps the batch ones: BLAS reads
+/// the operand transposed where it lies, where the transpose was a copy.
+/// Updated in place, so that attributes such as `tad.forward` stay.
+struct FoldTransposeIntoMatmul : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    auto swapsLastTwo = [](Value v) -> TransposeOp {
+      auto transpose = v.getDefiningOp<TransposeOp>();
+      if (!transpose)
+        return {};
+      ArrayRef<int64_t> p = transpose.getPermutation();
+      int64_t n = p.size();
+      for (int64_t d = 0; d < n - 2; ++d)
+        if (p[d] != d)
+          return {};
+      return n >= 2 && p[n - 2] == n - 1 && p[n - 1] == n - 2 ? transpose
+                                                               : TransposeOp();
+    };
+    TransposeOp lhs = swapsLastTwo(op.getLhs());
+    TransposeOp rhs = swapsLastTwo(op.getRhs());
+    if (!lhs && !rhs)
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] {
+      if (lhs) {
+        op.getLhsMutable().assign(lhs.getOperand());
+        op.setTransposeLhs(!op.getTransposeLhs());
+      }
+      if (rhs) {
+        op.getRhsMutable().assign(rhs.getOperand());
+        op.setTransposeRhs(!op.getTransposeRhs());
+      }
+    });
+    return success();
+  }
+};
+} // namespace
+
+void MatmulOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                           MLIRContext *context) {
+  results.add<FoldTransposeIntoMatmul>(context);
+}
+
 OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
   ArrayRef<int64_t> permutation = getPermutation();
   if (llvm::equal(permutation, llvm::seq<int64_t>(0, permutation.size())))

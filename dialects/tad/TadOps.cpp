@@ -80,7 +80,16 @@ static LogicalResult checkAxes(Operation *op, StringRef what,
 // MatmulOp
 //===----------------------------------------------------------------------===//
 
-/// The shape of `lhs @ rhs`, assuming the operands are valid.
+/// `type` with its last two dimensions swapped when `transposed`.
+static RankedTensorType swapLastTwoIf(RankedTensorType type, bool transposed) {
+  if (!transposed || type.getRank() < 2)
+    return type;
+  SmallVector<int64_t> shape(type.getShape());
+  std::swap(shape[shape.size() - 1], shape[shape.size() - 2]);
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
+/// The shape of `op(lhs) @ op(rhs)`, assuming the operands are valid.
 static RankedTensorType inferMatmulType(RankedTensorType lhs,
                                         RankedTensorType rhs) {
   SmallVector<int64_t> shape(lhs.getShape().drop_back());
@@ -89,9 +98,16 @@ static RankedTensorType inferMatmulType(RankedTensorType lhs,
 }
 
 void MatmulOp::build(OpBuilder &builder, OperationState &state, Value lhs,
-                     Value rhs) {
-  build(builder, state, inferMatmulType(tensorType(lhs), tensorType(rhs)), lhs,
-        rhs);
+                     Value rhs, bool transposeLhs, bool transposeRhs) {
+  build(builder, state,
+        inferMatmulType(swapLastTwoIf(tensorType(lhs), transposeLhs),
+                        swapLastTwoIf(tensorType(rhs), transposeRhs)),
+        lhs, rhs, transposeLhs, transposeRhs);
+}
+
+int64_t MatmulOp::getContractedSize() {
+  RankedTensorType lhs = tensorType(getLhs());
+  return lhs.getDimSize(lhs.getRank() - (getTransposeLhs() ? 2 : 1));
 }
 
 LogicalResult MatmulOp::verify() {
@@ -111,12 +127,17 @@ LogicalResult MatmulOp::verify() {
       return emitOpError("batch dimension ")
              << d << " differs: lhs has " << lhs.getDimSize(d) << ", rhs has "
              << rhs.getDimSize(d);
-  if (lhs.getDimSize(rank - 1) != rhs.getDimSize(rank - 2))
+  // Name the operands' own dimensions, which is what the user can look up.
+  int64_t lhsK = getTransposeLhs() ? rank - 2 : rank - 1;
+  int64_t rhsK = getTransposeRhs() ? rank - 1 : rank - 2;
+  if (lhs.getDimSize(lhsK) != rhs.getDimSize(rhsK))
     return emitOpError("contracted dimensions differ: lhs dimension ")
-           << rank - 1 << " is " << lhs.getDimSize(rank - 1)
-           << ", rhs dimension " << rank - 2 << " is "
-           << rhs.getDimSize(rank - 2);
-  return checkResultType(*this, getType(), inferMatmulType(lhs, rhs));
+           << lhsK << " is " << lhs.getDimSize(lhsK) << ", rhs dimension "
+           << rhsK << " is " << rhs.getDimSize(rhsK);
+  return checkResultType(
+      *this, getType(),
+      inferMatmulType(swapLastTwoIf(lhs, getTransposeLhs()),
+                      swapLastTwoIf(rhs, getTransposeRhs())));
 }
 
 //===----------------------------------------------------------------------===//

@@ -271,27 +271,46 @@ def Tad_SelectOp : Tad_Op<"select", [Pure, Elementwise, DeclareOpInterfaceMethod
 //===----------------------------------------------------------------------===//
 
 def Tad_MatmulOp : Tad_Op<"matmul", [Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
-  let summary = "matrix product with batch dimensions";
+  let summary = "matrix product with batch dimensions, operands possibly transposed";
   let description = [{
-    Multiplies `lhs` of shape `[B..., M, K]` by `rhs` of shape `[B..., K, N]`
-    into `[B..., M, N]`. Both operands have one element type and one rank
+    Multiplies `op(lhs)` of shape `[B..., M, K]` by `op(rhs)` of shape
+    `[B..., K, N]` into `[B..., M, N]`, where `op` swaps the last two
+    dimensions of an operand marked `transpose_lhs` / `transpose_rhs` and is
+    the identity otherwise. Both operands have one element type and one rank
     (at least 2) and the same batch dimensions `B...`; there is no implicit
     broadcasting of batch dimensions.
 
     ```mlir
     %c = tad.matmul %a, %b : tensor<8x64x32xf32>, tensor<8x32x16xf32>
            -> tensor<8x64x16xf32>
+    // x^T dy, as the gradient of a weight is written:
+    %dw = tad.matmul %x, %dy {transpose_lhs} : tensor<64x32xf32>,
+            tensor<64x16xf32> -> tensor<32x16xf32>
     ```
+
+    The flags are how a transpose reaches BLAS as a transposed view instead
+    of a copy. Canonicalization folds a `tad.transpose` of the last two
+    dimensions into them, before the remat pass sees the graph, so every
+    schedule of one program multiplies the same operands the same way and
+    gets bit-identical results.
   }];
-  let arguments = (ins Tad_Tensor:$lhs, Tad_Tensor:$rhs);
+  let arguments = (ins Tad_Tensor:$lhs, Tad_Tensor:$rhs,
+                       UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs);
   let results = (outs Tad_Tensor:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
   let builders = [
-    OpBuilder<(ins "::mlir::Value":$lhs, "::mlir::Value":$rhs)>
+    OpBuilder<(ins "::mlir::Value":$lhs, "::mlir::Value":$rhs,
+                   CArg<"bool", "false">:$transposeLhs,
+                   CArg<"bool", "false">:$transposeRhs)>
   ];
+  let extraClassDeclaration = [{
+    /// The contracted size K.
+    int64_t getContractedSize();
+  }];
 }
 
 //===----------------------------------------------------------------------===//

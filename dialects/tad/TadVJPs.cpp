@@ -92,14 +92,6 @@ Value rebroadcast(OpBuilder &b, Location loc, Value cotangent,
   return BroadcastOp::create(b, loc, type, cotangent, dims);
 }
 
-/// Swaps the last two dimensions (the transpose of a batch of matrices).
-Value swapLastTwo(OpBuilder &b, Location loc, Value v) {
-  int64_t rank = typeOf(v).getRank();
-  SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
-  std::swap(perm[rank - 1], perm[rank - 2]);
-  return TransposeOp::create(b, loc, v, perm);
-}
-
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -292,13 +284,23 @@ void StopGradientOp::getResiduals(SmallVectorImpl<Value> &) {}
 // Contraction and shape ops
 //===----------------------------------------------------------------------===//
 
-// Y = A B: dA = dY B^T, dB = A^T dY (per batch).
+// Y = op(A) op(B), op the identity or a swap of the last two dimensions
+// (per batch). d op(A) = dY op(B)^T and d op(B) = op(A)^T dY; each is
+// written as one matmul with flags, so no transpose is ever materialized:
+//   dA = dY op(B)^T            (A plain)   dA = op(B) dY^T   (A transposed)
+//   dB = op(A)^T dY            (B plain)   dB = dY^T op(A)   (B transposed)
 void MatmulOp::buildVJP(OpBuilder &b, ValueRange dys,
                         SmallVectorImpl<Value> &dxs) {
   Location loc = getLoc();
-  Value dy = dys[0];
-  dxs.assign({MatmulOp::create(b, loc, dy, swapLastTwo(b, loc, getRhs())),
-         MatmulOp::create(b, loc, swapLastTwo(b, loc, getLhs()), dy)});
+  Value dy = dys[0], lhs = getLhs(), rhs = getRhs();
+  bool ta = getTransposeLhs(), tb = getTransposeRhs();
+  // dB first: in `x @ w` it is the last read of the activation x, which
+  // can then be freed before dA's result is allocated.
+  Value db = tb ? MatmulOp::create(b, loc, dy, lhs, true, ta)
+                : MatmulOp::create(b, loc, lhs, dy, !ta, false);
+  Value da = ta ? MatmulOp::create(b, loc, rhs, dy, tb, true)
+                : MatmulOp::create(b, loc, dy, rhs, false, !tb);
+  dxs.assign({da, db});
 }
 void MatmulOp::getResiduals(SmallVectorImpl<Value> &r) {
   r.append({getLhs(), getRhs()});

@@ -23,7 +23,7 @@ func.func @layers(%x: tensor<2x4xf32>, %ws: tensor<3x4x4xf32>) -> tensor<f32> {
 // CHECK: tensor.insert_slice %[[H]] into %[[TAPE]][%{{.*}}, 0, 0] [1, 2, 4] [1, 1, 1] : tensor<2x4xf32> into tensor<3x4x4xf32>
 // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %[[ACC:.*]] = %[[FWD]]#1) -> (tensor<2x4xf32>, tensor<3x4x4xf32>)
 // CHECK: %[[IN:.*]] = tensor.extract_slice %[[ACC]][%[[ROW:.*]], 0, 0] [1, 2, 4] [1, 1, 1] : tensor<3x4x4xf32> to tensor<2x4xf32>
-// CHECK: %[[G:.*]] = tad.matmul %{{.*}}, %{{.*}} : tensor<4x2xf32>, tensor<2x4xf32> -> tensor<4x4xf32>
+// CHECK: %[[G:.*]] = tad.matmul %[[IN]], %{{.*}} {transpose_lhs} : tensor<2x4xf32>, tensor<2x4xf32> -> tensor<4x4xf32>
 // CHECK: %[[NEW:.*]] = tad.update %[[G]] into %[[ACC]][%{{.*}}] : tensor<4x4xf32> into tensor<3x4x4xf32>
 // CHECK: scf.yield %{{.*}}, %[[NEW]]
 func.func private @d_layers(tensor<2x4xf32>, tensor<3x4x4xf32>) -> tensor<3x4x4xf32>

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tad/Conversion/Passes.h"
+#include "tad/Conversion/MatmulMaps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -62,24 +63,43 @@ struct ConvertMatmulToRuntimePass
     for (linalg::LinalgOp op : matmuls) {
       auto outType = cast<MemRefType>(op.getDpsInits()[0].getType());
       Type element = outType.getElementType();
-      // Transposed or broadcast variants carry their own indexing maps;
-      // leave them to the generic lowering.
-      bool userMaps = false;
-      if (auto mm = dyn_cast<linalg::MatmulOp>(op.getOperation()))
-        userMaps = mm.hasUserDefinedMaps();
-      else if (auto bmm = dyn_cast<linalg::BatchMatmulOp>(op.getOperation()))
-        userMaps = bmm.hasUserDefinedMaps();
-      if (!(element.isF32() || element.isF64()) || userMaps)
+      if (!(element.isF32() || element.isF64()))
         continue;
       int64_t rank = outType.getRank();
+      // Maps with a transposed operand (tad.matmul's flags) pass that operand
+      // as a transposed view, which the runtime hands to BLAS as such; other
+      // user maps (broadcasts) are left to the generic lowering.
+      tad::MatmulTransposes transposes;
+      ArrayAttr maps;
+      if (auto mm = dyn_cast<linalg::MatmulOp>(op.getOperation()))
+        maps = mm.hasUserDefinedMaps() ? mm.getIndexingMaps() : ArrayAttr();
+      else if (auto bmm = dyn_cast<linalg::BatchMatmulOp>(op.getOperation()))
+        maps = bmm.hasUserDefinedMaps() ? bmm.getIndexingMaps() : ArrayAttr();
+      if (maps) {
+        std::optional<tad::MatmulTransposes> matched =
+            tad::matchMatmulMaps(maps, rank - 2);
+        if (!matched)
+          continue;
+        transposes = *matched;
+      }
       std::string name = prefix + (rank == 2 ? "matmul_" : "batch_matmul_") +
                          std::string(element.isF32() ? "f32" : "f64");
       MemRefType dynamic = getFullyDynamic(&getContext(), rank, element);
       func::FuncOp callee = getOrDeclare(module, name, dynamic);
       OpBuilder b(op);
-      SmallVector<Value> args;
-      for (Value operand : op->getOperands())
-        args.push_back(memref::CastOp::create(b, op.getLoc(), dynamic, operand));
+      SmallVector<int64_t> swapped =
+          llvm::to_vector(llvm::seq<int64_t>(0, rank));
+      std::swap(swapped[rank - 1], swapped[rank - 2]);
+      auto swap = AffineMapAttr::get(
+          AffineMap::getPermutationMap(swapped, &getContext()));
+      auto view = [&](Value operand, bool transposed) -> Value {
+        if (transposed)
+          operand = memref::TransposeOp::create(b, op.getLoc(), operand, swap);
+        return memref::CastOp::create(b, op.getLoc(), dynamic, operand);
+      };
+      SmallVector<Value> args{view(op.getDpsInputs()[0], transposes.lhs),
+                              view(op.getDpsInputs()[1], transposes.rhs),
+                              view(op.getDpsInits()[0], false)};
       func::CallOp::create(b, op.getLoc(), callee, args);
       op->erase();
     }

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tad/Conversion/Passes.h"
+#include "tad/Conversion/MatmulMaps.h"
 
 #include "dialects/tad/TadOps.h"
 
@@ -560,8 +561,9 @@ struct UpdateLowering : OpConversionPattern<UpdateOp> {
 // Contraction
 //===----------------------------------------------------------------------===//
 
-/// [B..., M, K] @ [B..., K, N]: linalg.matmul for rank 2, batch_matmul for
-/// rank 3, and batch_matmul over the collapsed batch for higher ranks.
+/// op(A) @ op(B) over [B..., M, N]: linalg.matmul for rank 2, batch_matmul
+/// for rank 3, and batch_matmul over the collapsed batch for higher ranks;
+/// transposed operands through the indexing maps (`getMatmulMaps`).
 struct MatmulLowering : OpConversionPattern<MatmulOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -572,12 +574,15 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
     Type elementType = type.getElementType();
     Value zero = floatConstant(rewriter, loc, elementType, 0);
+    bool ta = op.getTransposeLhs(), tb = op.getTransposeRhs();
     if (type.getRank() == 2) {
       Value init = filled(rewriter, loc, type, zero);
-      rewriter.replaceOp(op, linalg::MatmulOp::create(rewriter, loc, type,
-                                                      ValueRange{lhs, rhs},
-                                                      ValueRange{init})
-                                 .getResult(0));
+      auto matmul = linalg::MatmulOp::create(rewriter, loc, type,
+                                             ValueRange{lhs, rhs},
+                                             ValueRange{init});
+      if (ta || tb)
+        matmul.setIndexingMapsAttr(getMatmulMaps(rewriter.getContext(), 0, {ta, tb}));
+      rewriter.replaceOp(op, matmul.getResult(0));
       return success();
     }
     // Collapse all batch dimensions into one.
@@ -592,16 +597,17 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
       return reshape(rewriter, loc, v, flat);
     };
     Value lhs3 = collapse(lhs), rhs3 = collapse(rhs);
+    int64_t rank = type.getRank();
     auto resultType3 = RankedTensorType::get(
-        {tensorType(lhs3).getDimSize(0), tensorType(lhs3).getDimSize(1),
-         tensorType(rhs3).getDimSize(2)},
+        {tensorType(lhs3).getDimSize(0), type.getDimSize(rank - 2),
+         type.getDimSize(rank - 1)},
         elementType);
     Value init = filled(rewriter, loc, resultType3, zero);
-    Value product = linalg::BatchMatmulOp::create(rewriter, loc, resultType3,
-                                                  ValueRange{lhs3, rhs3},
-                                                  ValueRange{init})
-                        .getResult(0);
-    rewriter.replaceOp(op, reshape(rewriter, loc, product, type));
+    auto matmul = linalg::BatchMatmulOp::create(
+        rewriter, loc, resultType3, ValueRange{lhs3, rhs3}, ValueRange{init});
+    if (ta || tb)
+      matmul.setIndexingMapsAttr(getMatmulMaps(rewriter.getContext(), 1, {ta, tb}));
+    rewriter.replaceOp(op, reshape(rewriter, loc, matmul.getResult(0), type));
     return success();
   }
 };

@@ -149,11 +149,9 @@ static int64_t transientBytes(Operation *op) {
 }
 
 double tad::estimateCost(Operation *op) {
-  if (auto matmul = dyn_cast<MatmulOp>(op)) {
-    auto lhs = cast<RankedTensorType>(matmul.getLhs().getType());
+  if (auto matmul = dyn_cast<MatmulOp>(op))
     return 2 * elementsOf(matmul.getType()) *
-           double(lhs.getShape().back());
-  }
+           double(matmul.getContractedSize());
   if (isView(op) || op->hasTrait<OpTrait::ConstantLike>())
     return 0;
   if (auto loop = dyn_cast<scf::ForOp>(op)) {

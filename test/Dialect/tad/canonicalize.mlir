@@ -227,3 +227,32 @@ func.func @stop_gradient_folds(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf3
   // CHECK: return %[[S]], %[[C]]
   return %1, %2 : tensor<2xf32>, tensor<2xf32>
 }
+
+// -----
+
+// A transpose of the last two dimensions feeding a matmul becomes the
+// matmul's flag, in place (other attributes stay); a transpose with other
+// uses stays for them; a flag that is set already is cleared (two transposes
+// cancel); one that moves a batch dimension is not folded.
+// CHECK-LABEL: func.func @fold_transpose_into_matmul
+// CHECK-SAME: (%[[X:.*]]: tensor<4x3xf32>, %[[W:.*]]: tensor<5x4xf32>, %[[V:.*]]: tensor<3x2xf32>, %[[B:.*]]: tensor<2x4x3xf32>, %[[C:.*]]: tensor<3x2x4xf32>)
+func.func @fold_transpose_into_matmul(%x: tensor<4x3xf32>, %w: tensor<5x4xf32>,
+    %v: tensor<3x2xf32>, %b: tensor<2x4x3xf32>, %c: tensor<3x2x4xf32>)
+    -> (tensor<3x5xf32>, tensor<4x5xf32>, tensor<4x2xf32>, tensor<2x3x3xf32>, tensor<2x3x3xf32>) {
+  // CHECK: %[[WT:.*]] = tad.transpose %[[W]] [1, 0]
+  // CHECK: tad.matmul %[[X]], %[[W]] {tad.forward, transpose_lhs, transpose_rhs} : tensor<4x3xf32>, tensor<5x4xf32> -> tensor<3x5xf32>
+  // CHECK: tad.matmul %[[X]], %[[V]] : tensor<4x3xf32>, tensor<3x2xf32> -> tensor<4x2xf32>
+  // CHECK: tad.matmul %[[B]], %[[B]] {transpose_lhs} : tensor<2x4x3xf32>, tensor<2x4x3xf32> -> tensor<2x3x3xf32>
+  // CHECK: %[[CT:.*]] = tad.transpose %[[C]] [1, 0, 2]
+  // CHECK: tad.matmul %[[CT]], %[[B]] : tensor<2x3x4xf32>, tensor<2x4x3xf32> -> tensor<2x3x3xf32>
+  // CHECK: return {{.*}}, %[[WT]],
+  %xt = tad.transpose %x [1, 0] : tensor<4x3xf32> -> tensor<3x4xf32>
+  %wt = tad.transpose %w [1, 0] : tensor<5x4xf32> -> tensor<4x5xf32>
+  %y = tad.matmul %xt, %wt {tad.forward} : tensor<3x4xf32>, tensor<4x5xf32> -> tensor<3x5xf32>
+  %xv = tad.matmul %xt, %v {transpose_lhs} : tensor<3x4xf32>, tensor<3x2xf32> -> tensor<4x2xf32>
+  %bt = tad.transpose %b [0, 2, 1] : tensor<2x4x3xf32> -> tensor<2x3x4xf32>
+  %bb = tad.matmul %bt, %b : tensor<2x3x4xf32>, tensor<2x4x3xf32> -> tensor<2x3x3xf32>
+  %ct = tad.transpose %c [1, 0, 2] : tensor<3x2x4xf32> -> tensor<2x3x4xf32>
+  %cb = tad.matmul %ct, %b : tensor<2x3x4xf32>, tensor<2x4x3xf32> -> tensor<2x3x3xf32>
+  return %y, %wt, %xv, %bb, %cb : tensor<3x5xf32>, tensor<4x5xf32>, tensor<4x2xf32>, tensor<2x3x3xf32>, tensor<2x3x3xf32>
+}

@@ -153,6 +153,24 @@ func.func @matmul_contraction(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) {
 
 // -----
 
+func.func @matmul_transposed_contraction(%a: tensor<2x3xf32>, %b: tensor<3x5xf32>) {
+  // The dimensions named are the operands' own: a transposed lhs contracts
+  // its first.
+  // expected-error @+1 {{contracted dimensions differ: lhs dimension 0 is 2, rhs dimension 0 is 3}}
+  %0 = tad.matmul %a, %b {transpose_lhs} : tensor<2x3xf32>, tensor<3x5xf32> -> tensor<3x5xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_transposed_result(%a: tensor<2x3xf32>, %b: tensor<5x3xf32>) {
+  // expected-error @+1 {{result type 'tensor<2x3xf32>' does not match the expected 'tensor<2x5xf32>'}}
+  %0 = tad.matmul %a, %b {transpose_rhs} : tensor<2x3xf32>, tensor<5x3xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
 func.func @matmul_result(%a: tensor<2x3xf32>, %b: tensor<3x5xf32>) {
   // expected-error @+1 {{result type 'tensor<2x4xf32>' does not match the expected 'tensor<2x5xf32>'}}
   %0 = tad.matmul %a, %b : tensor<2x3xf32>, tensor<3x5xf32> -> tensor<2x4xf32>
