@@ -63,3 +63,35 @@ func.func @twice(%x: tensor<2x4xf32>, %ws: tensor<3x4x4xf32>) -> tensor<f32> {
 // CHECK: return
 func.func private @d_twice(tensor<2x4xf32>, tensor<3x4x4xf32>) -> tensor<3x4x4xf32>
     attributes {tad.derivative = #tad.derivative<grad of @twice wrt [1]>}
+
+// -----
+
+// Every value the body reads as one row at the induction value (here the
+// biases too, which cannot hold the tape) has its row's gradient written
+// into the accumulator's row, not added to its zeros: the producer then
+// writes straight into the row, with no buffer of its own.
+func.func @biased(%x: tensor<2x4xf32>, %ws: tensor<3x4x4xf32>, %bs: tensor<3x4xf32>) -> tensor<f32> {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %c1 = arith.constant 1 : index
+  %h = scf.for %i = %c0 to %c3 step %c1 iter_args(%c = %x) -> (tensor<2x4xf32>) {
+    %w = tad.take %ws[%i] : tensor<3x4x4xf32> -> tensor<4x4xf32>
+    %b = tad.take %bs[%i] : tensor<3x4xf32> -> tensor<4xf32>
+    %y = tad.matmul %c, %w : tensor<2x4xf32>, tensor<4x4xf32> -> tensor<2x4xf32>
+    %bb = tad.broadcast %b dims [1] : tensor<4xf32> -> tensor<2x4xf32>
+    %z = tad.add %y, %bb : tensor<2x4xf32>
+    %t = tad.tanh %z : tensor<2x4xf32>
+    scf.yield %t : tensor<2x4xf32>
+  }
+  %s = tad.reduce_sum %h axes [0, 1] : tensor<2x4xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+// CHECK-LABEL: func.func @d_biased
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %[[WACC:.*]] = %{{.*}}, %[[BACC:.*]] = %{{.*}}) -> (tensor<2x4xf32>, tensor<3x4x4xf32>, tensor<3x4xf32>)
+// CHECK-NOT: tad.take %[[BACC]]
+// CHECK: %[[DB:.*]] = tad.reduce_sum {{.*}} axes [0] : tensor<2x4xf32> -> tensor<4xf32>
+// CHECK-NOT: tad.take %[[BACC]]
+// CHECK: tad.update %[[DB]] into %[[BACC]][%{{.*}}] : tensor<4xf32> into tensor<3x4xf32>
+// CHECK: scf.yield
+func.func private @d_biased(tensor<2x4xf32>, tensor<3x4x4xf32>, tensor<3x4xf32>) -> (tensor<3x4x4xf32>, tensor<3x4xf32>)
+    attributes {tad.derivative = #tad.derivative<grad of @biased wrt [1, 2]>}

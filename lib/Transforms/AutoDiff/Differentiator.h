@@ -135,6 +135,11 @@ private:
   Value findTapeHost(scf::ForOp op, unsigned k, IRMapping &map,
                      ArrayRef<Value> taken) const;
 
+  /// Whether the body of `op` reads the outer value `w` only as one row,
+  /// `tad.take` at the induction value: each iteration's adjoint then
+  /// gives `w` a cotangent in its own row alone.
+  static bool readsOneRowPerStep(scf::ForOp op, Value w);
+
   /// Marks the results of forward ops that depend on an active value.
   void propagateActivity(ArrayRef<Operation *> ops);
 
@@ -159,6 +164,10 @@ private:
     /// Per carried value: the outer (forward) value whose gradient's
     /// accumulator holds its tape (Loops.cpp, findTapeHost), or null.
     SmallVector<Value> hosts;
+    /// The outer (forward) values that the body reads one row per step
+    /// (readsOneRowPerStep): the reverse step writes its row of their
+    /// gradient rather than adding to it.
+    llvm::DenseSet<Value> rowWise;
   };
   /// Snapshot slots per loop (0: a full tape).
   int64_t loopSnapshots;

@@ -97,18 +97,21 @@ Value Differentiator::findTapeHost(scf::ForOp op, unsigned k, IRMapping &map,
     for (auto [c, h] : llvm::zip(carried.getShape(),
                                  type.getShape().drop_front()))
       fits &= c <= h;
-    // The body's only read of `w`: a take at the induction value.
-    SmallVector<Operation *> readers;
-    for (Operation *user : w.getUsers())
-      if (op->isProperAncestor(user))
-        readers.push_back(user);
-    auto take = readers.size() == 1 ? dyn_cast<TakeOp>(readers.front())
-                                    : TakeOp();
-    if (fits && take && take->getBlock() == op.getBody() &&
-        take.getIndex() == op.getInductionVar())
+    if (fits && readsOneRowPerStep(op, w))
       return forward;
   }
   return {};
+}
+
+bool Differentiator::readsOneRowPerStep(scf::ForOp op, Value w) {
+  SmallVector<Operation *> readers;
+  for (Operation *user : w.getUsers())
+    if (op->isProperAncestor(user))
+      readers.push_back(user);
+  auto take =
+      readers.size() == 1 ? dyn_cast<TakeOp>(readers.front()) : TakeOp();
+  return take && take->getBlock() == op.getBody() &&
+         take.getIndex() == op.getInductionVar();
 }
 
 /// The forward loop carries, after the primal's values, one tape per
@@ -172,6 +175,9 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
   if (!binomial)
     for (unsigned k = 0; k < numCarried; ++k)
       info.hosts[k] = findTapeHost(op, k, map, info.hosts);
+  for (Value w : getCaptures(op.getRegion()))
+    if (readsOneRowPerStep(op, w))
+      info.rowWise.insert(map.lookupOrDefault(w));
   for (auto [init, host] : llvm::zip(op.getInitArgs(), info.hosts)) {
     auto type = cast<RankedTensorType>(init.getType());
     SmallVector<int64_t> shape = {rows};
@@ -316,6 +322,17 @@ LogicalResult Differentiator::reverseStep(const LoopInfo &info,
   for (auto [v, acc] : llvm::zip(outer, accs)) {
     Value c = local.lookup(v);
     if (!llvm::is_contained(info.hosts, v)) {
+      // A value read one row per step gets its row's gradient once, in
+      // this step: written into the accumulator's row (which bufferizes as
+      // the producer writing there), not added to its zeros.
+      auto row = c ? c.getDefiningOp<UpdateOp>() : UpdateOp();
+      if (row && info.rowWise.contains(v) && c.use_empty() &&
+          row.getIndex() == iv && isPositiveZeros(row.getOperand())) {
+        Value g = row.getValue();
+        row.erase();
+        out.push_back(UpdateOp::create(b, l, acc.getType(), g, acc, iv));
+        continue;
+      }
       out.push_back(c ? addToAccumulator(acc, c) : acc);
       continue;
     }
