@@ -18,12 +18,16 @@ every CPU allocation and free during one step (forward, loss, backward with
 the weights' .grad set to None first) as a memory event; the peak is the
 largest running sum of those, so the inputs and weights allocated before
 the step are not counted and the gradients are. The minimum budget is the one tadc names below it
-(`--remat-budget=1`).
+(`--remat-budget=1`). The loop forms' predicted recompute overhead is
+the remat report's (the reverse sweep runs each iteration's body again);
+their measured overhead is their step time over the unrolled form's, which
+computes everything once.
 
     OPENBLAS_NUM_THREADS=1 python3 bench/memory/run.py [--repeat N]
         [--workload resnet|transformer] [--no-torch] [--no-minimum]
 """
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -116,6 +120,19 @@ def tad_minimum(source):
                           text=True)
     match = re.search(r"the feasible minimum is (\d+) bytes", proc.stderr)
     return int(match.group(1)) if match else None
+
+
+def tad_predicted_overhead(source):
+    """The remat report's recompute overhead at a budget that keeps
+    everything: for a loop, the reverse sweep's run of every iteration's
+    body."""
+    with tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "report.json")
+        subprocess.run([TADC, source, "--emit=ad", "--entry", "net_grad",
+                        "--remat-budget=1TiB", f"--remat-report={report}"],
+                       check=True, capture_output=True)
+        with open(report) as f:
+            return json.load(f)["functions"][0]["recompute_overhead"]
 
 
 # --- PyTorch -------------------------------------------------------------
@@ -215,25 +232,37 @@ def main():
                  "transformer": (transformer_source, torch_transformer)}
     print("| workload | form | tad peak | tad minimum budget | tad step |")
     print("| --- | --- | --- | --- | --- |")
-    peers = []
+    peers, overheads = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for name, (source_of, torch_of) in workloads.items():
             if args.workload and name != args.workload:
                 continue
+            steps, predicted = {}, {}
             for form in ("loop", "unrolled"):
                 source = os.path.join(tmp, f"{name}_{form}.tad")
                 with open(source, "w") as f:
                     f.write(source_of(form == "unrolled"))
                 stats = tadc_run(source, "net_grad", args.repeat)
+                steps[form] = stats["median_seconds"]
+                predicted[form] = tad_predicted_overhead(source)
                 minimum = (None if args.no_minimum else tad_minimum(source))
                 print(f"| {name} | {form} | {stats['peak_bytes']} | "
                       f"{minimum or '-'} | "
                       f"{stats['median_seconds'] * 1e3:.1f} ms |", flush=True)
+            # The unrolled form computes everything once: the loop's
+            # measured overhead is its step over the unrolled one's.
+            overheads.append(
+                f"| {name} | {100 * predicted['loop']:.1f}% | "
+                f"{100 * (steps['loop'] / steps['unrolled'] - 1):.1f}% | "
+                f"{100 * predicted['unrolled']:.1f}% |")
             if torch is not None:
                 step = torch_of(torch)
                 peers.append(f"| {name} | {torch_peak(torch, step)} | "
                              f"{median_seconds(step, args.repeat) * 1e3:.1f}"
                              " ms |")
+    print("\n| workload | loop: predicted overhead | loop: measured overhead "
+          "| unrolled: predicted overhead |\n| --- | --- | --- | --- |")
+    print("\n".join(overheads))
     if peers:
         print("\n| workload | PyTorch peak | PyTorch step |\n| --- | --- | --- |")
         print("\n".join(peers))

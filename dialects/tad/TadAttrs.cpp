@@ -128,7 +128,7 @@ static func::FuncOp lookupFunction(Operation *op, FlatSymbolRefAttr name,
 LogicalResult TadDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
-  if (name == kLoopSnapshotsAttrName) {
+  if (name == kLoopSnapshotsAttrName || name == kReverseRerunsAttrName) {
     auto count = dyn_cast<IntegerAttr>(attr.getValue());
     if (!isa<scf::ForOp>(op))
       return op->emitOpError() << "'" << name << "' belongs on an scf.for";

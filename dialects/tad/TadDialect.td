@@ -59,6 +59,11 @@ def Tad_Dialect : Dialect {
     /// the remat report can tell the forward values that the backward
     /// sweep reads from the backward sweep's own.
     static constexpr ::llvm::StringLiteral kForwardAttrName = "tad.forward";
+    /// On a forward loop of a derivative (tad-autodiff): how many times the
+    /// reverse sweep runs the loop's body forward again (once per iteration
+    /// with a full tape; with binomial checkpointing also revolve's
+    /// advances), so that the remat report can count that recomputation.
+    static constexpr ::llvm::StringLiteral kReverseRerunsAttrName = "tad.reverse_reruns";
     /// On the module between tad-choose-loop-snapshots and tad-remat: what
     /// the chooser decided, one {location, trips, snapshots} dictionary per
     /// loop, for the remat report.

@@ -21,6 +21,8 @@ func.func @layers(%x: tensor<2x4xf32>, %ws: tensor<3x4x4xf32>) -> tensor<f32> {
 // CHECK: %[[HOST:.*]] = tad.constant dense<0.000000e+00> : tensor<3x4x4xf32>
 // CHECK: %[[FWD:.*]]:2 = scf.for %[[I:.*]] = {{.*}} iter_args(%[[H:.*]] = %{{.*}}, %[[TAPE:.*]] = %[[HOST]]) -> (tensor<2x4xf32>, tensor<3x4x4xf32>)
 // CHECK: tensor.insert_slice %[[H]] into %[[TAPE]][%{{.*}}, 0, 0] [1, 2, 4] [1, 1, 1] : tensor<2x4xf32> into tensor<3x4x4xf32>
+// The remat report counts the reverse sweep's run of each iteration's body.
+// CHECK: } {tad.forward, tad.reverse_reruns = 3 : i64}
 // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %[[ACC:.*]] = %[[FWD]]#1) -> (tensor<2x4xf32>, tensor<3x4x4xf32>)
 // CHECK: %[[IN:.*]] = tensor.extract_slice %[[ACC]][%[[ROW:.*]], 0, 0] [1, 2, 4] [1, 1, 1] : tensor<3x4x4xf32> to tensor<2x4xf32>
 // CHECK: %[[G:.*]] = tad.matmul %[[IN]], %{{.*}} {transpose_lhs} : tensor<2x4xf32>, tensor<2x4xf32> -> tensor<4x4xf32>

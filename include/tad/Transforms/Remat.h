@@ -37,13 +37,27 @@ struct RematTimelinePoint {
   int64_t liveBytes = 0;
 };
 
+/// A loop of the forward sweep whose body the reverse sweep runs again
+/// (`tad.reverse_reruns`): once per iteration with a full tape, and
+/// revolve's advances with binomial checkpointing.
+struct RematLoopRerun {
+  std::string location;
+  int64_t trips = 0;  // the iterations of one run of the loop
+  int64_t reruns = 0; // body runs in the reverse sweep, per run of the loop
+  double cost = 0;    // their estimated cost, every run of the loop counted
+};
+
 struct RematFunctionReport {
   std::string function;
   int64_t budget = 0;
   int64_t storeAllPeak = 0, predictedPeak = 0;
   double storeAllCost = 0, cost = 0; // estimated compute, all nodes
+  /// The estimated compute with nothing computed twice: the store-all cost
+  /// without the loops' reruns. The overhead is cost / baseCost - 1.
+  double baseCost = 0;
   std::string solver;
   std::vector<RematValue> values;
+  std::vector<RematLoopRerun> loops;
   std::vector<RematTimelinePoint> timeline;
 };
 

@@ -245,6 +245,14 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
   }
   if (failed(status))
     return failure();
+  // What the reverse sweep will run again: the body once per iteration
+  // (reverseStep), and with binomial checkpointing revolve's advances
+  // after its first sweep.
+  int64_t reruns = trips;
+  if (binomial)
+    for (size_t k = info.firstReverse; k < info.schedule.size(); ++k)
+      reruns += info.schedule[k].kind == remat::RevolveAction::advance;
+  loop->setAttr(TadDialect::kReverseRerunsAttrName, b.getI64IntegerAttr(reruns));
   for (auto [r, v] : llvm::zip(op.getResults(), loop.getResults()))
     map.map(r, v);
   info.outer = map;

@@ -148,6 +148,95 @@ static int64_t transientBytes(Operation *op) {
   return alongAxis + (isa<SoftmaxOp>(op) ? getByteSize(input) : 0);
 }
 
+/// An index value in the iteration where the induction variable `iv` is
+/// `at`: constants, index arithmetic and reads of constant tables (how a
+/// revolve dispatcher picks its action), or nullopt.
+static std::optional<int64_t> evaluateAt(Value v, Value iv, int64_t at,
+                                         int depth = 0) {
+  if (v == iv)
+    return at;
+  APInt constant;
+  if (matchPattern(v, m_ConstantInt(&constant)))
+    return constant.getSExtValue();
+  Operation *op = v.getDefiningOp();
+  if (!op || depth > 32)
+    return std::nullopt;
+  auto operand = [&](unsigned i) {
+    return evaluateAt(op->getOperand(i), iv, at, depth + 1);
+  };
+  if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
+    DenseIntElementsAttr table;
+    if (extract.getIndices().size() != 1 ||
+        !matchPattern(extract.getTensor(), m_Constant(&table)))
+      return std::nullopt;
+    std::optional<int64_t> i = evaluateAt(extract.getIndices()[0], iv, at,
+                                          depth + 1);
+    if (!i || *i < 0 || *i >= table.getNumElements())
+      return std::nullopt;
+    return (*(table.getValues<APInt>().begin() + *i)).getSExtValue();
+  }
+  if (isa<arith::IndexCastOp>(op))
+    return operand(0);
+  if (!isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::CmpIOp>(op))
+    return std::nullopt;
+  std::optional<int64_t> a = operand(0), b = operand(1);
+  if (!a || !b)
+    return std::nullopt;
+  if (isa<arith::AddIOp>(op))
+    return *a + *b;
+  if (isa<arith::SubIOp>(op))
+    return *a - *b;
+  if (isa<arith::MulIOp>(op))
+    return *a * *b;
+  switch (cast<arith::CmpIOp>(op).getPredicate()) {
+  case arith::CmpIPredicate::eq:
+    return *a == *b;
+  case arith::CmpIPredicate::ne:
+    return *a != *b;
+  case arith::CmpIPredicate::slt:
+    return *a < *b;
+  case arith::CmpIPredicate::sle:
+    return *a <= *b;
+  case arith::CmpIPredicate::sgt:
+    return *a > *b;
+  case arith::CmpIPredicate::sge:
+    return *a >= *b;
+  default:
+    return std::nullopt;
+  }
+}
+
+/// The block of `op` (an scf.if or scf.index_switch directly in a loop's
+/// body) that runs in the iteration where `iv` is `at`, or null when that
+/// is not known at compile time.
+static Block *takenBlock(Operation *op, Value iv, int64_t at) {
+  if (auto branch = dyn_cast<scf::IfOp>(op)) {
+    std::optional<int64_t> cond = evaluateAt(branch.getCondition(), iv, at);
+    if (!cond)
+      return nullptr;
+    Region &taken = *cond ? branch.getThenRegion() : branch.getElseRegion();
+    return taken.empty() ? nullptr : &taken.front();
+  }
+  if (auto sw = dyn_cast<scf::IndexSwitchOp>(op)) {
+    std::optional<int64_t> arg = evaluateAt(sw.getArg(), iv, at);
+    if (!arg)
+      return nullptr;
+    for (auto [value, region] : llvm::zip(sw.getCases(), sw.getCaseRegions()))
+      if (value == *arg)
+        return &region.front();
+    return &sw.getDefaultBlock();
+  }
+  return nullptr;
+}
+
+/// The cost of the ops of `block`, without its terminator.
+static double blockCost(Block &block) {
+  double sum = 0;
+  for (Operation &op : block.without_terminator())
+    sum += estimateCost(&op);
+  return sum;
+}
+
 double tad::estimateCost(Operation *op) {
   if (auto matmul = dyn_cast<MatmulOp>(op))
     return 2 * elementsOf(matmul.getType()) *
@@ -155,19 +244,49 @@ double tad::estimateCost(Operation *op) {
   if (isView(op) || op->hasTrait<OpTrait::ConstantLike>())
     return 0;
   if (auto loop = dyn_cast<scf::ForOp>(op)) {
-    double body = 0;
-    for (Operation &inner : loop.getBody()->without_terminator())
-      body += estimateCost(&inner);
+    double body = blockCost(*loop.getBody());
     APInt lb, ub, step;
-    double trips = 1;
-    if (matchPattern(loop.getLowerBound(), m_ConstantInt(&lb)) &&
-        matchPattern(loop.getUpperBound(), m_ConstantInt(&ub)) &&
-        matchPattern(loop.getStep(), m_ConstantInt(&step)) &&
-        step.getSExtValue() > 0)
-      trips = double(std::max<int64_t>(
-          0, (ub.getSExtValue() - lb.getSExtValue() + step.getSExtValue() -
-              1) / step.getSExtValue()));
-    return trips * body;
+    if (!matchPattern(loop.getLowerBound(), m_ConstantInt(&lb)) ||
+        !matchPattern(loop.getUpperBound(), m_ConstantInt(&ub)) ||
+        !matchPattern(loop.getStep(), m_ConstantInt(&step)) ||
+        step.getSExtValue() <= 0)
+      return body;
+    int64_t first = lb.getSExtValue(), last = ub.getSExtValue(),
+            stride = step.getSExtValue();
+    int64_t trips =
+        std::max<int64_t>(0, (last - first + stride - 1) / stride);
+    // A body that branches on what each iteration reads from a constant
+    // table (a revolve dispatcher's actions) costs, per iteration, the
+    // branch it takes there, not the dearest.
+    Value iv = loop.getInductionVar();
+    SmallVector<Operation *> branches;
+    for (Operation &inner : loop.getBody()->without_terminator())
+      if (isa<scf::IfOp, scf::IndexSwitchOp>(inner) &&
+          takenBlock(&inner, iv, first))
+        branches.push_back(&inner);
+    constexpr int64_t kMaxEvaluatedTrips = 1 << 16;
+    if (branches.empty() || trips > kMaxEvaluatedTrips)
+      return double(trips) * body;
+    double others = body;
+    for (Operation *branch : branches)
+      others -= estimateCost(branch);
+    llvm::DenseMap<Block *, double> costs;
+    double total = 0;
+    for (int64_t i = 0; i < trips; ++i) {
+      total += others;
+      for (Operation *branch : branches) {
+        Block *taken = takenBlock(branch, iv, first + i * stride);
+        if (!taken) {
+          total += estimateCost(branch);
+          continue;
+        }
+        auto [it, inserted] = costs.try_emplace(taken, 0.0);
+        if (inserted)
+          it->second = blockCost(*taken);
+        total += it->second;
+      }
+    }
+    return total;
   }
   if (op->getNumRegions() > 0) {
     double most = 0;

@@ -116,6 +116,41 @@ std::string eventName(const RematProblem &problem, int node) {
          (where.empty() ? "" : " at " + where);
 }
 
+/// The trip count of a loop with constant bounds, else 1.
+int64_t constantTrips(scf::ForOp loop) {
+  auto lower = getConstantIntValue(loop.getLowerBound());
+  auto upper = getConstantIntValue(loop.getUpperBound());
+  auto step = getConstantIntValue(loop.getStep());
+  if (!lower || !upper || !step || *step <= 0)
+    return 1;
+  return std::max<int64_t>(0, (*upper - *lower + *step - 1) / *step);
+}
+
+/// The forward loops of `func` whose bodies the reverse sweep runs again,
+/// with the cost of those runs: the body's cost times its reruns, times
+/// the iterations of the forward loops around it (a nested loop is
+/// reversed once per iteration of its parent).
+std::vector<RematLoopRerun> loopReruns(func::FuncOp func) {
+  std::vector<RematLoopRerun> loops;
+  func.walk([&](scf::ForOp loop) {
+    auto reruns = loop->getAttrOfType<IntegerAttr>(
+        TadDialect::kReverseRerunsAttrName);
+    if (!reruns)
+      return;
+    double body = 0;
+    for (Operation &op : loop.getBody()->without_terminator())
+      body += estimateCost(&op);
+    double runs = 1;
+    for (Operation *parent = loop->getParentOp(); parent != func;
+         parent = parent->getParentOp())
+      if (auto outer = dyn_cast<scf::ForOp>(parent))
+        runs *= double(constantTrips(outer));
+    loops.push_back({locationOf(loop), constantTrips(loop), reruns.getInt(),
+                     body * double(reruns.getInt()) * runs});
+  });
+  return loops;
+}
+
 /// The report of one scheduled function.
 /// `schedule` is the solver's, over `problem`'s graph; `after` is the
 /// graph of the rewritten function, whose ops run in block order: the
@@ -139,6 +174,14 @@ RematFunctionReport describe(func::FuncOp func, const RematProblem &problem,
   report.storeAllCost = all.cost;
   report.predictedPeak = plannedPeak;
   report.cost = stats.cost;
+  // The reverse loops' costs in the graph include their bodies' reruns:
+  // without them is what computing everything once costs.
+  report.loops = loopReruns(func);
+  double reruns = 0;
+  for (const RematLoopRerun &loop : report.loops)
+    reruns += loop.cost;
+  report.baseCost = std::max(all.cost - reruns, 0.0);
+  double base = report.baseCost;
 
   std::vector<int> computes(graph.size(), 0);
   for (const Event &e : schedule)
@@ -181,7 +224,7 @@ RematFunctionReport describe(func::FuncOp func, const RematProblem &problem,
           "{1:F1}% more compute",
           computes[v] == 2 ? "once"
                            : std::to_string(computes[v] - 1) + " times",
-          all.cost > 0 ? 100 * node.cost * (computes[v] - 1) / all.cost : 0,
+          base > 0 ? 100 * node.cost * (computes[v] - 1) / base : 0,
           readByBackward ? "for the backward sweep"
                          : "as an input of recomputed values");
     else if (!node.recomputable)

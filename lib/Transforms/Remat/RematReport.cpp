@@ -8,6 +8,12 @@
 
 using namespace tad;
 
+/// The estimated compute beyond computing everything once, as a fraction:
+/// values the schedule recomputes and loop bodies the reverse sweep reruns.
+static double overhead(const RematFunctionReport &f) {
+  return f.baseCost > 0 ? f.cost / f.baseCost - 1 : 0.0;
+}
+
 std::string tad::rematReportToJson(const RematReport &report) {
   llvm::json::Array functions;
   for (const RematFunctionReport &f : report.functions) {
@@ -21,6 +27,12 @@ std::string tad::rematReportToJson(const RematReport &report) {
           {"decision", v.computes > 1 ? "recompute" : "store"},
           {"computes", v.computes},
           {"reason", v.reason}});
+    llvm::json::Array loops;
+    for (const RematLoopRerun &l : f.loops)
+      loops.push_back(llvm::json::Object{{"location", l.location},
+                                         {"trips", l.trips},
+                                         {"reruns", l.reruns},
+                                         {"cost", l.cost}});
     for (const RematTimelinePoint &p : f.timeline)
       timeline.push_back(
           llvm::json::Object{{"event", p.event}, {"live_bytes", p.liveBytes}});
@@ -32,9 +44,10 @@ std::string tad::rematReportToJson(const RematReport &report) {
         {"predicted_peak", f.predictedPeak},
         {"store_all_cost", f.storeAllCost},
         {"cost", f.cost},
-        {"recompute_overhead",
-         f.storeAllCost > 0 ? f.cost / f.storeAllCost - 1 : 0.0},
+        {"base_cost", f.baseCost},
+        {"recompute_overhead", overhead(f)},
         {"values", std::move(values)},
+        {"loop_reruns", std::move(loops)},
         {"timeline", std::move(timeline)}});
   }
   llvm::json::Array loops;
@@ -81,13 +94,11 @@ void tad::printRematReport(const RematReport &report, llvm::raw_ostream &os) {
     int stored = 0, recomputed = 0;
     for (const RematValue &v : f.values)
       (v.computes > 1 ? recomputed : stored) += 1;
-    double overhead =
-        f.storeAllCost > 0 ? 100 * (f.cost / f.storeAllCost - 1) : 0;
     os << llvm::formatv(
         "remat @{0}: budget {1}, predicted peak {2} (store-all {3}), "
         "recompute overhead {4:F1}% ({5} solver)\n",
         f.function, human(f.budget), human(f.predictedPeak),
-        human(f.storeAllPeak), overhead, f.solver);
+        human(f.storeAllPeak), 100 * overhead(f), f.solver);
     os << llvm::formatv("  {0} forward values read by the backward sweep or "
                         "recomputed: {1} stored, {2} recomputed\n",
                         f.values.size(), stored, recomputed);
@@ -96,5 +107,11 @@ void tad::printRematReport(const RematReport &report, llvm::raw_ostream &os) {
                           v.computes > 1 ? "recompute" : "store",
                           human(v.bytes), v.op,
                           v.location.empty() ? "?" : v.location, v.reason);
+    for (const RematLoopRerun &l : f.loops)
+      os << llvm::formatv(
+          "  rerun                 loop at {0} ({1} iterations): the reverse "
+          "sweep runs its body again {2} times, for {3:F1}% more compute\n",
+          l.location.empty() ? "?" : l.location, l.trips, l.reruns,
+          f.baseCost > 0 ? 100 * l.cost / f.baseCost : 0);
   }
 }

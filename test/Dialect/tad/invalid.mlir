@@ -740,3 +740,21 @@ func.func @f(%x: tensor<f32>) -> tensor<f32> {
   } {tad.loop_snapshots = -1 : i64}
   return %r : tensor<f32>
 }
+
+// -----
+
+// expected-error @+1 {{'tad.reverse_reruns' belongs on an scf.for}}
+func.func private @g(tensor<3xf32>) -> tensor<3xf32> attributes {tad.reverse_reruns = 4 : i64}
+
+// -----
+
+func.func @g(%x: tensor<f32>) -> tensor<f32> {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'tad.reverse_reruns' must be an integer of 0 or more, got "four"}}
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%h = %x) -> (tensor<f32>) {
+    scf.yield %h : tensor<f32>
+  } {tad.reverse_reruns = "four"}
+  return %r : tensor<f32>
+}
