@@ -43,9 +43,11 @@ bool tad::remat::parseByteSize(std::string_view text, int64_t &bytes,
     scale = 1024.0 * 1024;
   else if (suffix == "GiB")
     scale = 1024.0 * 1024 * 1024;
+  else if (suffix == "TiB") // the report prints sizes up to TiB
+    scale = 1024.0 * 1024 * 1024 * 1024;
   else {
     error = "unknown unit '" + std::string(suffix) + "' in '" +
-            std::string(text) + "' (use B, KiB, MiB or GiB)";
+            std::string(text) + "' (use B, KiB, MiB, GiB or TiB)";
     return false;
   }
   if (number.size() > 18) {

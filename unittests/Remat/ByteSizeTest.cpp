@@ -19,7 +19,8 @@ TEST(ByteSizeTest, AcceptsBytesAndBinarySuffixes) {
                {"1.5 KiB", 1536},
                {"3MiB", 3 << 20},
                {"2GiB", int64_t(2) << 30},
-               {"0.5GiB", int64_t(1) << 29}};
+               {"0.5GiB", int64_t(1) << 29},
+               {"1TiB", int64_t(1) << 40}};
   for (const Case &c : cases) {
     int64_t bytes = -1;
     std::string error;

@@ -15,7 +15,7 @@
 
 namespace tad::remat {
 
-/// Parses a byte count with an optional suffix B, KiB, MiB or GiB (a
+/// Parses a byte count with an optional suffix B, KiB, MiB, GiB or TiB (a
 /// fractional number needs a suffix and must come to whole bytes). On
 /// failure returns false with `error` saying what is wrong.
 bool parseByteSize(std::string_view text, int64_t &bytes, std::string &error);

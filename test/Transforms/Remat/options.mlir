@@ -10,7 +10,7 @@
 // NONE-LABEL: func.func @square
 // NONE-NEXT:    tad.mul
 // JSON: "functions": []
-// UNIT: for the --budget option: unknown unit 'XB' in '12XB' (use B, KiB, MiB or GiB)
+// UNIT: for the --budget option: unknown unit 'XB' in '12XB' (use B, KiB, MiB, GiB or TiB)
 // POLICY: for the --policy option: Cannot find option named 'often'!
 // WRITE: error: cannot write '{{.*}}r.json'
 
