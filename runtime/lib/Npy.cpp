@@ -9,10 +9,16 @@
 
 #include "tad/runtime/Npy.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <memory>
+#include <new>
 #include <sstream>
 
 using namespace tad::rt;
@@ -101,8 +107,13 @@ bool findValue(const std::string &header, const std::string &key,
 
 } // namespace
 
-bool tad::rt::parseNpy(const std::string &name, const uint8_t *bytes,
-                       size_t size, NpyArray &out, std::string &error) {
+/// Parses the header in `bytes` (at least the whole header, when the file
+/// has it) of a file of `fileSize` bytes, and checks that the data that
+/// follows has the size the header implies, before anything reads it.
+/// Sets `out`'s dtype and shape, and `dataStart`.
+static bool parseNpyHeader(const std::string &name, const uint8_t *bytes,
+                           size_t size, uint64_t fileSize, NpyArray &out,
+                           size_t &dataStart, std::string &error) {
   auto fail = [&](const std::string &message) {
     error = name + ": " + message;
     return false;
@@ -174,27 +185,100 @@ bool tad::rt::parseNpy(const std::string &name, const uint8_t *bytes,
     elements *= dim;
     out.shape.push_back(dim);
   }
-  size_t dataStart = headerStart + headerLength;
-  size_t expected = size_t(elements) * getDTypeSize(out.dtype);
-  if (size - dataStart != expected)
+  dataStart = headerStart + headerLength;
+  uint64_t expected = uint64_t(elements) * getDTypeSize(out.dtype);
+  if (fileSize - dataStart != expected)
     return fail("the header says " +
                 describeArray(out.dtype, out.shape) + " (" +
                 std::to_string(expected) + " bytes of data) but the file has " +
-                std::to_string(size - dataStart) + " bytes of data");
+                std::to_string(fileSize - dataStart) + " bytes of data");
+  return true;
+}
+
+bool tad::rt::parseNpy(const std::string &name, const uint8_t *bytes,
+                       size_t size, NpyArray &out, std::string &error) {
+  size_t dataStart = 0;
+  if (!parseNpyHeader(name, bytes, size, size, out, dataStart, error))
+    return false;
   out.data.assign(bytes + dataStart, bytes + size);
   return true;
 }
 
+namespace {
+/// Closes a FILE on every path out of readNpy.
+struct FileCloser {
+  void operator()(std::FILE *f) const { std::fclose(f); }
+};
+} // namespace
+
 bool tad::rt::readNpy(const std::string &path, NpyArray &out,
                       std::string &error) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    error = path + ": cannot open file";
+  auto fail = [&](const std::string &message) {
+    error = path + ": " + message;
     return false;
+  };
+  // What the path is, before opening it: a folder opens as a stream on
+  // Linux and fails only when read.
+  struct stat info;
+  if (::stat(path.c_str(), &info) != 0)
+    return fail(errno == ENOENT ? "cannot open file: no such file"
+                                : std::string("cannot open file: ") +
+                                      std::strerror(errno));
+  if (S_ISDIR(info.st_mode))
+    return fail("is a directory, not a .npy file");
+  if (!S_ISREG(info.st_mode))
+    return fail("is not a regular file");
+  std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
+  if (!file)
+    return fail(std::string("cannot open file: ") + std::strerror(errno));
+  uint64_t fileSize = uint64_t(info.st_size);
+  auto readExactly = [&](uint8_t *into, size_t n) {
+    return std::fread(into, 1, n, file.get()) == n;
+  };
+  // The header first: its length is in the first 12 bytes (10 for version
+  // 1), and the data is read only once the header says how much to expect,
+  // so a file of the wrong size costs nothing.
+  std::vector<uint8_t> head(std::min<uint64_t>(fileSize, 12));
+  if (!readExactly(head.data(), head.size()))
+    return fail("read failed");
+  size_t headerEnd = head.size();
+  bool versioned = head.size() >= 10 &&
+                   std::memcmp(head.data(), "\x93NUMPY", 6) == 0 &&
+                   head[6] >= 1 && head[6] <= 3;
+  if (versioned) {
+    uint64_t length = head[6] == 1
+                          ? (head[8] | (uint64_t(head[9]) << 8)) + 10
+                          : head.size() < 12
+                                ? 12
+                                : (head[8] | (uint64_t(head[9]) << 8) |
+                                   (uint64_t(head[10]) << 16) |
+                                   (uint64_t(head[11]) << 24)) +
+                                      12;
+    constexpr uint64_t kMaxHeader = uint64_t(1) << 20;
+    if (length > kMaxHeader && length <= fileSize)
+      return fail("the .npy header claims " + std::to_string(length) +
+                  " bytes; tad reads headers of at most 1 MiB");
+    headerEnd = size_t(std::min(length, fileSize));
   }
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(file)),
-                             std::istreambuf_iterator<char>());
-  return parseNpy(path, bytes.data(), bytes.size(), out, error);
+  head.resize(std::max(headerEnd, head.size()));
+  if (headerEnd > 12 && !readExactly(head.data() + 12, headerEnd - 12))
+    return fail("read failed");
+  size_t dataStart = 0;
+  if (!parseNpyHeader(path, head.data(), head.size(), fileSize, out,
+                      dataStart, error))
+    return false;
+  // The header's own sizes were checked (at most 2^40 elements), but the
+  // data may still not fit in memory.
+  try {
+    out.data.resize(size_t(fileSize - dataStart));
+  } catch (const std::bad_alloc &) {
+    return fail("cannot allocate " + std::to_string(fileSize - dataStart) +
+                " bytes for its data");
+  }
+  if (std::fseek(file.get(), long(dataStart), SEEK_SET) != 0 ||
+      !readExactly(out.data.data(), out.data.size()))
+    return fail(std::string("read failed: ") + std::strerror(errno));
+  return true;
 }
 
 bool tad::rt::writeNpy(const std::string &path, const NpyArray &array,

@@ -6,6 +6,8 @@
 
 #include <cstdio>
 #include <cstring>
+
+#include <unistd.h>
 #include <string>
 
 using namespace tad::rt;
@@ -141,7 +143,36 @@ TEST(NpyTest, MissingFile) {
   NpyArray a;
   std::string error;
   EXPECT_FALSE(readNpy("/nonexistent/x.npy", a, error));
-  EXPECT_EQ(error, "/nonexistent/x.npy: cannot open file");
+  EXPECT_EQ(error, "/nonexistent/x.npy: cannot open file: no such file");
+}
+
+TEST(NpyTest, DirectoryIsAnError) {
+  NpyArray a;
+  std::string error;
+  EXPECT_FALSE(readNpy(::testing::TempDir(), a, error));
+  EXPECT_NE(error.find("is a directory, not a .npy file"), std::string::npos)
+      << error;
+}
+
+// A file much larger than its header says is refused from the header and
+// the file's size, without reading (or allocating) its data: a sparse file
+// of 3 GiB after a (64, 256) f32 header.
+TEST(NpyTest, WrongSizeIsRefusedBeforeReading) {
+  NpyArray small;
+  small.dtype = DType::f32;
+  small.shape = {64, 256};
+  small.data.resize(64 * 256 * 4);
+  std::string path = ::testing::TempDir() + "/sparse.npy";
+  std::string error;
+  ASSERT_TRUE(writeNpy(path, small, error)) << error;
+  ASSERT_EQ(::truncate(path.c_str(), off_t(3) << 30), 0);
+  NpyArray a;
+  EXPECT_FALSE(readNpy(path, a, error));
+  EXPECT_NE(error.find("but the file has 3221225344 bytes of data"),
+            std::string::npos)
+      << error;
+  EXPECT_TRUE(a.data.empty());
+  std::remove(path.c_str());
 }
 
 } // namespace
