@@ -13,8 +13,10 @@
 #include "tad/runtime/Runtime.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cinttypes>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <random>
@@ -313,11 +315,19 @@ bool tad::rt::parseRunArguments(int argc, char **argv, RunOptions &options,
       }
       return false;
     };
-    auto number = [&](uint64_t &out) {
-      char *end = nullptr;
-      out = std::strtoull(value.c_str(), &end, 10);
-      if (value.empty() || *end) {
+    // Digits only (strtoull would take "-1" as 2^64 - 1), at most `max`.
+    auto number = [&](uint64_t &out, uint64_t max) {
+      bool digits = !value.empty() && value.find_first_not_of("0123456789") ==
+                                          std::string::npos;
+      errno = 0;
+      out = digits ? std::strtoull(value.c_str(), nullptr, 10) : 0;
+      if (!digits) {
         error = arg + ": expected a non-negative integer, got '" + value + "'";
+        return false;
+      }
+      if (errno == ERANGE || out > max) {
+        error = arg + ": " + value + " is more than the largest allowed, " +
+                std::to_string(max);
         return false;
       }
       return true;
@@ -339,15 +349,16 @@ bool tad::rt::parseRunArguments(int argc, char **argv, RunOptions &options,
     } else if (takeValue("--memory-trace")) {
       options.memoryTrace = value;
     } else if (takeValue("--seed")) {
-      if (!number(n))
+      if (!number(n, UINT64_MAX))
         return false;
       options.seed = n;
     } else if (takeValue("--repeat")) {
-      if (!number(n))
+      // As tadc run's --repeat: an unsigned 32-bit count.
+      if (!number(n, UINT32_MAX))
         return false;
       options.repeat = unsigned(n);
     } else if (takeValue("--threads")) {
-      if (!number(n))
+      if (!number(n, kMaxBlasThreads))
         return false;
       options.threads = unsigned(n);
     } else if (!error.empty()) {

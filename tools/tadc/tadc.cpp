@@ -373,6 +373,12 @@ emitResult(mlir::ModuleOp module, llvm::ArrayRef<tad::rt::EntrySpec> signatures,
     return mlir::success();
   }
   if (emitStage == Stage::run) {
+    if (threads > tad::rt::kMaxBlasThreads) {
+      llvm::errs() << "tadc: error: --blas-threads: " << threads
+                   << " is more than the largest allowed, "
+                   << tad::rt::kMaxBlasThreads << "\n";
+      return mlir::failure();
+    }
     tad::rt::RunOptions options;
     if (!parseInputFiles(options))
       return mlir::failure();

@@ -42,6 +42,10 @@ struct EntrySpec {
   bool plannedPeakIsBound = false;
 };
 
+/// The most BLAS threads a run takes: more than any machine tad runs on has
+/// cores (OpenBLAS takes an int).
+constexpr unsigned kMaxBlasThreads = 4096;
+
 struct RunOptions {
   /// .npy files by parameter name.
   std::map<std::string, std::string> inputFiles;
