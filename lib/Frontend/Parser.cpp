@@ -289,9 +289,10 @@ bool Parser::parseType(TensorType &type) {
         size > uint64_t(kMaxElements))
       return errorHere("dimension size must be between 1 and 2^40, got " +
                        tok.spelling);
-    elements *= int64_t(size);
-    if (elements > kMaxElements)
+    // Checked before multiplying: two sizes of 2^32 would overflow.
+    if (elements > kMaxElements / int64_t(size))
       return errorHere("tensor has more than 2^40 elements");
+    elements *= int64_t(size);
     type.shape.push_back(int64_t(size));
     consume();
     if (!consumeIf(TokenKind::comma))
