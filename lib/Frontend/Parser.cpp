@@ -58,6 +58,21 @@ bool Parser::expectIdentifier(Name &name, llvm::StringRef what) {
   return true;
 }
 
+/// The height of an expression tree (a chain `a + b + c` is as high as it
+/// is long): the passes over the tree recurse once per level, and this
+/// keeps them well within an 8 MiB stack (20,000 levels overflowed it).
+static constexpr unsigned kMaxExprHeight = 4000;
+
+bool Parser::setHeight(Expr &node, unsigned tallestChild) {
+  node.height = tallestChild + 1;
+  if (node.height <= kMaxExprHeight)
+    return true;
+  return diag.error(node.getLoc(),
+                    "expression is more than " + llvm::Twine(kMaxExprHeight) +
+                        " levels deep (a chain of operators counts one "
+                        "level per operator); split it with let");
+}
+
 bool Parser::tooDeep() {
   if (depth <= kMaxDepth)
     return false;
@@ -527,7 +542,12 @@ ExprPtr Parser::parseComparison() {
   default:
     break;
   }
-  return std::make_unique<BinaryExpr>(loc, *op, std::move(lhs), std::move(rhs));
+  unsigned tallest = std::max(lhs->height, rhs->height);
+  auto node =
+      std::make_unique<BinaryExpr>(loc, *op, std::move(lhs), std::move(rhs));
+  if (!setHeight(*node, tallest))
+    return nullptr;
+  return node;
 }
 
 /// additive ::= multiplicative (('+' | '-') multiplicative)*
@@ -540,7 +560,10 @@ ExprPtr Parser::parseAdditive() {
     ExprPtr rhs = parseMultiplicative();
     if (!rhs)
       return nullptr;
+    unsigned tallest = std::max(lhs->height, rhs->height);
     lhs = std::make_unique<BinaryExpr>(loc, op, std::move(lhs), std::move(rhs));
+    if (!setHeight(*lhs, tallest))
+      return nullptr;
   }
   return lhs;
 }
@@ -558,7 +581,10 @@ ExprPtr Parser::parseMultiplicative() {
     ExprPtr rhs = parseUnary();
     if (!rhs)
       return nullptr;
+    unsigned tallest = std::max(lhs->height, rhs->height);
     lhs = std::make_unique<BinaryExpr>(loc, op, std::move(lhs), std::move(rhs));
+    if (!setHeight(*lhs, tallest))
+      return nullptr;
   }
   return lhs;
 }
@@ -582,7 +608,11 @@ ExprPtr Parser::parseUnary() {
     return std::make_unique<NumberExpr>(loc, std::move(spelling),
                                         number->isInteger);
   }
-  return std::make_unique<UnaryExpr>(loc, std::move(operand));
+  unsigned tallest = operand->height;
+  auto node = std::make_unique<UnaryExpr>(loc, std::move(operand));
+  if (!setHeight(*node, tallest))
+    return nullptr;
+  return node;
 }
 
 /// postfix ::= primary ('[' expr (',' expr)* ']')*
@@ -600,7 +630,12 @@ ExprPtr Parser::parsePostfix() {
     } while (consumeIf(TokenKind::comma));
     if (!expect(TokenKind::r_square, "to end the index"))
       return nullptr;
+    unsigned tallest = base->height;
+    for (const ExprPtr &index : indices)
+      tallest = std::max(tallest, index->height);
     base = std::make_unique<IndexExpr>(loc, std::move(base), std::move(indices));
+    if (!setHeight(*base, tallest))
+      return nullptr;
   }
   return base;
 }
@@ -636,7 +671,13 @@ ExprPtr Parser::parsePrimary() {
     std::vector<CallArg> args;
     if (!parseCallArgs(args))
       return nullptr;
-    return std::make_unique<CallExpr>(loc, std::move(name), std::move(args));
+    unsigned tallest = 0;
+    for (const CallArg &arg : args)
+      tallest = std::max(tallest, arg.value->height);
+    auto call = std::make_unique<CallExpr>(loc, std::move(name), std::move(args));
+    if (!setHeight(*call, tallest))
+      return nullptr;
+    return call;
   }
   case TokenKind::kw_checkpoint: {
     consume();
@@ -645,7 +686,11 @@ ExprPtr Parser::parsePrimary() {
     ExprPtr body = parseExpr();
     if (!body || !expect(TokenKind::r_paren, "to end checkpoint(...)"))
       return nullptr;
-    return std::make_unique<CheckpointExpr>(loc, std::move(body));
+    unsigned tallest = body->height;
+    auto checkpoint = std::make_unique<CheckpointExpr>(loc, std::move(body));
+    if (!setHeight(*checkpoint, tallest))
+      return nullptr;
+    return checkpoint;
   }
   case TokenKind::l_paren:
     return parseParenthesized();
@@ -677,7 +722,13 @@ ExprPtr Parser::parseParenthesized() {
     return nullptr;
   if (elements.size() == 1)
     return std::move(elements.front());
-  return std::make_unique<TupleExpr>(loc, std::move(elements));
+  unsigned tallest = 0;
+  for (const ExprPtr &element : elements)
+    tallest = std::max(tallest, element->height);
+  auto tuple = std::make_unique<TupleExpr>(loc, std::move(elements));
+  if (!setHeight(*tuple, tallest))
+    return nullptr;
+  return tuple;
 }
 
 ExprPtr Parser::parseList() {
@@ -694,7 +745,13 @@ ExprPtr Parser::parseList() {
   }
   if (!expect(TokenKind::r_square, "to end the list"))
     return nullptr;
-  return std::make_unique<ListExpr>(loc, std::move(elements));
+  unsigned tallest = 0;
+  for (const ExprPtr &element : elements)
+    tallest = std::max(tallest, element->height);
+  auto list = std::make_unique<ListExpr>(loc, std::move(elements));
+  if (!setHeight(*list, tallest))
+    return nullptr;
+  return list;
 }
 
 /// args ::= '(' (arg (',' arg)*)? ')'    arg ::= (IDENT ':')? expr

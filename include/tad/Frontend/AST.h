@@ -57,6 +57,10 @@ public:
 
   /// Set by Sema.
   ValueType type;
+  /// The levels of the tree from here down (1 for a leaf), set by the
+  /// parser, which bounds it: Sema, MLIRGen and the destructor recurse once
+  /// per level.
+  unsigned height = 1;
 
 private:
   const Kind kind;

@@ -90,6 +90,9 @@ private:
     ~DepthGuard() { --parser.depth; }
   };
   bool tooDeep();
+  /// Gives `node` the height of its tallest child plus one; false, with an
+  /// error at the node, past the limit on an expression's height.
+  bool setHeight(Expr &node, unsigned tallestChild);
 
   Lexer lexer;
   DiagnosticEngine &diag;
