@@ -281,7 +281,7 @@ bool tad::rt::readNpy(const std::string &path, NpyArray &out,
   return true;
 }
 
-bool tad::rt::writeNpy(const std::string &path, const NpyArray &array,
+bool tad::rt::writeNpy(OutputFile &file, const NpyArray &array,
                        std::string &error) {
   std::string shape = "(";
   for (int64_t d : array.shape)
@@ -298,21 +298,16 @@ bool tad::rt::writeNpy(const std::string &path, const NpyArray &array,
   size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header += '\n';
-  std::ofstream file(path, std::ios::binary);
-  if (!file) {
-    error = path + ": cannot create file";
-    return false;
-  }
   char prefix[10] = {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0, 0, 0};
   prefix[8] = char(header.size() & 0xff);
   prefix[9] = char((header.size() >> 8) & 0xff);
-  file.write(prefix, 10);
-  file.write(header.data(), std::streamsize(header.size()));
-  file.write(reinterpret_cast<const char *>(array.data.data()),
-             std::streamsize(array.data.size()));
-  if (!file) {
-    error = path + ": write failed";
-    return false;
-  }
-  return true;
+  return file.write(prefix, 10, error) && file.write(header, error) &&
+         file.write(array.data.data(), array.data.size(), error);
+}
+
+bool tad::rt::writeNpy(const std::string &path, const NpyArray &array,
+                       std::string &error) {
+  OutputFile file;
+  return file.open(path, error) && writeNpy(file, array, error) &&
+         file.finish(error) && file.commit(error);
 }

@@ -21,6 +21,7 @@
 #include <fstream>
 #include <random>
 #include <set>
+#include <sstream>
 #include <limits>
 #include <memory>
 #include <sys/stat.h>
@@ -154,11 +155,7 @@ void summarize(const std::string &name, const NpyArray &array,
 /// the call's live bytes, in microseconds from the call's start.
 static bool writeMemoryTrace(const std::string &path, double start,
                              int64_t baseBytes, std::string &error) {
-  std::ofstream json(path);
-  if (!json) {
-    error = path + ": cannot create file";
-    return false;
-  }
+  std::ostringstream json;
   const tad_rt_trace_event *events = tad_rt_trace_data();
   size_t count = tad_rt_trace_size();
   json << "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n";
@@ -171,7 +168,7 @@ static bool writeMemoryTrace(const std::string &path, double start,
          << ", \"args\": {\"measured\": "
          << events[i].live_bytes - baseBytes << "}}";
   json << "\n]}\n";
-  return true;
+  return writeTextFile(path, json.str(), error);
 }
 
 bool tad::rt::runEntry(const EntrySpec &entry, PackedFunction function,
@@ -235,6 +232,9 @@ bool tad::rt::runEntry(const EntrySpec &entry, PackedFunction function,
     }
 
     size_t offset = 0;
+    // The results appear together or not at all: each is written under a
+    // temporary name, and renamed only when every one has been written.
+    std::vector<std::unique_ptr<OutputFile>> files;
     for (const TensorSpec &spec : entry.results) {
       const int64_t *words = results.data() + offset;
       offset += getDescriptorWords(spec.shape.size());
@@ -242,11 +242,18 @@ bool tad::rt::runEntry(const EntrySpec &entry, PackedFunction function,
         continue;
       NpyArray array = copyFromDescriptor(words, spec.dtype, spec.shape);
       summarize(spec.name, array, out);
-      if (!options.outputDir.empty() &&
-          !writeNpy(options.outputDir + "/" + spec.name + ".npy", array,
-                    error))
+      if (options.outputDir.empty())
+        continue;
+      files.push_back(std::make_unique<OutputFile>());
+      if (!files.back()->open(options.outputDir + "/" + spec.name + ".npy",
+                              error) ||
+          !writeNpy(*files.back(), array, error) ||
+          !files.back()->finish(error))
         return false;
     }
+    for (std::unique_ptr<OutputFile> &file : files)
+      if (!file->commit(error))
+        return false;
     // Results that alias each other are freed once; a result that is not
     // the runtime's (an input) is not freed at all.
     std::set<void *> freed;
@@ -274,11 +281,7 @@ bool tad::rt::runEntry(const EntrySpec &entry, PackedFunction function,
         << entry.plannedPeak << " bytes\n";
 
   if (!options.statsJson.empty()) {
-    std::ofstream json(options.statsJson);
-    if (!json) {
-      error = options.statsJson + ": cannot create file";
-      return false;
-    }
+    std::ostringstream json;
     json << "{\n  \"entry\": \"" << entry.function << "\",\n"
          << "  \"calls\": " << seconds.size() << ",\n  \"wall_seconds\": [";
     for (size_t i = 0; i < seconds.size(); ++i)
@@ -290,8 +293,9 @@ bool tad::rt::runEntry(const EntrySpec &entry, PackedFunction function,
       json << ",\n  \"planned_peak_bytes\": " << entry.plannedPeak
            << ",\n  \"planned_peak_exact\": "
            << (entry.plannedPeakIsBound ? "false" : "true");
-    json
-         << ",\n  \"allocations\": " << after.allocations << "\n}\n";
+    json << ",\n  \"allocations\": " << after.allocations << "\n}\n";
+    if (!writeTextFile(options.statsJson, json.str(), error))
+      return false;
   }
   return true;
 }

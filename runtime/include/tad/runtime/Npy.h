@@ -10,6 +10,8 @@
 #ifndef TAD_RUNTIME_NPY_H
 #define TAD_RUNTIME_NPY_H
 
+#include "tad/runtime/Output.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -41,9 +43,12 @@ bool readNpy(const std::string &path, NpyArray &out, std::string &error);
 bool parseNpy(const std::string &name, const uint8_t *bytes, size_t size,
               NpyArray &out, std::string &error);
 
-/// Writes `array` to `path` (format version 1.0).
+/// Writes `array` to `path` (format version 1.0), whole or not at all.
 bool writeNpy(const std::string &path, const NpyArray &array,
               std::string &error);
+
+/// Writes `array` into `file`, which the caller finishes and commits.
+bool writeNpy(OutputFile &file, const NpyArray &array, std::string &error);
 
 /// "f32[2, 3]", for messages.
 std::string describeArray(DType dtype, const std::vector<int64_t> &shape);

@@ -1,0 +1,93 @@
+//===- Output.cpp - files that appear whole or not at all -----------------===//
+//
+// For tests, TAD_RT_WRITE_LIMIT=N makes every write fail with ENOSPC once
+// this process has written N bytes through OutputFile: the behavior on a
+// full disk, without needing one.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tad/runtime/Output.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+using namespace tad::rt;
+
+namespace {
+
+/// The bytes left before the injected full disk, or -1 for none.
+int64_t &writeBudget() {
+  static int64_t budget = [] {
+    const char *limit = std::getenv("TAD_RT_WRITE_LIMIT");
+    return limit ? std::strtoll(limit, nullptr, 10) : int64_t(-1);
+  }();
+  return budget;
+}
+
+} // namespace
+
+OutputFile::~OutputFile() {
+  if (file)
+    std::fclose(file);
+  if (!temporary.empty() && !committed)
+    std::remove(temporary.c_str());
+}
+
+bool OutputFile::fail(const std::string &what, std::string &error) {
+  error = path + ": " + what + ": " + std::strerror(errno);
+  return false;
+}
+
+bool OutputFile::open(const std::string &target, std::string &error) {
+  path = target;
+  temporary = path + ".tmp" + std::to_string(::getpid());
+  file = std::fopen(temporary.c_str(), "wb");
+  if (!file) {
+    temporary.clear();
+    return fail("cannot create file", error);
+  }
+  return true;
+}
+
+bool OutputFile::write(const void *data, size_t size, std::string &error) {
+  int64_t &budget = writeBudget();
+  if (budget >= 0 && int64_t(size) > budget) {
+    errno = ENOSPC;
+    return fail("write failed", error);
+  }
+  if (budget >= 0)
+    budget -= int64_t(size);
+  if (size && std::fwrite(data, 1, size, file) != size)
+    return fail("write failed", error);
+  return true;
+}
+
+bool OutputFile::finish(std::string &error) {
+  bool flushed = std::fflush(file) == 0;
+  int saved = errno;
+  bool closed = std::fclose(file) == 0;
+  file = nullptr;
+  if (!flushed)
+    errno = saved;
+  if (!flushed || !closed)
+    return fail("write failed", error);
+  return true;
+}
+
+bool OutputFile::commit(std::string &error) {
+  if (std::rename(temporary.c_str(), path.c_str()) != 0)
+    return fail("cannot create file", error);
+  committed = true;
+  return true;
+}
+
+bool tad::rt::writeTextFile(const std::string &path, const std::string &text,
+                            std::string &error) {
+  OutputFile file;
+  return file.open(path, error) && file.write(text, error) &&
+         file.finish(error) && file.commit(error);
+}
