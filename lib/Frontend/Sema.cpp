@@ -357,7 +357,13 @@ bool SemaImpl::checkRuleBodies(RuleDecl &rule) {
   return checkBody(rule.pullback, pullback, rule.pullbackLoc);
 }
 
-/// Reports the first cycle in the call graph. Calling a function with a
+/// The longest chain of calls (a calls b calls c ...): AD inlines calls
+/// recursively, one level per call, and this search recurses too; 7,500
+/// levels overflowed an 8 MiB stack in AD.
+static constexpr size_t kMaxCallDepth = 1000;
+
+/// Reports the first cycle in the call graph, and chains of calls deeper
+/// than kMaxCallDepth. Calling a function with a
 /// custom rule may run the rule's forward and pullback; a derivative runs
 /// its primal. A pullback that requests the derivative of its own primal is
 /// therefore no cycle: the derivative differentiates the primal's body, not
@@ -386,8 +392,19 @@ bool SemaImpl::checkNoRecursion(Module &module) {
     return result;
   };
 
+  // The longest chain of calls from each finished declaration.
+  llvm::DenseMap<Decl *, size_t> chain;
+  auto tooDeep = [&](SMLoc loc, Decl *from, Decl *to) {
+    return diag.error(loc, "calls nest more than " +
+                               llvm::Twine(kMaxCallDepth) +
+                               " levels deep, from '" + from->getName() +
+                               "' through '" + to->getName() +
+                               "'; AD inlines every call, one level at a "
+                               "time");
+  };
   std::function<bool(Decl *)> visit = [&](Decl *decl) -> bool {
     state[decl] = State::active;
+    size_t longest = 0;
     for (auto [callee, loc] : successors(decl)) {
       stack.push_back({decl, loc});
       if (state[callee] == State::active) {
@@ -399,10 +416,17 @@ bool SemaImpl::checkNoRecursion(Module &module) {
         path += "'" + callee->getName() + "'";
         return diag.error(loc, "recursion is not supported: " + path);
       }
+      // The search itself recurses once per level.
+      if (state[callee] == State::unvisited && stack.size() > kMaxCallDepth)
+        return tooDeep(loc, stack.front().first, callee);
       if (state[callee] == State::unvisited && !visit(callee))
         return false;
       stack.pop_back();
+      longest = std::max(longest, chain[callee]);
+      if (longest + 1 > kMaxCallDepth)
+        return tooDeep(loc, decl, callee);
     }
+    chain[decl] = longest + 1;
     state[decl] = State::done;
     return true;
   };
