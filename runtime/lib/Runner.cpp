@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <set>
@@ -71,6 +72,20 @@ bool loadInputs(const EntrySpec &entry, const RunOptions &options,
             std::to_string(total) + " bytes, more than this machine's " +
             std::to_string(memory) + " bytes of memory";
     return false;
+  }
+  // A folder that is not one would otherwise mean random inputs for every
+  // parameter, silently.
+  if (!options.inputDir.empty()) {
+    struct stat info;
+    if (::stat(options.inputDir.c_str(), &info) != 0) {
+      error = "--inputs " + options.inputDir + ": " + std::strerror(errno);
+      return false;
+    }
+    if (!S_ISDIR(info.st_mode)) {
+      error = "--inputs " + options.inputDir +
+              ": not a folder (use --input NAME=FILE.npy for a file)";
+      return false;
+    }
   }
   for (const auto &[name, path] : options.inputFiles)
     if (std::none_of(entry.params.begin(), entry.params.end(),
