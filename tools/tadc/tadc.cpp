@@ -205,8 +205,8 @@ cl::list<std::string> checkpointCalls(
 cl::opt<std::string> rematBudget(
     "remat-budget",
     cl::desc("Schedule every derivative within this many bytes (suffixes "
-             "KiB, MiB, GiB), recomputing forward values where needed, and "
-             "print the remat report"),
+             "KiB, MiB, GiB, TiB), recomputing forward values where needed, "
+             "and print the remat report"),
     cl::value_desc("bytes"), cl::cat(tadcCategory));
 
 cl::opt<tad::RematPolicy> rematPolicy(
@@ -250,7 +250,10 @@ static mlir::LogicalResult getPipelineOptions(tad::PipelineOptions &options) {
   };
   if (emitStage < Stage::ad && !checkpointCalls.empty())
     return fail("--checkpoint-calls needs --emit=ad or later");
-  if (emitStage < Stage::ad && !rematBudget.empty())
+  // Given at all, even empty (`--remat-budget=`), it must parse: an empty
+  // value once meant no budget, silently.
+  bool budgeted = rematBudget.getNumOccurrences() > 0;
+  if (emitStage < Stage::ad && budgeted)
     return fail("--remat-budget needs --emit=ad or later");
   if (loopSnapshots < 0)
     return fail("--loop-snapshots must be 0 or more, got " +
@@ -263,7 +266,7 @@ static mlir::LogicalResult getPipelineOptions(tad::PipelineOptions &options) {
   options.checkpointCalls = llvm::ArrayRef<std::string>(checkpointCalls);
   if (emitStage > Stage::tad)
     options.entry = entry;
-  if (!rematBudget.empty()) {
+  if (budgeted) {
     tad::ByteSize budget;
     std::string error;
     if (!tad::remat::parseByteSize(rematBudget, budget.bytes, error))
