@@ -400,9 +400,14 @@ bool SemaImpl::checkIndex(IndexExpr &expr) {
     int64_t size = type.shape[dim];
     if (auto *number = llvm::dyn_cast<NumberExpr>(index.get())) {
       int64_t value;
-      if (!number->isInteger ||
-          llvm::StringRef(number->spelling).getAsInteger(10, value))
+      if (!number->isInteger)
         return diag.error(index->getLoc(), "an index must be an integer");
+      // An integer too large for 64 bits is out of range like any other.
+      if (llvm::StringRef(number->spelling).getAsInteger(10, value))
+        return diag.error(index->getLoc(),
+                          "index " + number->spelling +
+                              " is out of range for dimension " + Twine(dim) +
+                              " of size " + Twine(size));
       if (value < -size || value >= size)
         return diag.error(index->getLoc(),
                           "index " + Twine(value) + " is out of range for "

@@ -74,10 +74,12 @@ std::string tad::rt::describeArray(DType dtype,
 
 namespace {
 
-/// Finds the value text of `key` in the header dict.
+/// Finds the value text of `key` in the header dict. A key given twice
+/// takes its last value, as the Python dict literal that NumPy evaluates
+/// does.
 bool findValue(const std::string &header, const std::string &key,
                std::string &value) {
-  size_t pos = header.find("'" + key + "'");
+  size_t pos = header.rfind("'" + key + "'");
   if (pos == std::string::npos)
     return false;
   pos = header.find(':', pos);
@@ -87,9 +89,16 @@ bool findValue(const std::string &header, const std::string &key,
   while (pos < header.size() && header[pos] == ' ')
     ++pos;
   size_t end = pos;
-  if (pos < header.size() && header[pos] == '(') {
-    end = header.find(')', pos);
-    if (end == std::string::npos)
+  if (pos < header.size() && (header[pos] == '(' || header[pos] == '[')) {
+    // A tuple, or a list (the descr of a structured dtype), which may nest.
+    int depth = 0;
+    for (end = pos; end < header.size(); ++end) {
+      char c = header[end];
+      depth += (c == '(' || c == '[') - (c == ')' || c == ']');
+      if (depth == 0)
+        break;
+    }
+    if (end == header.size())
       return false;
     ++end;
   } else if (pos < header.size() && header[pos] == '\'') {
