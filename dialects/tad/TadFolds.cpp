@@ -153,7 +153,7 @@ struct FoldTransposeIntoMatmul : OpRewritePattern<MatmulOp> {
         if (p[d] != d)
           return {};
       return n >= 2 && p[n - 2] == n - 1 && p[n - 1] == n - 2 ? transpose
-                                                               : TransposeOp();
+                                                              : TransposeOp();
     };
     TransposeOp lhs = swapsLastTwo(op.getLhs());
     TransposeOp rhs = swapsLastTwo(op.getRhs());

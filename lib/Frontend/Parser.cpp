@@ -674,7 +674,8 @@ ExprPtr Parser::parsePrimary() {
     unsigned tallest = 0;
     for (const CallArg &arg : args)
       tallest = std::max(tallest, arg.value->height);
-    auto call = std::make_unique<CallExpr>(loc, std::move(name), std::move(args));
+    auto call =
+        std::make_unique<CallExpr>(loc, std::move(name), std::move(args));
     if (!setHeight(*call, tallest))
       return nullptr;
     return call;

@@ -197,9 +197,9 @@ static bool parseNpyHeader(const std::string &name, const uint8_t *bytes,
   dataStart = headerStart + headerLength;
   uint64_t expected = uint64_t(elements) * getDTypeSize(out.dtype);
   if (fileSize - dataStart != expected)
-    return fail("the header says " +
-                describeArray(out.dtype, out.shape) + " (" +
-                std::to_string(expected) + " bytes of data) but the file has " +
+    return fail("the header says " + describeArray(out.dtype, out.shape) +
+                " (" + std::to_string(expected) +
+                " bytes of data) but the file has " +
                 std::to_string(fileSize - dataStart) + " bytes of data");
   return true;
 }
@@ -230,9 +230,9 @@ bool tad::rt::readNpy(const std::string &path, NpyArray &out,
   // Linux and fails only when read.
   struct stat info;
   if (::stat(path.c_str(), &info) != 0)
-    return fail(errno == ENOENT ? "cannot open file: no such file"
-                                : std::string("cannot open file: ") +
-                                      std::strerror(errno));
+    return fail(errno == ENOENT
+                    ? "cannot open file: no such file"
+                    : std::string("cannot open file: ") + std::strerror(errno));
   if (S_ISDIR(info.st_mode))
     return fail("is a directory, not a .npy file");
   if (!S_ISREG(info.st_mode))
@@ -255,14 +255,14 @@ bool tad::rt::readNpy(const std::string &path, NpyArray &out,
                    std::memcmp(head.data(), "\x93NUMPY", 6) == 0 &&
                    head[6] >= 1 && head[6] <= 3;
   if (versioned) {
-    uint64_t length = head[6] == 1
-                          ? (head[8] | (uint64_t(head[9]) << 8)) + 10
-                          : head.size() < 12
-                                ? 12
-                                : (head[8] | (uint64_t(head[9]) << 8) |
-                                   (uint64_t(head[10]) << 16) |
-                                   (uint64_t(head[11]) << 24)) +
-                                      12;
+    uint64_t length; // of the prefix and the header
+    if (head[6] == 1)
+      length = 10 + (head[8] | (uint64_t(head[9]) << 8));
+    else if (head.size() < 12)
+      length = 12; // truncated, which parseNpyHeader reports
+    else
+      length = 12 + (head[8] | (uint64_t(head[9]) << 8) |
+                     (uint64_t(head[10]) << 16) | (uint64_t(head[11]) << 24));
     constexpr uint64_t kMaxHeader = uint64_t(1) << 20;
     if (length > kMaxHeader && length <= fileSize)
       return fail("the .npy header claims " + std::to_string(length) +
@@ -273,8 +273,8 @@ bool tad::rt::readNpy(const std::string &path, NpyArray &out,
   if (headerEnd > 12 && !readExactly(head.data() + 12, headerEnd - 12))
     return fail("read failed");
   size_t dataStart = 0;
-  if (!parseNpyHeader(path, head.data(), head.size(), fileSize, out,
-                      dataStart, error))
+  if (!parseNpyHeader(path, head.data(), head.size(), fileSize, out, dataStart,
+                      error))
     return false;
   // The header's own sizes were checked (at most 2^40 elements), but the
   // data may still not fit in memory.

@@ -8,6 +8,7 @@
 
 #include "tad/runtime/Output.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -44,6 +45,13 @@ bool OutputFile::fail(const std::string &what, std::string &error) {
 
 bool OutputFile::open(const std::string &target, std::string &error) {
   path = target;
+  // A device or a pipe (--stats-json=/dev/stdout) is written in place:
+  // renaming a file over it would replace it.
+  struct stat info;
+  if (::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+    file = std::fopen(path.c_str(), "wb");
+    return file ? true : fail("cannot open", error);
+  }
   temporary = path + ".tmp" + std::to_string(::getpid());
   file = std::fopen(temporary.c_str(), "wb");
   if (!file) {
@@ -79,6 +87,8 @@ bool OutputFile::finish(std::string &error) {
 }
 
 bool OutputFile::commit(std::string &error) {
+  if (temporary.empty()) // written in place
+    return true;
   if (std::rename(temporary.c_str(), path.c_str()) != 0)
     return fail("cannot create file", error);
   committed = true;

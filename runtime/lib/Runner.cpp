@@ -20,11 +20,11 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
+#include <memory>
 #include <random>
 #include <set>
 #include <sstream>
-#include <limits>
-#include <memory>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -336,8 +336,8 @@ bool tad::rt::parseRunArguments(int argc, char **argv, RunOptions &options,
     };
     // Digits only (strtoull would take "-1" as 2^64 - 1), at most `max`.
     auto number = [&](uint64_t &out, uint64_t max) {
-      bool digits = !value.empty() && value.find_first_not_of("0123456789") ==
-                                          std::string::npos;
+      bool digits = !value.empty() &&
+                    value.find_first_not_of("0123456789") == std::string::npos;
       errno = 0;
       out = digits ? std::strtoull(value.c_str(), nullptr, 10) : 0;
       if (!digits) {

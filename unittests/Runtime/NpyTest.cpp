@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <cstring>
 
-#include <unistd.h>
 #include <string>
+#include <unistd.h>
 
 using namespace tad::rt;
 

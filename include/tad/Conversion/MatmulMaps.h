@@ -1,4 +1,4 @@
-//===- MatmulMaps.h - indexing maps of transposed linalg matmuls -*- C++ -*-===//
+//===- MatmulMaps.h - indexing maps of transposed matmuls -------*- C++ -*-===//
 //
 // tad.matmul's transpose flags become linalg indexing maps (TadToLinalg), and
 // tad-matmul-to-runtime recognizes exactly those maps to pass the operand to

@@ -57,7 +57,7 @@ struct RematFunctionReport {
   double baseCost = 0;
   std::string solver;
   std::vector<RematValue> values;
-  std::vector<RematLoopRerun> loops;
+  std::vector<RematLoopRerun> loopReruns;
   std::vector<RematTimelinePoint> timeline;
 };
 

@@ -21,9 +21,9 @@ ArrayAttr tad::getMatmulMaps(MLIRContext *context, int64_t batch,
     results.append({row, col});
     return AffineMapAttr::get(AffineMap::get(batch + 3, 0, results, context));
   };
-  return ArrayAttr::get(context, {transposes.lhs ? map(k, m) : map(m, k),
-                                  transposes.rhs ? map(n, k) : map(k, n),
-                                  map(m, n)});
+  return ArrayAttr::get(context,
+                        {transposes.lhs ? map(k, m) : map(m, k),
+                         transposes.rhs ? map(n, k) : map(k, n), map(m, n)});
 }
 
 std::optional<MatmulTransposes> tad::matchMatmulMaps(ArrayAttr maps,

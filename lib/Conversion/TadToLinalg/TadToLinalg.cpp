@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tad/Conversion/Passes.h"
 #include "tad/Conversion/MatmulMaps.h"
+#include "tad/Conversion/Passes.h"
 
 #include "dialects/tad/TadOps.h"
 
@@ -577,11 +577,11 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     bool ta = op.getTransposeLhs(), tb = op.getTransposeRhs();
     if (type.getRank() == 2) {
       Value init = filled(rewriter, loc, type, zero);
-      auto matmul = linalg::MatmulOp::create(rewriter, loc, type,
-                                             ValueRange{lhs, rhs},
-                                             ValueRange{init});
+      auto matmul = linalg::MatmulOp::create(
+          rewriter, loc, type, ValueRange{lhs, rhs}, ValueRange{init});
       if (ta || tb)
-        matmul.setIndexingMapsAttr(getMatmulMaps(rewriter.getContext(), 0, {ta, tb}));
+        matmul.setIndexingMapsAttr(
+            getMatmulMaps(rewriter.getContext(), 0, {ta, tb}));
       rewriter.replaceOp(op, matmul.getResult(0));
       return success();
     }
@@ -598,15 +598,16 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     };
     Value lhs3 = collapse(lhs), rhs3 = collapse(rhs);
     int64_t rank = type.getRank();
-    auto resultType3 = RankedTensorType::get(
-        {tensorType(lhs3).getDimSize(0), type.getDimSize(rank - 2),
-         type.getDimSize(rank - 1)},
-        elementType);
+    auto resultType3 = RankedTensorType::get({tensorType(lhs3).getDimSize(0),
+                                              type.getDimSize(rank - 2),
+                                              type.getDimSize(rank - 1)},
+                                             elementType);
     Value init = filled(rewriter, loc, resultType3, zero);
     auto matmul = linalg::BatchMatmulOp::create(
         rewriter, loc, resultType3, ValueRange{lhs3, rhs3}, ValueRange{init});
     if (ta || tb)
-      matmul.setIndexingMapsAttr(getMatmulMaps(rewriter.getContext(), 1, {ta, tb}));
+      matmul.setIndexingMapsAttr(
+          getMatmulMaps(rewriter.getContext(), 1, {ta, tb}));
     rewriter.replaceOp(op, reshape(rewriter, loc, matmul.getResult(0), type));
     return success();
   }

@@ -252,7 +252,8 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
   if (binomial)
     for (size_t k = info.firstReverse; k < info.schedule.size(); ++k)
       reruns += info.schedule[k].kind == remat::RevolveAction::advance;
-  loop->setAttr(TadDialect::kReverseRerunsAttrName, b.getI64IntegerAttr(reruns));
+  loop->setAttr(TadDialect::kReverseRerunsAttrName,
+                b.getI64IntegerAttr(reruns));
   for (auto [r, v] : llvm::zip(op.getResults(), loop.getResults()))
     map.map(r, v);
   info.outer = map;

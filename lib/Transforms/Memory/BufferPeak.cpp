@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tad/Transforms/BufferPeak.h"
+#include "tad/Transforms/IndexArithmetic.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -202,38 +203,9 @@ private:
     Operation *op = v.getDefiningOp();
     if (!op)
       return std::nullopt;
-    auto operand = [&](unsigned i) { return evaluate(op->getOperand(i)); };
-    if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp>(op))
-      return operand(0);
-    if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(op)) {
-      std::optional<int64_t> a = operand(0), b = operand(1);
-      if (!a || !b)
-        return std::nullopt;
-      if (isa<arith::AddIOp>(op))
-        return *a + *b;
-      return isa<arith::SubIOp>(op) ? *a - *b : *a * *b;
-    }
-    if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
-      std::optional<int64_t> a = operand(0), b = operand(1);
-      if (!a || !b)
-        return std::nullopt;
-      switch (cmp.getPredicate()) {
-      case arith::CmpIPredicate::eq:
-        return *a == *b;
-      case arith::CmpIPredicate::ne:
-        return *a != *b;
-      case arith::CmpIPredicate::slt:
-        return *a < *b;
-      case arith::CmpIPredicate::sle:
-        return *a <= *b;
-      case arith::CmpIPredicate::sgt:
-        return *a > *b;
-      case arith::CmpIPredicate::sge:
-        return *a >= *b;
-      default:
-        return std::nullopt;
-      }
-    }
+    if (std::optional<int64_t> folded = evaluateIndexArithmetic(
+            op, [&](Value operand) { return evaluate(operand); }))
+      return folded;
     if (auto load = dyn_cast<memref::LoadOp>(op))
       return evaluateLoad(load);
     return std::nullopt;

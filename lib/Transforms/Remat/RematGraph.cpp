@@ -3,6 +3,7 @@
 #include "RematGraph.h"
 
 #include "dialects/tad/TadOps.h"
+#include "tad/Transforms/IndexArithmetic.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -161,49 +162,20 @@ static std::optional<int64_t> evaluateAt(Value v, Value iv, int64_t at,
   Operation *op = v.getDefiningOp();
   if (!op || depth > 32)
     return std::nullopt;
-  auto operand = [&](unsigned i) {
-    return evaluateAt(op->getOperand(i), iv, at, depth + 1);
-  };
   if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
     DenseIntElementsAttr table;
     if (extract.getIndices().size() != 1 ||
         !matchPattern(extract.getTensor(), m_Constant(&table)))
       return std::nullopt;
-    std::optional<int64_t> i = evaluateAt(extract.getIndices()[0], iv, at,
-                                          depth + 1);
+    std::optional<int64_t> i =
+        evaluateAt(extract.getIndices()[0], iv, at, depth + 1);
     if (!i || *i < 0 || *i >= table.getNumElements())
       return std::nullopt;
     return (*(table.getValues<APInt>().begin() + *i)).getSExtValue();
   }
-  if (isa<arith::IndexCastOp>(op))
-    return operand(0);
-  if (!isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::CmpIOp>(op))
-    return std::nullopt;
-  std::optional<int64_t> a = operand(0), b = operand(1);
-  if (!a || !b)
-    return std::nullopt;
-  if (isa<arith::AddIOp>(op))
-    return *a + *b;
-  if (isa<arith::SubIOp>(op))
-    return *a - *b;
-  if (isa<arith::MulIOp>(op))
-    return *a * *b;
-  switch (cast<arith::CmpIOp>(op).getPredicate()) {
-  case arith::CmpIPredicate::eq:
-    return *a == *b;
-  case arith::CmpIPredicate::ne:
-    return *a != *b;
-  case arith::CmpIPredicate::slt:
-    return *a < *b;
-  case arith::CmpIPredicate::sle:
-    return *a <= *b;
-  case arith::CmpIPredicate::sgt:
-    return *a > *b;
-  case arith::CmpIPredicate::sge:
-    return *a >= *b;
-  default:
-    return std::nullopt;
-  }
+  return evaluateIndexArithmetic(op, [&](Value operand) {
+    return evaluateAt(operand, iv, at, depth + 1);
+  });
 }
 
 /// The block of `op` (an scf.if or scf.index_switch directly in a loop's
@@ -253,8 +225,7 @@ double tad::estimateCost(Operation *op) {
       return body;
     int64_t first = lb.getSExtValue(), last = ub.getSExtValue(),
             stride = step.getSExtValue();
-    int64_t trips =
-        std::max<int64_t>(0, (last - first + stride - 1) / stride);
+    int64_t trips = std::max<int64_t>(0, (last - first + stride - 1) / stride);
     // A body that branches on what each iteration reads from a constant
     // table (a revolve dispatcher's actions) costs, per iteration, the
     // branch it takes there, not the dearest.

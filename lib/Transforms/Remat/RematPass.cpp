@@ -130,11 +130,11 @@ int64_t constantTrips(scf::ForOp loop) {
 /// with the cost of those runs: the body's cost times its reruns, times
 /// the iterations of the forward loops around it (a nested loop is
 /// reversed once per iteration of its parent).
-std::vector<RematLoopRerun> loopReruns(func::FuncOp func) {
+std::vector<RematLoopRerun> findLoopReruns(func::FuncOp func) {
   std::vector<RematLoopRerun> loops;
   func.walk([&](scf::ForOp loop) {
-    auto reruns = loop->getAttrOfType<IntegerAttr>(
-        TadDialect::kReverseRerunsAttrName);
+    auto reruns =
+        loop->getAttrOfType<IntegerAttr>(TadDialect::kReverseRerunsAttrName);
     if (!reruns)
       return;
     double body = 0;
@@ -176,9 +176,9 @@ RematFunctionReport describe(func::FuncOp func, const RematProblem &problem,
   report.cost = stats.cost;
   // The reverse loops' costs in the graph include their bodies' reruns:
   // without them is what computing everything once costs.
-  report.loops = loopReruns(func);
+  report.loopReruns = findLoopReruns(func);
   double reruns = 0;
-  for (const RematLoopRerun &loop : report.loops)
+  for (const RematLoopRerun &loop : report.loopReruns)
     reruns += loop.cost;
   report.baseCost = std::max(all.cost - reruns, 0.0);
   double base = report.baseCost;

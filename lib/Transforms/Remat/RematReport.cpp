@@ -28,7 +28,7 @@ std::string tad::rematReportToJson(const RematReport &report) {
           {"computes", v.computes},
           {"reason", v.reason}});
     llvm::json::Array loops;
-    for (const RematLoopRerun &l : f.loops)
+    for (const RematLoopRerun &l : f.loopReruns)
       loops.push_back(llvm::json::Object{{"location", l.location},
                                          {"trips", l.trips},
                                          {"reruns", l.reruns},
@@ -36,19 +36,18 @@ std::string tad::rematReportToJson(const RematReport &report) {
     for (const RematTimelinePoint &p : f.timeline)
       timeline.push_back(
           llvm::json::Object{{"event", p.event}, {"live_bytes", p.liveBytes}});
-    functions.push_back(llvm::json::Object{
-        {"function", f.function},
-        {"budget", f.budget},
-        {"solver", f.solver},
-        {"store_all_peak", f.storeAllPeak},
-        {"predicted_peak", f.predictedPeak},
-        {"store_all_cost", f.storeAllCost},
-        {"cost", f.cost},
-        {"base_cost", f.baseCost},
-        {"recompute_overhead", overhead(f)},
-        {"values", std::move(values)},
-        {"loop_reruns", std::move(loops)},
-        {"timeline", std::move(timeline)}});
+    functions.push_back(llvm::json::Object{{"function", f.function},
+                                           {"budget", f.budget},
+                                           {"solver", f.solver},
+                                           {"store_all_peak", f.storeAllPeak},
+                                           {"predicted_peak", f.predictedPeak},
+                                           {"store_all_cost", f.storeAllCost},
+                                           {"cost", f.cost},
+                                           {"base_cost", f.baseCost},
+                                           {"recompute_overhead", overhead(f)},
+                                           {"values", std::move(values)},
+                                           {"loop_reruns", std::move(loops)},
+                                           {"timeline", std::move(timeline)}});
   }
   llvm::json::Array loops;
   for (const RematLoop &loop : report.loops)
@@ -107,7 +106,7 @@ void tad::printRematReport(const RematReport &report, llvm::raw_ostream &os) {
                           v.computes > 1 ? "recompute" : "store",
                           human(v.bytes), v.op,
                           v.location.empty() ? "?" : v.location, v.reason);
-    for (const RematLoopRerun &l : f.loops)
+    for (const RematLoopRerun &l : f.loopReruns)
       os << llvm::formatv(
           "  rerun                 loop at {0} ({1} iterations): the reverse "
           "sweep runs its body again {2} times, for {3:F1}% more compute\n",

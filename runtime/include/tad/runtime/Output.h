@@ -3,7 +3,8 @@
 // Results, statistics and traces are written under a temporary name in
 // their folder and renamed onto their name only once complete: a failed
 // write (a full disk) leaves no file, never a truncated one, and every
-// failure says why.
+// failure says why. A path that names a device or a pipe (/dev/stdout) is
+// written in place.
 //
 //===----------------------------------------------------------------------===//
 
