@@ -58,8 +58,9 @@ bench: build
 	/usr/bin/python3 bench/remat/milp_exact.py --graphs 5
 	/usr/bin/python3 bench/remat/milp_gaps.py --sizes 30 --graphs 1 --seconds 60
 
-# Builds the frontend fuzzer with clang, libFuzzer and ASan in build-fuzz/
-# and runs it for FUZZ_SECONDS (docs/fuzzing.md).
+# Builds the fuzzers (the frontend and the .npy reader) with clang,
+# libFuzzer and ASan in build-fuzz/ and runs each for FUZZ_SECONDS
+# (docs/fuzzing.md).
 FUZZ_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 600
 fuzz:
@@ -69,7 +70,7 @@ fuzz:
 	  -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
 	  -DMLIR_DIR=$(LLVM_PREFIX)/lib/cmake/mlir \
 	  -DLLVM_EXTERNAL_LIT=$(LLVM_PREFIX)/bin/lit
-	ninja -C $(FUZZ_DIR) tad-fuzz-frontend
+	ninja -C $(FUZZ_DIR) tad-fuzz-frontend tad-fuzz-npy
 	scripts/fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS)
 
 format:

@@ -1,25 +1,33 @@
 #!/usr/bin/env bash
-# Runs the frontend fuzzer for a fixed time. Seeds: test/Fuzz/corpus, the
-# examples and the frontend tests. The growing corpus lives in
-# BUILD/fuzz-corpus; crashes, leaks and timeouts land in BUILD/fuzz-findings.
-# Exits non-zero when the fuzzer found something.
+# Runs tad's fuzzers, each for a fixed time: tad-fuzz-frontend (seeds:
+# test/Fuzz/corpus, the examples and the frontend tests) and tad-fuzz-npy
+# (seeds: test/Fuzz/npy-corpus). The growing corpora live in
+# BUILD/fuzz-corpus and BUILD/fuzz-npy-corpus; crashes, leaks and timeouts
+# land in BUILD/fuzz-findings. Exits non-zero when a fuzzer found something.
 set -euo pipefail
 build=${1:-build-fuzz}
 seconds=${2:-600}
-corpus="$build/fuzz-corpus"
 findings="$build/fuzz-findings"
-mkdir -p "$corpus" "$findings"
+mkdir -p "$build/fuzz-corpus" "$build/fuzz-npy-corpus" "$findings"
 
-echo "fuzz: running tad-fuzz-frontend for ${seconds}s (corpus $corpus)"
 status=0
-"$build/bin/tad-fuzz-frontend" \
-  -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=4096 \
-  -dict=test/Fuzz/tad.dict -artifact_prefix="$findings/" -print_final_stats=1 \
-  "$corpus" test/Fuzz/corpus examples test/Frontend 2>&1 |
-  tee "$build/fuzz.log" | grep -E "INITED|DONE|^==|ERROR|SUMMARY|stat::" || true
-status=${PIPESTATUS[0]}
+run() { # target corpus log flags... seeds...
+  local target=$1 corpus=$2 log=$3
+  shift 3
+  echo "fuzz: running $target for ${seconds}s (corpus $corpus)"
+  "$build/bin/$target" -max_total_time="$seconds" -timeout=10 \
+    -rss_limit_mb=4096 -max_len=4096 -artifact_prefix="$findings/" \
+    -print_final_stats=1 "$@" 2>&1 |
+    tee "$log" | grep -E "INITED|DONE|^==|ERROR|SUMMARY|stat::" || true
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+}
+run tad-fuzz-frontend "$build/fuzz-corpus" "$build/fuzz.log" \
+  -dict=test/Fuzz/tad.dict "$build/fuzz-corpus" test/Fuzz/corpus examples \
+  test/Frontend
+run tad-fuzz-npy "$build/fuzz-npy-corpus" "$build/fuzz-npy.log" \
+  "$build/fuzz-npy-corpus" test/Fuzz/npy-corpus
 if [[ $status -ne 0 ]] || ls "$findings" | grep -q .; then
-  echo "fuzz: FINDINGS in $findings (exit $status); see $build/fuzz.log"
+  echo "fuzz: FINDINGS in $findings; see $build/fuzz.log and $build/fuzz-npy.log"
   exit 1
 fi
-echo "fuzz: no findings in ${seconds}s"
+echo "fuzz: no findings in ${seconds}s each"
