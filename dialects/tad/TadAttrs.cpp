@@ -138,7 +138,35 @@ LogicalResult TadDialect::verifyOperationAttribute(Operation *op,
              << attr.getValue();
     return success();
   }
-  if (name == kForwardAttrName) {
+  if (name == kCaseCountsAttrName) {
+    auto sw = dyn_cast<scf::IndexSwitchOp>(op);
+    if (!sw)
+      return op->emitOpError()
+             << "'" << name << "' belongs on an scf.index_switch";
+    auto counts = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    if (!counts || counts.size() != int64_t(sw.getNumCases()) + 1 ||
+        llvm::any_of(counts.asArrayRef(), [](int64_t n) { return n < 0; }))
+      return op->emitOpError()
+             << "'" << name << "' must be an array of " << sw.getNumCases() + 1
+             << " counts of 0 or more (one per case, the default last), got "
+             << attr.getValue();
+    // Directly in a loop of known trip count, the cases run that often.
+    auto loop = dyn_cast<scf::ForOp>(sw->getParentOp());
+    std::optional<APInt> trips =
+        loop ? loop.getStaticTripCount() : std::nullopt;
+    if (trips) {
+      int64_t sum = 0;
+      bool overflow = false;
+      for (int64_t n : counts.asArrayRef())
+        overflow |= __builtin_add_overflow(sum, n, &sum);
+      if (overflow || sum != trips->getSExtValue())
+        return op->emitOpError()
+               << "'" << name << "' must sum to the trip count of the loop "
+               << "around it, " << trips->getSExtValue();
+    }
+    return success();
+  }
+  if (name == kForwardAttrName || name == kTapeAttrName) {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitOpError() << "'" << name << "' must be a unit attribute";
     return success();

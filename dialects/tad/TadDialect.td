@@ -64,6 +64,15 @@ def Tad_Dialect : Dialect {
     /// with a full tape; with binomial checkpointing also revolve's
     /// advances), so that the remat report can count that recomputation.
     static constexpr ::llvm::StringLiteral kReverseRerunsAttrName = "tad.reverse_reruns";
+    /// On the ops of a forward loop that store its tape (tad-autodiff):
+    /// bookkeeping that the reverse sweep does not run again, so that the
+    /// remat report leaves it out of the cost of a loop's reruns.
+    static constexpr ::llvm::StringLiteral kTapeAttrName = "tad.tape";
+    /// On the scf.index_switch of a revolve dispatcher (tad-autodiff): how
+    /// many times the loop around it takes each case, the default last, so
+    /// that the remat cost model and its peak count the cases the schedule
+    /// runs (they sum to the loop's trip count).
+    static constexpr ::llvm::StringLiteral kCaseCountsAttrName = "tad.case_counts";
     /// On the module between tad-choose-loop-snapshots and tad-remat: what
     /// the chooser decided, one {location, trips, snapshots} dictionary per
     /// loop, for the remat report.

@@ -2,7 +2,9 @@
 //
 // The closed form of Griewank and Walther (ACM TOMS 26(1), Algorithm 799),
 // a dynamic program over the first split point that finds the same optimum
-// independently, and the schedule that the dynamic program's choices give.
+// independently (tests only: it is quadratic in the steps), and the
+// schedule as a machine that computes each action from O(c) state, with
+// the split point in closed form.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,12 +42,11 @@ int64_t tad::remat::optimalForwardSteps(int64_t steps, int64_t snapshots) {
 
 namespace {
 
-/// F(l, c) and the first split point that achieves it, memoized.
+/// F(l, c) by dynamic programming over the first split, memoized.
 class RevolveTable {
 public:
   explicit RevolveTable(int64_t maxSteps, int64_t maxSnapshots)
-      : steps(maxSteps), cost((maxSteps + 1) * (maxSnapshots + 1), -1),
-        split((maxSteps + 1) * (maxSnapshots + 1), 0) {}
+      : steps(maxSteps), cost((maxSteps + 1) * (maxSnapshots + 1), -1) {}
 
   int64_t get(int64_t l, int64_t c) {
     if (l <= 1)
@@ -55,67 +56,18 @@ public:
     int64_t &slot = cost[index(l, c)];
     if (slot >= 0)
       return slot;
-    int64_t best = std::numeric_limits<int64_t>::max(), bestSplit = 1;
-    for (int64_t m = 1; m < l; ++m) {
+    int64_t best = std::numeric_limits<int64_t>::max();
+    for (int64_t m = 1; m < l; ++m)
       // Advance m steps and store x_m; reverse the last l - m steps with
       // one slot fewer; then the first m steps with all slots.
-      int64_t total = m + get(l - m, c - 1) + get(m, c);
-      if (total < best) {
-        best = total;
-        bestSplit = m;
-      }
-    }
-    split[index(l, c)] = bestSplit;
+      best = std::min(best, m + get(l - m, c - 1) + get(m, c));
     return slot = best;
-  }
-
-  int64_t getSplit(int64_t l, int64_t c) {
-    get(l, c);
-    return split[index(l, c)];
   }
 
 private:
   size_t index(int64_t l, int64_t c) const { return size_t(c * (steps + 1) + l); }
   int64_t steps;
-  std::vector<int64_t> cost, split;
-};
-
-struct ScheduleBuilder {
-  RevolveTable &table;
-  std::vector<RevolveAction> actions;
-  std::vector<int64_t> freeSlots;
-
-  /// Reverses steps a+l-1, ..., a, with x_a stored in `slot` and `c` slots
-  /// (that one included) available.
-  void solve(int64_t a, int64_t l, int64_t c, int64_t slot) {
-    if (l == 0)
-      return;
-    if (l == 1) {
-      actions.push_back({RevolveAction::restore, a, slot});
-      actions.push_back({RevolveAction::reverse, a, -1});
-      return;
-    }
-    if (c == 1) {
-      for (int64_t i = l - 1; i >= 0; --i) {
-        actions.push_back({RevolveAction::restore, a, slot});
-        for (int64_t k = 0; k < i; ++k)
-          actions.push_back({RevolveAction::advance, a + k, -1});
-        actions.push_back({RevolveAction::reverse, a + i, -1});
-      }
-      return;
-    }
-    int64_t m = table.getSplit(l, c);
-    actions.push_back({RevolveAction::restore, a, slot});
-    for (int64_t k = 0; k < m; ++k)
-      actions.push_back({RevolveAction::advance, a + k, -1});
-    int64_t stored = freeSlots.back();
-    freeSlots.pop_back();
-    actions.push_back({RevolveAction::store, a + m, stored});
-    solve(a + m, l - m, c - 1, stored);
-    actions.push_back({RevolveAction::free, a + m, stored});
-    freeSlots.push_back(stored);
-    solve(a, m, c, slot);
-  }
+  std::vector<int64_t> cost;
 };
 
 } // namespace
@@ -126,15 +78,175 @@ int64_t tad::remat::optimalForwardStepsByDP(int64_t steps, int64_t snapshots) {
   return table.get(steps, snapshots);
 }
 
+int64_t tad::remat::revolveRepetitions(int64_t steps, int64_t snapshots) {
+  assert(snapshots >= 1 && "invalid revolve problem");
+  if (steps <= 1)
+    return 0;
+  // binom(c + r, c) grows with r: double an upper bound, then bisect. Each
+  // binomial costs O(min(c, r)), so few slots and many steps (r near
+  // sqrt(2 l) with two slots) stay cheap.
+  auto enough = [&](int64_t r) {
+    return binomial(snapshots + r, snapshots) >= steps;
+  };
+  int64_t high = 1;
+  while (!enough(high))
+    high *= 2;
+  int64_t low = high / 2; // not enough (or 0)
+  while (high - low > 1) {
+    int64_t mid = low + (high - low) / 2;
+    (enough(mid) ? high : low) = mid;
+  }
+  return high;
+}
+
+int64_t tad::remat::revolveSplit(int64_t steps, int64_t snapshots) {
+  assert(steps >= 2 && snapshots >= 2 && "a split needs two steps and slots");
+  int64_t c = snapshots, r = revolveRepetitions(steps, c);
+  // binom(c + r - 1, c) and binom(c + r - 2, c) from binom(c + r, c), as
+  // the compiled schedule computes them.
+  __int128 full = binomial(c + r, c);
+  __int128 below = full * r / (c + r);            // binom(c + r - 1, c)
+  __int128 first = below * (r - 1) / (c + r - 1); // binom(c + r - 2, c)
+  __int128 capacity = below - first;              // binom(c + r - 2, c - 1)
+  __int128 remainder = steps - below;
+  return int64_t(first + std::min(remainder, capacity));
+}
+
+RevolveMachine::RevolveMachine(int64_t steps, int64_t snapshots)
+    : snapshots(snapshots), nextReverse(steps - 1) {
+  assert(steps >= 0 && snapshots >= 1 && "invalid revolve problem");
+  target = targetFrom(0, snapshots);
+}
+
+int64_t RevolveMachine::targetFrom(int64_t p, int64_t c) const {
+  int64_t length = nextReverse - p + 1;
+  if (length <= 1 || c <= 1)
+    return nextReverse;
+  return p + revolveSplit(length, c);
+}
+
+RevolveAction RevolveMachine::next() {
+  assert(!done() && "the schedule is over");
+  if (pendingFree) {
+    pendingFree = false;
+    // The slot and step of the snapshot that the last reverse popped.
+    return {RevolveAction::free, nextReverse + 1, int64_t(stack.size())};
+  }
+  int64_t top = int64_t(stack.size()) - 1;
+  if (current == nextReverse) {
+    RevolveAction action{RevolveAction::reverse, nextReverse, -1};
+    --nextReverse;
+    current = -1;
+    // Reversing the top snapshot's own step pops it (x_0 stays).
+    if (top > 0 && stack.back() > nextReverse) {
+      stack.pop_back();
+      pendingFree = true;
+    }
+    return action;
+  }
+  if (current < 0) {
+    current = stack.back();
+    target = targetFrom(current, snapshots - top);
+    return {RevolveAction::restore, current, top};
+  }
+  if (current == target) {
+    stack.push_back(current);
+    target = targetFrom(current, snapshots - top - 1);
+    return {RevolveAction::store, current, top + 1};
+  }
+  return {RevolveAction::advance, current++, -1};
+}
+
 std::vector<RevolveAction> tad::remat::makeRevolveSchedule(int64_t steps,
                                                            int64_t snapshots) {
+  RevolveMachine machine(steps, snapshots);
+  std::vector<RevolveAction> actions;
+  while (!machine.done() || machine.pendingFree)
+    actions.push_back(machine.next());
+  return actions;
+}
+
+std::vector<int64_t> tad::remat::revolveFirstSweepStores(int64_t steps,
+                                                         int64_t snapshots) {
+  std::vector<int64_t> stores;
+  int64_t p = 0;
+  for (int64_t k = 0;; ++k) {
+    int64_t length = steps - p, c = snapshots - k;
+    if (length <= 1 || c <= 1)
+      return stores;
+    p += revolveSplit(length, c);
+    if (p == steps - 1)
+      return stores; // reversed at once: the machine does not store it
+    stores.push_back(p);
+  }
+}
+
+static int64_t saturatingAdd(int64_t a, int64_t b) {
+  int64_t sum;
+  return __builtin_add_overflow(a, b, &sum)
+             ? std::numeric_limits<int64_t>::max()
+             : sum;
+}
+
+int64_t RevolveCounts::total() const {
+  return saturatingAdd(saturatingAdd(stores, restores),
+                       saturatingAdd(advances, reverses));
+}
+
+namespace {
+/// The actions that reverse a segment of `length` steps whose first state
+/// is current and stored on top of the stack, with `c` slots from that one
+/// up, until the reverse of its first step (RevolveMachine's order).
+struct SegmentCounter {
+  std::map<std::pair<int64_t, int64_t>, RevolveCounts> memo;
+
+  RevolveCounts count(int64_t length, int64_t c) {
+    RevolveCounts counts;
+    if (length <= 0)
+      return counts;
+    if (length == 1) {
+      counts.reverses = 1;
+      return counts;
+    }
+    if (c == 1) {
+      // Advance to each step from the first, in turn.
+      __int128 advances = __int128(length) * (length - 1) / 2;
+      counts.advances = advances > std::numeric_limits<int64_t>::max()
+                            ? std::numeric_limits<int64_t>::max()
+                            : int64_t(advances);
+      counts.restores = length - 1;
+      counts.reverses = length;
+      return counts;
+    }
+    auto key = std::make_pair(length, c);
+    if (auto it = memo.find(key); it != memo.end())
+      return it->second;
+    int64_t m = revolveSplit(length, c);
+    RevolveCounts last = count(length - m, c - 1), first = count(m, c);
+    counts.advances =
+        saturatingAdd(m, saturatingAdd(last.advances, first.advances));
+    // A last part of one step is reversed at once, not stored.
+    counts.stores =
+        saturatingAdd(length - m > 1, saturatingAdd(last.stores, first.stores));
+    counts.restores =
+        saturatingAdd(1, saturatingAdd(last.restores, first.restores));
+    counts.reverses = saturatingAdd(last.reverses, first.reverses);
+    return memo[key] = counts;
+  }
+};
+} // namespace
+
+RevolveCounts tad::remat::countRevolveActions(int64_t steps,
+                                              int64_t snapshots) {
   assert(steps >= 0 && snapshots >= 1 && "invalid revolve problem");
-  RevolveTable table(steps, snapshots);
-  ScheduleBuilder builder{table, {}, {}};
-  for (int64_t s = snapshots - 1; s >= 1; --s)
-    builder.freeSlots.push_back(s);
-  builder.solve(0, steps, snapshots, /*slot=*/0);
-  return builder.actions;
+  SegmentCounter counter;
+  RevolveCounts counts = counter.count(steps, snapshots);
+  if (steps > 0) {
+    // The forward loop's own sweep: l - 1 advances and its stores.
+    counts.advances -= steps - 1;
+    counts.stores -= int64_t(revolveFirstSweepStores(steps, snapshots).size());
+  }
+  return counts;
 }
 
 int64_t tad::remat::checkRevolveSchedule(

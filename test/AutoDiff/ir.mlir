@@ -82,7 +82,7 @@ func.func @loop(%x: tensor<2xf32>) -> tensor<f32> {
 // CHECK-LABEL: func.func @d_loop
 // CHECK: %[[TAPE0:.*]] = tad.constant dense<0.000000e+00> : tensor<5x2xf32>
 // CHECK: %[[FWD:.*]]:2 = scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[TAPE0]])
-// CHECK: tad.update %{{.*}} into %{{.*}}[%{{.*}}] : tensor<2xf32> into tensor<5x2xf32>
+// CHECK: tad.update %{{.*}} into %{{.*}}[%{{.*}}] {tad.tape} : tensor<2xf32> into tensor<5x2xf32>
 // CHECK: scf.for
 // CHECK: %[[IN:.*]] = tad.take %[[FWD]]#1[%{{.*}}] : tensor<5x2xf32> -> tensor<2xf32>
 // CHECK: tad.tanh %[[IN]]

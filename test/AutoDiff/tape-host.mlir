@@ -20,7 +20,7 @@ func.func @layers(%x: tensor<2x4xf32>, %ws: tensor<3x4x4xf32>) -> tensor<f32> {
 // CHECK-LABEL: func.func @d_layers
 // CHECK: %[[HOST:.*]] = tad.constant dense<0.000000e+00> : tensor<3x4x4xf32>
 // CHECK: %[[FWD:.*]]:2 = scf.for %[[I:.*]] = {{.*}} iter_args(%[[H:.*]] = %{{.*}}, %[[TAPE:.*]] = %[[HOST]]) -> (tensor<2x4xf32>, tensor<3x4x4xf32>)
-// CHECK: tensor.insert_slice %[[H]] into %[[TAPE]][%{{.*}}, 0, 0] [1, 2, 4] [1, 1, 1] : tensor<2x4xf32> into tensor<3x4x4xf32>
+// CHECK: tensor.insert_slice %[[H]] into %[[TAPE]][%{{.*}}, 0, 0] [1, 2, 4] [1, 1, 1] {tad.tape} : tensor<2x4xf32> into tensor<3x4x4xf32>
 // The remat report counts the reverse sweep's run of each iteration's body.
 // CHECK: } {tad.forward, tad.reverse_reruns = 3 : i64}
 // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %[[ACC:.*]] = %[[FWD]]#1) -> (tensor<2x4xf32>, tensor<3x4x4xf32>)
@@ -34,7 +34,7 @@ func.func private @d_layers(tensor<2x4xf32>, tensor<3x4x4xf32>) -> tensor<3x4x4x
 // Without the weights' gradient there is no accumulator: a tape of its own.
 // CHECK-LABEL: func.func @dx_layers
 // CHECK: scf.for {{.*}} -> (tensor<2x4xf32>, tensor<3x2x4xf32>)
-// CHECK: tad.update %{{.*}} into %{{.*}}[%{{.*}}] : tensor<2x4xf32> into tensor<3x2x4xf32>
+// CHECK: tad.update %{{.*}} into %{{.*}}[%{{.*}}] {tad.tape} : tensor<2x4xf32> into tensor<3x2x4xf32>
 // CHECK-NOT: insert_slice
 // CHECK: return
 func.func private @dx_layers(tensor<2x4xf32>, tensor<3x4x4xf32>) -> tensor<2x4xf32>

@@ -157,10 +157,12 @@ private:
     scf::ForOp primal;
     IRMapping outer; // maps the primal's outer values to forward values
     unsigned numCarried;
-    /// Binomial checkpointing: the revolve schedule whose actions from
-    /// `firstReverse` on the reverse sweep replays; empty for a full tape.
-    std::vector<remat::RevolveAction> schedule;
-    size_t firstReverse = 0;
+    /// Binomial checkpointing: the snapshot slots (0 for a full tape), the
+    /// steps whose states the forward loop stores (revolve's first sweep,
+    /// in slots 1, 2, ...) and the actions the reverse sweep runs after it.
+    int64_t snapshots = 0;
+    std::vector<int64_t> sweepStores;
+    remat::RevolveCounts counts;
     /// Per carried value: the outer (forward) value whose gradient's
     /// accumulator holds its tape (Loops.cpp, findTapeHost), or null.
     SmallVector<Value> hosts;

@@ -2,8 +2,8 @@
 //
 // scf.for: the forward loop stores its carried values (a full tape, or
 // revolve's snapshots), and the reverse loop recomputes each iteration
-// from them and runs its adjoint; with binomial checkpointing it replays
-// the rest of the revolve schedule from constant tables.
+// from them and runs its adjoint; with binomial checkpointing it runs the
+// rest of the revolve schedule, computing each action as it goes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,16 +12,6 @@
 using namespace mlir;
 using namespace tad;
 using namespace tad::autodiff;
-
-/// An index constant tensor: the tables of a binomial schedule.
-static Value indexTable(OpBuilder &b, Location loc, ArrayRef<int64_t> values) {
-  auto type = RankedTensorType::get({int64_t(values.size())}, b.getIndexType());
-  SmallVector<APInt> bits;
-  for (int64_t v : values)
-    bits.push_back(APInt(64, uint64_t(v), /*isSigned=*/true));
-  return arith::ConstantOp::create(b, loc,
-                                   DenseIntElementsAttr::get(type, bits));
-}
 
 /// The offsets, sizes and strides of `small` at the start of row `row` of
 /// `stacked` (rank one more than `small`'s, each other dimension at least
@@ -131,10 +121,7 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
   int64_t trips = std::max<int64_t>(*upper - *lower, 0);
   Location loc = op.getLoc();
 
-  // The slot each iteration's input goes to in revolve's first sweep (the
-  // actions before its first reverse), or -1.
-  LoopInfo info{op, {}, 0, {}, 0};
-  std::vector<int64_t> slotAt;
+  LoopInfo info{op, {}, 0};
   // The loop's own count (tadc chooses one per loop under a budget), else
   // the pass option.
   int64_t snapshots = loopSnapshots;
@@ -143,27 +130,16 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
     snapshots = count.getInt();
   bool binomial = snapshots > 0 && snapshots < trips;
   if (binomial) {
-    info.schedule = remat::makeRevolveSchedule(trips, snapshots);
-    slotAt.assign(trips, -1);
-    slotAt[0] = 0; // x_0 starts in slot 0
-    int64_t current = 0;
-    size_t k = 0;
-    for (; k < info.schedule.size(); ++k) {
-      const remat::RevolveAction &a = info.schedule[k];
-      if (a.kind == remat::RevolveAction::reverse)
-        break;
-      if (a.kind == remat::RevolveAction::advance && a.step == current)
-        ++current;
-      else if (a.kind == remat::RevolveAction::store && a.step == current)
-        slotAt[current] = a.slot;
-      else if (!(a.kind == remat::RevolveAction::restore && a.step == current))
-        return op.emitError("internal error: revolve's first sweep is not "
-                            "a plain forward sweep");
-    }
-    if (k == info.schedule.size() || current != trips - 1)
-      return op.emitError("internal error: revolve's first sweep does not "
-                          "end before the last step");
-    info.firstReverse = k;
+    // Nothing here grows with the trip count: the schedule is computed as
+    // it runs (reverseRevolve), from O(snapshots) state.
+    info.snapshots = snapshots;
+    info.sweepStores = remat::revolveFirstSweepStores(trips, snapshots);
+    info.counts = remat::countRevolveActions(trips, snapshots);
+    if (info.counts.total() == std::numeric_limits<int64_t>::max())
+      return op.emitError()
+             << "a loop of " << trips << " iterations with " << snapshots
+             << " snapshots needs more than 2^63 forward steps to reverse; "
+                "give it more snapshots";
   }
   int64_t rows = binomial ? snapshots : std::max<int64_t>(trips, 1);
 
@@ -190,7 +166,6 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
   if (binomial)
     for (unsigned i = 0; i < numCarried; ++i)
       inits.push_back(inits[i]);
-  Value slots = binomial ? indexTable(b, loc, slotAt) : Value();
   LogicalResult status = success();
   auto loop = createEmptyLoop(b, loc, map.lookupOrDefault(op.getLowerBound()),
                               map.lookupOrDefault(op.getUpperBound()),
@@ -211,11 +186,24 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
                                       map.lookupOrDefault(op.getLowerBound()));
     SmallVector<Value> tapes;
     if (!binomial) {
-      for (auto [v, tape] : llvm::zip(carried, tapeArgs))
+      for (auto [v, tape] : llvm::zip(carried, tapeArgs)) {
         tapes.push_back(storeInTape(b, l, v, tape, row));
+        tapes.back().getDefiningOp()->setAttr(TadDialect::kTapeAttrName,
+                                              b.getUnitAttr());
+      }
     } else {
-      // tape[slot] = carried, where this iteration's input is a snapshot.
-      Value slot = tensor::ExtractOp::create(b, l, slots, row);
+      // tape[slot] = carried, where this iteration's input is a snapshot:
+      // x_0 in slot 0, the first sweep's stores in slots 1, 2, ...
+      Value slot = arith::ConstantIndexOp::create(b, l, -1);
+      SmallVector<int64_t> stored = {0};
+      llvm::append_range(stored, info.sweepStores);
+      for (auto [k, step] : llvm::enumerate(stored)) {
+        Value here =
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, row,
+                                  arith::ConstantIndexOp::create(b, l, step));
+        slot = arith::SelectOp::create(
+            b, l, here, arith::ConstantIndexOp::create(b, l, int64_t(k)), slot);
+      }
       Value stores =
           arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, slot,
                                 arith::ConstantIndexOp::create(b, l, 0));
@@ -233,6 +221,7 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
         b.setInsertionPointToEnd(store.elseBlock());
         scf::YieldOp::create(b, l, SmallVector<Value>(tapeArgs));
       }
+      store->setAttr(TadDialect::kTapeAttrName, b.getUnitAttr());
       llvm::append_range(tapes, store.getResults());
     }
     SmallVector<Value> results;
@@ -250,8 +239,9 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
   // after its first sweep.
   int64_t reruns = trips;
   if (binomial)
-    for (size_t k = info.firstReverse; k < info.schedule.size(); ++k)
-      reruns += info.schedule[k].kind == remat::RevolveAction::advance;
+    reruns = std::min(info.counts.advances,
+                      std::numeric_limits<int64_t>::max() - trips) +
+             trips;
   loop->setAttr(TadDialect::kReverseRerunsAttrName,
                 b.getI64IntegerAttr(reruns));
   for (auto [r, v] : llvm::zip(op.getResults(), loop.getResults()))
@@ -400,7 +390,7 @@ LogicalResult Differentiator::backwardFor(scf::ForOp op, CotangentMap &cot) {
   }
 
   SmallVector<Value> results; // the carried cotangents, then the outer ones
-  if (!info.schedule.empty()) {
+  if (info.snapshots > 0) {
     if (failed(reverseRevolve(op, info, outer, carriedCots, accs, results)))
       return failure();
   } else {
@@ -453,12 +443,83 @@ LogicalResult Differentiator::backwardFor(scf::ForOp op, CotangentMap &cot) {
   return success();
 }
 
+namespace {
+/// Index arithmetic for the revolve machine in IR.
+struct IndexMath {
+  OpBuilder &b;
+  Location l;
+  Value c(int64_t v) { return arith::ConstantIndexOp::create(b, l, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, l, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, l, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, l, x, y); }
+  Value div(Value x, Value y) { return arith::DivUIOp::create(b, l, x, y); }
+  Value min(Value x, Value y) { return arith::MinSIOp::create(b, l, x, y); }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, l, p, x, y);
+  }
+  Value eq(Value x, Value y) { return cmp(arith::CmpIPredicate::eq, x, y); }
+  Value both(Value x, Value y) { return arith::AndIOp::create(b, l, x, y); }
+  Value either(Value x, Value y) { return arith::OrIOp::create(b, l, x, y); }
+  Value select(Value cond, Value x, Value y) {
+    return arith::SelectOp::create(b, l, cond, x, y);
+  }
+};
+} // namespace
+
+/// RevolveMachine::targetFrom in IR: where the schedule stops advancing
+/// from the top snapshot's step `p`, with `slots` slots from that one up
+/// and `e` the step to reverse next. With two slots or more and two steps
+/// or more, that is p + revolveSplit(e - p + 1, slots), whose search for r
+/// runs over 1..`maxReps` (the whole loop's, which bounds every
+/// subproblem's: RevolveTest); otherwise e.
+static Value emitRevolveTarget(OpBuilder &b, Location l, Value p, Value e,
+                               Value slots, int64_t maxReps) {
+  IndexMath m{b, l};
+  Value length = m.add(m.sub(e, p), m.c(1));
+  Value trivial = m.either(m.cmp(arith::CmpIPredicate::sle, length, m.c(1)),
+                           m.cmp(arith::CmpIPredicate::sle, slots, m.c(1)));
+  auto branch = scf::IfOp::create(b, l, TypeRange{b.getIndexType()}, trivial,
+                                  /*addThenBlock=*/true,
+                                  /*addElseBlock=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(branch.thenBlock());
+  scf::YieldOp::create(b, l, e);
+  b.setInsertionPointToEnd(branch.elseBlock());
+  // range = binom(slots + r, slots) for the smallest r with range >= length.
+  auto search = scf::ForOp::create(
+      b, l, m.c(1), m.c(maxReps + 1), m.c(1), ValueRange{m.c(1), m.c(0)},
+      [&](OpBuilder &nb, Location nl, Value rho, ValueRange args) {
+        IndexMath n{nb, nl};
+        Value range = args[0], r = args[1];
+        Value notFound = n.eq(r, n.c(0));
+        Value next = n.div(n.mul(range, n.add(slots, rho)), rho);
+        Value reached = n.cmp(arith::CmpIPredicate::sge, next, length);
+        scf::YieldOp::create(
+            nb, nl,
+            ValueRange{n.select(notFound, next, range),
+                       n.select(n.both(notFound, reached), rho, r)});
+      });
+  Value range = search.getResult(0), r = search.getResult(1);
+  Value below = m.div(m.mul(range, r), m.add(slots, r)); // binom(c+r-1, c)
+  Value first = m.div(m.mul(below, m.sub(r, m.c(1))),
+                      m.sub(m.add(slots, r), m.c(1))); // binom(c+r-2, c)
+  Value capacity = m.sub(below, first);
+  Value split = m.add(first, m.min(m.sub(length, below), capacity));
+  scf::YieldOp::create(b, l, m.add(p, split));
+  return branch.getResult(0);
+}
+
 /// Binomial checkpointing: a loop over revolve's actions after its first
-/// sweep (which the forward loop ran), dispatching on each action's kind
-/// from constant tables. It carries the current state (the carried values
-/// at the start of some iteration), the snapshot slots, the carried
-/// cotangents and the accumulators; it starts from the forward loop's
-/// last-iteration inputs and slots.
+/// sweep (which the forward loop ran), each computed as it runs by
+/// RevolveMachine's rules from O(snapshots) index state, so that nothing
+/// grows with the trip count. The loop carries the current state (the
+/// carried values at the start of some iteration), the snapshot slots, the
+/// carried cotangents and the accumulators, then the machine: the current
+/// state's step (-1 for none), the step to reverse next, where advancing
+/// stops, the stack depth (the top slot) and the step each slot 1..c-1
+/// holds (slot 0 holds x_0). Its trip count is the number of actions,
+/// countRevolveActions; it starts from the forward loop's last-iteration
+/// inputs and slots.
 LogicalResult Differentiator::reverseRevolve(scf::ForOp op,
                                              const LoopInfo &info,
                                              ArrayRef<Value> outer,
@@ -467,104 +528,144 @@ LogicalResult Differentiator::reverseRevolve(scf::ForOp op,
                                              SmallVectorImpl<Value> &results) {
   scf::ForOp primal = info.primal;
   unsigned n = info.numCarried;
+  int64_t snapshots = info.snapshots;
+  int64_t trips = *getConstantIntValue(primal.getUpperBound()) -
+                  *getConstantIntValue(primal.getLowerBound());
+  int64_t maxReps = remat::revolveRepetitions(trips, snapshots);
   Location loc = op.getLoc();
-  SmallVector<int64_t> kinds, steps, slots;
-  for (size_t k = info.firstReverse; k < info.schedule.size(); ++k) {
-    kinds.push_back(int64_t(info.schedule[k].kind));
-    steps.push_back(info.schedule[k].step);
-    slots.push_back(std::max<int64_t>(info.schedule[k].slot, 0));
-  }
-  Value kindTable = indexTable(b, loc, kinds);
-  Value stepTable = indexTable(b, loc, steps);
-  Value slotTable = indexTable(b, loc, slots);
+  IndexMath m{b, loc};
+
   SmallVector<Value> inits;
   llvm::append_range(inits, op.getResults().drop_front(2 * n)); // current
   llvm::append_range(inits, op.getResults().slice(n, n));       // slots
   llvm::append_range(inits, carriedCots);
   llvm::append_range(inits, accs);
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value count = arith::ConstantIndexOp::create(b, loc, int64_t(kinds.size()));
-  auto dispatch = createEmptyLoop(b, loc, zero, count, one, inits);
+  unsigned numTensors = inits.size();
+  int64_t depth = int64_t(info.sweepStores.size());
+  for (int64_t v : {trips - 1, trips - 1, trips - 1, depth})
+    inits.push_back(m.c(v)); // current step, next reverse, target, depth
+  for (int64_t slot = 1; slot < snapshots; ++slot)
+    inits.push_back(
+        m.c(slot <= depth ? info.sweepStores[slot - 1] : int64_t(0)));
+  auto dispatch =
+      createEmptyLoop(b, loc, m.c(0), m.c(info.counts.total()), m.c(1), inits);
   LogicalResult status = success();
   {
     Location l = loc;
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToEnd(dispatch.getBody());
-    Value k = dispatch.getInductionVar();
     ValueRange args = dispatch.getRegionIterArgs();
     ValueRange current = args.take_front(n), tapes = args.slice(n, n),
-               cots = args.slice(2 * n, n), accArgs = args.drop_front(3 * n);
-    Value kind = tensor::ExtractOp::create(b, l, kindTable, k);
-    Value step = tensor::ExtractOp::create(b, l, stepTable, k);
-    Value slot = tensor::ExtractOp::create(b, l, slotTable, k);
-    Value iv = arith::AddIOp::create(b, l, op.getLowerBound(), step);
+               cots = args.slice(2 * n, n),
+               accArgs = args.slice(3 * n, numTensors - 3 * n);
+    ValueRange machine = args.drop_front(numTensors);
+    Value cur = machine[0], next = machine[1], target = machine[2],
+          top = machine[3];
+    ValueRange stack = machine.drop_front(4); // slots 1..c-1
+    // The step the top slot holds.
+    Value topStep = m.c(0);
+    for (auto [k, step] : llvm::enumerate(stack))
+      topStep = m.select(m.eq(top, m.c(int64_t(k) + 1)), step, topStep);
+    // RevolveMachine::next's order: reverse once at the step, restore when
+    // there is no current state, store at the target, else advance.
     using Action = remat::RevolveAction;
+    Value kind =
+        m.select(m.eq(cur, next), m.c(Action::reverse),
+                 m.select(m.cmp(arith::CmpIPredicate::slt, cur, m.c(0)),
+                          m.c(Action::restore),
+                          m.select(m.eq(cur, target), m.c(Action::store),
+                                   m.c(Action::advance))));
     SmallVector<int64_t> cases = {Action::store, Action::restore,
                                   Action::advance, Action::reverse};
     auto sw = scf::IndexSwitchOp::create(b, l, TypeRange(args), kind, cases,
                                          cases.size());
+    const remat::RevolveCounts &counts = info.counts;
+    sw->setAttr(TadDialect::kCaseCountsAttrName,
+                b.getDenseI64ArrayAttr({counts.stores, counts.restores,
+                                        counts.advances, counts.reverses,
+                                        /*default, never taken=*/0}));
     auto yieldWith = [&](ValueRange cur, ValueRange tp, ValueRange ct,
-                         ValueRange ac) {
+                         ValueRange ac, ValueRange state) {
       SmallVector<Value> all(cur);
       llvm::append_range(all, tp);
       llvm::append_range(all, ct);
       llvm::append_range(all, ac);
+      llvm::append_range(all, state);
       scf::YieldOp::create(b, l, all);
     };
+    Value iv;
     for (auto [region, action] : llvm::zip(sw.getCaseRegions(), cases)) {
       OpBuilder::InsertionGuard g(b);
       b.createBlock(&region);
+      SmallVector<Value> state(machine);
       switch (action) {
-      case Action::store: {
+      case Action::store: { // push the current state into slot top + 1
+        Value slot = m.add(top, m.c(1));
         SmallVector<Value> stored;
         for (auto [v, tape] : llvm::zip(current, tapes))
           stored.push_back(
               UpdateOp::create(b, l, tape.getType(), v, tape, slot));
-        yieldWith(current, stored, cots, accArgs);
+        state[2] = emitRevolveTarget(b, l, cur, next,
+                                     m.sub(m.c(snapshots), slot), maxReps);
+        state[3] = slot;
+        for (auto [k, step] : llvm::enumerate(stack))
+          state[4 + k] = m.select(m.eq(slot, m.c(int64_t(k) + 1)), cur, step);
+        yieldWith(current, stored, cots, accArgs, state);
         break;
       }
-      case Action::restore: {
+      case Action::restore: { // from the top slot
         SmallVector<Value> restored;
         for (auto [v, tape] : llvm::zip(current, tapes))
-          restored.push_back(TakeOp::create(b, l, v.getType(), tape, slot));
-        yieldWith(restored, tapes, cots, accArgs);
+          restored.push_back(TakeOp::create(b, l, v.getType(), tape, top));
+        state[0] = topStep;
+        state[2] = emitRevolveTarget(b, l, topStep, next,
+                                     m.sub(m.c(snapshots), top), maxReps);
+        yieldWith(restored, tapes, cots, accArgs, state);
         break;
       }
       case Action::advance: {
         IRMapping map = info.outer;
+        iv = m.add(op.getLowerBound(), cur);
         map.map(primal.getInductionVar(), iv);
         for (auto [arg, v] : llvm::zip(primal.getRegionIterArgs(), current))
           map.map(arg, v);
         SmallVector<Operation *> created;
         if (failed(recompute(*primal.getBody(), map, created)))
           status = failure();
-        SmallVector<Value> next;
+        SmallVector<Value> advanced;
         for (Value v : primal.getBody()->getTerminator()->getOperands())
-          next.push_back(map.lookupOrDefault(v));
-        yieldWith(next, tapes, cots, accArgs);
+          advanced.push_back(map.lookupOrDefault(v));
+        state[0] = m.add(cur, m.c(1));
+        yieldWith(advanced, tapes, cots, accArgs, state);
         break;
       }
-      default: { // reverse
+      default: { // reverse the step; reversing the top slot's own pops it
+        iv = m.add(op.getLowerBound(), next);
         SmallVector<Value> out;
         if (failed(reverseStep(info, outer, iv, current, cots, accArgs, out)))
           status = failure();
+        Value pops = m.both(m.cmp(arith::CmpIPredicate::sgt, top, m.c(0)),
+                            m.eq(topStep, next));
+        state[0] = m.c(-1);
+        state[1] = m.sub(next, m.c(1));
+        state[3] = m.select(pops, m.sub(top, m.c(1)), top);
         ArrayRef<Value> all(out);
-        yieldWith(current, tapes, all.take_front(n), all.drop_front(n));
+        yieldWith(current, tapes, all.take_front(n), all.drop_front(n), state);
         break;
       }
       }
     }
     {
       OpBuilder::InsertionGuard g(b);
-      b.createBlock(&sw.getDefaultRegion()); // free: nothing to do
+      b.createBlock(&sw.getDefaultRegion()); // never taken
       scf::YieldOp::create(b, l, SmallVector<Value>(args));
     }
     scf::YieldOp::create(b, l, sw.getResults());
   }
   if (failed(status))
     return failure();
-  llvm::append_range(results, dispatch.getResults().drop_front(2 * n));
+  llvm::append_range(results,
+                     dispatch.getResults().slice(2 * n, numTensors - 2 * n));
   return success();
 }
 

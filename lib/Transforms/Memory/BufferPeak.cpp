@@ -5,7 +5,8 @@
 // at compile time (constants, induction variables, and loads from constant
 // tables, which is how a revolve dispatcher chooses its actions), and the
 // larger side otherwise. A loop whose body does not depend on its induction
-// variable repeats the same pattern, so one iteration stands for all.
+// variable repeats the same pattern, so one iteration stands for all; a
+// loop of more than 2^20 iterations is one iteration of any induction value.
 //
 //===----------------------------------------------------------------------===//
 
@@ -154,15 +155,28 @@ private:
                            step = evaluate(loop.getStep());
     Block &body = *loop.getBody();
     Value iv = loop.getInductionVar();
-    if (!lower || !upper || !step || *step <= 0) {
+    // Beyond this many iterations, simulating each one would take time
+    // that grows with the trip count (a time-stepping loop of 10^9 steps):
+    // such a loop is run as one iteration of any induction value, both
+    // sides of each branch on it, which must leave memory as it found it.
+    constexpr int64_t kMaxSimulatedTrips = int64_t(1) << 20;
+    bool tooLong = lower && upper && step && *step > 0 &&
+                   (*upper - *lower) / *step > kMaxSimulatedTrips;
+    if (!lower || !upper || !step || *step <= 0 || tooLong) {
       // One iteration, which must leave memory as it found it.
       exact = false;
       int64_t start = live;
       if (failed(runBlock(body)))
         return failure();
       if (live != start)
-        return loop.emitOpError("has a trip count that is not a constant "
-                                "and iterations that change the live bytes");
+        return tooLong ? loop.emitOpError()
+                             << "has more iterations than the buffer plan "
+                                "simulates one by one ("
+                             << kMaxSimulatedTrips
+                             << ") and iterations that change the live bytes"
+                       : loop.emitOpError(
+                             "has a trip count that is not a constant and "
+                             "iterations that change the live bytes");
       return success();
     }
     int64_t outerPeak = peak;

@@ -150,8 +150,8 @@ static int64_t transientBytes(Operation *op) {
 }
 
 /// An index value in the iteration where the induction variable `iv` is
-/// `at`: constants, index arithmetic and reads of constant tables (how a
-/// revolve dispatcher picks its action), or nullopt.
+/// `at`: constants, index arithmetic and reads of constant tables, or
+/// nullopt.
 static std::optional<int64_t> evaluateAt(Value v, Value iv, int64_t at,
                                          int depth = 0) {
   if (v == iv)
@@ -209,12 +209,55 @@ static double blockCost(Block &block) {
   return sum;
 }
 
+/// The switch directly in `loop`'s body that records how often the loop
+/// takes each of its cases (tad.case_counts, which AD puts on a revolve
+/// dispatcher and the dialect verifies), or null.
+static scf::IndexSwitchOp caseCountedSwitch(scf::ForOp loop,
+                                            DenseI64ArrayAttr &counts) {
+  for (Operation &op : loop.getBody()->without_terminator())
+    if (auto sw = dyn_cast<scf::IndexSwitchOp>(op))
+      if ((counts = sw->getAttrOfType<DenseI64ArrayAttr>(
+               TadDialect::kCaseCountsAttrName)) &&
+          counts.size() == int64_t(sw.getNumCases()) + 1)
+        return sw;
+  return {};
+}
+
+/// The cost of `loop`, whose body costs `body` and which runs `trips`
+/// iterations, when it holds a switch with
+/// case counts: the rest of the body once per iteration, each case as
+/// often as it runs.
+static std::optional<double> caseCountedCost(scf::ForOp loop, double body,
+                                             int64_t trips) {
+  DenseI64ArrayAttr counts;
+  scf::IndexSwitchOp sw = caseCountedSwitch(loop, counts);
+  if (!sw)
+    return std::nullopt;
+  double total = double(trips) * (body - estimateCost(sw));
+  for (auto [k, region] : llvm::enumerate(sw.getCaseRegions()))
+    total += double(counts[k]) * blockCost(region.front());
+  total += double(counts[sw.getNumCases()]) *
+           blockCost(sw.getDefaultRegion().front());
+  return total;
+}
+
 double tad::estimateCost(Operation *op) {
   if (auto matmul = dyn_cast<MatmulOp>(op))
     return 2 * elementsOf(matmul.getType()) *
            double(matmul.getContractedSize());
-  if (isView(op) || op->hasTrait<OpTrait::ConstantLike>())
+  // A terminator moves values (a branch's yield of a whole stacked
+  // tensor), it computes nothing.
+  if (isView(op) || op->hasTrait<OpTrait::ConstantLike>() ||
+      op->hasTrait<OpTrait::IsTerminator>())
     return 0;
+  // Reading or writing one row of a stacked tensor (a tape, a snapshot
+  // slot) touches the row, not the whole stack, which is updated in place.
+  if (isa<TakeOp, tensor::ExtractSliceOp>(op))
+    return elementsOf(op->getResult(0).getType());
+  if (auto update = dyn_cast<UpdateOp>(op))
+    return elementsOf(update.getValue().getType());
+  if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
+    return elementsOf(insert.getSource().getType());
   if (auto loop = dyn_cast<scf::ForOp>(op)) {
     double body = blockCost(*loop.getBody());
     APInt lb, ub, step;
@@ -226,9 +269,14 @@ double tad::estimateCost(Operation *op) {
     int64_t first = lb.getSExtValue(), last = ub.getSExtValue(),
             stride = step.getSExtValue();
     int64_t trips = std::max<int64_t>(0, (last - first + stride - 1) / stride);
+    // A revolve dispatcher's switch records how often each case runs
+    // (tad.case_counts): the cases cost that many times, not the dearest
+    // one every iteration.
+    if (std::optional<double> total = caseCountedCost(loop, body, trips))
+      return *total;
     // A body that branches on what each iteration reads from a constant
-    // table (a revolve dispatcher's actions) costs, per iteration, the
-    // branch it takes there, not the dearest.
+    // table costs, per iteration, the branch it takes there, not the
+    // dearest.
     Value iv = loop.getInductionVar();
     SmallVector<Operation *> branches;
     for (Operation &inner : loop.getBody()->without_terminator())
@@ -588,13 +636,13 @@ static int64_t takenInitBytes(scf::ForOp loop) {
 static bool isDeadAfter(Value value, Operation *op);
 
 /// The peak of one iteration of a revolve dispatcher (AutoDiff.cpp's
-/// reverseRevolve), case by case: a loop over a constant table of actions
-/// whose body is one scf.index_switch on the action, and ops without
-/// bytes. The generic model counts the peak of the whole body, the largest
-/// case; here each case counts only what it frees and allocates itself, and
-/// only the cases that the table runs count. Returns the largest, over the
-/// actions run, of the previous buffers a case holds plus its peak, or
-/// nothing when `loop` is not such a dispatcher.
+/// reverseRevolve), case by case: a loop whose body is one scf.index_switch
+/// on the action, which records how often each case runs
+/// (tad.case_counts), and ops without bytes. The generic model counts the
+/// peak of the whole body, the largest case; here each case counts only
+/// what it frees and allocates itself, and only the cases that run count.
+/// Returns the largest, over the actions run, of the previous buffers a case
+/// holds plus its peak, or nothing when `loop` is not such a dispatcher.
 static std::optional<int64_t> dispatcherPeak(scf::ForOp loop,
                                              const RematGraphOptions &options,
                                              int depth) {
@@ -614,19 +662,9 @@ static std::optional<int64_t> dispatcherPeak(scf::ForOp loop,
   }
   if (!sw || body->getTerminator()->getOperands() != sw.getResults())
     return std::nullopt;
-  auto extract = sw.getArg().getDefiningOp<tensor::ExtractOp>();
-  DenseIntElementsAttr table;
-  if (!extract || extract.getIndices().size() != 1 ||
-      extract.getIndices()[0] != loop.getInductionVar() ||
-      !matchPattern(extract.getTensor(), m_Constant(&table)))
+  DenseI64ArrayAttr counts;
+  if (caseCountedSwitch(loop, counts) != sw)
     return std::nullopt;
-  std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound()),
-                         upper = getConstantIntValue(loop.getUpperBound()),
-                         step = getConstantIntValue(loop.getStep());
-  if (!lower || !upper || !step || *lower != 0 || *step != 1 ||
-      *upper > table.getNumElements())
-    return std::nullopt;
-
   // The carried values whose buffers the loop replaces (loopResultBytes):
   // each has a buffer of its own in every iteration, the initial value's
   // (a copy, or one the loop takes from its block, which the caller of
@@ -671,15 +709,11 @@ static std::optional<int64_t> dispatcherPeak(scf::ForOp loop,
                                 : peakOfBlock(region->front(), options,
                                               depth + 1, freed)));
   }
-  // The largest over the actions the loop runs.
+  // The largest over the cases the loop runs.
   int64_t peak = 0;
-  ArrayRef<int64_t> cases = sw.getCases();
-  auto values = table.getValues<APInt>();
-  for (int64_t k = 0; k < *upper; ++k) {
-    int64_t action = values[k].getSExtValue();
-    size_t c = llvm::find(cases, action) - cases.begin(); // default: last
-    peak = std::max(peak, peaks[c]);
-  }
+  for (auto [count, casePeak] : llvm::zip(counts.asArrayRef(), peaks))
+    if (count > 0)
+      peak = std::max(peak, casePeak);
   return peak;
 }
 

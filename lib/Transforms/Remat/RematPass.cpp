@@ -139,7 +139,8 @@ std::vector<RematLoopRerun> findLoopReruns(func::FuncOp func) {
       return;
     double body = 0;
     for (Operation &op : loop.getBody()->without_terminator())
-      body += estimateCost(&op);
+      if (!op.hasAttr(TadDialect::kTapeAttrName)) // not run again
+        body += estimateCost(&op);
     double runs = 1;
     for (Operation *parent = loop->getParentOp(); parent != func;
          parent = parent->getParentOp())

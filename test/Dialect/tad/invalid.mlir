@@ -758,3 +758,43 @@ func.func @g(%x: tensor<f32>) -> tensor<f32> {
   } {tad.reverse_reruns = "four"}
   return %r : tensor<f32>
 }
+
+// -----
+
+// expected-error @+1 {{'tad.case_counts' belongs on an scf.index_switch}}
+func.func private @g(tensor<3xf32>) -> tensor<3xf32> attributes {tad.case_counts = array<i64: 1>}
+
+// -----
+
+func.func @g(%x: tensor<f32>, %k: index) -> tensor<f32> {
+  // expected-error @+1 {{'tad.case_counts' must be an array of 2 counts of 0 or more (one per case, the default last), got array<i64: 3, -1>}}
+  %r = scf.index_switch %k {tad.case_counts = array<i64: 3, -1>} -> tensor<f32>
+  case 0 {
+    scf.yield %x : tensor<f32>
+  }
+  default {
+    scf.yield %x : tensor<f32>
+  }
+  return %r : tensor<f32>
+}
+
+// -----
+
+// A revolve dispatcher's cases run as often as the loop around them does.
+func.func @g(%x: tensor<f32>, %k: index) -> tensor<f32> {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%h = %x) -> (tensor<f32>) {
+    // expected-error @+1 {{'tad.case_counts' must sum to the trip count of the loop around it, 4}}
+    %s = scf.index_switch %k {tad.case_counts = array<i64: 3, 0>} -> tensor<f32>
+    case 0 {
+      scf.yield %h : tensor<f32>
+    }
+    default {
+      scf.yield %h : tensor<f32>
+    }
+    scf.yield %s : tensor<f32>
+  }
+  return %r : tensor<f32>
+}
