@@ -7,7 +7,7 @@ LLVM_PREFIX ?= /usr/lib/llvm-22
 BUILD_TYPE ?= Release
 NINJA_FLAGS ?=
 
-.PHONY: all deps configure build test demo docs format clean fuzz bench
+.PHONY: all deps configure build test demo docs format clean fuzz bench sanitize
 
 all: build
 
@@ -72,6 +72,20 @@ fuzz:
 	  -DLLVM_EXTERNAL_LIT=$(LLVM_PREFIX)/bin/lit
 	ninja -C $(FUZZ_DIR) tad-fuzz-frontend tad-fuzz-npy
 	scripts/fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS)
+
+# The whole suite on an AddressSanitizer + UndefinedBehaviorSanitizer build
+# of tad's own code (clang-22) in build-sanitize/; fails on any failed test
+# or sanitizer report (docs/testing.md).
+SANITIZE_DIR ?= build-sanitize
+sanitize:
+	@scripts/install-deps.sh fuzz
+	cmake -G Ninja -S . -B $(SANITIZE_DIR) -DCMAKE_BUILD_TYPE=Release \
+	  -DLLVM_USE_SANITIZER="Address;Undefined" \
+	  -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+	  -DMLIR_DIR=$(LLVM_PREFIX)/lib/cmake/mlir \
+	  -DLLVM_EXTERNAL_LIT=$(LLVM_PREFIX)/bin/lit
+	ninja -C $(SANITIZE_DIR) $(NINJA_FLAGS) all tad-test-depends
+	scripts/sanitize.sh $(SANITIZE_DIR)
 
 format:
 	git ls-files '*.cpp' '*.h' | xargs clang-format -i

@@ -23,9 +23,42 @@ config.substitutions.append(("%tad_src_root", config.tad_src_root))
 config.substitutions.append(("%mlir_tblgen", config.mlir_tblgen))
 config.substitutions.append(("%mlir_include_dir", config.mlir_include_dir))
 
+# The C compiler that tests build callers of compiled libraries with.
+cc = "cc"
+python = sys.executable
+# The sanitizer build (make sanitize, docs/testing.md): every report goes
+# to a file in sanitizer-reports/ (make sanitize fails when there is one)
+# and aborts the process, so that its test fails too; callers are built
+# with the same sanitizers; Python preloads the shared sanitizer runtime to
+# load compiled libraries, and its own leaks (and those of what it runs)
+# are not reported.
+if config.tad_sanitizers:
+    reports = os.path.join(config.tad_obj_root, "sanitizer-reports")
+    os.makedirs(reports, exist_ok=True)
+    log = "log_path=" + os.path.join(reports, "report")
+    # libMLIR.so is not instrumented: LLVM's allocators poison memory in
+    # inlined, instrumented code that the library's code then uses.
+    asan = ("allow_user_poisoning=0:allocator_may_return_null=1:"
+            "detect_odr_violation=0:" + log)
+    config.environment["ASAN_OPTIONS"] = asan + ":detect_leaks=1"
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:" + log
+    flags = []
+    if "Address" in config.tad_sanitizers:
+        flags.append("-fsanitize=address")
+    if "Undefined" in config.tad_sanitizers:
+        flags.append("-fsanitize=undefined")
+    cc = " ".join([config.tad_c_compiler] + flags + [
+        "-shared-libsan", "-Wl,-rpath," + config.tad_sanitizer_runtime_dir])
+    runtime = os.path.join(config.tad_sanitizer_runtime_dir,
+                           "libclang_rt.asan-x86_64.so")
+    python = (f"env LD_PRELOAD={runtime} "
+              f"ASAN_OPTIONS={asan}:detect_leaks=0 {sys.executable}")
+    config.available_features.add("sanitizers")
+config.substitutions.append(("%cc", cc))
+
 # Execution tests compare with NumPy; scripts/apt-packages.txt installs it,
 # and a machine without it reports those tests as unsupported.
-config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(("%python", python))
 try:
     import numpy  # noqa: F401
     config.available_features.add("numpy")

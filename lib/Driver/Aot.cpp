@@ -349,9 +349,15 @@ static llvm::Error writeFile(llvm::StringRef path, llvm::StringRef text) {
   return llvm::Error::success();
 }
 
-/// Runs the system C++ compiler (`c++`, or $CXX) with `args`.
+/// Runs the system C++ compiler (`c++`, or $CXX) with `args`, and the
+/// flags that this build's runtime needs (TAD_LINK_FLAGS: the sanitizers
+/// of the sanitizer build, whose compiler is then the default).
 static llvm::Error runCompiler(std::vector<std::string> args) {
-  std::string compiler = getenvOr("CXX", "c++");
+  std::string compiler = getenvOr("CXX", TAD_LINK_CXX);
+  llvm::SmallVector<llvm::StringRef> flags;
+  llvm::StringRef(TAD_LINK_FLAGS).split(flags, ' ', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef flag : flags)
+    args.push_back(flag.str());
   auto program = llvm::sys::findProgramByName(compiler);
   if (!program)
     return llvm::createStringError(

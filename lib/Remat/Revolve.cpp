@@ -14,6 +14,7 @@
 #include <cassert>
 #include <limits>
 #include <map>
+#include <optional>
 
 using namespace tad::remat;
 
@@ -196,11 +197,17 @@ int64_t RevolveCounts::total() const {
 namespace {
 /// The actions that reverse a segment of `length` steps whose first state
 /// is current and stored on top of the stack, with `c` slots from that one
-/// up, until the reverse of its first step (RevolveMachine's order).
+/// up, until the reverse of its first step (RevolveMachine's order). A
+/// segment of two steps or more with two slots or more splits at m into
+/// its last part (length - m steps, c - 1 slots) and its first (m, c).
+/// Iterative, with an explicit stack: the subproblems nest r deep for each
+/// slot (tens of thousands with two slots and 10^9 steps).
 struct SegmentCounter {
-  std::map<std::pair<int64_t, int64_t>, RevolveCounts> memo;
+  using Key = std::pair<int64_t, int64_t>;
+  std::map<Key, RevolveCounts> memo;
 
-  RevolveCounts count(int64_t length, int64_t c) {
+  /// The counts of a segment that does not split, or nullopt.
+  static std::optional<RevolveCounts> leaf(int64_t length, int64_t c) {
     RevolveCounts counts;
     if (length <= 0)
       return counts;
@@ -208,30 +215,58 @@ struct SegmentCounter {
       counts.reverses = 1;
       return counts;
     }
-    if (c == 1) {
-      // Advance to each step from the first, in turn.
-      __int128 advances = __int128(length) * (length - 1) / 2;
-      counts.advances = advances > std::numeric_limits<int64_t>::max()
-                            ? std::numeric_limits<int64_t>::max()
-                            : int64_t(advances);
-      counts.restores = length - 1;
-      counts.reverses = length;
+    if (c > 1)
+      return std::nullopt;
+    // One slot: advance to each step from the first, in turn.
+    __int128 advances = __int128(length) * (length - 1) / 2;
+    counts.advances = advances > std::numeric_limits<int64_t>::max()
+                          ? std::numeric_limits<int64_t>::max()
+                          : int64_t(advances);
+    counts.restores = length - 1;
+    counts.reverses = length;
+    return counts;
+  }
+
+  std::optional<RevolveCounts> known(Key key) const {
+    if (std::optional<RevolveCounts> counts = leaf(key.first, key.second))
       return counts;
-    }
-    auto key = std::make_pair(length, c);
     if (auto it = memo.find(key); it != memo.end())
       return it->second;
-    int64_t m = revolveSplit(length, c);
-    RevolveCounts last = count(length - m, c - 1), first = count(m, c);
-    counts.advances =
-        saturatingAdd(m, saturatingAdd(last.advances, first.advances));
-    // A last part of one step is reversed at once, not stored.
-    counts.stores =
-        saturatingAdd(length - m > 1, saturatingAdd(last.stores, first.stores));
-    counts.restores =
-        saturatingAdd(1, saturatingAdd(last.restores, first.restores));
-    counts.reverses = saturatingAdd(last.reverses, first.reverses);
-    return memo[key] = counts;
+    return std::nullopt;
+  }
+
+  RevolveCounts count(int64_t length, int64_t c) {
+    std::vector<Key> stack = {{length, c}};
+    while (!stack.empty()) {
+      auto [l, slots] = stack.back();
+      if (known(stack.back())) {
+        stack.pop_back();
+        continue;
+      }
+      int64_t m = revolveSplit(l, slots);
+      Key lastKey{l - m, slots - 1}, firstKey{m, slots};
+      std::optional<RevolveCounts> last = known(lastKey),
+                                   first = known(firstKey);
+      if (!last || !first) {
+        if (!last)
+          stack.push_back(lastKey);
+        if (!first)
+          stack.push_back(firstKey);
+        continue;
+      }
+      RevolveCounts counts;
+      counts.advances =
+          saturatingAdd(m, saturatingAdd(last->advances, first->advances));
+      // A last part of one step is reversed at once, not stored.
+      counts.stores = saturatingAdd(l - m > 1,
+                                    saturatingAdd(last->stores, first->stores));
+      counts.restores =
+          saturatingAdd(1, saturatingAdd(last->restores, first->restores));
+      counts.reverses = saturatingAdd(last->reverses, first->reverses);
+      memo[stack.back()] = counts;
+      stack.pop_back();
+    }
+    return *known({length, c});
   }
 };
 } // namespace

@@ -129,6 +129,15 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
           TadDialect::kLoopSnapshotsAttrName)) // verified: 0 or more
     snapshots = count.getInt();
   bool binomial = snapshots > 0 && snapshots < trips;
+  // The reverse loop carries one index per snapshot and picks the top one
+  // by comparing each (reverseRevolve): a documented limit keeps that
+  // small. (tad-choose-loop-snapshots picks at most 64.)
+  constexpr int64_t kMaxSnapshots = 4096;
+  if (binomial && snapshots > kMaxSnapshots)
+    return op.emitError() << "binomial checkpointing keeps at most "
+                          << kMaxSnapshots << " snapshots of a loop, got "
+                          << snapshots << " for " << trips
+                          << " iterations (0 keeps every iteration's)";
   if (binomial) {
     // Nothing here grows with the trip count: the schedule is computed as
     // it runs (reverseRevolve), from O(snapshots) state.
