@@ -95,6 +95,7 @@ tad::buildPipeline(OpPassManager &pm, const PipelineOptions &options,
   }
   AutoDiffOptions ad;
   ad.loopSnapshots = std::max<int64_t>(options.loopSnapshots, 0);
+  ad.countRevolveActions = options.countRevolveActions;
   pm.addPass(createAutoDiff(ad));
   if (!options.entry.empty()) {
     RestrictToEntryOptions restrict;

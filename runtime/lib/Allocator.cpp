@@ -12,6 +12,7 @@
 
 #include "tad/runtime/Runtime.h"
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -117,12 +118,32 @@ tad_rt_stats tad_rt_get_stats(void) {
   return s.stats;
 }
 
+/// Revolve's actions by kind (store, restore, advance, reverse), counted
+/// by the compiled code, which runs one reverse loop at a time.
+static std::atomic<int64_t> revolveCounts[4];
+
+void tad_rt_count_revolve_action(int64_t kind) {
+  if (kind >= 0 && kind < 4)
+    revolveCounts[kind].fetch_add(1, std::memory_order_relaxed);
+}
+
+void _mlir_ciface_tad_rt_count_revolve_action(int64_t kind) {
+  tad_rt_count_revolve_action(kind);
+}
+
+void tad_rt_revolve_counts(int64_t counts[4]) {
+  for (int k = 0; k < 4; ++k)
+    counts[k] = revolveCounts[k].load(std::memory_order_relaxed);
+}
+
 void tad_rt_reset_peak(void) {
   AllocatorState &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   s.stats.peak_bytes = s.stats.current_bytes;
   s.stats.allocations = 0;
   s.stats.frees = 0;
+  for (std::atomic<int64_t> &count : revolveCounts)
+    count.store(0, std::memory_order_relaxed);
 }
 
 void tad_rt_trace_enable(int enable) {

@@ -294,6 +294,13 @@ bool tad::rt::runEntry(const EntrySpec &entry, PackedFunction function,
   if (entry.plannedPeak >= 0)
     out << "plan: peak " << (entry.plannedPeakIsBound ? "at most " : "")
         << entry.plannedPeak << " bytes\n";
+  // Only code compiled with --count-revolve-actions counts (the last call).
+  int64_t revolve[4];
+  tad_rt_revolve_counts(revolve);
+  if (revolve[0] || revolve[1] || revolve[2] || revolve[3])
+    out << "revolve: " << revolve[0] << " stores, " << revolve[1]
+        << " restores, " << revolve[2] << " advances, " << revolve[3]
+        << " reverses after the first sweep\n";
 
   if (!options.statsJson.empty()) {
     std::ostringstream json;

@@ -196,6 +196,13 @@ cl::opt<int64_t> loopSnapshots(
              "keeps every iteration's"),
     cl::value_desc("N"), cl::init(0), cl::cat(tadcCategory));
 
+cl::opt<bool> countRevolveActions(
+    "count-revolve-actions",
+    cl::desc("Make binomial checkpointing's reverse loops count the actions "
+             "they run; tadc run and executables print the counts of the "
+             "last call"),
+    cl::init(false), cl::cat(tadcCategory));
+
 cl::list<std::string> checkpointCalls(
     "checkpoint-calls",
     cl::desc("Checkpoint every call of these functions, as if each were "
@@ -278,6 +285,7 @@ static mlir::LogicalResult getPipelineOptions(tad::PipelineOptions &options) {
                                       : tad::ReportStream::standardOutput;
   }
   // Without a budget there is nothing to choose the loops' snapshots for.
+  options.countRevolveActions = countRevolveActions;
   options.loopSnapshots =
       loopSnapshots.getNumOccurrences() || rematBudget.empty()
           ? int64_t(loopSnapshots)

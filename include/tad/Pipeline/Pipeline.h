@@ -63,6 +63,11 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("Snapshots per loop for AD (0: every iteration's); "
                      "-1: chosen for remat-budget, or 0 without one"),
       llvm::cl::init(-1)};
+  Option<bool> countRevolveActions{
+      *this, "count-revolve-actions",
+      llvm::cl::desc("Make revolve's reverse loops count their actions in "
+                     "the runtime (tad-autodiff's option)"),
+      llvm::cl::init(false)};
   Option<std::string> entry{
       *this, "entry",
       llvm::cl::desc("Keep only this function and what it reaches; when "

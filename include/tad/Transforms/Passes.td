@@ -150,6 +150,10 @@ def AutoDiff : Pass<"tad-autodiff", "mlir::ModuleOp"> {
            "and reverse it by binomial checkpointing (revolve); 0 keeps "
            "every iteration's. A loop's own tad.loop_snapshots attribute "
            "overrides it">,
+    Option<"countRevolveActions", "count-revolve-actions", "bool", "false",
+           "Make binomial checkpointing's reverse loops count the actions "
+           "they run, by kind, in the runtime (tad_rt_revolve_counts), "
+           "which tadc run and executables print">,
   ];
   let statistics = [
     Statistic<"numDerivatives", "num-derivatives",

@@ -169,7 +169,8 @@ struct AutoDiffPass : tad::impl::AutoDiffBase<AutoDiffPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     OpBuilder builder(&getContext());
-    Differentiator differentiator(module, builder, loopSnapshots);
+    Differentiator differentiator(module, builder, loopSnapshots,
+                                  countRevolveActions);
     // A derivative may call (or differentiate through) another one: define
     // them in dependency order, as far as that goes.
     SmallVector<func::FuncOp> pending;

@@ -74,8 +74,10 @@ struct RuleCall {
 
 class Differentiator {
 public:
-  Differentiator(ModuleOp module, OpBuilder &builder, int64_t loopSnapshots)
-      : module(module), b(builder), loopSnapshots(loopSnapshots) {}
+  Differentiator(ModuleOp module, OpBuilder &builder, int64_t loopSnapshots,
+                 bool countRevolveActions = false)
+      : module(module), b(builder), loopSnapshots(loopSnapshots),
+        countRevolveActions(countRevolveActions) {}
 
   /// Generates the body of the declaration `fn`.
   LogicalResult generate(func::FuncOp fn, DerivativeAttr request);
@@ -120,6 +122,7 @@ private:
   LogicalResult reverseStep(const LoopInfo &info, ArrayRef<Value> outer,
                             Value iv, ValueRange carriedIn, ValueRange cotsIn,
                             ValueRange accs, SmallVectorImpl<Value> &out);
+  func::FuncOp getRevolveCounter();
   LogicalResult reverseRevolve(scf::ForOp op, const LoopInfo &info,
                                ArrayRef<Value> outer,
                                ArrayRef<Value> carriedCots,
@@ -173,6 +176,8 @@ private:
   };
   /// Snapshot slots per loop (0: a full tape).
   int64_t loopSnapshots;
+  /// Whether revolve's reverse loops call the runtime's action counter.
+  bool countRevolveActions;
   llvm::DenseMap<Operation *, LoopInfo> loops;
 };
 

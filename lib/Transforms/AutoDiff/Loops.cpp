@@ -518,6 +518,20 @@ static Value emitRevolveTarget(OpBuilder &b, Location l, Value p, Value e,
   return branch.getResult(0);
 }
 
+/// The runtime's counter of revolve's actions (count-revolve-actions),
+/// declared once per module: `tad_rt_count_revolve_action(kind)`.
+func::FuncOp Differentiator::getRevolveCounter() {
+  static constexpr llvm::StringLiteral name = "tad_rt_count_revolve_action";
+  if (auto fn = module.lookupSymbol<func::FuncOp>(name))
+    return fn;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(module.getBody());
+  auto fn = func::FuncOp::create(b, module.getLoc(), name,
+                                 b.getFunctionType({b.getIndexType()}, {}));
+  fn.setPrivate();
+  return fn;
+}
+
 /// Binomial checkpointing: a loop over revolve's actions after its first
 /// sweep (which the forward loop ran), each computed as it runs by
 /// RevolveMachine's rules from O(snapshots) index state, so that nothing
@@ -606,6 +620,9 @@ LogicalResult Differentiator::reverseRevolve(scf::ForOp op,
     for (auto [region, action] : llvm::zip(sw.getCaseRegions(), cases)) {
       OpBuilder::InsertionGuard g(b);
       b.createBlock(&region);
+      if (countRevolveActions)
+        func::CallOp::create(b, l, getRevolveCounter(),
+                             ValueRange{m.c(action)});
       SmallVector<Value> state(machine);
       switch (action) {
       case Action::store: { // push the current state into slot top + 1

@@ -2,6 +2,8 @@
 
 #include "tad/Transforms/Passes.h"
 
+#include "dialects/tad/TadOps.h"
+
 namespace tad {
 #define GEN_PASS_DEF_PREFIXFUNCTIONNAMES
 #include "tad/Transforms/Passes.h.inc"
@@ -23,6 +25,11 @@ struct PrefixFunctionNames
     ModuleOp module = getOperation();
     SymbolTable table(module);
     for (auto fn : llvm::to_vector(module.getOps<func::FuncOp>())) {
+      // After AD, a declaration is a runtime function: its name is the
+      // runtime's.
+      if (fn.isDeclaration() &&
+          !fn->hasAttr(tad::TadDialect::kDerivativeAttrName))
+        continue;
       std::string name = tad::getInternalName(fn.getName());
       if (failed(table.rename(fn, StringAttr::get(&getContext(), name)))) {
         fn.emitError() << "cannot rename @" << fn.getName() << " to @" << name;

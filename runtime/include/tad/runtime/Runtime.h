@@ -36,6 +36,14 @@ tad_rt_stats tad_rt_get_stats(void);
 /* Sets the peak to the current bytes and the counts to zero: the start of a
  * measured call. */
 void tad_rt_reset_peak(void);
+/* Binomial checkpointing's actions, counted by reverse loops compiled with
+ * `--count-revolve-actions` (tad-autodiff's count-revolve-actions): the
+ * kind is 0 store, 1 restore, 2 advance, 3 reverse. tad_rt_reset_peak()
+ * resets the counts; tad_rt_revolve_counts() writes the four since. */
+void tad_rt_count_revolve_action(int64_t kind);
+/* What the compiled code calls (its functions get C wrappers). */
+void _mlir_ciface_tad_rt_count_revolve_action(int64_t kind);
+void tad_rt_revolve_counts(int64_t counts[4]);
 /* The allocation trace: while enabled, every allocation and free of the
  * runtime appends one event. It is the measured memory timeline
  * (`tadc run --memory-trace`). */
