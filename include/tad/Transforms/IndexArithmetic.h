@@ -1,10 +1,11 @@
 //===- IndexArithmetic.h - evaluating index computations --------*- C++ -*-===//
 //
 // The buffer plan's simulation (BufferPeak.cpp) and the remat cost model
-// (RematGraph.cpp) both follow a revolve dispatcher's actions, which the
-// generated code computes from the induction variable with index
-// arithmetic and constant tables. This evaluates the arithmetic; each
-// caller evaluates the leaves (its induction variables and its tables).
+// (RematGraph.cpp) both follow branches whose conditions the generated code
+// computes from induction variables with index arithmetic (the forward loop
+// of binomial checkpointing stores its snapshots so). This evaluates the
+// arithmetic; each caller evaluates the leaves (its induction variables and
+// constant tables).
 //
 //===----------------------------------------------------------------------===//
 

@@ -3,7 +3,8 @@
 // Runs a function's allocations and frees as the compiled code will: loops
 // for their trip counts, branches on their conditions when these are known
 // at compile time (constants, induction variables, and loads from constant
-// tables, which is how a revolve dispatcher chooses its actions), and the
+// tables; a revolve dispatcher computes its actions from carried values,
+// so all its cases count), and the
 // larger side otherwise. A loop whose body does not depend on its induction
 // variable repeats the same pattern, so one iteration stands for all; a
 // loop of more than 2^20 iterations is one iteration of any induction value.
