@@ -246,11 +246,8 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
   // What the reverse sweep will run again: the body once per iteration
   // (reverseStep), and with binomial checkpointing revolve's advances
   // after its first sweep.
-  int64_t reruns = trips;
-  if (binomial)
-    reruns = std::min(info.counts.advances,
-                      std::numeric_limits<int64_t>::max() - trips) +
-             trips;
+  // (Below the total of actions, which fits in 64 bits: checked above.)
+  int64_t reruns = trips + (binomial ? info.counts.advances : 0);
   loop->setAttr(TadDialect::kReverseRerunsAttrName,
                 b.getI64IntegerAttr(reruns));
   for (auto [r, v] : llvm::zip(op.getResults(), loop.getResults()))
@@ -616,7 +613,6 @@ LogicalResult Differentiator::reverseRevolve(scf::ForOp op,
       llvm::append_range(all, state);
       scf::YieldOp::create(b, l, all);
     };
-    Value iv;
     for (auto [region, action] : llvm::zip(sw.getCaseRegions(), cases)) {
       OpBuilder::InsertionGuard g(b);
       b.createBlock(&region);
@@ -651,7 +647,7 @@ LogicalResult Differentiator::reverseRevolve(scf::ForOp op,
       }
       case Action::advance: {
         IRMapping map = info.outer;
-        iv = m.add(op.getLowerBound(), cur);
+        Value iv = m.add(op.getLowerBound(), cur);
         map.map(primal.getInductionVar(), iv);
         for (auto [arg, v] : llvm::zip(primal.getRegionIterArgs(), current))
           map.map(arg, v);
@@ -666,7 +662,7 @@ LogicalResult Differentiator::reverseRevolve(scf::ForOp op,
         break;
       }
       default: { // reverse the step; reversing the top slot's own pops it
-        iv = m.add(op.getLowerBound(), next);
+        Value iv = m.add(op.getLowerBound(), next);
         SmallVector<Value> out;
         if (failed(reverseStep(info, outer, iv, current, cots, accArgs, out)))
           status = failure();
