@@ -1,4 +1,4 @@
-//===- TadInterfaces.td - the differentiation interface ----*- tablegen -*-===//
+//===- TadInterfaces.td - tad's op interfaces --------------*- tablegen -*-===//
 
 #ifndef TAD_INTERFACES_TD
 #define TAD_INTERFACES_TD
@@ -30,6 +30,101 @@ def Tad_DifferentiableOpInterface : OpInterface<"DifferentiableOpInterface"> {
       }],
       "void", "getResiduals",
       (ins "::llvm::SmallVectorImpl<::mlir::Value> &":$residuals)>
+  ];
+}
+
+def Tad_MemoryModelOpInterface : OpInterface<"MemoryModelOpInterface"> {
+  let cppNamespace = "::tad";
+  let description = [{
+    How an op's CPU lowering uses memory and time, declared next to the op
+    (TadMemoryModel.cpp) so that nothing else re-derives it: the remat
+    pass's graph (lib/Transforms/Remat/RematGraph.cpp) reads these answers
+    and names no tad op. The lowering is held to them by
+    test/Remat/op-memory.mlir, which checks for one function per op that
+    the graph's store-all peak equals the peak of the buffers that the
+    lowering plans (tad-buffer-peak).
+
+    The defaults describe an op that writes a fresh buffer of its results'
+    size: elementwise when it has the `Elementwise` trait.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Whether the lowering is one all-parallel `linalg.generic`, which
+        tad-fuse-elementwise fuses into a consumer that is its only reader:
+        the op then has no buffer of its own.
+      }],
+      "bool", "isFusableLoop", (ins), "",
+      [{ return $_op->template hasTrait<::mlir::OpTrait::Elementwise>(); }]>,
+    InterfaceMethod<[{
+        Whether the lowering reads the operands in one `linalg.generic`
+        into which a fusable producer that it alone reads is fused.
+      }],
+      "bool", "absorbsProducers", (ins), "",
+      [{ return $_op.isFusableLoop(); }]>,
+    InterfaceMethod<[{
+        Whether the lowering reads every operand element at the index of
+        the result element it writes (as elementwise ops do), so that the
+        result may be written into a dying operand's buffer.
+      }],
+      "bool", "readsAtResultIndex", (ins), "",
+      [{ return $_op->template hasTrait<::mlir::OpTrait::Elementwise>(); }]>,
+    InterfaceMethod<[{
+        Whether the lowering writes the result into a buffer of its own with
+        a linalg op (not a view, a reshape, or slices inserted into one), so
+        that an elementwise reader that it dies in may write its own result
+        there (tad-reuse-operand-buffers).
+      }],
+      "bool", "writesFreshBuffer", (ins), "",
+      [{ return $_op.isFusableLoop(); }]>,
+    InterfaceMethod<[{
+        The operand whose buffer the result views (a reshape, a slice, a
+        row of a stacked tensor), or none: a view has no bytes of its own,
+        and its source stays alive while it is read.
+      }],
+      "std::optional<unsigned>", "getViewedOperand", (ins), "",
+      [{ return std::nullopt; }]>,
+    InterfaceMethod<[{
+        The operand that the result overwrites in place when nothing reads
+        that operand after the op (a tape row's update), or none.
+      }],
+      "std::optional<unsigned>", "getUpdatedOperand", (ins), "",
+      [{ return std::nullopt; }]>,
+    InterfaceMethod<[{
+        The bytes of the buffers the lowering allocates besides its
+        results, all alive at once at most while the op runs (a sum's wide
+        accumulator, softmax's exponentials). With `tailFused`, those
+        besides the ones that getFusableTailBytes names.
+      }],
+      "int64_t", "getTransientBytes", (ins "bool":$tailFused), "",
+      [{ return 0; }]>,
+    InterfaceMethod<[{
+        When the lowering ends in an all-parallel step that fuses into the
+        result's readers (a wide sum's rounding, softmax's division), the
+        bytes that the earlier steps then leave alive instead of the
+        result; none when it does not end so.
+      }],
+      "std::optional<int64_t>", "getFusableTailBytes", (ins), "",
+      [{ return std::nullopt; }]>,
+    InterfaceMethod<[{
+        An estimate of the cost of running the op once, in units of about
+        one element touched (the largest operand or result): 2mnk for a
+        matmul, nothing for a view, the row for a row's write.
+      }],
+      "double", "getComputeCost", (ins), "",
+      [{
+        double elements = 0;
+        auto count = [&](::mlir::Type type) {
+          auto tensor = ::llvm::dyn_cast<::mlir::RankedTensorType>(type);
+          double n = tensor && tensor.hasStaticShape()
+                         ? double(tensor.getNumElements()) : 1.0;
+          elements = std::max(elements, n);
+        };
+        for (::mlir::Type type : $_op->getOperandTypes())
+          count(type);
+        for (::mlir::Type type : $_op->getResultTypes())
+          count(type);
+        return elements;
+      }]>
   ];
 }
 

@@ -26,6 +26,10 @@
 
 namespace tad {
 
+/// The static byte size of a ranked tensor type (an i1 element takes a
+/// byte); 0 for other types and dynamic shapes.
+int64_t getByteSize(mlir::Type type);
+
 /// An i1 tensor with the shape of `type` (the result type of tad.compare and
 /// the condition type of tad.select).
 mlir::Type getBoolTensorLike(mlir::Type type);

@@ -50,7 +50,7 @@ def Tad_ConstantOp : Tad_Op<"constant",
 
 class Tad_UnaryOp<string mnemonic, list<Trait> traits = []> :
     Tad_Op<mnemonic, !listconcat(traits,
-        [Pure, Elementwise, SameOperandsAndResultType, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>])> {
+        [Pure, Elementwise, SameOperandsAndResultType, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>, DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface>])> {
   let arguments = (ins Tad_Tensor:$operand);
   let results = (outs Tad_Tensor:$result);
   let assemblyFormat = "$operand attr-dict `:` type($result)";
@@ -58,7 +58,7 @@ class Tad_UnaryOp<string mnemonic, list<Trait> traits = []> :
 
 class Tad_BinaryOp<string mnemonic, list<Trait> traits = []> :
     Tad_Op<mnemonic, !listconcat(traits,
-        [Pure, Elementwise, SameOperandsAndResultType, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>])> {
+        [Pure, Elementwise, SameOperandsAndResultType, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>, DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface>])> {
   let arguments = (ins Tad_Tensor:$lhs, Tad_Tensor:$rhs);
   let results = (outs Tad_Tensor:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
@@ -224,7 +224,7 @@ def Tad_RsqrtOp : Tad_UnaryOp<"rsqrt"> {
 // Compare and select
 //===----------------------------------------------------------------------===//
 
-def Tad_CompareOp : Tad_Op<"compare", [Pure, Elementwise, SameTypeOperands,
+def Tad_CompareOp : Tad_Op<"compare", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface>, Pure, Elementwise, SameTypeOperands,
     TypesMatchWith<"the result is an i1 tensor of the operand shape",
                    "lhs", "result",
                    "::tad::getBoolTensorLike($_self)">]> {
@@ -244,7 +244,7 @@ def Tad_CompareOp : Tad_Op<"compare", [Pure, Elementwise, SameTypeOperands,
   let assemblyFormat = "$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs)";
 }
 
-def Tad_SelectOp : Tad_Op<"select", [Pure, Elementwise, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>,
+def Tad_SelectOp : Tad_Op<"select", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface>, Pure, Elementwise, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>,
     AllTypesMatch<["on_true", "on_false", "result"]>,
     TypesMatchWith<"the condition is an i1 tensor of the value shape",
                    "result", "condition",
@@ -270,7 +270,7 @@ def Tad_SelectOp : Tad_Op<"select", [Pure, Elementwise, DeclareOpInterfaceMethod
 // Contraction
 //===----------------------------------------------------------------------===//
 
-def Tad_MatmulOp : Tad_Op<"matmul", [Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
+def Tad_MatmulOp : Tad_Op<"matmul", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["writesFreshBuffer", "getComputeCost"]>, Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
   let summary = "matrix product with batch dimensions, operands possibly transposed";
   let description = [{
     Multiplies `op(lhs)` of shape `[B..., M, K]` by `op(rhs)` of shape
@@ -317,7 +317,7 @@ def Tad_MatmulOp : Tad_Op<"matmul", [Pure, DeclareOpInterfaceMethods<Tad_Differe
 // Shape ops
 //===----------------------------------------------------------------------===//
 
-def Tad_TransposeOp : Tad_Op<"transpose", [Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
+def Tad_TransposeOp : Tad_Op<"transpose", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["isFusableLoop"]>, Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
   let summary = "permutes the dimensions of a tensor";
   let description = [{
     Result dimension `i` is operand dimension `permutation[i]`.
@@ -340,7 +340,7 @@ def Tad_TransposeOp : Tad_Op<"transpose", [Pure, DeclareOpInterfaceMethods<Tad_D
   ];
 }
 
-def Tad_ReshapeOp : Tad_Op<"reshape", [Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
+def Tad_ReshapeOp : Tad_Op<"reshape", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["getViewedOperand", "getComputeCost"]>, Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
   let summary = "reinterprets a tensor with another shape, in row-major order";
   let description = [{
     The operand and the result have the same element type and the same number
@@ -357,7 +357,7 @@ def Tad_ReshapeOp : Tad_Op<"reshape", [Pure, DeclareOpInterfaceMethods<Tad_Diffe
   let hasFolder = 1;
 }
 
-def Tad_BroadcastOp : Tad_Op<"broadcast", [Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
+def Tad_BroadcastOp : Tad_Op<"broadcast", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["isFusableLoop"]>, Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
   let summary = "broadcasts a tensor to a larger shape along explicit dimensions";
   let description = [{
     Broadcasts float tensors, and the `i1` conditions of `tad.select`.
@@ -380,7 +380,7 @@ def Tad_BroadcastOp : Tad_Op<"broadcast", [Pure, DeclareOpInterfaceMethods<Tad_D
   let hasCanonicalizer = 1;
 }
 
-def Tad_SliceOp : Tad_Op<"slice", [Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
+def Tad_SliceOp : Tad_Op<"slice", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["getViewedOperand", "getComputeCost"]>, Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
   let summary = "a strided static slice of a tensor";
   let description = [{
     Takes, along each dimension `d`, the indices
@@ -403,7 +403,7 @@ def Tad_SliceOp : Tad_Op<"slice", [Pure, DeclareOpInterfaceMethods<Tad_Different
   let hasFolder = 1;
 }
 
-def Tad_TakeOp : Tad_Op<"take", [Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
+def Tad_TakeOp : Tad_Op<"take", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["getViewedOperand", "getComputeCost"]>, Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
   let summary = "the slice of a stacked tensor at a dynamic leading index";
   let description = [{
     Returns `operand[index]`: the operand without its leading dimension, at
@@ -424,7 +424,7 @@ def Tad_TakeOp : Tad_Op<"take", [Pure, DeclareOpInterfaceMethods<Tad_Differentia
   let hasVerifier = 1;
 }
 
-def Tad_UpdateOp : Tad_Op<"update", [Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>,
+def Tad_UpdateOp : Tad_Op<"update", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["getUpdatedOperand", "getComputeCost"]>, Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>,
     AllTypesMatch<["operand", "result"]>]> {
   let summary = "replaces the slice of a stacked tensor at a dynamic index";
   let description = [{
@@ -445,7 +445,7 @@ def Tad_UpdateOp : Tad_Op<"update", [Pure, DeclareOpInterfaceMethods<Tad_Differe
   let hasVerifier = 1;
 }
 
-def Tad_InsertSliceOp : Tad_Op<"insert_slice", [Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>,
+def Tad_InsertSliceOp : Tad_Op<"insert_slice", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["getUpdatedOperand"]>, Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>,
     AllTypesMatch<["dest", "result"]>]> {
   let summary = "writes a tensor into a strided static slice of another";
   let description = [{
@@ -468,7 +468,7 @@ def Tad_InsertSliceOp : Tad_Op<"insert_slice", [Pure, DeclareOpInterfaceMethods<
   let hasVerifier = 1;
 }
 
-def Tad_ConcatOp : Tad_Op<"concat", [Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
+def Tad_ConcatOp : Tad_Op<"concat", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface>, Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
   let summary = "concatenates tensors along one dimension";
   let description = [{
     All operands have one element type and one rank, and agree on every
@@ -488,7 +488,7 @@ def Tad_ConcatOp : Tad_Op<"concat", [Pure, DeclareOpInterfaceMethods<Tad_Differe
   let hasFolder = 1;
 }
 
-def Tad_CastOp : Tad_Op<"cast", [Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
+def Tad_CastOp : Tad_Op<"cast", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["isFusableLoop", "readsAtResultIndex"]>, Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
   let summary = "converts between floating-point element types";
   let description = [{
     Rounds to nearest even when narrowing. The shapes are equal.
@@ -509,7 +509,8 @@ def Tad_CastOp : Tad_Op<"cast", [Pure, DeclareOpInterfaceMethods<Tad_Differentia
 //===----------------------------------------------------------------------===//
 
 class Tad_ReduceOp<string mnemonic, string what> :
-    Tad_Op<mnemonic, [Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
+    Tad_Op<mnemonic, [Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>,
+        DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["absorbsProducers", "writesFreshBuffer", "getTransientBytes", "getFusableTailBytes"]>]> {
   let summary = what # " over a list of axes";
   let description = [{
     Reduces the operand over `axes` (unique, each in `[0, rank)`). With
@@ -546,7 +547,7 @@ def Tad_ReduceSumOp : Tad_ReduceOp<"reduce_sum", "sum">;
 def Tad_ReduceMeanOp : Tad_ReduceOp<"reduce_mean", "arithmetic mean">;
 def Tad_ReduceMaxOp : Tad_ReduceOp<"reduce_max", "maximum (NaN propagating)">;
 
-def Tad_SoftmaxOp : Tad_Op<"softmax", [Pure, SameOperandsAndResultType,
+def Tad_SoftmaxOp : Tad_Op<"softmax", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["writesFreshBuffer", "getTransientBytes", "getFusableTailBytes", "getComputeCost"]>, Pure, SameOperandsAndResultType,
     DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
   let summary = "softmax along one axis";
   let description = [{
@@ -563,7 +564,7 @@ def Tad_SoftmaxOp : Tad_Op<"softmax", [Pure, SameOperandsAndResultType,
   let hasVerifier = 1;
 }
 
-def Tad_LogSumExpOp : Tad_Op<"logsumexp", [Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
+def Tad_LogSumExpOp : Tad_Op<"logsumexp", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["writesFreshBuffer", "getTransientBytes", "getFusableTailBytes", "getComputeCost"]>, Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
   let summary = "log of the sum of exponentials along one axis";
   let description = [{
     `m + log(sum(exp(x - m)))` with `m = max(x)` along `axis`, removing that
@@ -587,7 +588,7 @@ def Tad_LogSumExpOp : Tad_Op<"logsumexp", [Pure, DeclareOpInterfaceMethods<Tad_D
 //===----------------------------------------------------------------------===//
 
 def Tad_StopGradientOp : Tad_Op<"stop_gradient",
-    [Pure, SameOperandsAndResultType, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
+    [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["isFusableLoop", "readsAtResultIndex"]>, Pure, SameOperandsAndResultType, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
   let summary = "the identity, with a zero derivative";
   let description = [{
     Returns its operand; reverse-mode AD sends no cotangent through it.

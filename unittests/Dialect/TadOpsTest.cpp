@@ -164,3 +164,22 @@ TEST_F(VJPTest, MatmulRuleBuildsTwoProducts) {
 }
 
 } // namespace
+
+// The remat graph reads every tad op's memory behavior from the op: each op
+// that computes a value declares it (constants are globals, and a
+// checkpoint is a region that the graph descends into).
+TEST_F(TadOpsTest, EveryComputingOpDeclaresItsMemoryModel) {
+  auto *dialect = context.getLoadedDialect<tad::TadDialect>();
+  int declared = 0;
+  for (RegisteredOperationName name : context.getRegisteredOperations()) {
+    if (&name.getDialect() != dialect)
+      continue;
+    bool exempt = name.getStringRef() == "tad.constant" ||
+                  name.getStringRef() == "tad.checkpoint" ||
+                  name.getStringRef() == "tad.yield";
+    EXPECT_EQ(name.hasInterface<tad::MemoryModelOpInterface>(), !exempt)
+        << name.getStringRef().str();
+    declared += !exempt;
+  }
+  EXPECT_GT(declared, 30);
+}

@@ -200,6 +200,20 @@ def Remat : Pass<"tad-remat", "mlir::ModuleOp"> {
   let dependentDialects = ["::tad::TadDialect"];
 }
 
+def TestMemoryModel : Pass<"tad-test-memory-model", "mlir::ModuleOp"> {
+  let summary = "Compares the remat model's peak with the buffer plan's";
+  let description = [{
+    A testing pass. For every function with a single-block body, emits a
+    remark with two peaks: the store-all peak of the remat pass's graph of
+    the function (its model of memory, built from each op's
+    MemoryModelOpInterface), and the peak that tad-buffer-peak plans for a
+    copy lowered through the bufferization pipeline. The IR is unchanged.
+    test/Remat/op-memory.mlir holds each op's declared memory behavior to
+    its lowering with it.
+  }];
+  let dependentDialects = ["::tad::TadDialect"];
+}
+
 def ChooseLoopSnapshots : Pass<"tad-choose-loop-snapshots", "mlir::ModuleOp"> {
   let summary = "Chooses each loop's snapshot count for a memory budget";
   let description = [{

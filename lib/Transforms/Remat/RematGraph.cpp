@@ -20,44 +20,39 @@
 using namespace mlir;
 using namespace tad;
 
-int64_t tad::getByteSize(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !tensor.hasStaticShape())
-    return 0;
-  Type element = tensor.getElementType();
-  int64_t bits = element.isIntOrIndexOrFloat()
-                     ? (element.isIndex() ? 64 : element.getIntOrFloatBitWidth())
-                     : 64;
-  // i1 is stored in a byte.
-  return tensor.getNumElements() * std::max<int64_t>(1, bits / 8);
-}
-
 static double elementsOf(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   return tensor && tensor.hasStaticShape() ? double(tensor.getNumElements())
                                            : 1;
 }
 
+/// What each tad op's lowering does with memory comes from the op
+/// (MemoryModelOpInterface, dialects/tad/TadMemoryModel.cpp); the graph
+/// names no tad op. Other ops (scf, func.call, tensor, arith) are handled
+/// structurally below.
+static MemoryModelOpInterface modelOf(Operation *op) {
+  return dyn_cast<MemoryModelOpInterface>(op);
+}
+
 /// Ops that the CPU lowering turns into an all-parallel linalg.generic,
-/// which linalg-fuse-elementwise-ops fuses into a generic user.
+/// which tad-fuse-elementwise fuses into its only reader.
 static bool isFusableElementwise(Operation *op) {
-  return op->hasTrait<OpTrait::Elementwise>() ||
-         isa<BroadcastOp, TransposeOp, CastOp, StopGradientOp>(op);
+  MemoryModelOpInterface model = modelOf(op);
+  return model && model.isFusableLoop();
 }
 
 /// Ops whose lowering reads their input in one linalg.generic, into which
 /// a single-use elementwise producer fuses.
 static bool fusesProducers(Operation *op) {
-  return isFusableElementwise(op) ||
-         isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>(op);
+  MemoryModelOpInterface model = modelOf(op);
+  return model && model.absorbsProducers();
 }
 
-/// The tensor an update or insert_slice writes into.
+/// The tensor an op writes into in place when nothing reads it after.
 static Value destinationOf(Operation *op) {
-  if (auto update = dyn_cast<UpdateOp>(op))
-    return update.getOperand();
-  if (auto insert = dyn_cast<InsertSliceOp>(op))
-    return insert.getDest();
+  if (MemoryModelOpInterface model = modelOf(op))
+    if (std::optional<unsigned> updated = model.getUpdatedOperand())
+      return op->getOperand(*updated);
   return {};
 }
 
@@ -77,6 +72,13 @@ static bool inExclusiveBranches(Operation *a, Operation *b) {
   return false;
 }
 
+/// Whether `op`'s result views an operand's buffer (a reshape, a slice, a
+/// row of a stacked tensor).
+static bool isViewOp(Operation *op) {
+  MemoryModelOpInterface model = modelOf(op);
+  return model && model.getViewedOperand().has_value();
+}
+
 /// An update or insert_slice that bufferization performs in place: its
 /// destination is read by nothing after it, and is a loop's carried value
 /// or a buffer of this block (not a constant, which is read-only, nor a
@@ -91,7 +93,7 @@ static bool isInPlaceUpdate(Operation *op) {
   for (Operation *user : dest.getUsers()) {
     if (user == op || inExclusiveBranches(user, op))
       continue;
-    if (!isa<TakeOp, SliceOp>(user) || user->getBlock() != op->getBlock() ||
+    if (!isViewOp(user) || user->getBlock() != op->getBlock() ||
         !user->isBeforeInBlock(op))
       return false;
     for (Operation *reader : user->getResult(0).getUsers())
@@ -108,45 +110,13 @@ static bool isInPlaceUpdate(Operation *op) {
 /// Ops whose result is a view of their first operand's buffer (or, for an
 /// in-place update, of its destination's).
 static bool isView(Operation *op) {
-  return isa<ReshapeOp, TakeOp, SliceOp>(op) || isInPlaceUpdate(op);
+  return isViewOp(op) || isInPlaceUpdate(op);
 }
 
 static Value viewedValue(Operation *op) {
-  return isInPlaceUpdate(op) ? destinationOf(op) : op->getOperand(0);
-}
-
-/// The bytes of the element type a sum of `element` accumulates in, or 0
-/// when it accumulates in place.
-static int64_t wideBytes(Type element) {
-  if (element.isF32())
-    return 8;
-  if (element.isF16() || element.isBF16())
-    return 4;
-  return 0;
-}
-
-/// The buffers an op's lowering allocates besides its result, as bounds of
-/// what is live at once: a sum's wide accumulator; softmax's exponentials
-/// (full size) and its max and sum along the axis; logsumexp's max and sum.
-static int64_t transientBytes(Operation *op) {
-  if (isa<ReduceSumOp, ReduceMeanOp>(op)) {
-    auto result = cast<RankedTensorType>(op->getResult(0).getType());
-    return result.getNumElements() * wideBytes(result.getElementType());
-  }
-  int64_t axis;
-  if (auto softmax = dyn_cast<SoftmaxOp>(op))
-    axis = static_cast<int64_t>(softmax.getAxis());
-  else if (auto lse = dyn_cast<LogSumExpOp>(op))
-    axis = static_cast<int64_t>(lse.getAxis());
-  else
-    return 0;
-  auto input = cast<RankedTensorType>(op->getOperand(0).getType());
-  Type element = input.getElementType();
-  int64_t elementBytes = getByteSize(RankedTensorType::get({}, element));
-  int64_t reduced = input.getNumElements() / input.getDimSize(axis);
-  int64_t alongAxis =
-      reduced * (2 * elementBytes + wideBytes(element));
-  return alongAxis + (isa<SoftmaxOp>(op) ? getByteSize(input) : 0);
+  if (isInPlaceUpdate(op))
+    return destinationOf(op);
+  return op->getOperand(*modelOf(op).getViewedOperand());
 }
 
 /// An index value in the iteration where the induction variable `iv` is
@@ -242,9 +212,6 @@ static std::optional<double> caseCountedCost(scf::ForOp loop, double body,
 }
 
 double tad::estimateCost(Operation *op) {
-  if (auto matmul = dyn_cast<MatmulOp>(op))
-    return 2 * elementsOf(matmul.getType()) *
-           double(matmul.getContractedSize());
   // A terminator moves values (a branch's yield of a whole stacked
   // tensor), it computes nothing.
   if (isView(op) || op->hasTrait<OpTrait::ConstantLike>() ||
@@ -252,10 +219,10 @@ double tad::estimateCost(Operation *op) {
     return 0;
   // Reading or writing one row of a stacked tensor (a tape, a snapshot
   // slot) touches the row, not the whole stack, which is updated in place.
-  if (isa<TakeOp, tensor::ExtractSliceOp>(op))
+  if (MemoryModelOpInterface model = modelOf(op))
+    return model.getComputeCost();
+  if (isa<tensor::ExtractSliceOp>(op))
     return elementsOf(op->getResult(0).getType());
-  if (auto update = dyn_cast<UpdateOp>(op))
-    return elementsOf(update.getValue().getType());
   if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
     return elementsOf(insert.getSource().getType());
   if (auto loop = dyn_cast<scf::ForOp>(op)) {
@@ -324,8 +291,6 @@ double tad::estimateCost(Operation *op) {
     elements = std::max(elements, elementsOf(operand.getType()));
   for (Type type : op->getResultTypes())
     elements = std::max(elements, elementsOf(type));
-  if (isa<SoftmaxOp, LogSumExpOp>(op))
-    return 3 * elements;
   return elements;
 }
 
@@ -563,8 +528,8 @@ static bool isCarriedInPlace(scf::ForOp loop, unsigned i) {
 static bool copiesLoopInit(scf::ForOp loop, unsigned i) {
   Value init = loop.getInitArgs()[i];
   Operation *producer = init.getDefiningOp();
-  if (producer && (producer->hasTrait<OpTrait::ConstantLike>() ||
-                   isa<ReshapeOp, TakeOp, SliceOp>(producer)))
+  if (producer &&
+      (producer->hasTrait<OpTrait::ConstantLike>() || isViewOp(producer)))
     return true;
   // A value passed as two initial values is copied for the second.
   if (llvm::is_contained(loop.getInitArgs().take_front(i), init))
@@ -734,31 +699,58 @@ static int fusingGroup(Operation *op, Block &body,
   return group;
 }
 
-/// Whether `op` is a sum that accumulates in a wider type: its result is
-/// rounded from the wide buffer by an elementwise op, which can fuse.
-static bool isWideSum(Operation *op) {
-  return isa<ReduceSumOp, ReduceMeanOp>(op) &&
-         wideBytes(cast<RankedTensorType>(op->getResult(0).getType())
-                       .getElementType()) > 0;
+/// The group whose result `op`'s result becomes, when that group's
+/// generic writes into `op`'s buffer (tad-reuse-operand-buffers): `op`
+/// writes a fresh buffer that dies in the group (all its readers belong to
+/// it, and fusion merges their reads into one), the group is all-parallel
+/// with a result of the same type, and every member that reads `op` does
+/// so at the index it writes. Only one input is reused per group. -1
+/// otherwise. The two then form one node: once the group has run, `op`'s
+/// value is gone, and recomputing the group recomputes `op`.
+static int reusingGroup(Operation *op, Block &body,
+                        const DenseMap<Operation *, int> &groupOf,
+                        ArrayRef<SmallVector<Operation *>> reversedGroups,
+                        const llvm::DenseSet<int> &reused) {
+  MemoryModelOpInterface model = modelOf(op);
+  if (!model || op->getNumResults() != 1 || op->getResult(0).use_empty() ||
+      !model.writesFreshBuffer())
+    return -1;
+  int group = -1;
+  for (Operation *user : op->getResult(0).getUsers()) {
+    auto it = groupOf.find(user);
+    MemoryModelOpInterface reader = modelOf(user);
+    if (user->getBlock() != &body || it == groupOf.end() || !reader ||
+        !reader.isFusableLoop() || !reader.readsAtResultIndex() ||
+        (group >= 0 && group != it->second))
+      return -1;
+    group = it->second;
+  }
+  if (reused.contains(group))
+    return -1;
+  Operation *root = reversedGroups[group].front();
+  MemoryModelOpInterface rootModel = modelOf(root);
+  if (!rootModel || !rootModel.isFusableLoop() ||
+      !rootModel.readsAtResultIndex() || root->getNumResults() != 1 ||
+      root->getResult(0).getType() != op->getResult(0).getType())
+    return -1;
+  return group;
 }
 
-/// What an op whose last elementwise step fused into its users leaves
-/// resident instead of its result: a wide sum's accumulator; softmax's
-/// exponentials and their sum; logsumexp's sum and max.
-static int64_t fusedResultBytes(Operation *op) {
-  if (isWideSum(op)) {
-    auto result = cast<RankedTensorType>(op->getResult(0).getType());
-    return result.getNumElements() * wideBytes(result.getElementType());
-  }
-  auto input = cast<RankedTensorType>(op->getOperand(0).getType());
-  int64_t axis = isa<SoftmaxOp>(op)
-                     ? static_cast<int64_t>(cast<SoftmaxOp>(op).getAxis())
-                     : static_cast<int64_t>(cast<LogSumExpOp>(op).getAxis());
-  int64_t elementBytes =
-      getByteSize(RankedTensorType::get({}, input.getElementType()));
-  int64_t reduced = input.getNumElements() / input.getDimSize(axis);
-  return isa<SoftmaxOp>(op) ? getByteSize(input) + reduced * elementBytes
-                            : 2 * reduced * elementBytes;
+/// The bytes that `op` leaves resident instead of its result when the
+/// last, elementwise step of its lowering fuses into its readers; none
+/// when its lowering does not end in such a step.
+static std::optional<int64_t> fusableTailBytes(Operation *op) {
+  if (MemoryModelOpInterface model = modelOf(op))
+    return model.getFusableTailBytes();
+  return std::nullopt;
+}
+
+/// The buffers `op`'s lowering allocates besides its result (or besides
+/// what its fused tail leaves, with `tailFused`).
+static int64_t transientBytes(Operation *op, bool tailFused) {
+  if (MemoryModelOpInterface model = modelOf(op))
+    return model.getTransientBytes(tailFused);
+  return 0;
 }
 
 /// Whether `value`, a value of `block`, is a buffer that `block` owns
@@ -865,6 +857,8 @@ RematProblem tad::buildRematProblem(Block &body,
   // Groups, from the last op up: a fused producer joins its user's group.
   DenseMap<Operation *, int> groupOf;
   llvm::SmallPtrSet<Operation *, 4> fusedResult;
+  // The groups that write their result into an input's buffer.
+  llvm::DenseSet<int> reusedGroups;
   SmallVector<Operation *> ops;
   for (Operation &op : body.without_terminator())
     ops.push_back(&op);
@@ -888,8 +882,17 @@ RematProblem tad::buildRematProblem(Block &body,
     // Softmax, logsumexp and wide sums end in an elementwise op, which fuses
     // into the users the same way: their result then never has a buffer,
     // and what that op reads lives until the users run instead.
-    if (group >= 0 && (isa<SoftmaxOp, LogSumExpOp>(op) || isWideSum(op)))
+    if (group >= 0 && fusableTailBytes(op)) {
       fusedResult.insert(op);
+    } else if (int into = reusingGroup(op, body, groupOf, reversedGroups,
+                                       reusedGroups);
+               into >= 0) {
+      // A group that writes its result into this op's dying buffer.
+      groupOf[op] = into;
+      reversedGroups[into].push_back(op);
+      reusedGroups.insert(into);
+      continue;
+    }
     groupOf[op] = int(reversedGroups.size());
     reversedGroups.push_back({op});
     // The copies of constants that a loop updates in place come just
@@ -932,9 +935,7 @@ RematProblem tad::buildRematProblem(Block &body,
     }
     for (Operation *op : group) {
       node.cost += estimateCost(op);
-      // A wide sum whose rounding fused keeps its accumulator as its value.
-      bool accumulatorIsValue = fusedResult.contains(op) && isWideSum(op);
-      node.transient += (accumulatorIsValue ? 0 : transientBytes(op)) +
+      node.transient += transientBytes(op, fusedResult.contains(op)) +
                         nestedBytes(op, options, depth);
       if (!isMemoryEffectFree(op)) {
         node.recomputable = false;
@@ -943,12 +944,14 @@ RematProblem tad::buildRematProblem(Block &body,
                                   : "it has effects and cannot be recomputed";
       }
     }
-    if (options.saveMatmuls && isa<MatmulOp>(root)) {
+    // A group holds a matmul also when its result reuses the matmul's
+    // buffer: recomputing the group would recompute the matmul.
+    if (options.saveMatmuls && llvm::any_of(group, llvm::IsaPred<MatmulOp>)) {
       node.recomputable = false;
       problem.pinnedBecause[v] = "the policy saves matmuls";
     }
     if (fusedResult.contains(root)) {
-      node.bytes = fusedResultBytes(root);
+      node.bytes = *fusableTailBytes(root);
     } else if (isa<scf::IfOp, scf::IndexSwitchOp>(root)) {
       // The larger branch's peak already holds the results it yields.
       node.bytes = freshBranchResultBytes(root);

@@ -43,6 +43,7 @@
 #ifndef TAD_LIB_TRANSFORMS_REMAT_REMATGRAPH_H
 #define TAD_LIB_TRANSFORMS_REMAT_REMATGRAPH_H
 
+#include "dialects/tad/TadOps.h"
 #include "tad/Remat/Graph.h"
 #include "tad/Transforms/Remat.h"
 
@@ -88,9 +89,6 @@ RematProblem buildRematProblem(mlir::func::FuncOp func,
 /// `depth` bounds that recursion.
 RematProblem buildRematProblem(mlir::Block &block,
                                const RematGraphOptions &options, int depth = 0);
-
-/// The static byte size of a ranked tensor type; 0 for other types.
-int64_t getByteSize(mlir::Type type);
 
 /// A cost estimate of running `op` once (about one unit per element and
 /// 2mnk per matmul; regions count their ops, loops times their trip count).

@@ -14,6 +14,7 @@
 #include "tad/Transforms/Passes.h"
 #include "tad/Transforms/Remat.h"
 
+#include "PlanPeak.h"
 #include "RematGraph.h"
 #include "dialects/tad/TadOps.h"
 #include "tad/Remat/ByteSize.h"
@@ -407,50 +408,10 @@ struct RematPass : tad::impl::RematBase<RematPass> {
   };
 
   /// The peak of `func`'s buffers as the lowering plans them, with `body`
-  /// (`func` or a rewritten copy of it) as its body: a copy of the module
-  /// holding that and what it calls goes through the bufferization
-  /// pipeline, which ends in tad-buffer-peak's simulation of every free.
-  /// This, not the solver's model, is the peak that a budget bounds.
+  /// as its body (PlanPeak.h). This, not the solver's model, is the peak
+  /// that a budget bounds.
   FailureOr<int64_t> planPeak(func::FuncOp func, func::FuncOp body) {
-    ModuleOp module = getOperation();
-    OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->cloneWithoutRegions()));
-    copy->getBodyRegion().emplaceBlock();
-    OpBuilder b = OpBuilder::atBlockEnd(copy->getBody());
-    for (Operation &op : *module.getBody()) {
-      bool target = &op == func.getOperation();
-      Operation *cloned = b.clone(target ? *body : op);
-      auto fn = dyn_cast<func::FuncOp>(cloned);
-      if (!fn)
-        continue;
-      // Only AD reads these; without them, what `func` does not call is
-      // dropped.
-      fn->removeAttr(TadDialect::kDerivativeAttrName);
-      fn->removeAttr(TadDialect::kCustomRuleAttrName);
-      if (target)
-        fn.setPublic();
-      else if (!fn.isDeclaration())
-        fn.setPrivate();
-    }
-    copy->walk([](scf::ForOp loop) {
-      loop->removeAttr(TadDialect::kLoopSnapshotsAttrName);
-    });
-    PassManager pm(&getContext());
-    pm.addPass(createSymbolDCEPass());
-    if (failed(parsePassPipeline(
-            StringRef(getBufferizationPipeline()).rtrim(','), pm)))
-      return func.emitError("tad-remat: the bufferization pipeline is not "
-                            "registered");
-    if (failed(pm.run(*copy)))
-      return func.emitError("tad-remat: cannot lower @")
-             << func.getName() << " to measure its buffers";
-    auto lowered = copy->lookupSymbol<func::FuncOp>(func.getName());
-    auto peak = lowered ? lowered->getAttrOfType<IntegerAttr>(
-                              TadDialect::kBufferPeakAttrName)
-                        : IntegerAttr();
-    if (!peak)
-      return func.emitError("tad-remat: no buffer peak for @")
-             << func.getName();
-    return peak.getInt();
+    return planBufferPeak(getOperation(), func, body);
   }
 
   /// Schedules a copy of `func` within `budget` and rewrites it. The model

@@ -1,0 +1,196 @@
+//===- TadMemoryModel.cpp - how each tad op's lowering uses memory --------===//
+//
+// The MemoryModelOpInterface answers of the tad ops whose lowering is not
+// the default (one fresh buffer of the results' size). They state what
+// lib/Conversion/TadToLinalg emits for the op and what tad-fuse-elementwise
+// and bufferization then make of it; test/Remat/op-memory.mlir holds the
+// lowering to them, op by op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/tad/TadOps.h"
+
+using namespace mlir;
+using namespace tad;
+
+int64_t tad::getByteSize(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return 0;
+  Type element = tensor.getElementType();
+  int64_t bits =
+      element.isIntOrIndexOrFloat()
+          ? (element.isIndex() ? 64 : element.getIntOrFloatBitWidth())
+          : 64;
+  // i1 is stored in a byte.
+  return tensor.getNumElements() * std::max<int64_t>(1, bits / 8);
+}
+
+namespace {
+
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+double elementsOf(Value v) { return double(typeOf(v).getNumElements()); }
+
+/// The bytes of the element type a sum of `element` accumulates in, or 0
+/// when it accumulates in its own type: f32 sums in f64, f16 and bf16 in
+/// f32 (docs/memory.md).
+int64_t wideBytes(Type element) {
+  if (element.isF32())
+    return 8;
+  if (element.isF16() || element.isBF16())
+    return 4;
+  return 0;
+}
+
+int64_t elementBytes(RankedTensorType type) {
+  return getByteSize(RankedTensorType::get({}, type.getElementType()));
+}
+
+/// The bytes of a sum's wide accumulator, 0 when it sums in place.
+int64_t accumulatorBytes(Value result) {
+  RankedTensorType type = typeOf(result);
+  return type.getNumElements() * wideBytes(type.getElementType());
+}
+
+/// The number of rows along `axis` (the elements of the input with that
+/// axis reduced).
+int64_t rowsAlong(Value input, int64_t axis) {
+  RankedTensorType type = typeOf(input);
+  return type.getNumElements() / type.getDimSize(axis);
+}
+
+/// The bytes of a row sum of exponentials along `axis`: in the wide type
+/// when there is one.
+int64_t rowSumBytes(Value input, int64_t axis) {
+  RankedTensorType type = typeOf(input);
+  int64_t wide = wideBytes(type.getElementType());
+  return rowsAlong(input, axis) * (wide ? wide : elementBytes(type));
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Elementwise-like ops whose lowering is one all-parallel generic
+//===----------------------------------------------------------------------===//
+
+bool TransposeOp::isFusableLoop() { return true; }
+bool BroadcastOp::isFusableLoop() { return true; }
+bool CastOp::isFusableLoop() { return true; }
+bool StopGradientOp::isFusableLoop() { return true; }
+// A transpose or a broadcast reads its operand at other indices.
+bool CastOp::readsAtResultIndex() { return true; }
+bool StopGradientOp::readsAtResultIndex() { return true; }
+
+//===----------------------------------------------------------------------===//
+// Matmul
+//===----------------------------------------------------------------------===//
+
+// linalg.matmul writes a zero-filled buffer; a batched matmul's result is
+// a reshape of batch_matmul's.
+bool MatmulOp::writesFreshBuffer() { return getType().getRank() == 2; }
+
+double MatmulOp::getComputeCost() {
+  return 2 * elementsOf(getResult()) * double(getContractedSize());
+}
+
+//===----------------------------------------------------------------------===//
+// Views and in-place writes
+//===----------------------------------------------------------------------===//
+
+std::optional<unsigned> ReshapeOp::getViewedOperand() { return 0; }
+std::optional<unsigned> SliceOp::getViewedOperand() { return 0; }
+std::optional<unsigned> TakeOp::getViewedOperand() { return 0; }
+double ReshapeOp::getComputeCost() { return 0; }
+double SliceOp::getComputeCost() { return 0; }
+double TakeOp::getComputeCost() { return 0; }
+
+std::optional<unsigned> UpdateOp::getUpdatedOperand() {
+  return getOperandMutable().getOperandNumber();
+}
+std::optional<unsigned> InsertSliceOp::getUpdatedOperand() {
+  return getDestMutable().getOperandNumber();
+}
+// A tape's row write touches the row, not the stack it updates in place.
+double UpdateOp::getComputeCost() { return elementsOf(getValue()); }
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+/// Whether a reduction's result is the reducing generic's own (a kept
+/// dimension of size 1 makes it a reshape).
+template <typename OpT> static bool keepsNoDimension(OpT op) {
+  return op.getType() == getReducedType(typeOf(op.getOperand()), op.getAxes(),
+                                        /*keepdims=*/false);
+}
+
+// A reduction's generic reads its input, into which producers fuse; a wide
+// sum then rounds its accumulator into the result in a second, all-parallel
+// generic, which fuses into the result's readers.
+#define TAD_REDUCTION_MEMORY(OP)                                               \
+  bool OP::absorbsProducers() { return true; }                                 \
+  bool OP::writesFreshBuffer() { return keepsNoDimension(*this); }             \
+  int64_t OP::getTransientBytes(bool tailFused) {                              \
+    return tailFused ? 0 : accumulatorBytes(getResult());                      \
+  }                                                                            \
+  std::optional<int64_t> OP::getFusableTailBytes() {                           \
+    if (int64_t bytes = accumulatorBytes(getResult()))                         \
+      return bytes;                                                            \
+    return std::nullopt;                                                       \
+  }
+TAD_REDUCTION_MEMORY(ReduceSumOp)
+TAD_REDUCTION_MEMORY(ReduceMeanOp)
+#undef TAD_REDUCTION_MEMORY
+
+// The maximum reduces in its own type: no accumulator, no tail.
+bool ReduceMaxOp::absorbsProducers() { return true; }
+bool ReduceMaxOp::writesFreshBuffer() { return keepsNoDimension(*this); }
+int64_t ReduceMaxOp::getTransientBytes(bool) { return 0; }
+std::optional<int64_t> ReduceMaxOp::getFusableTailBytes() {
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax and logsumexp
+//===----------------------------------------------------------------------===//
+
+// Softmax computes the row maxima, then the exponentials (full size; the
+// maxima die), then their row sums (wide), and divides the exponentials by
+// the sums: the exponentials and the sums are alive when the result is
+// written, or, when the division fuses into the readers, until they run.
+bool SoftmaxOp::writesFreshBuffer() { return true; }
+int64_t SoftmaxOp::getTransientBytes(bool tailFused) {
+  if (tailFused)
+    return 0;
+  return getByteSize(getType()) +
+         rowSumBytes(getOperand(), static_cast<int64_t>(getAxis()));
+}
+std::optional<int64_t> SoftmaxOp::getFusableTailBytes() {
+  return getByteSize(getType()) +
+         rowSumBytes(getOperand(), static_cast<int64_t>(getAxis()));
+}
+double SoftmaxOp::getComputeCost() { return 3 * elementsOf(getOperand()); }
+
+// Logsumexp computes the row maxima, then the row sums of exponentials
+// (wide; the exponentials fuse into the sum), then adds the maxima to the
+// sums' logs. Without a wide type the result is written into the sums'
+// buffer (tad-reuse-operand-buffers); when the last step fuses into the
+// readers, the maxima and the sums stay alive until they run.
+bool LogSumExpOp::writesFreshBuffer() { return !getKeepdims(); }
+int64_t LogSumExpOp::getTransientBytes(bool tailFused) {
+  if (tailFused)
+    return 0;
+  int64_t axis = static_cast<int64_t>(getAxis());
+  RankedTensorType type = typeOf(getOperand());
+  int64_t maxima = rowsAlong(getOperand(), axis) * elementBytes(type);
+  return maxima + (wideBytes(type.getElementType())
+                       ? rowSumBytes(getOperand(), axis)
+                       : 0);
+}
+std::optional<int64_t> LogSumExpOp::getFusableTailBytes() {
+  int64_t axis = static_cast<int64_t>(getAxis());
+  return rowsAlong(getOperand(), axis) * elementBytes(typeOf(getOperand())) +
+         rowSumBytes(getOperand(), axis);
+}
+double LogSumExpOp::getComputeCost() { return 3 * elementsOf(getOperand()); }

@@ -1,0 +1,47 @@
+//===- TestMemoryModel.cpp - the remat model against the buffer plan ------===//
+//
+// Emits, per function, the store-all peak of the remat graph and the peak of
+// the planned buffers, so that a test can hold each op's declared memory
+// behavior (MemoryModelOpInterface) to what its lowering allocates.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tad/Transforms/Passes.h"
+
+#include "PlanPeak.h"
+#include "RematGraph.h"
+#include "tad/Remat/Solver.h"
+
+namespace tad {
+#define GEN_PASS_DEF_TESTMEMORYMODEL
+#include "tad/Transforms/Passes.h.inc"
+} // namespace tad
+
+using namespace mlir;
+using namespace tad;
+
+namespace {
+
+struct TestMemoryModelPass
+    : tad::impl::TestMemoryModelBase<TestMemoryModelPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isDeclaration() || !func.getBody().hasOneBlock())
+        continue;
+      RematGraphOptions options;
+      options.symbolTable = module;
+      RematProblem problem = buildRematProblem(func, options);
+      int64_t model =
+          remat::simulate(problem.graph, remat::storeAllSchedule(problem.graph))
+              .peak;
+      FailureOr<int64_t> plan = planBufferPeak(module, func, func);
+      if (failed(plan))
+        return signalPassFailure();
+      func.emitRemark() << "@" << func.getName() << ": model peak " << model
+                        << " bytes, planned peak " << *plan << " bytes";
+    }
+  }
+};
+
+} // namespace

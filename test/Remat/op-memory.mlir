@@ -1,0 +1,194 @@
+// Each tad op's declared memory behavior (MemoryModelOpInterface,
+// dialects/tad/TadMemoryModel.cpp) against its lowering: for one function
+// per op, or per producer and reader, the store-all peak of the remat
+// pass's graph equals the peak that tad-buffer-peak plans for the lowered
+// function. f32 sums accumulate in f64 and f16 ones in f32; an elementwise
+// result is written into a dying input's buffer.
+
+// RUN: tad-opt %s --tad-test-memory-model --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s
+// CHECK: @tanh: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @tanh(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = tad.tanh %x : tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// CHECK: @sum_f32: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @sum_f32(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  %0 = tad.reduce_sum %x axes [1] : tensor<4x8xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// CHECK: @softmax: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = tad.softmax %x axis 1 : tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// CHECK: @softmax_f64: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @softmax_f64(%x: tensor<4x8xf64>) -> tensor<4x8xf64> {
+  %0 = tad.softmax %x axis 1 : tensor<4x8xf64>
+  return %0 : tensor<4x8xf64>
+}
+
+// CHECK: @softmax_tail_f32: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @softmax_tail_f32(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = tad.softmax %x axis 1 : tensor<4x8xf32>
+  %1 = tad.tanh %0 : tensor<4x8xf32>
+  return %1 : tensor<4x8xf32>
+}
+
+// CHECK: @softmax_tail_f64: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @softmax_tail_f64(%x: tensor<4x8xf64>) -> tensor<4x8xf64> {
+  %0 = tad.softmax %x axis 1 : tensor<4x8xf64>
+  %1 = tad.tanh %0 : tensor<4x8xf64>
+  return %1 : tensor<4x8xf64>
+}
+
+// CHECK: @lse_f32: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @lse_f32(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  %0 = tad.logsumexp %x axis 1 : tensor<4x8xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// CHECK: @lse_f64: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @lse_f64(%x: tensor<4x8xf64>) -> tensor<4xf64> {
+  %0 = tad.logsumexp %x axis 1 : tensor<4x8xf64> -> tensor<4xf64>
+  return %0 : tensor<4xf64>
+}
+
+// CHECK: @lse_tail_f32: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @lse_tail_f32(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  %0 = tad.logsumexp %x axis 1 : tensor<4x8xf32> -> tensor<4xf32>
+  %1 = tad.tanh %0 : tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+
+// The one known difference: the elementwise reader of an f64 logsumexp
+// whose last step fuses into it writes into the row sums' buffer, which the
+// model counts as a buffer of its own (an over-count, never an under-count).
+// CHECK: @lse_tail_f64: model peak 96 bytes, planned peak 64 bytes
+func.func @lse_tail_f64(%x: tensor<4x8xf64>) -> tensor<4xf64> {
+  %0 = tad.logsumexp %x axis 1 : tensor<4x8xf64> -> tensor<4xf64>
+  %1 = tad.tanh %0 : tensor<4xf64>
+  return %1 : tensor<4xf64>
+}
+
+// CHECK: @sum_tail_f32: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @sum_tail_f32(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  %0 = tad.reduce_sum %x axes [1] : tensor<4x8xf32> -> tensor<4xf32>
+  %1 = tad.tanh %0 : tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+
+// CHECK: @mean_f16: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @mean_f16(%x: tensor<4x8xf16>) -> tensor<4xf16> {
+  %0 = tad.reduce_mean %x axes [1] : tensor<4x8xf16> -> tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+// CHECK: @max_f32: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @max_f32(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  %0 = tad.reduce_max %x axes [1] : tensor<4x8xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// CHECK: @sum_of_exp: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @sum_of_exp(%x: tensor<4x8xf64>) -> tensor<4xf64> {
+  %0 = tad.exp %x : tensor<4x8xf64>
+  %1 = tad.reduce_sum %0 axes [1] : tensor<4x8xf64> -> tensor<4xf64>
+  return %1 : tensor<4xf64>
+}
+
+// CHECK: @transpose: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @transpose(%x: tensor<4x8xf64>) -> tensor<8x4xf64> {
+  %0 = tad.transpose %x [1, 0] : tensor<4x8xf64> -> tensor<8x4xf64>
+  %1 = tad.exp %0 : tensor<8x4xf64>
+  return %1 : tensor<8x4xf64>
+}
+
+// CHECK: @matmul: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @matmul(%x: tensor<4x8xf64>, %w: tensor<8x8xf64>) -> tensor<4x8xf64> {
+  %0 = tad.matmul %x, %w : tensor<4x8xf64>, tensor<8x8xf64> -> tensor<4x8xf64>
+  return %0 : tensor<4x8xf64>
+}
+
+// CHECK: @matmul_tanh: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @matmul_tanh(%x: tensor<4x8xf64>, %w: tensor<8x8xf64>) -> tensor<4x8xf64> {
+  %0 = tad.matmul %x, %w : tensor<4x8xf64>, tensor<8x8xf64> -> tensor<4x8xf64>
+  %1 = tad.tanh %0 : tensor<4x8xf64>
+  return %1 : tensor<4x8xf64>
+}
+
+// CHECK: @concat: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @concat(%x: tensor<4x8xf64>) -> tensor<8x8xf64> {
+  %0 = tad.concat %x, %x axis 0 : tensor<4x8xf64>, tensor<4x8xf64> -> tensor<8x8xf64>
+  return %0 : tensor<8x8xf64>
+}
+
+// CHECK: @reshape: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @reshape(%x: tensor<4x8xf64>) -> tensor<32xf64> {
+  %0 = tad.exp %x : tensor<4x8xf64>
+  %1 = tad.reshape %0 : tensor<4x8xf64> -> tensor<32xf64>
+  %2 = tad.tanh %1 : tensor<32xf64>
+  return %2 : tensor<32xf64>
+}
+
+// CHECK: @broadcast: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @broadcast(%x: tensor<8xf64>) -> tensor<4x8xf64> {
+  %0 = tad.broadcast %x dims [1] : tensor<8xf64> -> tensor<4x8xf64>
+  %1 = tad.exp %0 : tensor<4x8xf64>
+  return %1 : tensor<4x8xf64>
+}
+
+// CHECK: @cast: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @cast(%x: tensor<4x8xf32>) -> tensor<4x8xf16> {
+  %0 = tad.exp %x : tensor<4x8xf32>
+  %1 = tad.cast %0 : tensor<4x8xf32> -> tensor<4x8xf16>
+  return %1 : tensor<4x8xf16>
+}
+
+// CHECK: @compare_select: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @compare_select(%x: tensor<4x8xf64>, %y: tensor<4x8xf64>) -> tensor<4x8xf64> {
+  %c = tad.compare lt, %x, %y : tensor<4x8xf64>
+  %z = tad.select %c, %x, %y : tensor<4x8xf64>
+  return %z : tensor<4x8xf64>
+}
+
+// CHECK: @compare: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @compare(%x: tensor<4x8xf64>, %y: tensor<4x8xf64>) -> tensor<4x8xi1> {
+  %c = tad.compare lt, %x, %y : tensor<4x8xf64>
+  return %c : tensor<4x8xi1>
+}
+
+// CHECK: @slice: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @slice(%x: tensor<4x8xf64>) -> tensor<2x3xf64> {
+  %0 = tad.exp %x : tensor<4x8xf64>
+  %1 = tad.slice %0 start [0, 1] limit [2, 4] step [1, 1] : tensor<4x8xf64> -> tensor<2x3xf64>
+  %2 = tad.tanh %1 : tensor<2x3xf64>
+  return %2 : tensor<2x3xf64>
+}
+
+// CHECK: @insert_slice: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @insert_slice(%s: tensor<2x2xf64>, %x: tensor<2x4xf64>) -> tensor<2x4xf64> {
+  %0 = tad.exp %x : tensor<2x4xf64>
+  %r = tad.insert_slice %s into %0 start [0, 1] step [1, 2] : tensor<2x2xf64> into tensor<2x4xf64>
+  return %r : tensor<2x4xf64>
+}
+
+// CHECK: @take_update: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @take_update(%ws: tensor<3x4x8xf64>, %i: index) -> tensor<3x4x8xf64> {
+  %0 = tad.exp %ws : tensor<3x4x8xf64>
+  %1 = tad.take %0[%i] : tensor<3x4x8xf64> -> tensor<4x8xf64>
+  %2 = tad.tanh %1 : tensor<4x8xf64>
+  %3 = tad.update %2 into %0[%i] : tensor<4x8xf64> into tensor<3x4x8xf64>
+  return %3 : tensor<3x4x8xf64>
+}
+
+// CHECK: @stop_gradient: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @stop_gradient(%x: tensor<4x8xf64>) -> tensor<4x8xf64> {
+  %0 = tad.exp %x : tensor<4x8xf64>
+  %1 = tad.stop_gradient %0 : tensor<4x8xf64>
+  %2 = tad.tanh %1 : tensor<4x8xf64>
+  return %2 : tensor<4x8xf64>
+}
+
