@@ -1,19 +1,23 @@
 #!/usr/bin/env python3
 """Draws a function's memory timeline: the live bytes the remat report
-predicts after every compute and free of the schedule, the live bytes the
-runtime's allocator measured (tadc run --memory-trace), and the budget.
+predicts after every allocation and free (the buffer plan's run of the
+compiled function), the live bytes the runtime's allocator measured (tadc
+run --memory-trace), and the budget. With a trace it also says whether the
+two agree event for event.
 
     tadc run model.tad --entry f_grad --remat-budget=2MiB \\
         --remat-report=report.json --memory-trace=trace.json
     scripts/memory-timeline.py --report report.json --trace trace.json \\
         --svg timeline.svg --chrome timeline.json [--png timeline.png]
 
-The SVG puts both on one axis: the schedule's events in order, and the
+The SVG puts both on one axis: the planned events in order, and the
 allocator's events in order, each stretched over the width. The chrome
 trace (chrome://tracing or ui.perfetto.dev) has two counter tracks: the
-measured live bytes at their real times, and the predicted ones with each
-schedule event spread evenly over the measured call's duration (the
-prediction has an order, not times), labelled with its op and location.
+measured live bytes at their real times, and the predicted ones, each
+labelled with the source location of the buffer, at the time of the
+measured event of the same index when the two have as many events (the
+prediction has an order, not times), spread evenly over the call
+otherwise.
 """
 import argparse
 import json
@@ -82,8 +86,9 @@ def svg(fn, measured, path):
         parts.append(f'<text x="{left - 6}" y="{y + 4:.1f}" '
                      f'text-anchor="end">{human(value)}</text>')
     parts.append(f'<text x="{left + plot_w / 2}" y="{height - 12}" '
-                 'text-anchor="middle">events in order (schedule: computes '
-                 'and frees; allocator: allocations and frees)</text>')
+                 'text-anchor="middle">allocations and frees in order '
+                 '(predicted: the buffer plan; measured: the allocator)'
+                 '</text>')
     parts.append(f'<line x1="{left}" y1="{y_budget:.1f}" '
                  f'x2="{left + plot_w}" y2="{y_budget:.1f}" stroke="#c00" '
                  'stroke-dasharray="6,4"/>')
@@ -93,7 +98,7 @@ def svg(fn, measured, path):
         parts.append(f'<polyline fill="none" stroke="#ff7f0e" '
                      f'stroke-width="1.5" points="'
                      f'{points([b for _, b in measured])}"/>')
-    legend = [("#1f77b4", "predicted (remat report)"),
+    legend = [("#1f77b4", "predicted (buffer plan, remat report)"),
               ("#c00", "budget")]
     if measured:
         legend.insert(1, ("#ff7f0e", "measured (runtime allocator)"))
@@ -122,7 +127,7 @@ def png(fn, measured, path):
     fig, ax = plt.subplots(figsize=(9, 4.2), dpi=100)
     unit = 1024.0
     ax.plot([i / max(len(predicted) - 1, 1) for i in range(len(predicted))],
-            [v / unit for v in predicted], label="predicted (remat report)",
+            [v / unit for v in predicted], label="predicted (buffer plan, remat report)",
             color="#1f77b4", linewidth=2)
     if measured:
         ax.plot([i / max(len(measured) - 1, 1) for i in range(len(measured))],
@@ -130,8 +135,8 @@ def png(fn, measured, path):
                 linewidth=1.5, label="measured (runtime allocator)")
     ax.axhline(fn["budget"] / unit, color="#c00", linestyle="--",
                label="budget")
-    ax.set_xlabel("events in order (schedule: computes and frees; "
-                  "allocator: allocations and frees)")
+    ax.set_xlabel("allocations and frees in order (predicted: the buffer "
+                  "plan; measured: the allocator)")
     ax.set_ylabel("live KiB")
     ax.set_title(f"memory of @{fn['function']}: budget {human(fn['budget'])}"
                  f", predicted peak {human(fn['predicted_peak'])}, "
@@ -147,12 +152,13 @@ def chrome(fn, measured, path):
     n = max(len(fn["timeline"]), 1)
     events = [
         {"name": "process_name", "ph": "M", "pid": 1,
-         "args": {"name": f"predicted: @{fn['function']} (schedule order)"}},
+         "args": {"name": f"predicted: @{fn['function']} (buffer plan)"}},
         {"name": "process_name", "ph": "M", "pid": 2,
          "args": {"name": "measured: runtime allocator"}},
     ]
+    same_length = len(measured) == len(fn["timeline"])
     for i, p in enumerate(fn["timeline"]):
-        ts = duration * i / n
+        ts = measured[i][0] if same_length else duration * i / n
         events.append({"name": "live bytes", "ph": "C", "pid": 1, "ts": ts,
                        "args": {"predicted": p["live_bytes"]}})
         events.append({"name": p["event"], "ph": "i", "s": "p", "pid": 1,
@@ -163,6 +169,22 @@ def chrome(fn, measured, path):
     with open(path, "w") as f:
         json.dump({"displayTimeUnit": "ns", "traceEvents": events}, f)
         f.write("\n")
+
+
+def compare(fn, measured):
+    """One line: whether the planned and measured live bytes agree."""
+    planned = [p["live_bytes"] for p in fn["timeline"]]
+    live = [b for _, b in measured]
+    head = (f"timeline of @{fn['function']}: {len(planned)} planned events, "
+            f"{len(live)} measured")
+    if fn.get("timeline_truncated"):
+        head += " (the plan's timeline is truncated)"
+    for i, (p, m) in enumerate(zip(planned, live)):
+        if p != m:
+            return f"{head}, first difference at event {i}: planned {p}, measured {m}"
+    if len(planned) != len(live):
+        return f"{head}, equal as far as both go"
+    return f"{head}, equal"
 
 
 def main():
@@ -186,6 +208,8 @@ def main():
         png(fn, measured, args.png)
     if args.chrome:
         chrome(fn, measured, args.chrome)
+    if args.trace:
+        print(compare(fn, measured))
 
 
 if __name__ == "__main__":

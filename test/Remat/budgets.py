@@ -4,7 +4,9 @@ feasible minimum and checks, for each budget, what issue 6 promises:
 
   - the allocator's measured peak never exceeds the budget, and equals the
     peak of the buffer plan (a bound of it, with branches on data);
-  - the report's predicted peak is within 5% of the measured one;
+  - the report's predicted peak is within 5% of the measured one, and its
+    timeline (the buffer plan's run of the compiled code) equals the
+    allocator's measured one event for event (without branches on data);
   - the results (values and gradients) equal the store-all results bit for
     bit (recomputation repeats the same ops on the same inputs).
 
@@ -32,14 +34,34 @@ import tempfile
 import numpy as np
 
 
+def timeline_difference(fn, trace):
+    """Where the report's timeline (the buffer plan's run) and the
+    allocator's measured one (tadc run --memory-trace) differ; None when
+    they are equal event for event (as far as a truncated timeline goes)."""
+    with open(trace) as f:
+        live = [e["args"]["measured"] for e in json.load(f)["traceEvents"]
+                if e.get("ph") == "C"]
+    planned = [p["live_bytes"] for p in fn["timeline"]]
+    if fn.get("timeline_truncated"):
+        live = live[:len(planned)]
+    if planned == live:
+        return None
+    first = next((i for i, (a, b) in enumerate(zip(planned, live)) if a != b),
+                 min(len(planned), len(live)))
+    return (f"the planned timeline ({len(planned)} events) differs from the "
+            f"measured one ({len(live)}) at event {first}")
+
+
 def run(tadc, source, entry, budget, tmp, name, seed, extra):
     out = os.path.join(tmp, name)
     os.makedirs(out)
     stats, report = os.path.join(out, "stats.json"), os.path.join(
         out, "report.json")
+    trace = os.path.join(out, "trace.json")
     args = [tadc, "run", source, "--entry", entry, f"--stats-json={stats}",
             f"--output-dir={out}", f"--remat-budget={budget}",
-            f"--remat-report={report}", f"--seed={seed}"] + extra
+            f"--remat-report={report}", f"--memory-trace={trace}",
+            f"--seed={seed}"] + extra
     proc = subprocess.run(args, capture_output=True, text=True)
     if proc.returncode != 0:
         sys.exit(f"FAIL: {' '.join(args)}\n{proc.stderr}")
@@ -56,6 +78,10 @@ def run(tadc, source, entry, budget, tmp, name, seed, extra):
     with open(report) as f:
         functions = json.load(f)["functions"]
     fn = next(f for f in functions if f["function"] == entry)
+    if data["planned_peak_exact"]:
+        difference = timeline_difference(fn, trace)
+        if difference:
+            sys.exit(f"FAIL: {' '.join(args)}\n{difference}")
     results = {os.path.basename(p): np.load(p)
                for p in sorted(glob.glob(os.path.join(out, "*.npy")))}
     return measured, fn, results

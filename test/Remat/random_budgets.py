@@ -12,7 +12,8 @@ program and each budget (store-all, the named minimum, and one between):
   - the compile succeeds (at the named minimum too);
   - the allocator's measured peak is at most the budget;
   - it equals the buffer plan's peak, or is at most that when the plan is a
-    bound (a branch on data);
+    bound (a branch on data), and then the report's timeline (the plan's
+    run of the compiled code) equals the allocator's, event for event;
   - the results equal the store-all results bit for bit.
 
     random_budgets.py --tadc PATH --count N [--seed S]
@@ -35,6 +36,9 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "AutoDiff"))
 import random_programs  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import budgets  # noqa: E402  (timeline_difference)
 
 HELPERS = random_programs.HELPERS + """
 fn soft(z: f64[2, 3]) -> f64[2, 3] { return log(1.0 + exp(z)); }
@@ -99,9 +103,11 @@ def run(tadc, source, budget, out, seed):
     os.makedirs(out)
     stats, report = os.path.join(out, "stats.json"), os.path.join(
         out, "report.json")
+    trace = os.path.join(out, "trace.json")
     args = [tadc, "run", source, "--entry", "df", f"--stats-json={stats}",
             f"--output-dir={out}", f"--remat-budget={budget}",
-            f"--remat-report={report}", f"--seed={seed}"]
+            f"--remat-report={report}", f"--memory-trace={trace}",
+            f"--seed={seed}"]
     proc = subprocess.run(args, capture_output=True, text=True)
     if proc.returncode != 0:
         return None, f"{' '.join(args)} failed:\n{proc.stderr[-2000:]}"
@@ -110,6 +116,10 @@ def run(tadc, source, budget, out, seed):
     with open(report) as f:
         fn = next(f for f in json.load(f)["functions"]
                   if f["function"] == "df")
+    if data["planned_peak_exact"]:
+        difference = budgets.timeline_difference(fn, trace)
+        if difference:
+            return None, f"{' '.join(args)}: {difference}"
     results = {os.path.basename(p): np.load(p)
                for p in sorted(glob.glob(os.path.join(out, "*.npy")))}
     return (data, fn, results), None

@@ -38,6 +38,26 @@ struct BufferPeak {
   bool exact = true;
 };
 
+/// One allocation or free of a call, in the order the code runs them.
+struct BufferEvent {
+  /// The bytes allocated (positive) or freed (negative).
+  int64_t bytes = 0;
+  /// The live bytes after it.
+  int64_t live = 0;
+  /// Where the buffer was allocated: the location of the op whose result
+  /// it holds (for a free, of the allocation it releases, when that is
+  /// known).
+  mlir::Location location;
+};
+
+/// The allocations and frees of one call of `func`, each loop iteration
+/// and each call run in full, a branch on data on its larger side, up to
+/// `maxEvents` events (`truncated` tells whether more followed): the
+/// timeline that the runtime allocator measures. Fails (with an error) as
+/// BufferPeakAnalysis::getPeak does.
+mlir::FailureOr<std::vector<BufferEvent>>
+traceBuffers(mlir::func::FuncOp func, size_t maxEvents, bool &truncated);
+
 /// Computes the buffer peaks of bufferized functions with explicit frees,
 /// remembering each callee's.
 class BufferPeakAnalysis {

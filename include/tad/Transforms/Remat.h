@@ -31,9 +31,10 @@ struct RematValue {
   std::string reason;
 };
 
-/// The live bytes after one event of the schedule.
+/// The live bytes after one allocation or free of the compiled function,
+/// as the buffer plan runs them (the runtime allocator measures the same).
 struct RematTimelinePoint {
-  std::string event; // "compute NAME" or "free NAME"
+  std::string event; // "alloc N bytes at LOC" or "free N bytes at LOC"
   int64_t liveBytes = 0;
 };
 
@@ -59,6 +60,9 @@ struct RematFunctionReport {
   std::vector<RematValue> values;
   std::vector<RematLoopRerun> loopReruns;
   std::vector<RematTimelinePoint> timeline;
+  /// Whether the timeline stops before the call's end (it has a bounded
+  /// number of events).
+  bool timelineTruncated = false;
 };
 
 /// A loop whose snapshots tad-choose-loop-snapshots chose for the budget.

@@ -52,6 +52,15 @@ class Simulator {
 public:
   explicit Simulator(BufferPeakAnalysis &analysis) : analysis(analysis) {}
 
+  /// Records every allocation and free into `events`, up to `maxEvents`;
+  /// loops then run every iteration and calls run their callee's body
+  /// (until the trace is full).
+  void traceInto(std::vector<BufferEvent> &events, size_t maxEvents) {
+    trace = &events;
+    traceLimit = maxEvents;
+  }
+  bool traceTruncated = false;
+
   LogicalResult runBlock(Block &block) {
     for (Operation &op : block)
       if (failed(runOp(op)))
@@ -63,10 +72,25 @@ public:
   bool exact = true;
 
 private:
-  void allocate(int64_t bytes) {
+  void allocate(int64_t bytes, Location loc) {
     live += bytes;
     peak = std::max(peak, live);
+    record(bytes, loc);
   }
+
+  void record(int64_t bytes, Location loc) {
+    if (!trace)
+      return;
+    if (trace->size() >= traceLimit) {
+      traceTruncated = true;
+      return;
+    }
+    trace->push_back({bytes, live, loc});
+  }
+
+  /// Whether events are still being recorded: simulation shortcuts
+  /// (repeated iterations, a callee's known peak) would skip them.
+  bool tracing() const { return trace && trace->size() < traceLimit; }
 
   LogicalResult runOp(Operation &op) {
     if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
@@ -74,12 +98,15 @@ private:
       if (bytes < 0)
         return op.emitOpError("has a dynamic size, which the buffer plan "
                               "cannot count");
-      allocate(bytes);
+      allocate(bytes, alloc.getLoc());
       return success();
     }
     if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
-      live -= getMemRefByteSize(
-          tad::getViewedBuffer(dealloc.getMemref()).getType());
+      Value buffer = tad::getViewedBuffer(dealloc.getMemref());
+      int64_t bytes = getMemRefByteSize(buffer.getType());
+      live -= bytes;
+      Operation *producer = buffer.getDefiningOp();
+      record(-bytes, producer ? producer->getLoc() : dealloc.getLoc());
       return success();
     }
     if (auto call = dyn_cast<func::CallOp>(op))
@@ -125,6 +152,18 @@ private:
     FailureOr<BufferPeak> inner = analysis.getPeak(callee);
     if (failed(inner))
       return failure();
+    // Traced, the callee's own events are the call's (getPeak has ruled
+    // out recursion); induction values of the caller do not reach it.
+    if (tracing()) {
+      DenseMap<Value, int64_t> outerValues, outerUses;
+      std::swap(values, outerValues);
+      std::swap(useCount, outerUses);
+      LogicalResult result = runBlock(callee.getBody().front());
+      std::swap(values, outerValues);
+      std::swap(useCount, outerUses);
+      exact &= inner->exact;
+      return result;
+    }
     peak = std::max(peak, live + inner->peak);
     live += inner->liveAtReturn;
     exact &= inner->exact;
@@ -138,13 +177,27 @@ private:
     if (sides.size() > 1)
       exact = false;
     int64_t start = live, after = 0, most = peak;
+    // Traced, the events of the side with the largest peak are kept.
+    size_t traceStart = trace ? trace->size() : 0;
+    std::vector<BufferEvent> largest;
+    int64_t largestPeak = -1;
     for (Region *side : sides) {
       live = start;
+      int64_t outer = peak;
+      peak = live;
       if (!side->empty() && failed(runBlock(side->front())))
         return failure();
       after = std::max(after, live);
-      most = std::max(most, peak);
+      if (trace && peak > largestPeak) {
+        largestPeak = peak;
+        largest.assign(trace->begin() + traceStart, trace->end());
+      }
+      if (trace)
+        trace->erase(trace->begin() + traceStart, trace->end());
+      most = std::max({most, outer, peak});
     }
+    if (trace)
+      trace->insert(trace->end(), largest.begin(), largest.end());
     live = sides.empty() ? start : after;
     peak = most;
     return success();
@@ -190,7 +243,7 @@ private:
         return failure();
       outerPeak = std::max(outerPeak, peak);
       int64_t left = (*upper - i - 1) / *step; // iterations after this one
-      if (useCount[iv] == uses && left > 0) {
+      if (useCount[iv] == uses && left > 0 && !tracing()) {
         // The rest repeat this one, each `delta` higher than the last.
         int64_t delta = live - start;
         outerPeak = std::max(outerPeak, peak + left * delta);
@@ -252,12 +305,30 @@ private:
   }
 
   BufferPeakAnalysis &analysis;
+  /// Where events are recorded (none: not traced), and how many at most.
+  std::vector<BufferEvent> *trace = nullptr;
+  size_t traceLimit = 0;
   /// The induction variables of the loops running, and how often each has
   /// been read (an iteration that reads none repeats the previous one).
   DenseMap<Value, int64_t> values, useCount;
 };
 
 } // namespace
+
+FailureOr<std::vector<BufferEvent>>
+tad::traceBuffers(func::FuncOp func, size_t maxEvents, bool &truncated) {
+  BufferPeakAnalysis analysis;
+  if (failed(analysis.getPeak(func)))
+    return failure();
+  std::vector<BufferEvent> events;
+  Simulator simulator(analysis);
+  simulator.traceInto(events, maxEvents);
+  if (!func.isDeclaration() &&
+      failed(simulator.runBlock(func.getBody().front())))
+    return failure();
+  truncated = simulator.traceTruncated;
+  return events;
+}
 
 FailureOr<BufferPeak> BufferPeakAnalysis::getPeak(func::FuncOp func) {
   if (auto it = known.find(func); it != known.end())

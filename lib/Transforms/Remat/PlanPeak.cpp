@@ -13,7 +13,9 @@
 using namespace mlir;
 using namespace tad;
 
-FailureOr<int64_t> tad::planBufferPeak(ModuleOp module, func::FuncOp func,
+/// A copy of `module` with `body` as `func`'s body, lowered through the
+/// bufferization pipeline; null (with an error) when it cannot be.
+static OwningOpRef<ModuleOp> lowerCopy(ModuleOp module, func::FuncOp func,
                                        func::FuncOp body) {
   OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->cloneWithoutRegions()));
   copy->getBodyRegion().emplaceBlock();
@@ -39,11 +41,23 @@ FailureOr<int64_t> tad::planBufferPeak(ModuleOp module, func::FuncOp func,
   PassManager pm(module.getContext());
   pm.addPass(createSymbolDCEPass());
   if (failed(parsePassPipeline(StringRef(getBufferizationPipeline()).rtrim(','),
-                               pm)))
-    return func.emitError("the bufferization pipeline is not registered");
-  if (failed(pm.run(*copy)))
-    return func.emitError("cannot lower @")
-           << func.getName() << " to measure its buffers";
+                               pm))) {
+    func.emitError("the bufferization pipeline is not registered");
+    return nullptr;
+  }
+  if (failed(pm.run(*copy))) {
+    func.emitError("cannot lower @")
+        << func.getName() << " to measure its buffers";
+    return nullptr;
+  }
+  return copy;
+}
+
+FailureOr<int64_t> tad::planBufferPeak(ModuleOp module, func::FuncOp func,
+                                       func::FuncOp body) {
+  OwningOpRef<ModuleOp> copy = lowerCopy(module, func, body);
+  if (!copy)
+    return failure();
   auto lowered = copy->lookupSymbol<func::FuncOp>(func.getName());
   auto peak =
       lowered
@@ -52,4 +66,23 @@ FailureOr<int64_t> tad::planBufferPeak(ModuleOp module, func::FuncOp func,
   if (!peak)
     return func.emitError("no buffer peak for @") << func.getName();
   return peak.getInt();
+}
+
+FailureOr<PlannedTimeline> tad::planBufferTimeline(ModuleOp module,
+                                                   func::FuncOp func,
+                                                   func::FuncOp body,
+                                                   size_t maxEvents) {
+  OwningOpRef<ModuleOp> copy = lowerCopy(module, func, body);
+  if (!copy)
+    return failure();
+  auto lowered = copy->lookupSymbol<func::FuncOp>(func.getName());
+  if (!lowered)
+    return func.emitError("no lowered @") << func.getName();
+  PlannedTimeline timeline;
+  FailureOr<std::vector<BufferEvent>> events =
+      traceBuffers(lowered, maxEvents, timeline.truncated);
+  if (failed(events))
+    return failure();
+  timeline.events = std::move(*events);
+  return timeline;
 }

@@ -9,6 +9,8 @@
 #ifndef TAD_LIB_TRANSFORMS_REMAT_PLANPEAK_H
 #define TAD_LIB_TRANSFORMS_REMAT_PLANPEAK_H
 
+#include "tad/Transforms/BufferPeak.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 
@@ -23,6 +25,17 @@ namespace tad {
 mlir::FailureOr<int64_t> planBufferPeak(mlir::ModuleOp module,
                                         mlir::func::FuncOp func,
                                         mlir::func::FuncOp body);
+
+/// The allocations and frees of one call of the lowered copy, in order
+/// (traceBuffers): the timeline that the runtime allocator will measure.
+struct PlannedTimeline {
+  std::vector<BufferEvent> events;
+  bool truncated = false;
+};
+mlir::FailureOr<PlannedTimeline> planBufferTimeline(mlir::ModuleOp module,
+                                                    mlir::func::FuncOp func,
+                                                    mlir::func::FuncOp body,
+                                                    size_t maxEvents);
 
 } // namespace tad
 

@@ -153,10 +153,10 @@ std::vector<RematLoopRerun> findLoopReruns(func::FuncOp func) {
   return loops;
 }
 
-/// The report of one scheduled function.
+/// The report of one scheduled function, but its timeline.
 /// `schedule` is the solver's, over `problem`'s graph; `after` is the
-/// graph of the rewritten function, whose ops run in block order: the
-/// timeline is its own. The peaks are the buffer plan's (planPeak).
+/// graph of the rewritten function, whose ops run in block order. The
+/// peaks are the buffer plan's (planPeak).
 RematFunctionReport describe(func::FuncOp func, const RematProblem &problem,
                              const std::vector<Event> &schedule,
                              const RematProblem &after,
@@ -189,19 +189,6 @@ RematFunctionReport describe(func::FuncOp func, const RematProblem &problem,
   for (const Event &e : schedule)
     if (e.kind == Event::compute)
       ++computes[e.node];
-  int64_t live = 0;
-  for (const Event &e : final) {
-    const remat::Node &node = after.graph.nodes[e.node];
-    // After the return, only the results are left: they stay live.
-    if (e.node == after.sink)
-      break;
-    live += (e.kind == Event::compute ? 1 : -1) * node.bytes;
-    report.timeline.push_back(
-        {(e.kind == Event::compute ? "compute " : "free ") +
-             eventName(after, e.node),
-         live + (e.kind == Event::compute ? node.transient : 0)});
-  }
-
   for (int v = 0; v < problem.sink; ++v) {
     Operation *root = problem.groups[v].back();
     if (!isForward(root))
@@ -521,9 +508,14 @@ struct RematPass : tad::impl::RematBase<RematPass> {
       loweringFailed = true;
       return std::nullopt;
     }
-    if (*storeAllPeak <= getBudget())
-      return describe(func, problem, storeAll, problem, "store-all",
-                      getBudget(), policy, *storeAllPeak, *storeAllPeak);
+    if (*storeAllPeak <= getBudget()) {
+      RematFunctionReport report =
+          describe(func, problem, storeAll, problem, "store-all", getBudget(),
+                   policy, *storeAllPeak, *storeAllPeak);
+      if (failed(addTimeline(report, func, func)))
+        return std::nullopt;
+      return report;
+    }
     if (policy == RematPolicy::saveAll) {
       func.emitError() << "the save-all policy needs " << *storeAllPeak
                        << " bytes for @" << func.getName()
@@ -546,12 +538,42 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     RematFunctionReport report = describe(
         func, problem, attempt->schedule, attempt->after, attempt->solver,
         getBudget(), policy, attempt->plannedPeak, *storeAllPeak);
+    if (failed(addTimeline(report, func, attempt->work))) {
+      attempt->work->destroy();
+      return std::nullopt;
+    }
     func.getBody().takeBody(attempt->work.getBody());
     attempt->work->destroy();
     return report;
   }
 
   static constexpr int kMaxAttempts = 8;
+
+  /// The report's timeline, when the JSON report is written: the buffer
+  /// plan's run of the compiled function (`body` as `func`'s body), each
+  /// allocation and free as the allocator will see it.
+  LogicalResult addTimeline(RematFunctionReport &report, func::FuncOp func,
+                            func::FuncOp body) {
+    if (reportFile.empty())
+      return success();
+    FailureOr<PlannedTimeline> timeline =
+        planBufferTimeline(getOperation(), func, body, kMaxTimelineEvents);
+    if (failed(timeline)) {
+      loweringFailed = true;
+      return failure();
+    }
+    for (const BufferEvent &e : timeline->events)
+      report.timeline.push_back(
+          {llvm::formatv("{0} {1} bytes at {2}", e.bytes > 0 ? "alloc" : "free",
+                         std::abs(e.bytes), describeLocation(e.location))
+               .str(),
+           e.live});
+    report.timelineTruncated = timeline->truncated;
+    return success();
+  }
+
+  /// The report's timeline stops after this many events.
+  static constexpr size_t kMaxTimelineEvents = 100000;
 
   LogicalResult writeGraph(func::FuncOp func, const RematProblem &problem,
                            bool several) {

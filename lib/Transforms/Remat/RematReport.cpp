@@ -36,18 +36,21 @@ std::string tad::rematReportToJson(const RematReport &report) {
     for (const RematTimelinePoint &p : f.timeline)
       timeline.push_back(
           llvm::json::Object{{"event", p.event}, {"live_bytes", p.liveBytes}});
-    functions.push_back(llvm::json::Object{{"function", f.function},
-                                           {"budget", f.budget},
-                                           {"solver", f.solver},
-                                           {"store_all_peak", f.storeAllPeak},
-                                           {"predicted_peak", f.predictedPeak},
-                                           {"store_all_cost", f.storeAllCost},
-                                           {"cost", f.cost},
-                                           {"base_cost", f.baseCost},
-                                           {"recompute_overhead", overhead(f)},
-                                           {"values", std::move(values)},
-                                           {"loop_reruns", std::move(loops)},
-                                           {"timeline", std::move(timeline)}});
+    llvm::json::Object function{{"function", f.function},
+                                {"budget", f.budget},
+                                {"solver", f.solver},
+                                {"store_all_peak", f.storeAllPeak},
+                                {"predicted_peak", f.predictedPeak},
+                                {"store_all_cost", f.storeAllCost},
+                                {"cost", f.cost},
+                                {"base_cost", f.baseCost},
+                                {"recompute_overhead", overhead(f)},
+                                {"values", std::move(values)},
+                                {"loop_reruns", std::move(loops)},
+                                {"timeline", std::move(timeline)}};
+    if (f.timelineTruncated)
+      function["timeline_truncated"] = true;
+    functions.push_back(std::move(function));
   }
   llvm::json::Array loops;
   for (const RematLoop &loop : report.loops)
