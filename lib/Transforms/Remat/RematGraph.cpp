@@ -75,6 +75,8 @@ static bool inExclusiveBranches(Operation *a, Operation *b) {
 /// Whether `op`'s result views an operand's buffer (a reshape, a slice, a
 /// row of a stacked tensor).
 static bool isViewOp(Operation *op) {
+  if (isa<tensor::ExtractSliceOp>(op)) // a tape row's read
+    return true;
   MemoryModelOpInterface model = modelOf(op);
   return model && model.getViewedOperand().has_value();
 }
@@ -116,6 +118,8 @@ static bool isView(Operation *op) {
 static Value viewedValue(Operation *op) {
   if (isInPlaceUpdate(op))
     return destinationOf(op);
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))
+    return slice.getSource();
   return op->getOperand(*modelOf(op).getViewedOperand());
 }
 
@@ -212,17 +216,17 @@ static std::optional<double> caseCountedCost(scf::ForOp loop, double body,
 }
 
 double tad::estimateCost(Operation *op) {
+  // Reading or writing one row of a stacked tensor (a tape, a snapshot
+  // slot) touches the row, not the whole stack, which is updated in place.
+  if (isa<tensor::ExtractSliceOp>(op))
+    return elementsOf(op->getResult(0).getType());
   // A terminator moves values (a branch's yield of a whole stacked
   // tensor), it computes nothing.
   if (isView(op) || op->hasTrait<OpTrait::ConstantLike>() ||
       op->hasTrait<OpTrait::IsTerminator>())
     return 0;
-  // Reading or writing one row of a stacked tensor (a tape, a snapshot
-  // slot) touches the row, not the whole stack, which is updated in place.
   if (MemoryModelOpInterface model = modelOf(op))
     return model.getComputeCost();
-  if (isa<tensor::ExtractSliceOp>(op))
-    return elementsOf(op->getResult(0).getType());
   if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
     return elementsOf(insert.getSource().getType());
   if (auto loop = dyn_cast<scf::ForOp>(op)) {
@@ -1038,6 +1042,44 @@ RematProblem tad::buildRematProblem(Block &body,
       for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
         if (isCarriedInConstantCopy(loop, i))
           addInput(v, loop.getResult(i));
+  }
+
+  // An update in place overwrites its destination's buffer (a loop's
+  // gradient accumulator, which may also hold the tape rows that the
+  // reverse sweep reads): whatever reads that buffer's old contents, itself
+  // or through views, must run before the update, every time. So such a
+  // reader is computed once, never recomputed, and the update reads it,
+  // which keeps it before the update in every schedule.
+  DenseMap<Operation *, int> nodeOfOp;
+  for (int v = 0; v < n; ++v)
+    for (Operation *op : problem.groups[v])
+      nodeOfOp[op] = v;
+  for (int u = 0; u < n; ++u) {
+    Operation *update = problem.groups[u].back();
+    if (!isInPlaceUpdate(update))
+      continue;
+    llvm::SetVector<Value> aliases;
+    aliases.insert(destinationOf(update));
+    for (size_t i = 0; i < aliases.size(); ++i)
+      for (Operation *user : aliases[i].getUsers()) {
+        Operation *reader = body.findAncestorOpInBlock(*user);
+        if (!reader || reader == update || !reader->isBeforeInBlock(update))
+          continue;
+        if (isViewOp(user) && viewedValue(user) == aliases[i])
+          aliases.insert(user->getResult(0));
+        auto it = nodeOfOp.find(reader);
+        if (it == nodeOfOp.end() || it->second == u)
+          continue;
+        int r = it->second;
+        problem.graph.nodes[r].recomputable = false;
+        if (problem.pinnedBecause[r].empty())
+          problem.pinnedBecause[r] = "it reads a buffer that an update in "
+                                     "place overwrites later";
+        // A reader fused into a group computed after the update reads a
+        // copy that bufferization makes; only earlier groups are ordered.
+        if (r < u)
+          addEdge(r, u);
+      }
   }
 
   // The sink reads the results. Returning an argument or a constant

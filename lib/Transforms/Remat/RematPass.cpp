@@ -43,10 +43,10 @@ using remat::Event;
 
 namespace {
 
-/// Moves or clones the ops of each compute event to the end of the body.
-void applySchedule(func::FuncOp func, const RematProblem &problem,
+/// Moves or clones the ops of each compute event to the end of `body` (a
+/// function's or a loop's), before its terminator.
+void applySchedule(Block &body, const RematProblem &problem,
                    const std::vector<Event> &schedule) {
-  Block &body = func.getBody().front();
   Operation *terminator = body.getTerminator();
   for (Operation *constant : problem.constants)
     constant->moveBefore(&body, body.begin());
@@ -401,7 +401,8 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     return planBufferPeak(getOperation(), func, body);
   }
 
-  /// Schedules a copy of `func` within `budget` and rewrites it. The model
+  /// Schedules a copy of `start` (`func`, or a copy of it whose loop
+  /// bodies were scheduled already) within `budget` and rewrites it. The model
   /// of fusion depends on each value's users, which the rewrite changes (a
   /// value whose users were split between instances may fuse where it did
   /// not): the rewritten copy is measured by the same model, and when it
@@ -412,11 +413,15 @@ struct RematPass : tad::impl::RematBase<RematPass> {
   /// that the model accepts must also meet the budget as the lowering
   /// plans its buffers (planPeak); without, the model decides alone (the
   /// bisection for the feasible minimum, whose answer is then checked).
-  std::optional<Attempt> tryBudget(func::FuncOp func,
+  std::optional<Attempt> tryBudget(func::FuncOp func, func::FuncOp start,
                                    const RematProblem &problem,
                                    const RematGraphOptions &graphOptions,
                                    int64_t budget, bool improve = true,
                                    bool planned = true) {
+    // No schedule fits below the largest single compute (a loop's whole
+    // run): the search need not prove it.
+    if (remat::lowerBound(problem.graph) > budget)
+      return std::nullopt;
     int64_t target = budget;
     for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
       std::vector<Event> schedule;
@@ -425,9 +430,9 @@ struct RematPass : tad::impl::RematBase<RematPass> {
       if (solver.empty())
         return std::nullopt;
       schedule = remat::freeAfterLastUse(problem.graph, schedule);
-      auto work = cast<func::FuncOp>(func->clone());
+      auto work = cast<func::FuncOp>(start->clone());
       RematProblem workProblem = buildRematProblem(work, graphOptions);
-      applySchedule(work, workProblem, schedule);
+      applySchedule(work.getBody().front(), workProblem, schedule);
       RematProblem after = buildRematProblem(work, graphOptions);
       int64_t peak =
           remat::simulate(after.graph, remat::storeAllSchedule(after.graph))
@@ -450,6 +455,134 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     return std::nullopt;
   }
 
+  /// tryBudget, and when that fails, the same after recomputing inside the
+  /// body of the loop that peaks highest (tryLoopBody).
+  std::optional<Attempt> tryAll(func::FuncOp func, const RematProblem &problem,
+                                const RematGraphOptions &graphOptions,
+                                int64_t budget, bool improve = true,
+                                bool planned = true) {
+    if (std::optional<Attempt> a = tryBudget(func, func, problem, graphOptions,
+                                             budget, improve, planned))
+      return a;
+    if (loweringFailed)
+      return std::nullopt;
+    return tryLoopBody(func, problem, graphOptions, budget, improve, planned);
+  }
+
+  /// The loops of `func`'s body whose bodies the pass may schedule: the
+  /// reverse sweep's (not the forward sweep's, whose values the tape
+  /// keeps), with one block and no revolve dispatcher (whose body is one
+  /// branch).
+  static SmallVector<scf::ForOp> schedulableLoops(func::FuncOp func) {
+    SmallVector<scf::ForOp> loops;
+    for (auto loop : func.getBody().front().getOps<scf::ForOp>())
+      if (!isForward(loop) && loop.getRegion().hasOneBlock() &&
+          llvm::none_of(loop.getBody()->without_terminator(),
+                        [](Operation &op) {
+                          return op.hasAttr(TadDialect::kCaseCountsAttrName);
+                        }))
+        loops.push_back(loop);
+    return loops;
+  }
+
+  /// A loop body's graph, its store-all peak and the least peak that a
+  /// schedule of it reaches.
+  struct BodyPeaks {
+    int64_t storeAll = 0, floor = 0;
+  };
+  /// (The answer for a loop of the function being scheduled is kept: the
+  /// bisection for the feasible minimum asks for it at every step.)
+  BodyPeaks bodyPeaks(scf::ForOp loop, const RematGraphOptions &graphOptions) {
+    if (auto it = knownBodyPeaks.find(loop); it != knownBodyPeaks.end())
+      return it->second;
+    RematProblem body = buildRematProblem(*loop.getBody(), graphOptions);
+    BodyPeaks peaks;
+    peaks.storeAll =
+        remat::simulate(body.graph, remat::storeAllSchedule(body.graph)).peak;
+    peaks.floor =
+        std::min(peaks.storeAll, remat::autoMinimumBudget(body.graph));
+    knownBodyPeaks[loop] = peaks;
+    return peaks;
+  }
+  llvm::DenseMap<Operation *, BodyPeaks> knownBodyPeaks;
+
+  /// What recomputing inside loop bodies can take off a function's peak at
+  /// most, by the model: for the bisection's lower end.
+  int64_t loopBodySlack(func::FuncOp func,
+                        const RematGraphOptions &graphOptions) {
+    int64_t slack = 0;
+    for (scf::ForOp loop : schedulableLoops(func)) {
+      BodyPeaks peaks = bodyPeaks(loop, graphOptions);
+      slack += peaks.storeAll - peaks.floor;
+    }
+    return slack;
+  }
+
+  /// A reverse loop runs one iteration's recomputed forward and its adjoint
+  /// at a time, and the function's peak is often inside it. When no
+  /// schedule of the function meets the budget, this schedules the body of
+  /// the loop that peaks highest as a graph of its own (the same model,
+  /// the same solver), within a body budget lowered by the function's
+  /// excess, then schedules the function around it: first at the body's
+  /// store-all peak less the excess, then lower, down to the body's least
+  /// peak. A value the body reads from a buffer that it updates in place
+  /// (a tape row in a gradient accumulator) is computed once, before the
+  /// update (RematGraph.cpp), so a recomputation never reads overwritten
+  /// data.
+  std::optional<Attempt> tryLoopBody(func::FuncOp func,
+                                     const RematProblem &problem,
+                                     const RematGraphOptions &graphOptions,
+                                     int64_t budget, bool improve,
+                                     bool planned) {
+    SmallVector<scf::ForOp> loops = schedulableLoops(func);
+    if (loops.empty())
+      return std::nullopt;
+    size_t highest = 0;
+    SmallVector<BodyPeaks> peaks;
+    for (auto [i, loop] : llvm::enumerate(loops)) {
+      peaks.push_back(bodyPeaks(loop, graphOptions));
+      if (peaks[i].storeAll > peaks[highest].storeAll)
+        highest = i;
+    }
+    BodyPeaks body = peaks[highest];
+    if (body.floor >= body.storeAll)
+      return std::nullopt;
+    int64_t storeAll =
+        remat::simulate(problem.graph, remat::storeAllSchedule(problem.graph))
+            .peak;
+    int64_t step = (body.storeAll - body.floor + 3) / 4;
+    int64_t target = body.storeAll - std::max<int64_t>(1, storeAll - budget);
+    for (int attempt = 0; attempt < kMaxBodyAttempts; ++attempt) {
+      target = std::max(target, body.floor);
+      auto trial = cast<func::FuncOp>(func->clone());
+      scf::ForOp loop = schedulableLoops(trial)[highest];
+      RematProblem bodyProblem =
+          buildRematProblem(*loop.getBody(), graphOptions);
+      std::vector<Event> schedule;
+      bool scheduled =
+          !remat::autoSchedule(bodyProblem.graph, target, schedule, improve)
+               .empty();
+      if (scheduled) {
+        schedule = remat::freeAfterLastUse(bodyProblem.graph, schedule);
+        applySchedule(*loop.getBody(), bodyProblem, schedule);
+        RematProblem trialProblem = buildRematProblem(trial, graphOptions);
+        std::optional<Attempt> a = tryBudget(
+            func, trial, trialProblem, graphOptions, budget, improve, planned);
+        if (a) {
+          trial->destroy();
+          return a;
+        }
+      }
+      trial->destroy();
+      if (loweringFailed || target == body.floor)
+        break;
+      target -= step;
+    }
+    return std::nullopt;
+  }
+
+  static constexpr int kMaxBodyAttempts = 5;
+
   /// The smallest budget that tryBudget meets, by bisection between the
   /// solver's minimum and the store-all peak (which always works). The
   /// bisection asks for any schedule, which is faster; the answer is then
@@ -458,7 +591,12 @@ struct RematPass : tad::impl::RematBase<RematPass> {
   int64_t minimumBudget(func::FuncOp func, const RematProblem &problem,
                         const RematGraphOptions &graphOptions,
                         int64_t plannedStoreAll) {
-    int64_t low = remat::autoMinimumBudget(problem.graph);
+    // Recomputing inside a loop's body lowers the function's peak below
+    // what the function's own graph (with the body at its store-all peak)
+    // reaches.
+    int64_t bodySlack = loopBodySlack(func, graphOptions);
+    int64_t low = std::max<int64_t>(1, remat::autoMinimumBudget(problem.graph) -
+                                           bodySlack);
     int64_t high = std::max(
         plannedStoreAll,
         remat::simulate(problem.graph, remat::storeAllSchedule(problem.graph))
@@ -476,7 +614,7 @@ struct RematPass : tad::impl::RematBase<RematPass> {
         if (budget >= plannedStoreAll)
           return true;
         std::optional<Attempt> a =
-            tryBudget(func, problem, graphOptions, budget, improve, improve);
+            tryAll(func, problem, graphOptions, budget, improve, improve);
         if (a)
           a->work->destroy();
         return a.has_value();
@@ -491,7 +629,8 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     // twice in one stage: the least budget a compile meets is the minimum.
     // One byte less is the usual check; only when a compile meets it does
     // the search go further down.
-    int64_t floor = remat::lowerBound(problem.graph);
+    int64_t floor =
+        std::max<int64_t>(1, remat::lowerBound(problem.graph) - bodySlack);
     if (minimum > floor && fits(true)(minimum - 1))
       minimum = remat::smallestFittingBudget(floor, minimum - 1, fits(true));
     return minimum;
@@ -502,6 +641,8 @@ struct RematPass : tad::impl::RematBase<RematPass> {
   std::optional<RematFunctionReport>
   scheduleFunction(func::FuncOp func, const RematProblem &problem,
                    const RematGraphOptions &graphOptions) {
+    // Loops are keyed by address: only this function's, while it lives.
+    knownBodyPeaks.clear();
     std::vector<Event> storeAll = remat::storeAllSchedule(problem.graph);
     FailureOr<int64_t> storeAllPeak = planPeak(func, func);
     if (failed(storeAllPeak)) {
@@ -524,7 +665,7 @@ struct RematPass : tad::impl::RematBase<RematPass> {
       return std::nullopt;
     }
     std::optional<Attempt> attempt =
-        tryBudget(func, problem, graphOptions, getBudget());
+        tryAll(func, problem, graphOptions, getBudget());
     if (!attempt) {
       if (loweringFailed)
         return std::nullopt;
