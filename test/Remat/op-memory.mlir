@@ -192,3 +192,36 @@ func.func @stop_gradient(%x: tensor<4x8xf64>) -> tensor<4x8xf64> {
   return %2 : tensor<4x8xf64>
 }
 
+// A result whose only reader is an update in place is written straight into
+// the destination's row (eliminate-empty-tensors): a loop filling a stacked
+// gradient allocates only the stack.
+// CHECK: @row_into_accumulator: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @row_into_accumulator(%x: tensor<4x8xf64>, %w: tensor<8x8xf64>) -> tensor<3x4x8xf64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %z = tad.constant dense<0.0> : tensor<3x4x8xf64>
+  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%acc = %z) -> (tensor<3x4x8xf64>) {
+    %m = tad.matmul %x, %w : tensor<4x8xf64>, tensor<8x8xf64> -> tensor<4x8xf64>
+    %u = tad.update %m into %acc[%i] : tensor<4x8xf64> into tensor<3x4x8xf64>
+    scf.yield %u : tensor<3x4x8xf64>
+  }
+  return %r : tensor<3x4x8xf64>
+}
+
+// Unless the result reads the destination itself: then bufferization
+// writes it to a buffer of its own and copies it into the row.
+// CHECK: @row_reads_accumulator: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @row_reads_accumulator(%w: tensor<8x8xf64>) -> tensor<3x4x8xf64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %z = tad.constant dense<1.0> : tensor<3x4x8xf64>
+  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%acc = %z) -> (tensor<3x4x8xf64>) {
+    %row = tad.take %acc[%i] : tensor<3x4x8xf64> -> tensor<4x8xf64>
+    %m = tad.matmul %row, %w : tensor<4x8xf64>, tensor<8x8xf64> -> tensor<4x8xf64>
+    %u = tad.update %m into %acc[%i] : tensor<4x8xf64> into tensor<3x4x8xf64>
+    scf.yield %u : tensor<3x4x8xf64>
+  }
+  return %r : tensor<3x4x8xf64>
+}

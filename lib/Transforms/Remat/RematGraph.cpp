@@ -74,12 +74,15 @@ static bool inExclusiveBranches(Operation *a, Operation *b) {
 
 /// Whether `op`'s result views an operand's buffer (a reshape, a slice, a
 /// row of a stacked tensor).
-static bool isViewOp(Operation *op) {
+std::optional<unsigned> tad::getViewedOperand(Operation *op) {
   if (isa<tensor::ExtractSliceOp>(op)) // a tape row's read
-    return true;
-  MemoryModelOpInterface model = modelOf(op);
-  return model && model.getViewedOperand().has_value();
+    return 0;
+  if (MemoryModelOpInterface model = modelOf(op))
+    return model.getViewedOperand();
+  return std::nullopt;
 }
+
+static bool isViewOp(Operation *op) { return getViewedOperand(op).has_value(); }
 
 /// An update or insert_slice that bufferization performs in place: its
 /// destination is read by nothing after it, and is a loop's carried value
@@ -118,9 +121,7 @@ static bool isView(Operation *op) {
 static Value viewedValue(Operation *op) {
   if (isInPlaceUpdate(op))
     return destinationOf(op);
-  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))
-    return slice.getSource();
-  return op->getOperand(*modelOf(op).getViewedOperand());
+  return op->getOperand(*getViewedOperand(op));
 }
 
 /// An index value in the iteration where the induction variable `iv` is
@@ -703,6 +704,42 @@ static int fusingGroup(Operation *op, Block &body,
   return group;
 }
 
+/// The value whose buffer `v` is, through views (not in-place updates).
+static Value viewRoot(Value v) {
+  while (Operation *op = v.getDefiningOp()) {
+    std::optional<unsigned> viewed = getViewedOperand(op);
+    if (!viewed)
+      break;
+    v = op->getOperand(*viewed);
+  }
+  return v;
+}
+
+/// Whether the result of `group` (its last op) is written straight into
+/// the row of a stacked tensor that an update in place writes it to (a
+/// weight's gradient row into its accumulator): its only reader is that
+/// update, its lowering writes a fresh buffer, which eliminate-empty-tensors
+/// replaces by the destination's row, and the group reads nothing of the
+/// destination's buffer (bufferization would then write elsewhere). It
+/// then has no buffer of its own.
+static bool writesIntoUpdatedRow(ArrayRef<Operation *> group) {
+  Operation *op = group.back();
+  MemoryModelOpInterface model = modelOf(op);
+  if (!model || op->getNumResults() != 1 || !op->getResult(0).hasOneUse() ||
+      !model.writesFreshBuffer())
+    return false;
+  Operation *user = *op->getResult(0).getUsers().begin();
+  if (user->getBlock() != op->getBlock() || !isInPlaceUpdate(user) ||
+      destinationOf(user) == op->getResult(0))
+    return false;
+  Value destination = viewRoot(destinationOf(user));
+  for (Operation *member : group)
+    for (Value operand : member->getOperands())
+      if (viewRoot(operand) == destination)
+        return false;
+  return true;
+}
+
 /// The group whose result `op`'s result becomes, when that group's
 /// generic writes into `op`'s buffer (tad-reuse-operand-buffers): `op`
 /// writes a fresh buffer that dies in the group (all its readers belong to
@@ -972,6 +1009,8 @@ RematProblem tad::buildRematProblem(Block &body,
       else
         node.transient = std::max<int64_t>(
             0, node.transient - replacedBytes(loop) - takenInitBytes(loop));
+    } else if (writesIntoUpdatedRow(group)) {
+      // eliminate-empty-tensors places it in its destination's row.
     } else if (!isView(root)) {
       for (Type type : root->getResultTypes())
         node.bytes += getByteSize(type);
@@ -1058,6 +1097,7 @@ RematProblem tad::buildRematProblem(Block &body,
     Operation *update = problem.groups[u].back();
     if (!isInPlaceUpdate(update))
       continue;
+
     llvm::SetVector<Value> aliases;
     aliases.insert(destinationOf(update));
     for (size_t i = 0; i < aliases.size(); ++i)

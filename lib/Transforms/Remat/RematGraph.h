@@ -90,6 +90,10 @@ RematProblem buildRematProblem(mlir::func::FuncOp func,
 RematProblem buildRematProblem(mlir::Block &block,
                                const RematGraphOptions &options, int depth = 0);
 
+/// The operand whose buffer `op`'s result views (a reshape, a slice, a row
+/// of a stacked tensor, a tensor.extract_slice), or none.
+std::optional<unsigned> getViewedOperand(mlir::Operation *op);
+
 /// A cost estimate of running `op` once (about one unit per element and
 /// 2mnk per matmul; regions count their ops, loops times their trip count).
 double estimateCost(mlir::Operation *op);
