@@ -21,10 +21,17 @@ the step are not counted and the gradients are. The minimum budget is the one ta
 (`--remat-budget=1`). The loop forms' predicted recompute overhead is
 the remat report's (the reverse sweep runs each iteration's body again);
 their measured overhead is their step time over the unrolled form's, which
-computes everything once.
+computes everything once. Step times on a shared machine drift by tens of
+percent between runs, so the overhead is measured in interleaved rounds
+(`--rounds`): each round times the loop form and then the unrolled form
+(`--repeat` steps each), and the overhead is the median of the rounds'
+ratios. It is measured twice: with the loop at store-all (the report
+counts the reverse sweep's reruns of the body) and at the loop's minimum
+budget (which also recomputes inside the reverse loop's body).
 
     OPENBLAS_NUM_THREADS=1 python3 bench/memory/run.py [--repeat N]
-        [--workload resnet|transformer] [--no-torch] [--no-minimum]
+        [--rounds N] [--workload resnet|transformer] [--no-torch]
+        [--no-minimum]
 """
 import argparse
 import json
@@ -122,17 +129,29 @@ def tad_minimum(source):
     return int(match.group(1)) if match else None
 
 
-def tad_predicted_overhead(source):
-    """The remat report's recompute overhead at a budget that keeps
-    everything: for a loop, the reverse sweep's run of every iteration's
-    body."""
+def tad_predicted_overhead(source, budget="1TiB"):
+    """The remat report's recompute overhead at `budget` (by default one
+    that keeps everything: for a loop, the reverse sweep's run of every
+    iteration's body)."""
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "report.json")
         subprocess.run([TADC, source, "--emit=ad", "--entry", "net_grad",
-                        "--remat-budget=1TiB", f"--remat-report={report}"],
+                        f"--remat-budget={budget}", f"--remat-report={report}"],
                        check=True, capture_output=True)
         with open(report) as f:
             return json.load(f)["functions"][0]["recompute_overhead"]
+
+
+def measured_overhead(loop, unrolled, rounds, repeat, loop_extra=()):
+    """The loop form's step over the unrolled form's, less one: the median
+    over interleaved rounds of the ratio of their median steps."""
+    ratios = []
+    for _ in range(rounds):
+        a = tadc_run(loop, "net_grad", repeat, extra=loop_extra)
+        b = tadc_run(unrolled, "net_grad", repeat)
+        ratios.append(a["median_seconds"] / b["median_seconds"])
+    ratios.sort()
+    return ratios[len(ratios) // 2] - 1
 
 
 # --- PyTorch -------------------------------------------------------------
@@ -219,6 +238,7 @@ def torch_peak(torch, step):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--workload", choices=["resnet", "transformer"])
     ap.add_argument("--no-torch", action="store_true")
     ap.add_argument("--no-minimum", action="store_true")
@@ -237,31 +257,39 @@ def main():
         for name, (source_of, torch_of) in workloads.items():
             if args.workload and name != args.workload:
                 continue
-            steps, predicted = {}, {}
+            sources, minima = {}, {}
             for form in ("loop", "unrolled"):
                 source = os.path.join(tmp, f"{name}_{form}.tad")
                 with open(source, "w") as f:
                     f.write(source_of(form == "unrolled"))
+                sources[form] = source
                 stats = tadc_run(source, "net_grad", args.repeat)
-                steps[form] = stats["median_seconds"]
-                predicted[form] = tad_predicted_overhead(source)
-                minimum = (None if args.no_minimum else tad_minimum(source))
+                minima[form] = (None if args.no_minimum
+                                else tad_minimum(source))
                 print(f"| {name} | {form} | {stats['peak_bytes']} | "
-                      f"{minimum or '-'} | "
+                      f"{minima[form] or '-'} | "
                       f"{stats['median_seconds'] * 1e3:.1f} ms |", flush=True)
             # The unrolled form computes everything once: the loop's
             # measured overhead is its step over the unrolled one's.
-            overheads.append(
-                f"| {name} | {100 * predicted['loop']:.1f}% | "
-                f"{100 * (steps['loop'] / steps['unrolled'] - 1):.1f}% | "
-                f"{100 * predicted['unrolled']:.1f}% |")
+            loop, unrolled = sources["loop"], sources["unrolled"]
+            rows = [("store-all", "1TiB", ())]
+            if minima["loop"]:
+                rows.append((f"minimum ({minima['loop']})", minima["loop"],
+                             (f"--remat-budget={minima['loop']}",)))
+            for label, budget, extra in rows:
+                predicted = tad_predicted_overhead(loop, budget)
+                measured = measured_overhead(loop, unrolled, args.rounds,
+                                             args.repeat, extra)
+                overheads.append(
+                    f"| {name} | {label} | {100 * predicted:.1f}% | "
+                    f"{100 * measured:.1f}% |")
             if torch is not None:
                 step = torch_of(torch)
                 peers.append(f"| {name} | {torch_peak(torch, step)} | "
                              f"{median_seconds(step, args.repeat) * 1e3:.1f}"
                              " ms |")
-    print("\n| workload | loop: predicted overhead | loop: measured overhead "
-          "| unrolled: predicted overhead |\n| --- | --- | --- | --- |")
+    print("\n| workload | loop budget | predicted overhead | measured "
+          "overhead |\n| --- | --- | --- | --- |")
     print("\n".join(overheads))
     if peers:
         print("\n| workload | PyTorch peak | PyTorch step |\n| --- | --- | --- |")

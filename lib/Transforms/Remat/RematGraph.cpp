@@ -1097,7 +1097,13 @@ RematProblem tad::buildRematProblem(Block &body,
     Operation *update = problem.groups[u].back();
     if (!isInPlaceUpdate(update))
       continue;
-
+    // In a loop's body, an update whose result only the yield reads can
+    // run last instead: then every instance of its readers, recomputed or
+    // not, runs before it, and they need not be pinned.
+    bool last =
+        isa<scf::ForOp>(body.getParentOp()) &&
+        llvm::all_of(update->getResult(0).getUsers(),
+                     [&](Operation *user) { return user == terminator; });
     llvm::SetVector<Value> aliases;
     aliases.insert(destinationOf(update));
     for (size_t i = 0; i < aliases.size(); ++i)
@@ -1111,6 +1117,11 @@ RematProblem tad::buildRematProblem(Block &body,
         if (it == nodeOfOp.end() || it->second == u)
           continue;
         int r = it->second;
+        if (last) {
+          if (!llvm::is_contained(problem.lastUpdates, u))
+            problem.lastUpdates.push_back(u);
+          continue;
+        }
         problem.graph.nodes[r].recomputable = false;
         if (problem.pinnedBecause[r].empty())
           problem.pinnedBecause[r] = "it reads a buffer that an update in "

@@ -70,6 +70,10 @@ struct RematProblem {
   std::vector<std::string> pinnedBecause;
   /// Constant-like ops, which are not nodes.
   llvm::SmallVector<mlir::Operation *> constants;
+  /// Updates in place of a loop body's carried value that overwrite what
+  /// other nodes read: the rewrite places them last, before the yield, so
+  /// that every instance of those readers runs before them.
+  llvm::SmallVector<int> lastUpdates;
 };
 
 struct RematGraphOptions {

@@ -84,9 +84,17 @@ void applySchedule(Block &body, const RematProblem &problem,
     return fresh;
   };
   std::vector<char> placed(problem.graph.size(), 0);
-  for (const Event &event : schedule) {
-    if (event.kind != Event::compute || event.node == problem.sink)
-      continue;
+  // Updates that must run after every reader of what they overwrite run
+  // last (RematProblem::lastUpdates).
+  std::vector<int> events;
+  for (const Event &event : schedule)
+    if (event.kind == Event::compute && event.node != problem.sink &&
+        !llvm::is_contained(problem.lastUpdates, event.node))
+      events.push_back(event.node);
+  for (int u : problem.lastUpdates)
+    events.push_back(u);
+  for (int node : events) {
+    Event event{Event::compute, node};
     const auto &group = problem.groups[event.node];
     // The copy of a constant that a loop updates in place: the constant
     // stays at the top, and bufferization makes the copy.
@@ -449,15 +457,26 @@ struct RematPass : tad::impl::RematBase<RematPass> {
                                    bool planned = true) {
     // No schedule fits below the largest single compute (a loop's whole
     // run): the search need not prove it.
-    if (remat::lowerBound(problem.graph) > budget)
+    // Planned, a schedule the model puts up to `slack` over the budget may
+    // still fit it (the model counts more than the plan around loops,
+    // branches and calls): when none fits the budget, the solver gets the
+    // slack once, and the plan decides.
+    int64_t slack = planned && modelSlack ? budget / kModelSlackDivisor : 0;
+    if (remat::lowerBound(problem.graph) > budget + slack)
       return std::nullopt;
     int64_t target = budget;
+    bool slackUsed = false;
     for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
       std::vector<Event> schedule;
       std::string solver =
           remat::autoSchedule(problem.graph, target, schedule, improve);
-      if (solver.empty())
-        return std::nullopt;
+      if (solver.empty()) {
+        if (slack == 0 || slackUsed)
+          return std::nullopt;
+        slackUsed = true;
+        target = budget + slack;
+        continue;
+      }
       schedule = remat::freeAfterLastUse(problem.graph, schedule);
       auto work = cast<func::FuncOp>(start->clone());
       RematProblem workProblem = buildRematProblem(work, graphOptions);
@@ -469,7 +488,7 @@ struct RematPass : tad::impl::RematBase<RematPass> {
       // The model holds all results of a loop, branch or call until the
       // last reader of any, where the plan frees each after its own: a
       // rewrite the model puts a little over the budget may fit it.
-      if (planned && peak <= budget + budget / kModelSlackDivisor) {
+      if (planned && peak <= budget + slack) {
         FailureOr<int64_t> plan = planPeak(func, work);
         if (failed(plan)) {
           work->destroy();
@@ -537,6 +556,11 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     return peaks;
   }
   llvm::DenseMap<Operation *, BodyPeaks> knownBodyPeaks;
+  /// Whether schedules the model puts just over the budget are planned
+  /// (tryBudget): for functions with reverse loops, whose results the
+  /// model holds together (the forward loop's tape and its last carried
+  /// value), where the plan frees each after its own last reader.
+  bool modelSlack = false;
 
   /// What recomputing inside loop bodies can take off a function's peak at
   /// most, by the model: for the bisection's lower end.
@@ -674,17 +698,44 @@ struct RematPass : tad::impl::RematBase<RematPass> {
         return a.has_value();
       };
     };
+    // The planned peak of what a compile at `budget` emits, if it compiles.
+    auto plannedAt = [&](int64_t budget) -> std::optional<int64_t> {
+      if (budget >= plannedStoreAll)
+        return plannedStoreAll;
+      std::optional<Attempt> a = tryAll(func, problem, graphOptions, budget);
+      if (!a)
+        return std::nullopt;
+      a->work->destroy();
+      return a->plannedPeak;
+    };
     int64_t minimum = remat::smallestFittingBudget(low, high, fits(false));
-    if (!fits(true)(minimum))
+    std::optional<int64_t> planned = plannedAt(minimum);
+    if (!planned) {
       minimum = remat::smallestFittingBudget(minimum, high, fits(true));
+      planned = plannedAt(minimum);
+    }
+    // What compiles at the minimum may plan below it (the model counts
+    // more than the plan): a budget of that planned peak compiles too,
+    // unless the search takes another route there. Follow it down.
+    for (int step = 0; planned && *planned < minimum && step < kMaxAttempts;
+         ++step) {
+      std::optional<int64_t> lower = plannedAt(*planned);
+      if (!lower)
+        break;
+      minimum = *planned;
+      planned = lower;
+    }
     // The compile's own search (the fast solver's windows) can meet budgets
     // below the bisection's answer, and below autoMinimumBudget's when that
     // comes from the exact search, whose schedules never compute a value
     // twice in one stage: the least budget a compile meets is the minimum.
     // One byte less is the usual check; only when a compile meets it does
     // the search go further down.
-    int64_t floor =
-        std::max<int64_t>(1, remat::lowerBound(problem.graph) - bodySlack);
+    // (The plan may fit below the model's bound: by the slack tryBudget
+    // allows.)
+    int64_t floor = std::max<int64_t>(
+        1, remat::lowerBound(problem.graph) - bodySlack -
+               (modelSlack ? minimum / kModelSlackDivisor : 0));
     if (minimum > floor && fits(true)(minimum - 1))
       minimum = remat::smallestFittingBudget(floor, minimum - 1, fits(true));
     return minimum;
@@ -697,6 +748,7 @@ struct RematPass : tad::impl::RematBase<RematPass> {
                    const RematGraphOptions &graphOptions) {
     // Loops are keyed by address: only this function's, while it lives.
     knownBodyPeaks.clear();
+    modelSlack = !schedulableLoops(func).empty();
     std::vector<Event> storeAll = remat::storeAllSchedule(problem.graph);
     FailureOr<int64_t> storeAllPeak = planPeak(func, func);
     if (failed(storeAllPeak)) {
