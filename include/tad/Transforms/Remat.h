@@ -48,6 +48,16 @@ struct RematLoopRerun {
   double cost = 0;    // their estimated cost, every run of the loop counted
 };
 
+/// A reverse loop whose body the pass scheduled (recomputing inside it)
+/// because no schedule of the function around it fit.
+struct RematLoopBody {
+  std::string location;
+  int64_t trips = 0;
+  int64_t bodyBudget = 0; // what the body's schedule met, by the model
+  int64_t recomputes = 0; // computes beyond the first, per iteration
+  double cost = 0;        // the extra estimated cost, all iterations
+};
+
 struct RematFunctionReport {
   std::string function;
   int64_t budget = 0;
@@ -59,6 +69,7 @@ struct RematFunctionReport {
   std::string solver;
   std::vector<RematValue> values;
   std::vector<RematLoopRerun> loopReruns;
+  std::vector<RematLoopBody> loopBodies;
   std::vector<RematTimelinePoint> timeline;
   /// Whether the timeline stops before the call's end (it has a bounded
   /// number of events).

@@ -429,6 +429,8 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     RematProblem after;
     std::string solver;
     int64_t plannedPeak; // planPeak's, or the model's when not checked
+    /// The loop whose body was scheduled first (tryLoopBody), if any.
+    std::optional<RematLoopBody> body;
   };
 
   /// The peak of `func`'s buffers as the lowering plans them, with `body`
@@ -456,11 +458,10 @@ struct RematPass : tad::impl::RematBase<RematPass> {
                                    int64_t budget, bool improve = true,
                                    bool planned = true) {
     // No schedule fits below the largest single compute (a loop's whole
-    // run): the search need not prove it.
-    // Planned, a schedule the model puts up to `slack` over the budget may
-    // still fit it (the model counts more than the plan around loops,
-    // branches and calls): when none fits the budget, the solver gets the
-    // slack once, and the plan decides.
+    // run): the search need not prove it. Planned, a schedule the model puts up
+    // to `slack` over the budget may still fit it (the model counts more than
+    // the plan around loops, branches and calls): when none fits the budget,
+    // the solver gets the slack once, and the plan decides.
     int64_t slack = planned && modelSlack ? budget / kModelSlackDivisor : 0;
     if (remat::lowerBound(problem.graph) > budget + slack)
       return std::nullopt;
@@ -581,10 +582,10 @@ struct RematPass : tad::impl::RematBase<RematPass> {
   /// the same solver), within a body budget lowered by the function's
   /// excess, then schedules the function around it: first at the body's
   /// store-all peak less the excess, then lower, down to the body's least
-  /// peak. A value the body reads from a buffer that it updates in place
-  /// (a tape row in a gradient accumulator) is computed once, before the
-  /// update (RematGraph.cpp), so a recomputation never reads overwritten
-  /// data.
+  /// peak. An update in place that overwrites what the body reads (a tape
+  /// row in a gradient accumulator) runs last in the rewritten body
+  /// (RematProblem::lastUpdates), so a recomputation never reads
+  /// overwritten data.
   std::optional<Attempt> tryLoopBody(func::FuncOp func,
                                      const RematProblem &problem,
                                      const RematGraphOptions &graphOptions,
@@ -610,14 +611,23 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     int64_t target = body.storeAll - std::max<int64_t>(1, storeAll - budget);
     for (int attempt = 0; attempt < kMaxBodyAttempts; ++attempt) {
       target = std::max(target, body.floor);
-      if (std::optional<func::FuncOp> trial =
+      if (std::optional<ScheduledBody> trial =
               scheduleLoopBody(func, highest, target, graphOptions, improve)) {
-        RematProblem trialProblem = buildRematProblem(*trial, graphOptions);
-        std::optional<Attempt> a = tryBudget(
-            func, *trial, trialProblem, graphOptions, budget, improve, planned);
-        (*trial)->destroy();
-        if (a)
+        RematProblem trialProblem =
+            buildRematProblem(trial->work, graphOptions);
+        std::optional<Attempt> a =
+            tryBudget(func, trial->work, trialProblem, graphOptions, budget,
+                      improve, planned);
+        scf::ForOp before = loops[highest];
+        scf::ForOp after = schedulableLoops(trial->work)[highest];
+        RematLoopBody note{locationOf(before), constantTrips(before),
+                           trial->budget, trial->recomputes,
+                           estimateCost(after) - estimateCost(before)};
+        trial->work->destroy();
+        if (a) {
+          a->body = note;
           return a;
+        }
       }
       if (loweringFailed || target == body.floor)
         break;
@@ -627,11 +637,17 @@ struct RematPass : tad::impl::RematBase<RematPass> {
   }
 
   /// A copy of `func` whose `index`th schedulable loop has its body
-  /// scheduled within `target` bytes by the model, or none. As for the
+  /// scheduled within `target` bytes by the model (with that peak and the
+  /// number of recomputations), or none. As for the
   /// function (tryBudget), the rewritten body is measured again, and
   /// scheduled again with a target lowered by the excess, up to
   /// kMaxAttempts times.
-  std::optional<func::FuncOp>
+  struct ScheduledBody {
+    func::FuncOp work; // detached; the caller destroys it
+    int64_t budget;    // the body's peak by the model
+    int64_t recomputes;
+  };
+  std::optional<ScheduledBody>
   scheduleLoopBody(func::FuncOp func, size_t index, int64_t target,
                    const RematGraphOptions &graphOptions, bool improve) {
     int64_t aim = target;
@@ -651,8 +667,14 @@ struct RematPass : tad::impl::RematBase<RematPass> {
       int64_t peak =
           remat::simulate(after.graph, remat::storeAllSchedule(after.graph))
               .peak;
-      if (peak <= target)
-        return trial;
+      if (peak <= target) {
+        int64_t recomputes = 0;
+        std::vector<char> seen(bodyProblem.graph.size(), 0);
+        for (const Event &e : schedule)
+          if (e.kind == Event::compute && e.node != bodyProblem.sink)
+            recomputes += seen[e.node]++ ? 1 : 0;
+        return ScheduledBody{trial, peak, recomputes};
+      }
       trial->destroy();
       aim -= peak - target;
     }
@@ -785,6 +807,8 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     RematFunctionReport report = describe(
         func, problem, attempt->schedule, attempt->after, attempt->solver,
         getBudget(), policy, attempt->plannedPeak, *storeAllPeak);
+    if (attempt->body)
+      report.loopBodies.push_back(*attempt->body);
     if (failed(addTimeline(report, func, attempt->work))) {
       attempt->work->destroy();
       return std::nullopt;

@@ -27,6 +27,13 @@ std::string tad::rematReportToJson(const RematReport &report) {
           {"decision", v.computes > 1 ? "recompute" : "store"},
           {"computes", v.computes},
           {"reason", v.reason}});
+    llvm::json::Array bodies;
+    for (const RematLoopBody &b : f.loopBodies)
+      bodies.push_back(llvm::json::Object{{"location", b.location},
+                                          {"trips", b.trips},
+                                          {"body_budget", b.bodyBudget},
+                                          {"recomputes", b.recomputes},
+                                          {"cost", b.cost}});
     llvm::json::Array loops;
     for (const RematLoopRerun &l : f.loopReruns)
       loops.push_back(llvm::json::Object{{"location", l.location},
@@ -47,6 +54,7 @@ std::string tad::rematReportToJson(const RematReport &report) {
                                 {"recompute_overhead", overhead(f)},
                                 {"values", std::move(values)},
                                 {"loop_reruns", std::move(loops)},
+                                {"loop_bodies", std::move(bodies)},
                                 {"timeline", std::move(timeline)}};
     if (f.timelineTruncated)
       function["timeline_truncated"] = true;
@@ -115,5 +123,12 @@ void tad::printRematReport(const RematReport &report, llvm::raw_ostream &os) {
           "sweep runs its body again {2} times, for {3:F1}% more compute\n",
           l.location.empty() ? "?" : l.location, l.trips, l.reruns,
           f.baseCost > 0 ? 100 * l.cost / f.baseCost : 0);
+    for (const RematLoopBody &b : f.loopBodies)
+      os << llvm::formatv(
+          "  body                  loop at {0} ({1} iterations): its body is "
+          "scheduled within {2}, computing again {3} values in each "
+          "iteration, for {4:F1}% more compute\n",
+          b.location.empty() ? "?" : b.location, b.trips, human(b.bodyBudget),
+          b.recomputes, f.baseCost > 0 ? 100 * b.cost / f.baseCost : 0);
   }
 }
