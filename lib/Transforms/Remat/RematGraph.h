@@ -3,12 +3,18 @@
 // Builds the solver's graph (lib/Remat) from the body of a joint function:
 // one node per group of ops that the CPU lowering turns into one buffer.
 // Its byte sizes follow docs/memory.md, so that the solver's peak is close
-// to (and mostly at least) the peak the runtime's allocator measures:
+// to (and mostly at least) the peak the runtime's allocator measures. What
+// each tad op's lowering does comes from the op's MemoryModelOpInterface
+// (test/Remat/op-memory.mlir checks it against the lowering); the rules:
 //
 //  - an elementwise op (and broadcast, transpose, cast) whose users all
 //    belong to one group of elementwise ops or reductions is fused into it
 //    by linalg-fuse-elementwise-ops and has no buffer: it joins that group,
 //    and is recomputed with it;
+//  - an elementwise group whose input dies in it writes its result into
+//    that input's buffer (tad-reuse-operand-buffers): the input joins the
+//    group; a value whose only reader is an in-place row update is written
+//    into that row (eliminate-empty-tensors) and has no bytes;
 //  - reshape, take and slice are views: no bytes of their own, and their
 //    source stays alive as long as they are read; so is an update or
 //    insert_slice that bufferization does in place (its destination is a
