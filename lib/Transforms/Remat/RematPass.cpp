@@ -452,17 +452,17 @@ struct RematPass : tad::impl::RematBase<RematPass> {
   /// that the model accepts must also meet the budget as the lowering
   /// plans its buffers (planPeak); without, the model decides alone (the
   /// bisection for the feasible minimum, whose answer is then checked).
-  std::optional<Attempt> tryBudget(func::FuncOp func, func::FuncOp start,
-                                   const RematProblem &problem,
-                                   const RematGraphOptions &graphOptions,
-                                   int64_t budget, bool improve = true,
-                                   bool planned = true) {
+  std::optional<Attempt>
+  tryBudget(func::FuncOp func, func::FuncOp start, const RematProblem &problem,
+            const RematGraphOptions &graphOptions, int64_t budget,
+            bool improve = true, bool planned = true, bool aroundBody = false) {
     // No schedule fits below the largest single compute (a loop's whole
-    // run): the search need not prove it. Planned, a schedule the model puts up
+    // run): the search need not prove it. Planned around a scheduled loop
+    // body (tryLoopBody), a schedule the model puts up
     // to `slack` over the budget may still fit it (the model counts more than
     // the plan around loops, branches and calls): when none fits the budget,
     // the solver gets the slack once, and the plan decides.
-    int64_t slack = planned && modelSlack ? budget / kModelSlackDivisor : 0;
+    int64_t slack = planned && aroundBody ? budget / kModelSlackDivisor : 0;
     if (remat::lowerBound(problem.graph) > budget + slack)
       return std::nullopt;
     int64_t target = budget;
@@ -516,7 +516,9 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     if (std::optional<Attempt> a = tryBudget(func, func, problem, graphOptions,
                                              budget, improve, planned))
       return a;
-    if (loweringFailed)
+    // Only when a loop's run alone (its body's peak on top of what it
+    // holds) is over the budget does scheduling its body have to help.
+    if (loweringFailed || remat::lowerBound(problem.graph) <= budget)
       return std::nullopt;
     return tryLoopBody(func, problem, graphOptions, budget, improve, planned);
   }
@@ -557,10 +559,11 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     return peaks;
   }
   llvm::DenseMap<Operation *, BodyPeaks> knownBodyPeaks;
-  /// Whether schedules the model puts just over the budget are planned
-  /// (tryBudget): for functions with reverse loops, whose results the
-  /// model holds together (the forward loop's tape and its last carried
-  /// value), where the plan frees each after its own last reader.
+  /// Whether schedules the model puts just over the budget may be planned
+  /// (tryBudget around a scheduled loop body): in functions with reverse
+  /// loops, whose results the model holds together (the forward loop's
+  /// tape and its last carried value), where the plan frees each after its
+  /// own last reader. The minimum's search then looks that far lower.
   bool modelSlack = false;
 
   /// What recomputing inside loop bodies can take off a function's peak at
@@ -602,7 +605,12 @@ struct RematPass : tad::impl::RematBase<RematPass> {
         highest = i;
     }
     BodyPeaks body = peaks[highest];
-    if (body.floor >= body.storeAll)
+    // Even at the body's least peak, the loop's run must fit (by the
+    // model, give or take the planned slack).
+    int64_t slack = planned ? budget / kModelSlackDivisor : 0;
+    if (body.floor >= body.storeAll ||
+        remat::lowerBound(problem.graph) - (body.storeAll - body.floor) >
+            budget + slack)
       return std::nullopt;
     int64_t storeAll =
         remat::simulate(problem.graph, remat::storeAllSchedule(problem.graph))
@@ -617,7 +625,7 @@ struct RematPass : tad::impl::RematBase<RematPass> {
             buildRematProblem(trial->work, graphOptions);
         std::optional<Attempt> a =
             tryBudget(func, trial->work, trialProblem, graphOptions, budget,
-                      improve, planned);
+                      improve, planned, /*aroundBody=*/true);
         scf::ForOp before = loops[highest];
         scf::ForOp after = schedulableLoops(trial->work)[highest];
         RematLoopBody note{locationOf(before), constantTrips(before),
