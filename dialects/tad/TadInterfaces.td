@@ -106,9 +106,19 @@ def Tad_MemoryModelOpInterface : OpInterface<"MemoryModelOpInterface"> {
       "std::optional<int64_t>", "getFusableTailBytes", (ins), "",
       [{ return std::nullopt; }]>,
     InterfaceMethod<[{
-        An estimate of the cost of running the op once, in units of about
-        one element touched (the largest operand or result): 2mnk for a
-        matmul, nothing for a view, the row for a row's write.
+        The time the lowering takes per element of the largest operand or
+        result, in cost units: one unit is the time of one fused elementwise
+        add per element. Measured on the CPU by bench/remat/op_costs.py
+        (docs/remat.md records the table); transcendental functions are
+        scalar libm calls and cost tens of units.
+      }],
+      "double", "getElementCost", (ins), "",
+      [{ return 1.0; }]>,
+    InterfaceMethod<[{
+        An estimate of the time of running the op once, in cost units (one
+        unit: a fused elementwise add on one element): getElementCost per
+        element of the largest operand or result; a matmul's 2mnk at the
+        BLAS rate; nothing for a view; the row for a row's write.
       }],
       "double", "getComputeCost", (ins), "",
       [{
@@ -123,7 +133,7 @@ def Tad_MemoryModelOpInterface : OpInterface<"MemoryModelOpInterface"> {
           count(type);
         for (::mlir::Type type : $_op->getResultTypes())
           count(type);
-        return elements;
+        return elements * $_op.getElementCost();
       }]>
   ];
 }

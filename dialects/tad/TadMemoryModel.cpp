@@ -83,6 +83,41 @@ bool CastOp::readsAtResultIndex() { return true; }
 bool StopGradientOp::readsAtResultIndex() { return true; }
 
 //===----------------------------------------------------------------------===//
+// Costs
+//
+// One cost unit is the time of a fused elementwise add on one element. The
+// constants are times measured on the CPU, in those units, by
+// bench/remat/op_costs.py (docs/remat.md records its table and the
+// machine): they are what makes the remat report's recompute overhead a
+// prediction of time, and the solver trade a GEMM against a tanh at their
+// real price. Math functions lower to scalar libm calls.
+//===----------------------------------------------------------------------===//
+
+double DivOp::getElementCost() { return 2; }
+double SqrtOp::getElementCost() { return 4; }
+double RsqrtOp::getElementCost() { return 6; }
+double SigmoidOp::getElementCost() { return 6; }
+double ExpOp::getElementCost() { return 7; }
+double LogOp::getElementCost() { return 15; }
+double PowOp::getElementCost() { return 18; }
+double TanhOp::getElementCost() { return 35; }
+// Per input element: sums accumulate; the maximum's NaN-propagating
+// compare is a select chain.
+double ReduceSumOp::getElementCost() { return 2; }
+double ReduceMeanOp::getElementCost() { return 2; }
+double ReduceMaxOp::getElementCost() { return 7; }
+// The row maxima, the exponentials, their sums and a division.
+double SoftmaxOp::getElementCost() { return 17; }
+double LogSumExpOp::getElementCost() { return 26; }
+
+// A transpose that keeps the innermost dimension copies rows; one that
+// moves it gathers with a stride.
+double TransposeOp::getElementCost() {
+  ArrayRef<int64_t> perm = getPermutation();
+  return perm.empty() || perm.back() == int64_t(perm.size()) - 1 ? 1 : 4;
+}
+
+//===----------------------------------------------------------------------===//
 // Matmul
 //===----------------------------------------------------------------------===//
 
@@ -90,8 +125,12 @@ bool StopGradientOp::readsAtResultIndex() { return true; }
 // a reshape of batch_matmul's.
 bool MatmulOp::writesFreshBuffer() { return getType().getRank() == 2; }
 
+// The runtime's BLAS call: 2mnk flops at its rate, in flops per cost unit
+// (f64 runs at less than half f32's rate).
 double MatmulOp::getComputeCost() {
-  return 2 * elementsOf(getResult()) * double(getContractedSize());
+  double flopsPerUnit = getType().getElementType().isF64() ? 14 : 33;
+  return 2 * elementsOf(getResult()) * double(getContractedSize()) /
+         flopsPerUnit;
 }
 
 //===----------------------------------------------------------------------===//
@@ -170,7 +209,6 @@ std::optional<int64_t> SoftmaxOp::getFusableTailBytes() {
   return getByteSize(getType()) +
          rowSumBytes(getOperand(), static_cast<int64_t>(getAxis()));
 }
-double SoftmaxOp::getComputeCost() { return 3 * elementsOf(getOperand()); }
 
 // Logsumexp computes the row maxima, then the row sums of exponentials
 // (wide; the exponentials fuse into the sum), then adds the maxima to the
@@ -193,4 +231,3 @@ std::optional<int64_t> LogSumExpOp::getFusableTailBytes() {
   return rowsAlong(getOperand(), axis) * elementBytes(typeOf(getOperand())) +
          rowSumBytes(getOperand(), axis);
 }
-double LogSumExpOp::getComputeCost() { return 3 * elementsOf(getOperand()); }

@@ -48,17 +48,23 @@ def Tad_ConstantOp : Tad_Op<"constant",
 // Elementwise ops
 //===----------------------------------------------------------------------===//
 
-class Tad_UnaryOp<string mnemonic, list<Trait> traits = []> :
+// `model` names the MemoryModelOpInterface methods the op defines itself
+// (in TadMemoryModel.cpp): getElementCost for the dearer functions.
+class Tad_UnaryOp<string mnemonic, list<Trait> traits = [],
+                   list<string> model = []> :
     Tad_Op<mnemonic, !listconcat(traits,
-        [Pure, Elementwise, SameOperandsAndResultType, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>, DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface>])> {
+        [Pure, Elementwise, SameOperandsAndResultType, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>, DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, model>])> {
   let arguments = (ins Tad_Tensor:$operand);
   let results = (outs Tad_Tensor:$result);
   let assemblyFormat = "$operand attr-dict `:` type($result)";
 }
 
-class Tad_BinaryOp<string mnemonic, list<Trait> traits = []> :
+// `model` names the MemoryModelOpInterface methods the op defines itself
+// (in TadMemoryModel.cpp): getElementCost for the dearer functions.
+class Tad_BinaryOp<string mnemonic, list<Trait> traits = [],
+                   list<string> model = []> :
     Tad_Op<mnemonic, !listconcat(traits,
-        [Pure, Elementwise, SameOperandsAndResultType, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>, DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface>])> {
+        [Pure, Elementwise, SameOperandsAndResultType, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>, DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, model>])> {
   let arguments = (ins Tad_Tensor:$lhs, Tad_Tensor:$rhs);
   let results = (outs Tad_Tensor:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
@@ -96,7 +102,7 @@ def Tad_MulOp : Tad_BinaryOp<"mul", [Commutative]> {
   let hasFolder = 1;
 }
 
-def Tad_DivOp : Tad_BinaryOp<"div"> {
+def Tad_DivOp : Tad_BinaryOp<"div", [], ["getElementCost"]> {
   let summary = "elementwise division";
   let description = [{
     ```mlir
@@ -106,7 +112,7 @@ def Tad_DivOp : Tad_BinaryOp<"div"> {
   let hasFolder = 1;
 }
 
-def Tad_PowOp : Tad_BinaryOp<"pow"> {
+def Tad_PowOp : Tad_BinaryOp<"pow", [], ["getElementCost"]> {
   let summary = "elementwise power `lhs ^ rhs`";
   let description = [{
     ```mlir
@@ -157,7 +163,7 @@ def Tad_AbsOp : Tad_UnaryOp<"abs", [Idempotent]> {
   let hasFolder = 1;
 }
 
-def Tad_ExpOp : Tad_UnaryOp<"exp"> {
+def Tad_ExpOp : Tad_UnaryOp<"exp", [], ["getElementCost"]> {
   let summary = "elementwise natural exponential";
   let description = [{
     ```mlir
@@ -166,7 +172,7 @@ def Tad_ExpOp : Tad_UnaryOp<"exp"> {
   }];
 }
 
-def Tad_LogOp : Tad_UnaryOp<"log"> {
+def Tad_LogOp : Tad_UnaryOp<"log", [], ["getElementCost"]> {
   let summary = "elementwise natural logarithm";
   let description = [{
     ```mlir
@@ -175,7 +181,7 @@ def Tad_LogOp : Tad_UnaryOp<"log"> {
   }];
 }
 
-def Tad_TanhOp : Tad_UnaryOp<"tanh"> {
+def Tad_TanhOp : Tad_UnaryOp<"tanh", [], ["getElementCost"]> {
   let summary = "elementwise hyperbolic tangent";
   let description = [{
     ```mlir
@@ -184,7 +190,7 @@ def Tad_TanhOp : Tad_UnaryOp<"tanh"> {
   }];
 }
 
-def Tad_SigmoidOp : Tad_UnaryOp<"sigmoid"> {
+def Tad_SigmoidOp : Tad_UnaryOp<"sigmoid", [], ["getElementCost"]> {
   let summary = "elementwise logistic function `1 / (1 + exp(-x))`";
   let description = [{
     ```mlir
@@ -202,7 +208,7 @@ def Tad_ReluOp : Tad_UnaryOp<"relu", [Idempotent]> {
   }];
 }
 
-def Tad_SqrtOp : Tad_UnaryOp<"sqrt"> {
+def Tad_SqrtOp : Tad_UnaryOp<"sqrt", [], ["getElementCost"]> {
   let summary = "elementwise square root";
   let description = [{
     ```mlir
@@ -211,7 +217,7 @@ def Tad_SqrtOp : Tad_UnaryOp<"sqrt"> {
   }];
 }
 
-def Tad_RsqrtOp : Tad_UnaryOp<"rsqrt"> {
+def Tad_RsqrtOp : Tad_UnaryOp<"rsqrt", [], ["getElementCost"]> {
   let summary = "elementwise reciprocal square root";
   let description = [{
     ```mlir
@@ -317,7 +323,7 @@ def Tad_MatmulOp : Tad_Op<"matmul", [DeclareOpInterfaceMethods<Tad_MemoryModelOp
 // Shape ops
 //===----------------------------------------------------------------------===//
 
-def Tad_TransposeOp : Tad_Op<"transpose", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["isFusableLoop"]>, Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
+def Tad_TransposeOp : Tad_Op<"transpose", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["isFusableLoop", "getElementCost"]>, Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
   let summary = "permutes the dimensions of a tensor";
   let description = [{
     Result dimension `i` is operand dimension `permutation[i]`.
@@ -510,7 +516,7 @@ def Tad_CastOp : Tad_Op<"cast", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInte
 
 class Tad_ReduceOp<string mnemonic, string what> :
     Tad_Op<mnemonic, [Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>,
-        DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["absorbsProducers", "writesFreshBuffer", "getTransientBytes", "getFusableTailBytes"]>]> {
+        DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["absorbsProducers", "writesFreshBuffer", "getTransientBytes", "getFusableTailBytes", "getElementCost"]>]> {
   let summary = what # " over a list of axes";
   let description = [{
     Reduces the operand over `axes` (unique, each in `[0, rank)`). With
@@ -547,7 +553,7 @@ def Tad_ReduceSumOp : Tad_ReduceOp<"reduce_sum", "sum">;
 def Tad_ReduceMeanOp : Tad_ReduceOp<"reduce_mean", "arithmetic mean">;
 def Tad_ReduceMaxOp : Tad_ReduceOp<"reduce_max", "maximum (NaN propagating)">;
 
-def Tad_SoftmaxOp : Tad_Op<"softmax", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["writesFreshBuffer", "getTransientBytes", "getFusableTailBytes", "getComputeCost"]>, Pure, SameOperandsAndResultType,
+def Tad_SoftmaxOp : Tad_Op<"softmax", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["writesFreshBuffer", "getTransientBytes", "getFusableTailBytes", "getElementCost"]>, Pure, SameOperandsAndResultType,
     DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
   let summary = "softmax along one axis";
   let description = [{
@@ -564,7 +570,7 @@ def Tad_SoftmaxOp : Tad_Op<"softmax", [DeclareOpInterfaceMethods<Tad_MemoryModel
   let hasVerifier = 1;
 }
 
-def Tad_LogSumExpOp : Tad_Op<"logsumexp", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["writesFreshBuffer", "getTransientBytes", "getFusableTailBytes", "getComputeCost"]>, Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
+def Tad_LogSumExpOp : Tad_Op<"logsumexp", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["writesFreshBuffer", "getTransientBytes", "getFusableTailBytes", "getElementCost"]>, Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
   let summary = "log of the sum of exponentials along one axis";
   let description = [{
     `m + log(sum(exp(x - m)))` with `m = max(x)` along `axis`, removing that

@@ -6,6 +6,13 @@
 // After tad_rt_cuda_begin() (GPU code), buffers are CUDA managed memory,
 // so the same counts are the device's (docs/gpu.md).
 //
+// Freed host buffers are kept for reuse by size (compiled code allocates
+// the same sizes on every call), as long as the live and kept bytes
+// together stay within the highest live total reached: a buffer that the C
+// library would hand back to the kernel costs a page fault per page when
+// it is allocated again, which measured 40% of a transformer gradient's
+// step (docs/runtime.md). Kept buffers are not live and not counted.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Cuda.h"
@@ -13,6 +20,7 @@
 #include "tad/runtime/Runtime.h"
 
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -26,10 +34,26 @@ struct Buffer {
   bool device; // CUDA managed memory
 };
 
+#if defined(__SANITIZE_ADDRESS__)
+#define TAD_RT_KEEP_FREED 0 // AddressSanitizer must see every free
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TAD_RT_KEEP_FREED 0
+#endif
+#endif
+#ifndef TAD_RT_KEEP_FREED
+#define TAD_RT_KEEP_FREED 1
+#endif
+
 struct AllocatorState {
   std::mutex mutex;
   std::unordered_map<const void *, Buffer> live;
   tad_rt_stats stats{0, 0, 0, 0};
+  // Freed host buffers by rounded size, their bytes, and the highest live
+  // total ever reached (tad_rt_reset_peak does not lower it).
+  std::unordered_map<size_t, std::vector<void *>> kept;
+  int64_t keptBytes = 0;
+  int64_t highWater = 0;
   bool tracing = false;
   std::vector<tad_rt_trace_event> trace;
 
@@ -48,14 +72,56 @@ AllocatorState &state() {
 /// same for every allocation, so that counts do not depend on alignment.
 constexpr size_t kAlignment = 64;
 
-void *allocate(size_t size) {
+size_t roundUp(size_t size) {
   size_t rounded = (size + kAlignment - 1) / kAlignment * kAlignment;
+  return rounded ? rounded : kAlignment;
+}
+
+/// A kept buffer of `rounded` bytes, or null. Called with the lock held.
+void *takeKept(AllocatorState &s, size_t rounded) {
+  auto it = s.kept.find(rounded);
+  if (it == s.kept.end() || it->second.empty())
+    return nullptr;
+  void *ptr = it->second.back();
+  it->second.pop_back();
+  s.keptBytes -= int64_t(rounded);
+  return ptr;
+}
+
+/// Frees every kept buffer. Called with the lock held.
+void releaseKept(AllocatorState &s) {
+  for (auto &[bytes, buffers] : s.kept)
+    for (void *ptr : buffers)
+      std::free(ptr);
+  s.kept.clear();
+  s.keptBytes = 0;
+}
+
+void *allocate(size_t size) {
+  size_t rounded = roundUp(size);
   // Managed memory is aligned to at least 256 bytes.
   bool device = tad::rt::cuda::isActive();
-  void *ptr = device ? tad::rt::cuda::allocateManaged(rounded ? rounded
-                                                             : kAlignment)
-                     : std::aligned_alloc(kAlignment,
-                                          rounded ? rounded : kAlignment);
+  void *ptr = nullptr;
+  if (device) {
+    ptr = tad::rt::cuda::allocateManaged(rounded);
+  } else {
+    {
+      AllocatorState &s = state();
+      std::lock_guard<std::mutex> lock(s.mutex);
+      ptr = takeKept(s, rounded);
+    }
+    if (!ptr)
+      ptr = std::aligned_alloc(kAlignment, rounded);
+    if (!ptr) {
+      // Kept buffers of other sizes may be what the allocation lacks.
+      AllocatorState &s = state();
+      {
+        std::lock_guard<std::mutex> lock(s.mutex);
+        releaseKept(s);
+      }
+      ptr = std::aligned_alloc(kAlignment, rounded);
+    }
+  }
   if (!ptr) {
     // Compiled code cannot handle a failed allocation: stop with a message
     // rather than let it write through a null pointer.
@@ -73,6 +139,8 @@ void *allocate(size_t size) {
   s.stats.allocations += 1;
   if (s.stats.current_bytes > s.stats.peak_bytes)
     s.stats.peak_bytes = s.stats.current_bytes;
+  if (s.stats.current_bytes > s.highWater)
+    s.highWater = s.stats.current_bytes;
   s.record(int64_t(size));
   return ptr;
 }
@@ -100,16 +168,33 @@ void _mlir_memref_to_llvm_free(void *ptr) {
     auto it = s.live.find(ptr);
     if (it == s.live.end())
       return; // not ours (a caller's input), or freed already
-    s.stats.current_bytes -= int64_t(it->second.bytes);
+    size_t bytes = it->second.bytes;
+    s.stats.current_bytes -= int64_t(bytes);
     s.stats.frees += 1;
-    s.record(-int64_t(it->second.bytes));
+    s.record(-int64_t(bytes));
     device = it->second.device;
     s.live.erase(it);
+    size_t rounded = roundUp(bytes);
+    if (TAD_RT_KEEP_FREED && !device &&
+        s.stats.current_bytes + s.keptBytes + int64_t(rounded) <=
+            s.highWater) {
+      s.kept[rounded].push_back(ptr);
+      s.keptBytes += int64_t(rounded);
+      return;
+    }
   }
   if (device)
     tad::rt::cuda::freeManaged(ptr);
   else
     std::free(ptr);
+}
+
+int64_t tad_rt_release_kept(void) {
+  AllocatorState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  int64_t bytes = s.keptBytes;
+  releaseKept(s);
+  return bytes;
 }
 
 tad_rt_stats tad_rt_get_stats(void) {

@@ -164,10 +164,55 @@ int64_t constantTrips(scf::ForOp loop) {
   return std::max<int64_t>(0, (*upper - *lower + *step - 1) / *step);
 }
 
+/// The cost of what a reverse step runs of `body` (a forward loop's body)
+/// again: the ops that the residuals of the body's differentiable ops are
+/// computed from. A value that only the next iteration reads (the body's
+/// last matmul into the carried state) is not among them. A call, a nested
+/// loop or a branch counts whole, and so does what it reads.
+static double reverseStepCost(Block &body) {
+  llvm::SmallPtrSet<Operation *, 32> needed;
+  SmallVector<Operation *> work;
+  auto need = [&](Value value) {
+    Operation *def = value.getDefiningOp();
+    if (!def)
+      return;
+    def = body.findAncestorOpInBlock(*def);
+    if (def && needed.insert(def).second)
+      work.push_back(def);
+  };
+  for (Operation &op : body.without_terminator()) {
+    if (op.hasAttr(TadDialect::kTapeAttrName))
+      continue;
+    if (auto rule = dyn_cast<DifferentiableOpInterface>(op)) {
+      SmallVector<Value> residuals;
+      rule.getResiduals(residuals);
+      for (Value residual : residuals)
+        need(residual);
+    } else if ((op.getNumRegions() > 0 || isa<CallOpInterface>(op)) &&
+               needed.insert(&op).second) {
+      work.push_back(&op);
+    }
+  }
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    op->walk([&](Operation *inner) {
+      for (Value operand : inner->getOperands())
+        need(operand);
+    });
+  }
+  double cost = 0;
+  for (Operation *op : needed)
+    if (!op->hasAttr(TadDialect::kTapeAttrName))
+      cost += estimateCost(op);
+  return cost;
+}
+
 /// The forward loops of `func` whose bodies the reverse sweep runs again,
-/// with the cost of those runs: the body's cost times its reruns, times
-/// the iterations of the forward loops around it (a nested loop is
-/// reversed once per iteration of its parent).
+/// with the cost of those runs, times the iterations of the forward loops
+/// around it (a nested loop is reversed once per iteration of its
+/// parent). Of a loop's reruns, one per iteration is a reverse step, which
+/// recomputes what the step's derivative reads (reverseStepCost); the
+/// others (binomial checkpointing's advances) run the whole body.
 std::vector<RematLoopRerun> findLoopReruns(func::FuncOp func) {
   std::vector<RematLoopRerun> loops;
   func.walk([&](scf::ForOp loop) {
@@ -179,13 +224,16 @@ std::vector<RematLoopRerun> findLoopReruns(func::FuncOp func) {
     for (Operation &op : loop.getBody()->without_terminator())
       if (!op.hasAttr(TadDialect::kTapeAttrName)) // not run again
         body += estimateCost(&op);
+    int64_t trips = constantTrips(loop);
+    int64_t steps = std::min<int64_t>(reruns.getInt(), trips);
+    double cost = double(steps) * reverseStepCost(*loop.getBody()) +
+                  double(reruns.getInt() - steps) * body;
     double runs = 1;
     for (Operation *parent = loop->getParentOp(); parent != func;
          parent = parent->getParentOp())
       if (auto outer = dyn_cast<scf::ForOp>(parent))
         runs *= double(constantTrips(outer));
-    loops.push_back({locationOf(loop), constantTrips(loop), reruns.getInt(),
-                     body * double(reruns.getInt()) * runs});
+    loops.push_back({locationOf(loop), trips, reruns.getInt(), cost * runs});
   });
   return loops;
 }

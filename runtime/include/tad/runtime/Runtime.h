@@ -33,6 +33,11 @@ typedef struct tad_rt_stats {
 } tad_rt_stats;
 
 tad_rt_stats tad_rt_get_stats(void);
+/* Freed host buffers are kept for the next allocation of their size while
+ * the live and kept bytes together stay within the highest live total
+ * reached; they are not live and not counted. This returns them to the C
+ * library, and the bytes it returned. */
+int64_t tad_rt_release_kept(void);
 /* Sets the peak to the current bytes and the counts to zero: the start of a
  * measured call. */
 void tad_rt_reset_peak(void);
