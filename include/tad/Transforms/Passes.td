@@ -207,9 +207,12 @@ def TestMemoryModel : Pass<"tad-test-memory-model", "mlir::ModuleOp"> {
     remark with two peaks: the store-all peak of the remat pass's graph of
     the function (its model of memory, built from each op's
     MemoryModelOpInterface), and the peak that tad-buffer-peak plans for a
-    copy lowered through the bufferization pipeline. The IR is unchanged.
+    copy lowered through the bufferization pipeline; and the remat cost
+    model's estimate of the function's ops, in cost units (one unit: a fused
+    elementwise add on one element). The IR is unchanged.
     test/Remat/op-memory.mlir holds each op's declared memory behavior to
-    its lowering with it.
+    its lowering with it, test/Remat/op-costs.mlir states costs, and
+    bench/remat/op_costs.py compares them with measured time.
   }];
   let dependentDialects = ["::tad::TadDialect"];
 }

@@ -2,7 +2,8 @@
 //
 // Emits, per function, the store-all peak of the remat graph and the peak of
 // the planned buffers, so that a test can hold each op's declared memory
-// behavior (MemoryModelOpInterface) to what its lowering allocates.
+// behavior (MemoryModelOpInterface) to what its lowering allocates, and the
+// estimated cost of its ops, which bench/remat/op_costs.py holds to time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +12,8 @@
 #include "PlanPeak.h"
 #include "RematGraph.h"
 #include "tad/Remat/Solver.h"
+
+#include "llvm/Support/FormatVariadic.h"
 
 namespace tad {
 #define GEN_PASS_DEF_TESTMEMORYMODEL
@@ -38,8 +41,12 @@ struct TestMemoryModelPass
       FailureOr<int64_t> plan = planBufferPeak(module, func, func);
       if (failed(plan))
         return signalPassFailure();
+      double cost = 0;
+      for (Operation &op : func.getBody().front().without_terminator())
+        cost += estimateCost(&op);
       func.emitRemark() << "@" << func.getName() << ": model peak " << model
-                        << " bytes, planned peak " << *plan << " bytes";
+                        << " bytes, planned peak " << *plan << " bytes, cost "
+                        << llvm::formatv("{0:F1}", cost) << " units";
     }
   }
 };
