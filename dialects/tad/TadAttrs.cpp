@@ -166,7 +166,8 @@ LogicalResult TadDialect::verifyOperationAttribute(Operation *op,
     }
     return success();
   }
-  if (name == kForwardAttrName || name == kTapeAttrName) {
+  if (name == kForwardAttrName || name == kTapeAttrName ||
+      name == kRecomputedAttrName) {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitOpError() << "'" << name << "' must be a unit attribute";
     return success();

@@ -68,6 +68,10 @@ def Tad_Dialect : Dialect {
     /// bookkeeping that the reverse sweep does not run again, so that the
     /// remat report leaves it out of the cost of a loop's reruns.
     static constexpr ::llvm::StringLiteral kTapeAttrName = "tad.tape";
+    /// On the ops with which the backward sweep computes a checkpoint
+    /// region or a branch again before its adjoint (tad-autodiff), so that
+    /// the remat report counts that recomputation.
+    static constexpr ::llvm::StringLiteral kRecomputedAttrName = "tad.recomputed";
     /// On the scf.index_switch of a revolve dispatcher (tad-autodiff): how
     /// many times the loop around it takes each case, the default last, so
     /// that the remat cost model and its peak count the cases the schedule

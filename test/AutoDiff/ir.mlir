@@ -59,7 +59,7 @@ func.func @ckpt(%x: tensor<3xf32>) -> tensor<f32> {
 // CHECK: tad.checkpoint(%[[X]])
 // CHECK: tad.tanh
 // CHECK: tad.yield
-// CHECK: %[[RE:.*]] = tad.tanh %[[X]] : tensor<3xf32>
+// CHECK: %[[RE:.*]] = tad.tanh %[[X]] {tad.recomputed} : tensor<3xf32>
 // CHECK: tad.mul %[[RE]], %[[RE]]
 func.func private @d_ckpt(tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>)
     attributes {tad.derivative = #tad.derivative<value_and_grad of @ckpt wrt [0]>}

@@ -64,8 +64,12 @@ struct RematFunctionReport {
   int64_t storeAllPeak = 0, predictedPeak = 0;
   double storeAllCost = 0, cost = 0; // estimated compute, all nodes
   /// The estimated compute with nothing computed twice: the store-all cost
-  /// without the loops' reruns. The overhead is cost / baseCost - 1.
+  /// without the loops' reruns and the regions computed again. The
+  /// overhead is cost / baseCost - 1.
   double baseCost = 0;
+  /// The estimated compute of the checkpoint regions and branches that the
+  /// backward sweep computes again (AD's tad.recomputed ops).
+  double regionRerunCost = 0;
   std::string solver;
   std::vector<RematValue> values;
   std::vector<RematLoopRerun> loopReruns;

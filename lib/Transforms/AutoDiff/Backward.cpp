@@ -85,6 +85,8 @@ Differentiator::recomputeAndBackward(Block &body, ValueRange args,
   SmallVector<Operation *> recomputed;
   if (failed(recompute(body, map, recomputed)))
     return failure();
+  for (Operation *op : recomputed)
+    op->setAttr(TadDialect::kRecomputedAttrName, b.getUnitAttr());
   for (auto [v, c] :
        llvm::zip(body.getTerminator()->getOperands(), yieldCotangents))
     accumulate(cot, map.lookupOrDefault(v), c);

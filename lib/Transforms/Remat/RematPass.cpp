@@ -167,8 +167,10 @@ int64_t constantTrips(scf::ForOp loop) {
 /// The cost of what a reverse step runs of `body` (a forward loop's body)
 /// again: the ops that the residuals of the body's differentiable ops are
 /// computed from. A value that only the next iteration reads (the body's
-/// last matmul into the carried state) is not among them. A call, a nested
-/// loop or a branch counts whole, and so does what it reads.
+/// last matmul into the carried state) is not among them. A call or a
+/// nested loop counts whole, and so does what it reads. A checkpoint
+/// region or a branch counts only when a residual needs its results: its
+/// own adjoint computes it again (tad.recomputed, regionRerunCost).
 static double reverseStepCost(Block &body) {
   llvm::SmallPtrSet<Operation *, 32> needed;
   SmallVector<Operation *> work;
@@ -189,6 +191,7 @@ static double reverseStepCost(Block &body) {
       for (Value residual : residuals)
         need(residual);
     } else if ((op.getNumRegions() > 0 || isa<CallOpInterface>(op)) &&
+               !isa<CheckpointOp, scf::IfOp>(op) &&
                needed.insert(&op).second) {
       work.push_back(&op);
     }
@@ -238,6 +241,52 @@ std::vector<RematLoopRerun> findLoopReruns(func::FuncOp func) {
   return loops;
 }
 
+static double recomputedCost(Operation *op);
+
+/// The cost of the tad.recomputed ops of `block`, without its terminator.
+static double recomputedCost(Block &block) {
+  double cost = 0;
+  for (Operation &op : block.without_terminator())
+    cost += recomputedCost(&op);
+  return cost;
+}
+
+/// The cost of the ops with which the backward sweep computes checkpoint
+/// regions and branches again (tad.recomputed), in `op` or `op` itself,
+/// every run counted: a loop's body times its trips (a revolve
+/// dispatcher's cases as often as tad.case_counts says), a branch at its
+/// dearer side.
+static double recomputedCost(Operation *op) {
+  if (op->hasAttr(TadDialect::kRecomputedAttrName))
+    return estimateCost(op);
+  if (auto loop = dyn_cast<scf::ForOp>(op)) {
+    double trips = double(constantTrips(loop)), cost = 0;
+    for (Operation &inner : loop.getBody()->without_terminator()) {
+      auto sw = dyn_cast<scf::IndexSwitchOp>(inner);
+      auto counts = sw ? sw->getAttrOfType<DenseI64ArrayAttr>(
+                             TadDialect::kCaseCountsAttrName)
+                       : DenseI64ArrayAttr();
+      if (!counts || counts.size() != int64_t(sw.getNumCases()) + 1) {
+        cost += trips * recomputedCost(&inner);
+        continue;
+      }
+      for (unsigned k = 0; k < sw.getNumCases(); ++k)
+        cost += double(counts[k]) * recomputedCost(sw.getCaseBlock(k));
+      cost += double(counts[sw.getNumCases()]) *
+              recomputedCost(sw.getDefaultBlock());
+    }
+    return cost;
+  }
+  double most = 0;
+  for (Region &region : op->getRegions()) {
+    double sum = 0;
+    for (Block &block : region)
+      sum += recomputedCost(block);
+    most = std::max(most, sum);
+  }
+  return most;
+}
+
 /// The report of one scheduled function, but its timeline.
 /// `schedule` is the solver's, over `problem`'s graph; `after` is the
 /// graph of the rewritten function, whose ops run in block order. The
@@ -267,7 +316,9 @@ RematFunctionReport describe(func::FuncOp func, const RematProblem &problem,
   double reruns = 0;
   for (const RematLoopRerun &loop : report.loopReruns)
     reruns += loop.cost;
-  report.baseCost = std::max(all.cost - reruns, 0.0);
+  report.regionRerunCost = recomputedCost(func.getBody().front());
+  report.baseCost =
+      std::max(all.cost - reruns - report.regionRerunCost, 0.0);
   double base = report.baseCost;
 
   std::vector<int> computes(graph.size(), 0);

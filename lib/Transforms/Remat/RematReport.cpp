@@ -9,7 +9,8 @@
 using namespace tad;
 
 /// The estimated compute beyond computing everything once, as a fraction:
-/// values the schedule recomputes and loop bodies the reverse sweep reruns.
+/// values the schedule recomputes, loop bodies the reverse sweep reruns,
+/// and checkpoint regions and branches the backward sweep computes again.
 static double overhead(const RematFunctionReport &f) {
   return f.baseCost > 0 ? f.cost / f.baseCost - 1 : 0.0;
 }
@@ -51,6 +52,7 @@ std::string tad::rematReportToJson(const RematReport &report) {
                                 {"store_all_cost", f.storeAllCost},
                                 {"cost", f.cost},
                                 {"base_cost", f.baseCost},
+                                {"region_rerun_cost", f.regionRerunCost},
                                 {"recompute_overhead", overhead(f)},
                                 {"values", std::move(values)},
                                 {"loop_reruns", std::move(loops)},
@@ -123,6 +125,11 @@ void tad::printRematReport(const RematReport &report, llvm::raw_ostream &os) {
           "sweep runs its body again {2} times, for {3:F1}% more compute\n",
           l.location.empty() ? "?" : l.location, l.trips, l.reruns,
           f.baseCost > 0 ? 100 * l.cost / f.baseCost : 0);
+    if (f.regionRerunCost > 0)
+      os << llvm::formatv(
+          "  rerun                 checkpoints and branches: the backward "
+          "sweep computes them again, for {0:F1}% more compute\n",
+          f.baseCost > 0 ? 100 * f.regionRerunCost / f.baseCost : 0);
     for (const RematLoopBody &b : f.loopBodies)
       os << llvm::formatv(
           "  body                  loop at {0} ({1} iterations): its body is "

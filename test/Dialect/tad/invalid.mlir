@@ -720,6 +720,14 @@ func.func private @f(tensor<3xf32>) -> tensor<3xf32> attributes {tad.checkpointe
 
 // -----
 
+func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'tad.recomputed' must be a unit attribute}}
+  %0 = tad.tanh %x {tad.recomputed = 1 : i32} : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
 // expected-error @+1 {{unknown tad attribute 'tad.frobnicate'}}
 func.func private @f(tensor<3xf32>) -> tensor<3xf32> attributes {tad.frobnicate}
 
