@@ -31,7 +31,7 @@ budget (which also recomputes inside the reverse loop's body).
 
     OPENBLAS_NUM_THREADS=1 python3 bench/memory/run.py [--repeat N]
         [--rounds N] [--workload resnet|transformer] [--no-torch]
-        [--no-minimum]
+        [--no-minimum] [--write-sources DIR]
 """
 import argparse
 import json
@@ -242,7 +242,19 @@ def main():
     ap.add_argument("--workload", choices=["resnet", "transformer"])
     ap.add_argument("--no-torch", action="store_true")
     ap.add_argument("--no-minimum", action="store_true")
+    ap.add_argument("--write-sources", metavar="DIR",
+                    help="write the four programs (NAME_FORM.tad) to DIR "
+                    "and stop")
     args = ap.parse_args()
+    if args.write_sources:
+        os.makedirs(args.write_sources, exist_ok=True)
+        for name, source_of in (("resnet", resnet_source),
+                                ("transformer", transformer_source)):
+            for form in ("loop", "unrolled"):
+                with open(os.path.join(args.write_sources,
+                                       f"{name}_{form}.tad"), "w") as f:
+                    f.write(source_of(form == "unrolled"))
+        return
     torch = None
     if not args.no_torch:
         import torch

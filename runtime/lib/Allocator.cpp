@@ -10,8 +10,8 @@
 // the same sizes on every call), as long as the live and kept bytes
 // together stay within the highest live total reached: a buffer that the C
 // library would hand back to the kernel costs a page fault per page when
-// it is allocated again, which measured 40% of a transformer gradient's
-// step (docs/runtime.md). Kept buffers are not live and not counted.
+// it is allocated again (docs/memory.md measures what that cost). Kept
+// buffers are not live and not counted.
 //
 //===----------------------------------------------------------------------===//
 

@@ -170,7 +170,7 @@ int64_t constantTrips(scf::ForOp loop) {
 /// last matmul into the carried state) is not among them. A call or a
 /// nested loop counts whole, and so does what it reads. A checkpoint
 /// region or a branch counts only when a residual needs its results: its
-/// own adjoint computes it again (tad.recomputed, regionRerunCost).
+/// own adjoint computes it again (tad.recomputed, recomputedCost).
 static double reverseStepCost(Block &body) {
   llvm::SmallPtrSet<Operation *, 32> needed;
   SmallVector<Operation *> work;
