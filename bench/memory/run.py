@@ -238,7 +238,7 @@ def torch_peak(torch, step):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--workload", choices=["resnet", "transformer"])
     ap.add_argument("--no-torch", action="store_true")
     ap.add_argument("--no-minimum", action="store_true")

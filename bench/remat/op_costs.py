@@ -69,6 +69,8 @@ CASES = [
      "f32[4, 128, 64]", "transpose(x, perm: [1, 0, 2])"),
     ("transpose 128x256 [1,0]", "x: f32[128, 256]",
      "f32[256, 128]", "transpose(x, perm: [1, 0])"),
+    ("transpose 128x1024 [1,0]", "x: f32[128, 1024]",
+     "f32[1024, 128]", "transpose(x, perm: [1, 0])"),
 ]
 
 
