@@ -17,7 +17,12 @@ measured the same way: torch.profiler with profile_memory=True records
 every CPU allocation and free during one step (forward, loss, backward with
 the weights' .grad set to None first) as a memory event; the peak is the
 largest running sum of those, so the inputs and weights allocated before
-the step are not counted and the gradients are. The minimum budget is the one tadc names below it
+the step are not counted and the gradients are. Each PyTorch peak is
+measured in a process of its own, whose first profile it is, with garbage
+collection off during it: the profiler reports the free of a block that an
+earlier profile saw allocated, and such frees (the previous step's
+gradients, a previous workload's garbage) made repeated measurements in
+one process range from 11.7 to 17.6 MB for the same transformer step. The minimum budget is the one tadc names below it
 (`--remat-budget=1`). The loop forms' predicted recompute overhead is
 the remat report's (the reverse sweep runs each iteration's body again);
 their measured overhead is their step time over the unrolled form's, which
@@ -29,11 +34,16 @@ ratios. It is measured twice: with the loop at store-all (the report
 counts the reverse sweep's reruns of the body) and at the loop's minimum
 budget (which also recomputes inside the reverse loop's body).
 
+The last table compares the least memory each side reaches: tad's loop
+and unrolled forms at the minimum budget tadc names, and PyTorch with
+torch.utils.checkpoint (non-reentrant) around every block.
+
     OPENBLAS_NUM_THREADS=1 python3 bench/memory/run.py [--repeat N]
         [--rounds N] [--workload resnet|transformer] [--no-torch]
         [--no-minimum] [--write-sources DIR]
 """
 import argparse
+import gc
 import json
 import os
 import re
@@ -46,6 +56,7 @@ from common import TADC, tadc_run  # noqa: E402
 
 WIDTH, BATCH, DEPTH = 256, 128, 64
 D, SEQ, HEADS, BLOCKS = 256, 128, 4, 4
+NAMES = ["g1", "b1", "wq", "wk", "wv", "wo", "g2", "b2", "wu", "wd"]
 
 
 def resnet_source(unrolled):
@@ -100,7 +111,7 @@ fn block(x: f32[{SEQ}, {D}], g1: f32[{D}], b1: f32[{D}], wq: f32[{D}, {D}],
   return h + (u * sigmoid(1.702 * u)) @ wd;
 }}
 """
-    names = ["g1", "b1", "wq", "wk", "wv", "wo", "g2", "b2", "wu", "wd"]
+    names = NAMES
     if unrolled:
         # One set of parameters per block: the same parameters, unstacked.
         shapes = {"g1": [D], "b1": [D], "wq": [D, D], "wk": [D, D],
@@ -160,7 +171,18 @@ def measured_overhead(loop, unrolled, rounds, repeat, loop_extra=()):
 # would hold them: indexing one stacked tensor instead makes autograd
 # allocate a zero-filled gradient of the whole stack for every index.
 
-def torch_resnet(torch):
+def checkpoint_of(torch, checkpointed):
+    """How a block runs: as it is, or under torch.utils.checkpoint (the
+    non-reentrant form, which needs no input that requires grad)."""
+    if not checkpointed:
+        return lambda block, *args: block(*args)
+    import torch.utils.checkpoint as ckpt
+    return lambda block, *args: ckpt.checkpoint(block, *args,
+                                                use_reentrant=False)
+
+
+def torch_resnet(torch, checkpointed=False):
+    run = checkpoint_of(torch, checkpointed)
     g = torch.Generator().manual_seed(0)
     x = torch.rand(BATCH, WIDTH, generator=g) - 0.5
     ws = [((torch.rand(WIDTH, WIDTH, generator=g) - 0.5) * 0.1
@@ -173,12 +195,13 @@ def torch_resnet(torch):
             t.grad = None
         h = x
         for w, b in zip(ws, bs):
-            h = h + torch.tanh(h @ w + b)
+            h = run(lambda h, w, b: h + torch.tanh(h @ w + b), h, w, b)
         (h * h).mean().backward()
     return step
 
 
-def torch_transformer(torch):
+def torch_transformer(torch, checkpointed=False):
+    run = checkpoint_of(torch, checkpointed)
     g = torch.Generator().manual_seed(0)
 
     def param(*shape, scale=0.05):
@@ -200,31 +223,40 @@ def torch_transformer(torch):
     def heads(v):
         return v.reshape(SEQ, HEADS, dh).transpose(0, 1)
 
+    def block(h, g1, b1, wq, wk, wv, wo, g2, b2, wu, wd):
+        n = layer_norm(h, g1, b1)
+        q, k, v = (heads(n @ w) for w in (wq, wk, wv))
+        a = torch.softmax(q @ k.transpose(1, 2) * (1 / dh ** 0.5), -1)
+        o = (a @ v).transpose(0, 1).reshape(SEQ, D)
+        h = h + o @ wo
+        u = layer_norm(h, g2, b2) @ wu
+        return h + (u * torch.sigmoid(1.702 * u)) @ wd
+
     def step():
         for p in layers:
             for t in p.values():
                 t.grad = None
         h = x
         for p in layers:
-            n = layer_norm(h, p["g1"], p["b1"])
-            q, k, v = (heads(n @ p[w]) for w in ("wq", "wk", "wv"))
-            a = torch.softmax(q @ k.transpose(1, 2) * (1 / dh ** 0.5), -1)
-            o = (a @ v).transpose(0, 1).reshape(SEQ, D)
-            h = h + o @ p["wo"]
-            u = layer_norm(h, p["g2"], p["b2"]) @ p["wu"]
-            h = h + (u * torch.sigmoid(1.702 * u)) @ p["wd"]
+            h = run(block, h, *(p[n] for n in NAMES))
         (h * h).mean().backward()
     return step
 
 
-def torch_peak(torch, step):
+def torch_peak_here(torch, step):
     """The largest running sum of CPU allocations minus frees in one step,
     from the profiler's memory events (one per allocation and free, in
-    the order they happened)."""
+    the order they happened). The profiler reports the free of a block
+    that an earlier profiled run allocated, so this must be the process's
+    first profile, with no garbage collection during it: torch_peak runs
+    it in a process of its own."""
     step()  # warm-up
+    gc.collect()
+    gc.disable()
     with torch.profiler.profile(activities=[
             torch.profiler.ProfilerActivity.CPU], profile_memory=True) as prof:
         step()
+    gc.enable()
     events = [(e.start_us(), i, e.nbytes()) for i, e in
               enumerate(prof.profiler.kineto_results.events())
               if e.name() == "[memory]"]
@@ -235,6 +267,14 @@ def torch_peak(torch, step):
     return peak
 
 
+def torch_peak(workload, checkpointed):
+    """torch_peak_here in a fresh process (`--torch-peak`)."""
+    args = [sys.executable, os.path.abspath(__file__), "--torch-peak",
+            workload] + (["--checkpointed"] if checkpointed else [])
+    proc = subprocess.run(args, check=True, capture_output=True, text=True)
+    return int(proc.stdout.split()[-1])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=5)
@@ -242,10 +282,21 @@ def main():
     ap.add_argument("--workload", choices=["resnet", "transformer"])
     ap.add_argument("--no-torch", action="store_true")
     ap.add_argument("--no-minimum", action="store_true")
+    ap.add_argument("--torch-peak", metavar="WORKLOAD",
+                    help=argparse.SUPPRESS)
+    ap.add_argument("--checkpointed", action="store_true",
+                    help=argparse.SUPPRESS)
     ap.add_argument("--write-sources", metavar="DIR",
                     help="write the four programs (NAME_FORM.tad) to DIR "
                     "and stop")
     args = ap.parse_args()
+    if args.torch_peak:
+        import torch
+        torch.set_num_threads(1)
+        of = {"resnet": torch_resnet, "transformer": torch_transformer}
+        print(torch_peak_here(torch, of[args.torch_peak](
+            torch, checkpointed=args.checkpointed)))
+        return
     if args.write_sources:
         os.makedirs(args.write_sources, exist_ok=True)
         for name, source_of in (("resnet", resnet_source),
@@ -264,7 +315,7 @@ def main():
                  "transformer": (transformer_source, torch_transformer)}
     print("| workload | form | tad peak | tad minimum budget | tad step |")
     print("| --- | --- | --- | --- | --- |")
-    peers, overheads = [], []
+    peers, overheads, least = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for name, (source_of, torch_of) in workloads.items():
             if args.workload and name != args.workload:
@@ -290,6 +341,13 @@ def main():
             if minima["loop"] and minima["loop"] < peaks["loop"]:
                 rows.append((f"minimum ({minima['loop']})", minima["loop"],
                              (f"--remat-budget={minima['loop']}",)))
+            for form in ("loop", "unrolled"):
+                if minima[form]:
+                    stats = tadc_run(sources[form], "net_grad", args.repeat,
+                                     extra=(f"--remat-budget={minima[form]}",))
+                    least.append(f"| {name} | tad {form} at its minimum "
+                                 f"budget | {stats['peak_bytes']} | "
+                                 f"{stats['median_seconds'] * 1e3:.1f} ms |")
             for label, budget, extra in rows:
                 predicted = tad_predicted_overhead(loop, budget)
                 measured = measured_overhead(loop, unrolled, args.rounds,
@@ -299,7 +357,12 @@ def main():
                     f"{100 * measured:.1f}% |")
             if torch is not None:
                 step = torch_of(torch)
-                peers.append(f"| {name} | {torch_peak(torch, step)} | "
+                peers.append(f"| {name} | {torch_peak(name, False)} | "
+                             f"{median_seconds(step, args.repeat) * 1e3:.1f}"
+                             " ms |")
+                step = torch_of(torch, checkpointed=True)
+                least.append(f"| {name} | PyTorch, torch.utils.checkpoint "
+                             f"on every block | {torch_peak(name, True)} | "
                              f"{median_seconds(step, args.repeat) * 1e3:.1f}"
                              " ms |")
     print("\n| workload | loop budget | predicted overhead | measured "
@@ -308,6 +371,10 @@ def main():
     if peers:
         print("\n| workload | PyTorch peak | PyTorch step |\n| --- | --- | --- |")
         print("\n".join(peers))
+    if least:
+        print("\n| workload | the least memory | peak | step |\n"
+              "| --- | --- | --- | --- |")
+        print("\n".join(least))
 
 
 if __name__ == "__main__":
