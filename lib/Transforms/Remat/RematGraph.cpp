@@ -184,11 +184,8 @@ static double blockCost(Block &block) {
   return sum;
 }
 
-/// The switch directly in `loop`'s body that records how often the loop
-/// takes each of its cases (tad.case_counts, which AD puts on a revolve
-/// dispatcher and the dialect verifies), or null.
-static scf::IndexSwitchOp caseCountedSwitch(scf::ForOp loop,
-                                            DenseI64ArrayAttr &counts) {
+scf::IndexSwitchOp tad::caseCountedSwitch(scf::ForOp loop,
+                                          DenseI64ArrayAttr &counts) {
   for (Operation &op : loop.getBody()->without_terminator())
     if (auto sw = dyn_cast<scf::IndexSwitchOp>(op))
       if ((counts = sw->getAttrOfType<DenseI64ArrayAttr>(

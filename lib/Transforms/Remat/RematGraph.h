@@ -54,6 +54,7 @@
 #include "tad/Transforms/Remat.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -104,9 +105,16 @@ RematProblem buildRematProblem(mlir::Block &block,
 /// of a stacked tensor, a tensor.extract_slice), or none.
 std::optional<unsigned> getViewedOperand(mlir::Operation *op);
 
-/// A cost estimate of running `op` once (about one unit per element and
-/// 2mnk per matmul; regions count their ops, loops times their trip count).
+/// An estimate of the time of running `op` once, in the cost units of
+/// MemoryModelOpInterface::getComputeCost (regions count their ops, loops
+/// times their trip count).
 double estimateCost(mlir::Operation *op);
+
+/// The switch directly in `loop`'s body that records how often the loop
+/// takes each of its cases (tad.case_counts, which AD puts on a revolve
+/// dispatcher and the dialect verifies), with those counts, or null.
+mlir::scf::IndexSwitchOp caseCountedSwitch(mlir::scf::ForOp loop,
+                                           mlir::DenseI64ArrayAttr &counts);
 
 } // namespace tad
 

@@ -261,12 +261,10 @@ static double recomputedCost(Operation *op) {
     return estimateCost(op);
   if (auto loop = dyn_cast<scf::ForOp>(op)) {
     double trips = double(constantTrips(loop)), cost = 0;
+    DenseI64ArrayAttr counts;
+    scf::IndexSwitchOp sw = caseCountedSwitch(loop, counts);
     for (Operation &inner : loop.getBody()->without_terminator()) {
-      auto sw = dyn_cast<scf::IndexSwitchOp>(inner);
-      auto counts = sw ? sw->getAttrOfType<DenseI64ArrayAttr>(
-                             TadDialect::kCaseCountsAttrName)
-                       : DenseI64ArrayAttr();
-      if (!counts || counts.size() != int64_t(sw.getNumCases()) + 1) {
+      if (&inner != sw.getOperation()) {
         cost += trips * recomputedCost(&inner);
         continue;
       }
