@@ -22,8 +22,9 @@ measured in a process of its own, whose first profile it is, with garbage
 collection off during it: the profiler reports the free of a block that an
 earlier profile saw allocated, and such frees (the previous step's
 gradients, a previous workload's garbage) made repeated measurements in
-one process range from 11.7 to 17.6 MB for the same transformer step. The minimum budget is the one tadc names below it
-(`--remat-budget=1`). The loop forms' predicted recompute overhead is
+one process range from 11.7 to 17.6 MB for the same transformer step.
+The minimum budget is the one tadc names below it (`--remat-budget=1`).
+The loop forms' predicted recompute overhead is
 the remat report's (the reverse sweep runs each iteration's body again);
 their measured overhead is their step time over the unrolled form's, which
 computes everything once. Step times on a shared machine drift by tens of
@@ -111,22 +112,21 @@ fn block(x: f32[{SEQ}, {D}], g1: f32[{D}], b1: f32[{D}], wq: f32[{D}, {D}],
   return h + (u * sigmoid(1.702 * u)) @ wd;
 }}
 """
-    names = NAMES
     if unrolled:
         # One set of parameters per block: the same parameters, unstacked.
         shapes = {"g1": [D], "b1": [D], "wq": [D, D], "wk": [D, D],
                   "wv": [D, D], "wo": [D, D], "g2": [D], "b2": [D],
                   "wu": [D, up], "wd": [up, D]}
         params = ", ".join(f"{n}_{i}: f32{shapes[n]}" for i in range(BLOCKS)
-                           for n in names)
+                           for n in NAMES)
         body = "".join("  h = block(h, " + ", ".join(
-            f"{n}_{i}" for n in names) + ");\n" for i in range(BLOCKS))
-        wrt = ", ".join(f"{n}_{i}" for i in range(BLOCKS) for n in names)
+            f"{n}_{i}" for n in NAMES) + ");\n" for i in range(BLOCKS))
+        wrt = ", ".join(f"{n}_{i}" for i in range(BLOCKS) for n in NAMES)
     else:
         params = stacked
         body = (f"  for i in 0..{BLOCKS} {{\n    h = block(h, " +
-                ", ".join(f"{n}[i]" for n in names) + ");\n  }\n")
-        wrt = ", ".join(names)
+                ", ".join(f"{n}[i]" for n in NAMES) + ");\n  }\n")
+        wrt = ", ".join(NAMES)
     return (helpers + f"fn net(x: f32[{SEQ}, {D}], {params}) -> f32 {{\n"
             "  let h = x;\n" + body + "  return mean(h * h);\n}\n"
             f"fn net_grad = grad(net, wrt: [{wrt}]);\n")
@@ -171,7 +171,7 @@ def measured_overhead(loop, unrolled, rounds, repeat, loop_extra=()):
 # would hold them: indexing one stacked tensor instead makes autograd
 # allocate a zero-filled gradient of the whole stack for every index.
 
-def checkpoint_of(torch, checkpointed):
+def checkpoint_of(checkpointed):
     """How a block runs: as it is, or under torch.utils.checkpoint (the
     non-reentrant form, which needs no input that requires grad)."""
     if not checkpointed:
@@ -182,7 +182,7 @@ def checkpoint_of(torch, checkpointed):
 
 
 def torch_resnet(torch, checkpointed=False):
-    run = checkpoint_of(torch, checkpointed)
+    run = checkpoint_of(checkpointed)
     g = torch.Generator().manual_seed(0)
     x = torch.rand(BATCH, WIDTH, generator=g) - 0.5
     ws = [((torch.rand(WIDTH, WIDTH, generator=g) - 0.5) * 0.1
@@ -201,7 +201,7 @@ def torch_resnet(torch, checkpointed=False):
 
 
 def torch_transformer(torch, checkpointed=False):
-    run = checkpoint_of(torch, checkpointed)
+    run = checkpoint_of(checkpointed)
     g = torch.Generator().manual_seed(0)
 
     def param(*shape, scale=0.05):

@@ -5,9 +5,10 @@
 
 For each op and shape, times a function that runs the op alone (`tadc run
 --repeat`, the median call) and reads the function's estimated cost from
-`tad-opt --tad-test-memory-model`. One cost unit is meant to be the time of a fused elementwise add
-on one element, so the last column, nanoseconds per unit, should be the same
-for every op: how far it strays is how far the model is from this machine.
+`tad-opt --tad-test-memory-model`. One cost unit is meant to be the time
+of a fused elementwise add on one element, so the last column, nanoseconds
+per unit, should be the same for every op: how far it strays is how far
+the model is from this machine.
 The constants in dialects/tad/TadMemoryModel.cpp come from this table
 (docs/remat.md records it).
 """
