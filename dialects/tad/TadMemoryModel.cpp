@@ -10,6 +10,8 @@
 
 #include "dialects/tad/TadOps.h"
 
+#include "mlir/IR/TypeUtilities.h"
+
 using namespace mlir;
 using namespace tad;
 
@@ -90,31 +92,51 @@ bool StopGradientOp::readsAtResultIndex() { return true; }
 // bench/remat/op_costs.py (docs/remat.md records its table and the
 // machine): they are what makes the remat report's recompute overhead a
 // prediction of time, and the solver trade a GEMM against a tanh at their
-// real price. Math functions lower to scalar libm calls.
+// real price. Elementwise loops vectorize, f32 exp, log and tanh included
+// (tad-approximate-math); f64 math and pow are scalar libm calls.
 //===----------------------------------------------------------------------===//
 
-double DivOp::getElementCost() { return 2; }
-double SqrtOp::getElementCost() { return 4; }
-double RsqrtOp::getElementCost() { return 6; }
-double SigmoidOp::getElementCost() { return 6; }
-double ExpOp::getElementCost() { return 7; }
-double LogOp::getElementCost() { return 15; }
-double PowOp::getElementCost() { return 18; }
-double TanhOp::getElementCost() { return 35; }
-// Per input element: sums accumulate; the maximum's NaN-propagating
-// compare is a select chain.
-double ReduceSumOp::getElementCost() { return 2; }
-double ReduceMeanOp::getElementCost() { return 2; }
-double ReduceMaxOp::getElementCost() { return 7; }
+double DivOp::getElementCost() { return 1; }
+double SqrtOp::getElementCost() { return 1; }
+double RsqrtOp::getElementCost() { return 2; }
+double PowOp::getElementCost() { return 57; }
+
+/// f32 (and f16, bf16, computed in f32) math functions vectorize; f64 ones
+/// call libm once per element.
+static double mathCost(Type type, double vectorized, double libm) {
+  return getElementTypeOrSelf(type).isF64() ? libm : vectorized;
+}
+double SigmoidOp::getElementCost() { return mathCost(getType(), 3, 42); }
+double ExpOp::getElementCost() { return mathCost(getType(), 2, 40); }
+double LogOp::getElementCost() { return mathCost(getType(), 4, 70); }
+double TanhOp::getElementCost() { return mathCost(getType(), 4, 136); }
+
+/// Whether a reduction over `axes` of a tensor of `rank` reduces its
+/// innermost dimension: one accumulator then takes every element in turn,
+/// a chain of dependent adds, where a reduction over outer dimensions adds
+/// whole rows into a row of accumulators, vectorized. (The order of a sum
+/// is kept, so that every target rounds alike.)
+static bool reducesInnermost(ArrayRef<int64_t> axes, int64_t rank) {
+  return llvm::is_contained(axes, rank - 1);
+}
+
+// Per input element. The maximum needs no order and vectorizes either way.
+double ReduceSumOp::getElementCost() {
+  return reducesInnermost(getAxes(), getOperand().getType().getRank()) ? 6 : 1;
+}
+double ReduceMeanOp::getElementCost() {
+  return reducesInnermost(getAxes(), getOperand().getType().getRank()) ? 6 : 1;
+}
+double ReduceMaxOp::getElementCost() { return 1; }
 // The row maxima, the exponentials, their sums and a division.
-double SoftmaxOp::getElementCost() { return 17; }
-double LogSumExpOp::getElementCost() { return 26; }
+double SoftmaxOp::getElementCost() { return 10; }
+double LogSumExpOp::getElementCost() { return 37; }
 
 // A transpose that keeps the innermost dimension copies rows; one that
 // moves it gathers with a stride.
 double TransposeOp::getElementCost() {
   ArrayRef<int64_t> perm = getPermutation();
-  return perm.empty() || perm.back() == int64_t(perm.size()) - 1 ? 1 : 4;
+  return perm.empty() || perm.back() == int64_t(perm.size()) - 1 ? 1 : 9;
 }
 
 //===----------------------------------------------------------------------===//
@@ -128,7 +150,7 @@ bool MatmulOp::writesFreshBuffer() { return getType().getRank() == 2; }
 // The runtime's BLAS call: 2mnk flops at its rate, in flops per cost unit
 // (f64 runs at less than half f32's rate).
 double MatmulOp::getComputeCost() {
-  double flopsPerUnit = getType().getElementType().isF64() ? 14 : 33;
+  double flopsPerUnit = getType().getElementType().isF64() ? 4 : 8;
   return 2 * elementsOf(getResult()) * double(getContractedSize()) /
          flopsPerUnit;
 }

@@ -42,7 +42,7 @@ static std::string getFloatEmulation() {
   return "math-extend-to-supported-types{target-type=f32},"
          "arith-emulate-unsupported-floats{source-types=bf16,f16 "
          "target-type=f32},"
-         "arith-expand{include-bf16=true},";
+         "tad-expand-bf16,";
 }
 
 /// From memrefs without linalg to the LLVM dialect, on the CPU.
@@ -51,12 +51,14 @@ static std::string getCpuCodegenPipeline() {
          "lower-affine,"
          "convert-scf-to-cf," +
          getFloatEmulation() +
+         "tad-approximate-math,"
          "convert-math-to-llvm,"
          "convert-math-to-libm,"
          "finalize-memref-to-llvm{use-generic-functions},"
          "func.func(llvm-request-c-wrappers),"
          "convert-to-llvm,"
-         "reconcile-unrealized-casts";
+         "reconcile-unrealized-casts,"
+         "tad-noalias-allocations";
 }
 
 std::string tad::getCpuLoweringPipeline(bool blasMatmul, int64_t budget) {

@@ -14,6 +14,7 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <iostream>
@@ -25,8 +26,17 @@ llvm::Error tad::driver::runEntry(mlir::ModuleOp module,
   llvm::InitializeNativeTargetAsmPrinter();
   mlir::registerBuiltinDialectTranslation(*module->getContext());
   mlir::registerLLVMDialectTranslation(*module->getContext());
+  // The optimizer needs the host's target machine: without one, LLVM's cost
+  // model knows no vector registers and vectorizes no loop (the engine
+  // would still generate code for the host, scalar code).
+  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machineBuilder)
+    return machineBuilder.takeError();
+  auto machine = machineBuilder->createTargetMachine();
+  if (!machine)
+    return machine.takeError();
   mlir::ExecutionEngineOptions engineOptions;
-  auto transformer = mlir::makeOptimizingTransformer(3, 0, nullptr);
+  auto transformer = mlir::makeOptimizingTransformer(3, 0, machine->get());
   engineOptions.transformer = transformer;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   auto engine = mlir::ExecutionEngine::create(module, engineOptions);

@@ -171,4 +171,42 @@ def EmulateGpuLaunches : Pass<"tad-emulate-gpu-launches", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
 }
 
+def ApproximateMath : Pass<"tad-approximate-math"> {
+  let summary = "Expands f32 exp, log and tanh into vectorizable arithmetic";
+  let description = [{
+    Rewrites `math.exp`, `math.log` and `math.tanh` on f32 (scalars or
+    vectors) into range reduction, polynomials and exponent bit
+    manipulation, so that the loops around them vectorize instead of
+    calling libm once per element. f64 keeps libm. Accuracy: within 2 ulp
+    of the correctly rounded result on every f32 input
+    (test/Execution/math-ulp.test, docs/performance.md).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect"];
+}
+
+def ExpandBf16 : Pass<"tad-expand-bf16"> {
+  let summary = "Expands conversions to and from bf16 into integer arithmetic";
+  let description = [{
+    `arith.extf` from and `arith.truncf` to bf16 become bit shifts and
+    rounding on i32, so that no compiler-rt `__truncsfbf2` is needed. Unlike
+    upstream `arith-expand{include-bf16}`, nothing else is expanded:
+    `arith.maximumf` stays `llvm.maximum`, which LLVM vectorizes as a
+    reduction.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
+def NoaliasAllocations : Pass<"tad-noalias-allocations", "mlir::ModuleOp"> {
+  let summary = "Declares the runtime's allocation functions noalias";
+  let description = [{
+    Marks the result of `_mlir_memref_to_llvm_alloc` (and its aligned
+    variant), declared by `finalize-memref-to-llvm`, `llvm.noalias`: the
+    runtime returns fresh memory, as `malloc` does. Without it LLVM keeps a
+    reduction's accumulator in memory across the inner loop, and the loop
+    does not vectorize.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 #endif // TAD_CONVERSION_PASSES_TD

@@ -299,15 +299,24 @@ TAD_SCALAR(RsqrtOp,
 TAD_SCALAR(ReluOp,
            arith::MaximumFOp::create(b, loc, args[0],
                                      floatConstant(b, loc, elementType, 0)))
-// 1 / (1 + exp(-x)): exp(-x) overflows to +inf for very negative x, and the
-// quotient is then exactly 0; there is no inf/inf.
-TAD_SCALAR(SigmoidOp,
-           arith::DivFOp::create(
-               b, loc, floatConstant(b, loc, elementType, 1),
-               arith::AddFOp::create(
-                   b, loc, floatConstant(b, loc, elementType, 1),
-                   math::ExpOp::create(
-                       b, loc, arith::NegFOp::create(b, loc, args[0])))))
+// With e = exp(-|x|) <= 1: 1 / (1 + e) for x >= 0, e / (1 + e) below
+// (one division, of a selected numerator).
+// 1 / (1 + exp(-x)) alone would overflow exp(-x) for x < -88.7 (f32) and
+// return 0 where sigmoid is still exp(x), a normal or subnormal number.
+template <>
+Value scalarOf<SigmoidOp>(OpBuilder &b, Location loc, ValueRange args,
+                          Type elementType) {
+  Value x = args[0];
+  Value one = floatConstant(b, loc, elementType, 1);
+  Value e = math::ExpOp::create(
+      b, loc, arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, x)));
+  Value isNegative = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OLT, x,
+      floatConstant(b, loc, elementType, 0));
+  return arith::DivFOp::create(
+      b, loc, arith::SelectOp::create(b, loc, isNegative, e, one),
+      arith::AddFOp::create(b, loc, one, e));
+}
 TAD_SCALAR(SelectOp, arith::SelectOp::create(b, loc, args[0], args[1], args[2]))
 #undef TAD_SCALAR
 
