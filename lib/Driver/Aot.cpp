@@ -5,7 +5,8 @@
 // ABI (data pointers in, caller-provided result buffers out) and a header
 // that documents every shape; an executable adds a generated main that
 // reads and writes .npy files through the runtime. Both link the runtime
-// statically: they need libopenblas and the C++ runtime, never LLVM or MLIR;
+// statically: they need OpenBLAS (loaded when the first GEMM runs) and the
+// C++ runtime, never LLVM or MLIR;
 // for CUDA, only the C library and the CUDA driver (docs/gpu.md).
 //
 //===----------------------------------------------------------------------===//
@@ -378,7 +379,8 @@ static llvm::Error runCompiler(std::vector<std::string> args) {
   return llvm::Error::success();
 }
 
-/// CPU outputs link the runtime and OpenBLAS. GPU outputs link a runtime
+/// CPU outputs link the runtime, which loads OpenBLAS when the first GEMM
+/// runs (runtime/lib/Blas.cpp). GPU outputs link a runtime
 /// without BLAS, and the C++ runtime statically, so that they need only the
 /// C library and the CUDA driver (loaded at run time) on the GPU machine.
 static std::vector<std::string> runtimeLinkArgs(bool cuda) {
@@ -387,7 +389,7 @@ static std::vector<std::string> runtimeLinkArgs(bool cuda) {
                      TAD_RUNTIME_CUDA_STATIC_LIBRARY),
             "-static-libstdc++", "-static-libgcc", "-lm"};
   return {getenvOr("TAD_RUNTIME_STATIC_LIBRARY", TAD_RUNTIME_STATIC_LIBRARY),
-          getenvOr("TAD_OPENBLAS_LIBRARY", TAD_OPENBLAS_LIBRARY), "-lm"};
+          "-ldl", "-lm"};
 }
 
 namespace {

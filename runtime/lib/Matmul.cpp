@@ -7,11 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Blas.h"
 #include "StridedGemm.h"
 
 #include "tad/runtime/Runtime.h"
-
-#include <cblas.h>
 
 namespace {
 
@@ -42,25 +41,27 @@ BlasView viewOf(int64_t rows, int64_t cols, int64_t rowStride,
 void blasGemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k,
               const float *a, int lda, const float *b, int ldb, float *c,
               int ldc) {
-  cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 1.0f, c,
-              ldc);
+  tad::rt::getBlas().sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, a, lda, b,
+                           ldb, 1.0f, c, ldc);
 }
 
 void blasGemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k,
               const double *a, int lda, const double *b, int ldb, double *c,
               int ldc) {
-  cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, a, lda, b, ldb, 1.0, c,
-              ldc);
+  tad::rt::getBlas().dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, a, lda, b,
+                           ldb, 1.0, c, ldc);
 }
 
 /// C += A B through BLAS when every operand has a unit stride in some
-/// dimension (and C in its last), through a loop otherwise.
+/// dimension (and C in its last), through a loop otherwise (and when
+/// OpenBLAS could not be loaded).
 template <typename T>
 void gemm(int64_t m, int64_t n, int64_t k, const T *a, int64_t a0, int64_t a1,
           const T *b, int64_t b0, int64_t b1, T *c, int64_t c0, int64_t c1) {
   BlasView va = viewOf(m, k, a0, a1), vb = viewOf(k, n, b0, b1);
   BlasView vc = viewOf(m, n, c0, c1);
-  if (va.ok && vb.ok && vc.ok && vc.trans == CblasNoTrans)
+  if (va.ok && vb.ok && vc.ok && vc.trans == CblasNoTrans &&
+      tad::rt::getBlas().sgemm)
     blasGemm(va.trans, vb.trans, int(m), int(n), int(k), a, int(va.ld), b,
              int(vb.ld), c, int(vc.ld));
   else
@@ -90,6 +91,9 @@ void _mlir_ciface_tad_rt_batch_matmul_f64(tad_rt_memref3 *a,
   tad::rt::gemm3<double>(a, b, c, gemm<double>);
 }
 
-void tad_rt_set_num_threads(int threads) { openblas_set_num_threads(threads); }
+void tad_rt_set_num_threads(int threads) {
+  if (auto set = tad::rt::getBlas().setNumThreads)
+    set(threads);
+}
 
 } // extern "C"

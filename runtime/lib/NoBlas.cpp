@@ -8,3 +8,5 @@
 #include "tad/runtime/Runtime.h"
 
 extern "C" void tad_rt_set_num_threads(int threads) { (void)threads; }
+
+extern "C" const char *tad_rt_blas_core() { return "none"; }

@@ -315,7 +315,8 @@ bool tad::rt::runEntry(const EntrySpec &entry, PackedFunction function,
       json << ",\n  \"planned_peak_bytes\": " << entry.plannedPeak
            << ",\n  \"planned_peak_exact\": "
            << (entry.plannedPeakIsBound ? "false" : "true");
-    json << ",\n  \"allocations\": " << after.allocations << "\n}\n";
+    json << ",\n  \"allocations\": " << after.allocations
+         << ",\n  \"blas_core\": \"" << tad_rt_blas_core() << "\"\n}\n";
     if (!writeTextFile(options.statsJson, json.str(), error))
       return false;
   }

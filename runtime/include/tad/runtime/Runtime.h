@@ -116,6 +116,11 @@ void _mlir_ciface_tad_rt_batch_matmul_f64(tad_rt_memref3 *a,
 /* The number of BLAS threads (1 gives single-threaded, comparable runs). */
 void tad_rt_set_num_threads(int threads);
 
+/* The OpenBLAS core type whose kernels run the GEMMs ("SkylakeX",
+   "Haswell", ...), loading OpenBLAS if it was not yet (docs/runtime.md);
+   "none" when it could not be loaded or the runtime has no BLAS. */
+const char *tad_rt_blas_core(void);
+
 /*===-- CUDA (docs/gpu.md) -----------------------------------------------===*/
 /* GPU code (tadc --target=cuda) needs the CUDA driver, which the runtime
  * loads when first needed (libcuda.so.1): nothing is linked against it. */
