@@ -44,7 +44,9 @@ docs: configure
 	cp $(BUILD_DIR)/docs/tad/TadTransformsPasses.md docs/passes/Transforms.md
 
 # Benchmarks against OpenBLAS and PyTorch (docs/performance.md records the
-# results). Single-threaded, so that the comparison is like for like. The
+# results). Single-threaded, so that the comparison is like for like (the
+# step benchmarks also at every core, both sides under the same thread count
+# and OpenBLAS kernels). The
 # remat solver against the Checkmate MILP runs here on small graphs only (a
 # few minutes); docs/remat.md gives the half-hour commands of its tables.
 bench: build
@@ -52,6 +54,10 @@ bench: build
 	OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/gemm/run.py
 	OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/mlp/run.py
 	OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/memory/run.py
+	/usr/bin/python3 bench/step/mlp.py
+	/usr/bin/python3 bench/step/transformer.py
+	/usr/bin/python3 bench/step/resnet.py
+	/usr/bin/python3 bench/compile/run.py
 	/usr/bin/python3 bench/remat/gaps.py
 	/usr/bin/python3 bench/remat/solvers.py
 	/usr/bin/python3 bench/remat/loop_predictions.py

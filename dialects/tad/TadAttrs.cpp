@@ -172,6 +172,21 @@ LogicalResult TadDialect::verifyOperationAttribute(Operation *op,
       return op->emitOpError() << "'" << name << "' must be a unit attribute";
     return success();
   }
+  if (name == kOutlinedAttrName || name == kNoaliasPointersAttrName) {
+    if (!isa<FunctionOpInterface>(op))
+      return op->emitOpError() << "'" << name << "' belongs on a function";
+    auto positions = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    bool ok = name == kOutlinedAttrName
+                  ? isa<UnitAttr>(attr.getValue())
+                  : positions && llvm::all_of(positions.asArrayRef(),
+                                              [](int64_t i) { return i >= 0; });
+    if (!ok)
+      return op->emitOpError()
+             << "'" << name << "' must be "
+             << (name == kOutlinedAttrName ? "a unit attribute"
+                                           : "an array of argument positions");
+    return success();
+  }
   if (name == kLoopSnapshotChoiceAttrName) {
     if (!isa<ModuleOp>(op))
       return op->emitOpError() << "'" << name << "' belongs on a module";

@@ -81,6 +81,12 @@ def Tad_Dialect : Dialect {
     /// the chooser decided, one {location, trips, snapshots} dictionary per
     /// loop, for the remat report.
     static constexpr ::llvm::StringLiteral kLoopSnapshotChoiceAttrName = "tad.loop_snapshot_choice";
+    /// On a function that tad-outline-loop-nests made of a loop nest, until
+    /// tad-annotate-llvm-functions makes it internal and noinline.
+    static constexpr ::llvm::StringLiteral kOutlinedAttrName = "tad.outlined";
+    /// On such a function: the positions of the LLVM arguments (the
+    /// pointers of memref arguments) that alias no other argument.
+    static constexpr ::llvm::StringLiteral kNoaliasPointersAttrName = "tad.noalias_pointers";
   }];
 }
 

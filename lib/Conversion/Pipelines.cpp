@@ -47,7 +47,10 @@ static std::string getFloatEmulation() {
 
 /// From memrefs without linalg to the LLVM dialect, on the CPU.
 static std::string getCpuCodegenPipeline() {
-  return "expand-strided-metadata,"
+  // C wrappers for the program's functions only, not the outlined nests.
+  return "func.func(llvm-request-c-wrappers),"
+         "tad-outline-loop-nests,"
+         "expand-strided-metadata,"
          "lower-affine,"
          "convert-scf-to-cf," +
          getFloatEmulation() +
@@ -55,10 +58,9 @@ static std::string getCpuCodegenPipeline() {
          "convert-math-to-llvm,"
          "convert-math-to-libm,"
          "finalize-memref-to-llvm{use-generic-functions},"
-         "func.func(llvm-request-c-wrappers),"
          "convert-to-llvm,"
          "reconcile-unrealized-casts,"
-         "tad-noalias-allocations";
+         "tad-annotate-llvm-functions";
 }
 
 std::string tad::getCpuLoweringPipeline(bool blasMatmul, int64_t budget) {

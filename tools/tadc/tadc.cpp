@@ -549,6 +549,14 @@ int main(int argc, char **argv) {
         break;
       }
   }
+  // LLVM's post-RA list scheduler is quadratic in a block's length: on a
+  // deep network's gradient, a block of thousands of calls, it took 4 of
+  // the 7 seconds of code generation (docs/performance.md). The scheduling
+  // of x86 out-of-order cores gains little from it. Inserted first, so
+  // that a `--post-RA-scheduler` on the command line still wins.
+  static char noPostRaScheduler[] = "--post-RA-scheduler=false";
+  if (cl::getRegisteredOptions().count("post-RA-scheduler"))
+    args.insert(args.begin() + 1, noPostRaScheduler);
   argc = int(args.size());
   argv = args.data();
   tad::registerAllPasses(); // the lowering pipeline is textual

@@ -197,16 +197,38 @@ def ExpandBf16 : Pass<"tad-expand-bf16"> {
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
-def NoaliasAllocations : Pass<"tad-noalias-allocations", "mlir::ModuleOp"> {
-  let summary = "Declares the runtime's allocation functions noalias";
+def AnnotateLLVMFunctions
+    : Pass<"tad-annotate-llvm-functions", "mlir::ModuleOp"> {
+  let summary = "Sets LLVM attributes that tad knows and the conversion drops";
   let description = [{
     Marks the result of `_mlir_memref_to_llvm_alloc` (and its aligned
     variant), declared by `finalize-memref-to-llvm`, `llvm.noalias`: the
     runtime returns fresh memory, as `malloc` does. Without it LLVM keeps a
     reduction's accumulator in memory across the inner loop, and the loop
-    does not vectorize.
+    does not vectorize. Makes the functions of `tad-outline-loop-nests`
+    (`tad.outlined`) internal and `noinline`, with `llvm.noalias` on the
+    argument positions listed in `tad.noalias_pointers`.
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
+def OutlineLoopNests : Pass<"tad-outline-loop-nests", "mlir::ModuleOp"> {
+  let summary = "Makes each computing loop nest a function, one per kind";
+  let description = [{
+    Moves every outermost `scf.for` nest that only loads, stores and
+    computes (arith, math, affine index arithmetic, inner `scf.for` and
+    `scf.if`) into a private function of its own, called where the nest
+    was, and lets equal nests (the same ops, types and constants) share
+    one function. Captured constants are cloned into the function. The
+    functions are marked `tad.outlined`, and `tad.noalias_pointers` lists
+    the LLVM argument positions of the pointers of memref arguments that
+    view an allocation no other argument views, for
+    `tad-annotate-llvm-functions` (after the conversion to the LLVM
+    dialect, which would drop both). LLVM's time on a function grows faster than its size:
+    this keeps compile time linear in a network's depth
+    (docs/performance.md).
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect"];
 }
 
 #endif // TAD_CONVERSION_PASSES_TD

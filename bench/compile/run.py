@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Compile time of `tadc --emit=lib`: tanh MLPs of 25, 50, 100 and 200
+layers (width 1024, batch 64; the gradient of every weight), with and
+without a budget, and bench/memory/run.py's 4 transformer blocks. Each
+compile is timed whole (wall clock, the median of --repeat), and split by
+`--emit=llvm-ir` (tad's passes and the translation) against the rest
+(LLVM's optimizer and code generator, the C wrapper and the link).
+
+    /usr/bin/python3 bench/compile/run.py [--repeat N] [--depths 25 50 100 200]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, BENCH)
+sys.path.insert(0, os.path.join(BENCH, "memory"))
+from common import TADC, machine  # noqa: E402
+import run as memory  # noqa: E402
+
+
+def mlp(depth, width=1024, batch=64):
+    params = ", ".join(f"w{i}: f32[{width}, {width}], b{i}: f32[{width}]"
+                       for i in range(depth))
+    body = "".join(f"  h = tanh(h @ w{i} + b{i});\n" for i in range(depth))
+    wrt = ", ".join(f"w{i}, b{i}" for i in range(depth))
+    return (f"fn net(x: f32[{batch}, {width}], {params}) -> f32 {{\n"
+            f"  let h = x;\n{body}  return mean(h * h);\n}}\n"
+            f"fn net_grad = grad(net, wrt: [{wrt}]);\n")
+
+
+def seconds(args, repeat):
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        subprocess.run(args, check=True, capture_output=True)
+        times.append(time.perf_counter() - start)
+    return sorted(times)[len(times) // 2]
+
+
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--depths", type=int, nargs="*", default=[25, 50, 100, 200])
+    args = ap.parse_args()
+    print(f"machine: {machine()}")
+    print("| program | budget | `--emit=lib` | of which `--emit=llvm-ir` "
+          "| per layer |")
+    print("| --- | --- | --- | --- | --- |")
+    programs = [(f"MLP, {d} layers", mlp(d), d) for d in args.depths]
+    programs.append(("transformer, 4 blocks",
+                     memory.transformer_source(True), 4))
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, text, layers in programs:
+            source = os.path.join(tmp, "p.tad")
+            with open(source, "w") as f:
+                f.write(text)
+            base = [TADC, source, "--entry", "net_grad"]
+            # Without a budget, and halfway from the feasible minimum to
+            # the store-all peak (the peak itself where they are equal).
+            for budget in (None, "half"):
+                extra = []
+                if budget == "half":
+                    proc = subprocess.run(base + ["--emit=ad",
+                                                  "--remat-budget=1"],
+                                          capture_output=True, text=True)
+                    minimum = int(proc.stderr.split(
+                        "the feasible minimum is ")[1].split()[0])
+                    report = os.path.join(tmp, "report.json")
+                    subprocess.run(base + ["--emit=ad", "--remat-budget=1TiB",
+                                           f"--remat-report={report}"],
+                                   capture_output=True, check=True)
+                    with open(report) as f:
+                        top = json.load(f)["functions"][0]["store_all_peak"]
+                    budget = (minimum + top) // 2
+                    extra = [f"--remat-budget={budget}"]
+                lib = seconds(base + ["--emit=lib", "-o",
+                                      os.path.join(tmp, "libp.so")] + extra,
+                              args.repeat)
+                ir = seconds(base + ["--emit=llvm-ir", "-o", os.devnull]
+                             + extra, args.repeat)
+                print(f"| {label} | {budget or 'none'} | {lib:.2f} s | "
+                      f"{ir:.2f} s | {lib / layers * 1e3:.0f} ms |",
+                      flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,223 @@
+"""The gradient-step benchmark of one workload, tad against PyTorch 1.13.
+
+Each workload script (mlp.py, transformer.py, resnet.py) gives a tad
+program whose `net_value_and_grad` returns the loss and every weight's
+gradient, and a PyTorch step on the same inputs. This module runs both:
+
+  - the GEMM kernels: tad's runtime chooses OpenBLAS's core type for the
+    CPU (docs/runtime.md#openblas); the suite asks it which (the
+    `blas_core` of `--stats-json`, with the user's OPENBLAS_CORETYPE
+    removed) and runs both sides under that one, named in
+    OPENBLAS_CORETYPE;
+  - thread counts: 1 and every core (OPENBLAS_NUM_THREADS and
+    torch.set_num_threads; tad's generated loops run on one thread, its
+    GEMMs on OpenBLAS's threads);
+  - tad as an `--emit=exe` executable at store-all and at budgets from the
+    store-all peak down to the minimum tadc names, each measured for its
+    peak (the runtime allocator's) and its median step;
+  - PyTorch eager and PyTorch with torch.utils.checkpoint (non-reentrant)
+    around every block, each in a process of its own (the core type must
+    be set before OpenBLAS loads; its peak is the profiler's, as in
+    bench/memory/run.py);
+  - the losses of every run, which must agree (relative 1e-4);
+  - a table per thread count and a PNG of step time against peak memory.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, BENCH)
+from common import ROOT, TADC, machine  # noqa: E402
+sys.path.insert(0, os.path.join(BENCH, "memory"))
+import run as memory  # noqa: E402  (the PyTorch peak, by the profiler)
+
+
+def tad_core():
+    """The OpenBLAS core type tad's runtime chooses on this CPU."""
+    env = dict(os.environ)
+    env.pop("OPENBLAS_CORETYPE", None)
+    with tempfile.TemporaryDirectory() as tmp:
+        source = os.path.join(tmp, "m.tad")
+        with open(source, "w") as f:
+            f.write("fn f(a: f32[8, 8]) -> f32[8, 8] { return a @ a; }\n")
+        stats = os.path.join(tmp, "s.json")
+        subprocess.run([TADC, "run", source, "--entry", "f",
+                        f"--stats-json={stats}"], check=True, env=env,
+                       stdout=subprocess.DEVNULL)
+        with open(stats) as f:
+            return json.load(f)["blas_core"]
+
+
+def environment(core, threads):
+    env = dict(os.environ, OPENBLAS_CORETYPE=core,
+               OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
+    return env
+
+
+def minimum_budget(source):
+    proc = subprocess.run([TADC, source, "--emit=ad", "--entry",
+                           "net_value_and_grad", "--remat-budget=1"],
+                          capture_output=True, text=True)
+    for word in proc.stderr.split("the feasible minimum is ")[1:]:
+        return int(word.split()[0])
+    return None
+
+
+def run_tad(source, inputs, budget, core, threads, repeat, tmp):
+    """Compiles `source` at `budget` (None: store-all) and runs it."""
+    exe = os.path.join(tmp, "step")
+    args = [TADC, source, "--emit=exe", "--entry", "net_value_and_grad",
+            "-o", exe]
+    if budget is not None:
+        args.append(f"--remat-budget={budget}")
+    subprocess.run(args, check=True, capture_output=True)
+    stats, out = os.path.join(tmp, "s.json"), os.path.join(tmp, "out")
+    os.makedirs(out, exist_ok=True)
+    subprocess.run([exe, "--inputs", inputs, "--repeat", str(repeat + 1),
+                    f"--stats-json={stats}", "--output-dir", out,
+                    "--threads", str(threads)],
+                   check=True, env=environment(core, threads),
+                   stdout=subprocess.DEVNULL)
+    with open(stats) as f:
+        data = json.load(f)
+    seconds = sorted(data["wall_seconds"][1:])
+    loss = float(np.load(os.path.join(out, "result0.npy")))
+    return {"seconds": seconds[len(seconds) // 2],
+            "peak": data["peak_bytes"], "loss": loss,
+            "core": data["blas_core"]}
+
+
+def run_torch(script, mode, core, threads, repeat):
+    """The PyTorch step (`mode`: eager or checkpointed) in a fresh process."""
+    proc = subprocess.run([sys.executable, script, "--torch", mode,
+                           "--threads", str(threads), "--repeat",
+                           str(repeat)], check=True, capture_output=True,
+                          text=True, env=environment(core, threads))
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
+def torch_child(args, torch_step):
+    """The body of the `--torch MODE` process: time, peak and loss."""
+    import torch
+    torch.set_num_threads(args.threads[0])
+    step, loss = torch_step(torch, args.torch == "checkpointed")
+    from common import median_seconds
+    seconds = median_seconds(step, args.repeat)
+    peak = memory.torch_peak_here(torch, step)
+    print(json.dumps({"seconds": seconds, "peak": peak,
+                      "loss": float(loss())}))
+
+
+def plot(name, rows, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for threads in sorted({r["threads"] for r in rows}):
+        for side in sorted({r["side"] for r in rows
+                            if r["side"].startswith("tad")}):
+            tad = sorted((r for r in rows if r["side"] == side
+                          and r["threads"] == threads),
+                         key=lambda r: r["peak"])
+            ax.plot([r["peak"] / 2**20 for r in tad],
+                    [r["seconds"] * 1e3 for r in tad], marker="o",
+                    label=f"{side} budgets, {threads} thread(s)")
+        for r in rows:
+            if not r["side"].startswith("tad") and r["threads"] == threads:
+                ax.scatter([r["peak"] / 2**20], [r["seconds"] * 1e3],
+                           marker="s" if r["side"] == "PyTorch" else "^",
+                           s=50, label=f"{r['side']}, {threads} thread(s)")
+    ax.set_xlabel("peak memory of a step (MiB)")
+    ax.set_ylabel("step time (ms)")
+    ax.set_title(name)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main(name, forms, torch_step, inputs_of, script):
+    """`forms`: form name -> the tad program of that form (one whose
+    `net_value_and_grad` returns the loss, then the gradients);
+    `inputs_of(form)`: input name -> array, as the form's parameters name
+    them; `torch_step(torch, checkpointed, inputs)`: a PyTorch step on
+    `inputs_of(None)` and a function returning its loss."""
+    ap = argparse.ArgumentParser(description=f"the {name} gradient step")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--budgets", type=int, default=4,
+                    help="budgets from store-all down to the minimum")
+    ap.add_argument("--threads", type=int, nargs="*",
+                    default=sorted({1, os.cpu_count()}))
+    ap.add_argument("--plot", default=os.path.join(
+        ROOT, "docs", "images", f"step-{name}.png"))
+    ap.add_argument("--torch", choices=["eager", "checkpointed"],
+                    help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.torch:
+        return torch_child(args, lambda torch, checkpointed: torch_step(
+            torch, checkpointed, inputs_of(None)))
+    core = tad_core()
+    print(f"{name}: {machine()}; OpenBLAS core {core} on both sides")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        prepared = {}
+        for form, source_of in forms.items():
+            source = os.path.join(tmp, f"{name}_{form}.tad")
+            with open(source, "w") as f:
+                f.write(source_of())
+            inputs = os.path.join(tmp, f"inputs_{form}")
+            os.makedirs(inputs)
+            for key, value in inputs_of(form).items():
+                np.save(os.path.join(inputs, key + ".npy"),
+                        np.asarray(value, dtype=np.float32))
+            prepared[form] = (source, inputs, minimum_budget(source))
+        for threads in args.threads:
+            for form, (source, inputs, minimum) in prepared.items():
+                side = "tad" if len(forms) == 1 else f"tad {form}"
+                top = None
+                budgets = [None]
+                for i in range(args.budgets + 1):
+                    budget = budgets[i]
+                    r = run_tad(source, inputs, budget, core, threads,
+                                args.repeat, tmp)
+                    rows.append(dict(r, side=side, threads=threads,
+                                     budget=budget or "store-all"))
+                    if top is None:
+                        top = r["peak"]
+                        if not minimum or minimum >= top:
+                            break
+                        budgets += [top - (top - minimum) * k // args.budgets
+                                    for k in range(1, args.budgets + 1)]
+            for mode, side in (("eager", "PyTorch"),
+                               ("checkpointed", "PyTorch checkpointed")):
+                r = run_torch(script, mode, core, threads, args.repeat)
+                rows.append(dict(r, side=side, threads=threads, budget="-"))
+    reference = rows[0]["loss"]
+    for r in rows:
+        if abs(r["loss"] - reference) > 1e-4 * abs(reference):
+            sys.exit(f"{name}: {r['side']} at {r['budget']} computed loss "
+                     f"{r['loss']}, {rows[0]['side']} at store-all "
+                     f"{reference}")
+    for threads in args.threads:
+        mine = [r for r in rows if r["threads"] == threads]
+        eager = next(r for r in mine if r["side"] == "PyTorch")
+        tad_all = mine[0]
+        print(f"\n{threads} thread(s), loss {reference:.6g} on every side "
+              "(within 1e-4):\n")
+        print("| side | budget | peak bytes | step | vs PyTorch eager "
+              f"| vs {tad_all['side']} store-all |")
+        print("| --- | --- | --- | --- | --- | --- |")
+        for r in mine:
+            print(f"| {r['side']} | {r['budget']} | {r['peak']} | "
+                  f"{r['seconds'] * 1e3:.1f} ms | "
+                  f"{r['seconds'] / eager['seconds']:.2f}x | "
+                  f"{r['seconds'] / tad_all['seconds']:.2f}x |")
+    if args.plot:
+        os.makedirs(os.path.dirname(args.plot), exist_ok=True)
+        plot(name, rows, args.plot)
+        print(f"\nplot: {os.path.relpath(args.plot, ROOT)}")

@@ -1,0 +1,64 @@
+//===- AnnotateLLVMFunctions.cpp - what LLVM should know of tad's code ----===//
+//
+// Facts about tad's functions that the conversion to the LLVM dialect
+// drops, set on the `llvm.func`s it made:
+//
+//  - Every buffer comes from the runtime's `_mlir_memref_to_llvm_alloc`,
+//    which LLVM sees as an unknown function: it cannot tell that the
+//    pointer it returns aliases nothing else. Then an accumulator in a
+//    buffer (a row sum, a row max) is loaded and stored on every iteration
+//    of the inner loop, since the input might overlap it, and the loop
+//    does not vectorize. The runtime returns fresh memory
+//    (runtime/lib/Allocator.cpp), so the declaration's result is
+//    `noalias`, as malloc's is.
+//  - The loop nests that tad-outline-loop-nests made functions are
+//    `noinline` (LLVM's inliner would put them back into one function)
+//    and internal, and the pointers of their memref arguments that view an
+//    allocation of their own (`tad.noalias_pointers`) are `noalias`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tad/Conversion/Passes.h"
+
+#include "dialects/tad/TadDialect.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+namespace tad {
+#define GEN_PASS_DEF_ANNOTATELLVMFUNCTIONS
+#include "tad/Conversion/Passes.h.inc"
+} // namespace tad
+
+using namespace mlir;
+
+namespace {
+struct AnnotateLLVMFunctions
+    : tad::impl::AnnotateLLVMFunctionsBase<AnnotateLLVMFunctions> {
+  using Base::Base;
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    StringRef noalias = LLVM::LLVMDialect::getNoAliasAttrName();
+    for (StringRef name : {"_mlir_memref_to_llvm_alloc",
+                           "_mlir_memref_to_llvm_aligned_alloc"}) {
+      auto function = getOperation().lookupSymbol<LLVM::LLVMFuncOp>(name);
+      if (function && function.isExternal())
+        function.setResultAttr(0, noalias, UnitAttr::get(context));
+    }
+    for (auto function : getOperation().getOps<LLVM::LLVMFuncOp>()) {
+      if (!function->hasAttr(tad::TadDialect::kOutlinedAttrName))
+        continue;
+      function->removeAttr(tad::TadDialect::kOutlinedAttrName);
+      function.setNoInline(true);
+      function.setLinkage(LLVM::Linkage::Internal);
+      function->removeAttr("sym_visibility");
+      auto pointers =
+          function->getAttrOfType<DenseI64ArrayAttr>(tad::TadDialect::kNoaliasPointersAttrName);
+      if (!pointers)
+        continue;
+      function->removeAttr(tad::TadDialect::kNoaliasPointersAttrName);
+      for (int64_t i : pointers.asArrayRef())
+        function.setArgAttr(i, noalias, UnitAttr::get(context));
+    }
+  }
+};
+} // namespace
