@@ -57,3 +57,20 @@ func.func @f(%x: memref<8xf32>) {
   memref.dealloc %b : memref<8xf32>
   return
 }
+
+// A buffer that a select chose may be the allocation: no noalias for it.
+// CHECK:       func.func private @h_loop{{[0-9]+}}(%{{.*}}: memref<8xf32>, %{{.*}}: memref<8xf32>) attributes {tad.outlined}
+// CHECK-LABEL: func.func @h(
+func.func @h(%x: memref<8xf32>, %c: i1) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %a = memref.alloc() : memref<8xf32>
+  %s = arith.select %c, %a, %x : memref<8xf32>
+  scf.for %i = %c0 to %c8 step %c1 {
+    %v = memref.load %s[%i] : memref<8xf32>
+    memref.store %v, %a[%i] : memref<8xf32>
+  }
+  memref.dealloc %a : memref<8xf32>
+  return
+}

@@ -134,9 +134,8 @@ struct OutlineLoopNests
 
     // noalias for memrefs that view an allocation no other argument views:
     // the positions of their aligned pointers (through which they are read
-    // and written) among the LLVM
-    // arguments (a memref of rank r is 3 + 2r of them: two pointers, the
-    // offset, the sizes and the strides).
+    // and written) among the LLVM arguments (a memref of rank r is 3 + 2r
+    // of them: two pointers, the offset, the sizes and the strides).
     SmallVector<int64_t> noalias;
     int64_t position = 0;
     for (Value value : arguments) {
@@ -145,12 +144,23 @@ struct OutlineLoopNests
         ++position;
         continue;
       }
+      // Every other buffer must be another allocation or one of the
+      // function's inputs (which a fresh allocation cannot overlap): a
+      // buffer chosen by a select, a branch or a loop might be this one.
       Value root = viewRoot(value);
-      bool shared = llvm::any_of(arguments, [&](Value other) {
-        return other != value && isa<MemRefType>(other.getType()) &&
-               viewRoot(other) == root;
-      });
-      if (root.getDefiningOp<memref::AllocOp>() && !shared)
+      auto distinct = [&](Value other) {
+        if (other == value || !isa<MemRefType>(other.getType()))
+          return true;
+        Value otherRoot = viewRoot(other);
+        if (otherRoot == root)
+          return false;
+        auto input = dyn_cast<BlockArgument>(otherRoot);
+        return otherRoot.getDefiningOp<memref::AllocOp>() ||
+               (input && input.getOwner()->isEntryBlock() &&
+                isa<func::FuncOp>(input.getOwner()->getParentOp()));
+      };
+      if (root.getDefiningOp<memref::AllocOp>() &&
+          llvm::all_of(arguments, distinct))
         noalias.push_back(position + 1);
       position += 3 + 2 * memref.getRank();
     }
