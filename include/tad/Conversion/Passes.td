@@ -221,8 +221,9 @@ def OutlineLoopNests : Pass<"tad-outline-loop-nests", "mlir::ModuleOp"> {
     was, and lets equal nests (the same ops, types and constants) share
     one function. Captured constants are cloned into the function. The
     functions are marked `tad.outlined`, and `tad.noalias_pointers` lists
-    the LLVM argument positions of the pointers of memref arguments that
-    view an allocation no other argument views, for
+    the LLVM argument positions of the aligned pointers of memref arguments
+    that view an allocation of their own while every other memref
+    argument views another allocation or a function input, for
     `tad-annotate-llvm-functions` (after the conversion to the LLVM
     dialect, which would drop both). LLVM's time on a function grows faster than its size:
     this keeps compile time linear in a network's depth
