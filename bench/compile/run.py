@@ -19,18 +19,10 @@ import time
 BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, BENCH)
 sys.path.insert(0, os.path.join(BENCH, "memory"))
+sys.path.insert(0, os.path.join(BENCH, "step"))
 from common import TADC, machine  # noqa: E402
+import mlp  # noqa: E402  (bench/step/mlp.py's network, deeper)
 import run as memory  # noqa: E402
-
-
-def mlp(depth, width=1024, batch=64):
-    params = ", ".join(f"w{i}: f32[{width}, {width}], b{i}: f32[{width}]"
-                       for i in range(depth))
-    body = "".join(f"  h = tanh(h @ w{i} + b{i});\n" for i in range(depth))
-    wrt = ", ".join(f"w{i}, b{i}" for i in range(depth))
-    return (f"fn net(x: f32[{batch}, {width}], {params}) -> f32 {{\n"
-            f"  let h = x;\n{body}  return mean(h * h);\n}}\n"
-            f"fn net_grad = grad(net, wrt: [{wrt}]);\n")
 
 
 def seconds(args, repeat):
@@ -53,7 +45,8 @@ def main():
     print("| program | budget | `--emit=lib` | of which `--emit=llvm-ir` "
           "| per layer |")
     print("| --- | --- | --- | --- | --- |")
-    programs = [(f"MLP, {d} layers", mlp(d), d) for d in args.depths]
+    programs = [(f"MLP, {d} layers", mlp.source(d, "grad"), d)
+                for d in args.depths]
     programs.append(("transformer, 4 blocks",
                      memory.transformer_source(True), 4))
     with tempfile.TemporaryDirectory() as tmp:
@@ -67,11 +60,7 @@ def main():
             for budget in (None, "half"):
                 extra = []
                 if budget == "half":
-                    proc = subprocess.run(base + ["--emit=ad",
-                                                  "--remat-budget=1"],
-                                          capture_output=True, text=True)
-                    minimum = int(proc.stderr.split(
-                        "the feasible minimum is ")[1].split()[0])
+                    minimum = memory.tad_minimum(source)
                     report = os.path.join(tmp, "report.json")
                     subprocess.run(base + ["--emit=ad", "--remat-budget=1TiB",
                                            f"--remat-report={report}"],

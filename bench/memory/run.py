@@ -132,8 +132,9 @@ fn block(x: f32[{SEQ}, {D}], g1: f32[{D}], b1: f32[{D}], wq: f32[{D}, {D}],
             f"fn net_grad = grad(net, wrt: [{wrt}]);\n")
 
 
-def tad_minimum(source):
-    proc = subprocess.run([TADC, source, "--emit=ad", "--entry", "net_grad",
+def tad_minimum(source, entry="net_grad"):
+    """The feasible minimum that tadc names below it (None if none)."""
+    proc = subprocess.run([TADC, source, "--emit=ad", "--entry", entry,
                            "--remat-budget=1"], capture_output=True,
                           text=True)
     match = re.search(r"the feasible minimum is (\d+) bytes", proc.stderr)
@@ -200,18 +201,9 @@ def torch_resnet(torch, checkpointed=False):
     return step
 
 
-def torch_transformer(torch, checkpointed=False):
-    run = checkpoint_of(checkpointed)
-    g = torch.Generator().manual_seed(0)
-
-    def param(*shape, scale=0.05):
-        return ((torch.rand(*shape, generator=g) - 0.5) * scale
-                ).requires_grad_()
-    x = torch.rand(SEQ, D, generator=g) - 0.5
-    layers = [dict(g1=param(D, scale=1.0), b1=param(D), wq=param(D, D),
-                   wk=param(D, D), wv=param(D, D), wo=param(D, D),
-                   g2=param(D, scale=1.0), b2=param(D), wu=param(D, 4 * D),
-                   wd=param(4 * D, D)) for _ in range(BLOCKS)]
+def torch_transformer_block(torch):
+    """The transformer block of transformer_source, in PyTorch: the block
+    takes h and the parameters named by NAMES, in that order."""
     dh = D // HEADS
 
     def layer_norm(v, gain, bias):
@@ -231,6 +223,22 @@ def torch_transformer(torch, checkpointed=False):
         h = h + o @ wo
         u = layer_norm(h, g2, b2) @ wu
         return h + (u * torch.sigmoid(1.702 * u)) @ wd
+    return block
+
+
+def torch_transformer(torch, checkpointed=False):
+    run = checkpoint_of(checkpointed)
+    g = torch.Generator().manual_seed(0)
+
+    def param(*shape, scale=0.05):
+        return ((torch.rand(*shape, generator=g) - 0.5) * scale
+                ).requires_grad_()
+    x = torch.rand(SEQ, D, generator=g) - 0.5
+    layers = [dict(g1=param(D, scale=1.0), b1=param(D), wq=param(D, D),
+                   wk=param(D, D), wv=param(D, D), wo=param(D, D),
+                   g2=param(D, scale=1.0), b2=param(D), wu=param(D, 4 * D),
+                   wd=param(4 * D, D)) for _ in range(BLOCKS)]
+    block = torch_transformer_block(torch)
 
     def step():
         for p in layers:

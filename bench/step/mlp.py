@@ -16,14 +16,16 @@ import suite  # noqa: E402
 WIDTH, BATCH, DEPTH = 1024, 64, 8
 
 
-def source():
+def source(depth=DEPTH, request="value_and_grad"):
+    """The MLP of `depth` layers and its `net_<request>` (bench/compile
+    times its `grad`)."""
     params = ", ".join(f"w{i}: f32[{WIDTH}, {WIDTH}], b{i}: f32[{WIDTH}]"
-                       for i in range(DEPTH))
-    body = "".join(f"  h = tanh(h @ w{i} + b{i});\n" for i in range(DEPTH))
-    wrt = ", ".join(f"w{i}, b{i}" for i in range(DEPTH))
+                       for i in range(depth))
+    body = "".join(f"  h = tanh(h @ w{i} + b{i});\n" for i in range(depth))
+    wrt = ", ".join(f"w{i}, b{i}" for i in range(depth))
     return (f"fn net(x: f32[{BATCH}, {WIDTH}], {params}) -> f32 {{\n"
             f"  let h = x;\n{body}  return mean(h * h);\n}}\n"
-            f"fn net_value_and_grad = value_and_grad(net, wrt: [{wrt}]);\n")
+            f"fn net_{request} = {request}(net, wrt: [{wrt}]);\n")
 
 
 def inputs_of(form):
@@ -37,24 +39,17 @@ def inputs_of(form):
 
 def torch_step(torch, checkpointed, inputs):
     run = suite.memory.checkpoint_of(checkpointed)
-    t = {k: torch.tensor(np.asarray(v, np.float32)) for k, v in inputs.items()}
-    params = [t[f"{n}{i}"].requires_grad_() for i in range(DEPTH)
-              for n in "wb"]
-    last = {}
 
-    def step():
-        for p in params:
-            p.grad = None
+    def forward(t):
         h = t["x"]
         for i in range(DEPTH):
             h = run(lambda h, w, b: torch.tanh(h @ w + b), h, t[f"w{i}"],
                     t[f"b{i}"])
-        loss = (h * h).mean()
-        loss.backward()
-        last["loss"] = loss.item()
-    return step, lambda: last["loss"]
+        return h
+    params = [f"{n}{i}" for i in range(DEPTH) for n in "wb"]
+    return suite.torch_step_of(torch, inputs, params, forward)
 
 
 if __name__ == "__main__":
-    suite.main("mlp", {"unrolled": source}, torch_step, inputs_of,
+    suite.main("mlp", {"unrolled": lambda: source()}, torch_step, inputs_of,
                os.path.abspath(__file__))

@@ -38,22 +38,15 @@ def inputs_of(form):
 
 def torch_step(torch, checkpointed, inputs):
     run = memory.checkpoint_of(checkpointed)
-    t = {k: torch.tensor(np.asarray(v, np.float32)) for k, v in inputs.items()}
-    params = [t[f"{n}{i}"].requires_grad_() for i in range(DEPTH)
-              for n in "wb"]
-    last = {}
 
-    def step():
-        for p in params:
-            p.grad = None
+    def forward(t):
         h = t["x"]
         for i in range(DEPTH):
             h = run(lambda h, w, b: h + torch.tanh(h @ w + b), h,
                     t[f"w{i}"], t[f"b{i}"])
-        loss = (h * h).mean()
-        loss.backward()
-        last["loss"] = loss.item()
-    return step, lambda: last["loss"]
+        return h
+    params = [f"{n}{i}" for i in range(DEPTH) for n in "wb"]
+    return suite.torch_step_of(torch, inputs, params, forward)
 
 
 if __name__ == "__main__":

@@ -57,28 +57,22 @@ def tad_core():
 
 
 def environment(core, threads):
-    env = dict(os.environ, OPENBLAS_CORETYPE=core,
-               OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
-    return env
+    return dict(os.environ, OPENBLAS_CORETYPE=core,
+                OPENBLAS_NUM_THREADS=str(threads),
+                OMP_NUM_THREADS=str(threads))
 
 
-def minimum_budget(source):
-    proc = subprocess.run([TADC, source, "--emit=ad", "--entry",
-                           "net_value_and_grad", "--remat-budget=1"],
-                          capture_output=True, text=True)
-    for word in proc.stderr.split("the feasible minimum is ")[1:]:
-        return int(word.split()[0])
-    return None
-
-
-def run_tad(source, inputs, budget, core, threads, repeat, tmp):
-    """Compiles `source` at `budget` (None: store-all) and runs it."""
-    exe = os.path.join(tmp, "step")
+def compile_tad(source, budget, exe):
+    """Compiles `source`'s step at `budget` (None: store-all) into `exe`."""
     args = [TADC, source, "--emit=exe", "--entry", "net_value_and_grad",
             "-o", exe]
     if budget is not None:
         args.append(f"--remat-budget={budget}")
     subprocess.run(args, check=True, capture_output=True)
+
+
+def run_tad(exe, inputs, core, threads, repeat, tmp):
+    """Runs a compiled step: its median time, peak, loss and kernels."""
     stats, out = os.path.join(tmp, "s.json"), os.path.join(tmp, "out")
     os.makedirs(out, exist_ok=True)
     subprocess.run([exe, "--inputs", inputs, "--repeat", str(repeat + 1),
@@ -102,6 +96,25 @@ def run_torch(script, mode, core, threads, repeat):
                            str(repeat)], check=True, capture_output=True,
                           text=True, env=environment(core, threads))
     return json.loads(proc.stdout.splitlines()[-1])
+
+
+def torch_step_of(torch, inputs, params, forward):
+    """A PyTorch step on `inputs` (name -> array): `params` name the
+    tensors that get gradients, `forward(t)` computes the network's output
+    h from the tensors by name, and the loss is mean(h * h), as in the tad
+    programs. Returns the step and a function giving its last loss."""
+    t = {k: torch.tensor(np.asarray(v, np.float32)) for k, v in inputs.items()}
+    weights = [t[n].requires_grad_() for n in params]
+    last = {}
+
+    def step():
+        for w in weights:
+            w.grad = None
+        h = forward(t)
+        loss = (h * h).mean()
+        loss.backward()
+        last["loss"] = loss.item()
+    return step, lambda: last["loss"]
 
 
 def torch_child(args, torch_step):
@@ -189,24 +202,28 @@ def main(name, forms, torch_step, inputs_of, script):
             for key, value in inputs_of(form).items():
                 np.save(os.path.join(inputs, key + ".npy"),
                         np.asarray(value, dtype=np.float32))
-            prepared[form] = (source, inputs, minimum_budget(source))
-        for threads in args.threads:
-            for form, (source, inputs, minimum) in prepared.items():
-                side = "tad" if len(forms) == 1 else f"tad {form}"
-                top = None
-                budgets = [None]
-                for i in range(args.budgets + 1):
-                    budget = budgets[i]
-                    r = run_tad(source, inputs, budget, core, threads,
-                                args.repeat, tmp)
+            prepared[form] = (source, inputs)
+        # Each budget is compiled once and run at every thread count; the
+        # budgets go from the store-all peak (which no thread count
+        # changes) down to the minimum.
+        for form, (source, inputs) in prepared.items():
+            side = "tad" if len(forms) == 1 else f"tad {form}"
+            minimum = memory.tad_minimum(source, "net_value_and_grad")
+            budgets, top = [None], None
+            while budgets:
+                budget = budgets.pop(0)
+                exe = os.path.join(tmp, "step")
+                compile_tad(source, budget, exe)
+                for threads in args.threads:
+                    r = run_tad(exe, inputs, core, threads, args.repeat, tmp)
                     rows.append(dict(r, side=side, threads=threads,
                                      budget=budget or "store-all"))
-                    if top is None:
-                        top = r["peak"]
-                        if not minimum or minimum >= top:
-                            break
-                        budgets += [top - (top - minimum) * k // args.budgets
-                                    for k in range(1, args.budgets + 1)]
+                if top is None:
+                    top = r["peak"]
+                    if minimum and minimum < top:
+                        budgets = [top - (top - minimum) * k // args.budgets
+                                   for k in range(1, args.budgets + 1)]
+        for threads in args.threads:
             for mode, side in (("eager", "PyTorch"),
                                ("checkpointed", "PyTorch checkpointed")):
                 r = run_torch(script, mode, core, threads, args.repeat)

@@ -16,8 +16,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import suite  # noqa: E402
 
 memory = suite.memory
-D, SEQ, HEADS, BLOCKS, NAMES = (memory.D, memory.SEQ, memory.HEADS,
-                                memory.BLOCKS, memory.NAMES)
+D, SEQ, BLOCKS, NAMES = memory.D, memory.SEQ, memory.BLOCKS, memory.NAMES
 SHAPES = {"g1": [D], "b1": [D], "wq": [D, D], "wk": [D, D], "wv": [D, D],
           "wo": [D, D], "g2": [D], "b2": [D], "wu": [D, 4 * D],
           "wd": [4 * D, D]}
@@ -48,41 +47,15 @@ def inputs_of(form):
 
 def torch_step(torch, checkpointed, inputs):
     run = memory.checkpoint_of(checkpointed)
-    t = {k: torch.tensor(np.asarray(v, np.float32)) for k, v in inputs.items()}
-    layers = [[t[f"{n}_{i}"].requires_grad_() for n in NAMES]
-              for i in range(BLOCKS)]
-    dh = D // HEADS
+    block = memory.torch_transformer_block(torch)
 
-    def layer_norm(v, gain, bias):
-        mu = v.mean(1, keepdim=True)
-        d = v - mu
-        var = (d * d).mean(1, keepdim=True)
-        return d * torch.rsqrt(var + 1e-5) * gain + bias
-
-    def heads(v):
-        return v.reshape(SEQ, HEADS, dh).transpose(0, 1)
-
-    def block(h, g1, b1, wq, wk, wv, wo, g2, b2, wu, wd):
-        n = layer_norm(h, g1, b1)
-        q, k, v = (heads(n @ w) for w in (wq, wk, wv))
-        a = torch.softmax(q @ k.transpose(1, 2) * (1 / dh ** 0.5), -1)
-        o = (a @ v).transpose(0, 1).reshape(SEQ, D)
-        h = h + o @ wo
-        u = layer_norm(h, g2, b2) @ wu
-        return h + (u * torch.sigmoid(1.702 * u)) @ wd
-    last = {}
-
-    def step():
-        for layer in layers:
-            for p in layer:
-                p.grad = None
+    def forward(t):
         h = t["x"]
-        for layer in layers:
-            h = run(block, h, *layer)
-        loss = (h * h).mean()
-        loss.backward()
-        last["loss"] = loss.item()
-    return step, lambda: last["loss"]
+        for i in range(BLOCKS):
+            h = run(block, h, *(t[f"{n}_{i}"] for n in NAMES))
+        return h
+    params = [f"{n}_{i}" for i in range(BLOCKS) for n in NAMES]
+    return suite.torch_step_of(torch, inputs, params, forward)
 
 
 if __name__ == "__main__":
