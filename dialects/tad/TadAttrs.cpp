@@ -230,6 +230,12 @@ LogicalResult TadDialect::verifyOperationAttribute(Operation *op,
     if (!request)
       return op->emitOpError()
              << "'" << name << "' must be a #tad.derivative attribute";
+    // A written derivative (one with a body) may outlive its primal:
+    // --entry keeps only what the entry calls, and the derivative does not
+    // call its primal.
+    if (!fn.isDeclaration() && !SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+                                   op, request.getPrimal()))
+      return success();
     func::FuncOp primal = lookupFunction(op, request.getPrimal(), "primal");
     if (!primal)
       return failure();

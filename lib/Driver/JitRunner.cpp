@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tad/Driver/JitRunner.h"
+#include "tad/Driver/ResultStores.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -36,8 +37,13 @@ llvm::Error tad::driver::runEntry(mlir::ModuleOp module,
   if (!machine)
     return machine.takeError();
   mlir::ExecutionEngineOptions engineOptions;
-  auto transformer = mlir::makeOptimizingTransformer(3, 0, machine->get());
-  engineOptions.transformer = transformer;
+  auto optimize = mlir::makeOptimizingTransformer(3, 0, machine->get());
+  engineOptions.transformer = [optimize](llvm::Module *llvmModule) -> llvm::Error {
+    if (llvm::Error e = optimize(llvmModule))
+      return e;
+    storeResultsEarly(*llvmModule);
+    return llvm::Error::success();
+  };
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   auto engine = mlir::ExecutionEngine::create(module, engineOptions);
   if (!engine)

@@ -207,19 +207,32 @@ def AnnotateLLVMFunctions
     reduction's accumulator in memory across the inner loop, and the loop
     does not vectorize. Makes the functions of `tad-outline-loop-nests`
     (`tad.outlined`) internal and `noinline`, with `llvm.noalias` on the
-    argument positions listed in `tad.noalias_pointers`.
+    argument positions listed in `tad.noalias_pointers`. A function `f`
+    with a C interface (`_mlir_ciface_f`, through which alone the
+    generated wrappers and the JIT call it) becomes internal, and
+    `always_inline` where nothing else calls it: the interface then loads
+    from its arguments' descriptors only what the body reads. The
+    interface's result pointer, where it has one, is `llvm.noalias`: it
+    points to the caller's memory, which nothing else touches while the
+    interface runs (tadc then moves each result's stores to where the
+    result is made; lib/Driver/ResultStores.cpp).
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
 def OutlineLoopNests : Pass<"tad-outline-loop-nests", "mlir::ModuleOp"> {
-  let summary = "Makes each computing loop nest a function, one per kind";
+  let summary = "Makes each computing loop nest and runtime call a function, one per kind";
   let description = [{
     Moves every outermost `scf.for` nest that only loads, stores and
     computes (arith, math, affine index arithmetic, inner `scf.for` and
     `scf.if`) into a private function of its own, called where the nest
     was, and lets equal nests (the same ops, types and constants) share
-    one function. Captured constants are cloned into the function. The
+    one function. So too every call of an external function (the
+    runtime's GEMM) with memref arguments: the `memref.cast`s of its
+    operands move into the function, which passes each argument of a
+    fully static type on as a view of its base buffer with constant sizes
+    and strides, so that the descriptors it builds for the C interface
+    are constants but for the pointers. Captured constants are cloned into the function. The
     functions are marked `tad.outlined`, and `tad.noalias_pointers` lists
     the LLVM argument positions of the aligned pointers of memref arguments
     that view an allocation of their own while every other memref

@@ -256,8 +256,10 @@ def RestrictToEntry : Pass<"tad-restrict-to-entry", "mlir::ModuleOp"> {
     Makes every function but `entry` private and removes those it does not
     reach, so that only the code an entry needs is lowered and compiled.
     Runs after tad-autodiff: custom rules (`tad.custom_rule`) no longer keep
-    their forward and pullback alive. Fails, naming the functions there are,
-    when `entry` is not a function with a body.
+    their forward and pullback alive, nor does a derivative's
+    `tad.derivative` keep its primal (the derivative keeps the attribute,
+    which may then name a function that is gone). Fails, naming the
+    functions there are, when `entry` is not a function with a body.
   }];
   let options = [
     Option<"entry", "entry", "std::string", "\"\"",

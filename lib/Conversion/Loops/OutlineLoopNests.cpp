@@ -1,4 +1,4 @@
-//===- OutlineLoopNests.cpp - each loop nest a function, once -------------===//
+//===- OutlineLoopNests.cpp - each loop nest and runtime call a function --===//
 //
 // After linalg becomes loops, a gradient of a deep network is one function
 // holding thousands of loop nests, and LLVM's optimizer and code generator
@@ -9,6 +9,11 @@
 // nests that are the same (same ops, shapes and constants: every layer of
 // a network of equal layers) share one: LLVM then compiles a few small
 // functions and one function of calls.
+//
+// Calls of the runtime with memref arguments (its GEMM) become functions
+// the same way, one per callee and types: a call's C interface has the
+// caller build a descriptor per memref on its stack, and a gradient's
+// hundreds of GEMMs made that glue most of the function LLVM compiled.
 //
 // A nest's captured constants are cloned into it (its trip counts stay
 // known); every other captured value becomes an argument. A memref
@@ -70,6 +75,33 @@ Value viewRoot(Value memref) {
   return memref;
 }
 
+/// Passes each memref argument of a fully static layout on as a fresh
+/// view of its aligned pointer (`memref.reinterpret_cast` with constant
+/// sizes and strides), so that the descriptor the call builds is made of
+/// constants: the argument's sizes and strides are then unused, LLVM drops
+/// them from every call of the function, and its callers no longer load
+/// them from their own arguments' descriptors.
+void describeStatically(OpBuilder &b, Location loc, ArrayRef<Value> captured,
+                        Block *entry, IRMapping &mapping) {
+  for (auto [value, argument] : llvm::zip(captured, entry->getArguments())) {
+    auto type = dyn_cast<MemRefType>(argument.getType());
+    if (!type || !type.hasStaticShape())
+      continue;
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(type.getStridesAndOffset(strides, offset)) ||
+        ShapedType::isDynamic(offset) ||
+        llvm::any_of(strides, ShapedType::isDynamic))
+      continue;
+    // From the base buffer: a cast of the argument itself would fold away.
+    auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, argument);
+    auto view = memref::ReinterpretCastOp::create(
+        b, loc, type, metadata.getBaseBuffer(), offset, type.getShape(),
+        strides);
+    mapping.map(value, view.getResult());
+  }
+}
+
 struct OutlineLoopNests
     : tad::impl::OutlineLoopNestsBase<OutlineLoopNests> {
   using Base::Base;
@@ -91,18 +123,45 @@ struct OutlineLoopNests
         return WalkResult::skip();
       });
       for (scf::ForOp loop : nests)
-        outline(loop, function, symbols, outlined, count);
+        outline(loop, "_loop", function, symbols, outlined, count);
+      // A call to the runtime whose arguments are memrefs: the caller
+      // builds each memref's descriptor on its stack (the C interface), 7
+      // stores for a matrix, and LLVM's code generator spends its time on
+      // those stores in one function of hundreds of calls. A function per
+      // kind of call (the same callee and types: every layer's GEMM of an
+      // MLP of equal layers) builds them once.
+      SmallVector<func::CallOp> calls;
+      function.walk([&](func::CallOp call) {
+        auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+        if (callee && callee.isExternal() &&
+            llvm::any_of(call.getOperandTypes(), llvm::IsaPred<MemRefType>))
+          calls.push_back(call);
+      });
+      for (func::CallOp call : calls)
+        outline(call, "_call", function, symbols, outlined, count);
     }
   }
 
-  void outline(scf::ForOp loop, func::FuncOp parent, SymbolTable &symbols,
-               llvm::StringMap<func::FuncOp> &outlined, unsigned &count) {
+  void outline(Operation *op, StringRef kind, func::FuncOp parent,
+               SymbolTable &symbols, llvm::StringMap<func::FuncOp> &outlined,
+               unsigned &count) {
     // What the nest uses from outside: constants are cloned in, the rest
     // are arguments.
     llvm::SetVector<Value> captured;
-    getUsedValuesDefinedAbove(loop.getRegion(), captured);
-    for (Value operand : loop->getOperands())
-      captured.insert(operand);
+    for (Region &region : op->getRegions())
+      getUsedValuesDefinedAbove(region, captured);
+    // A call's operands cast to the callee's dynamic memref types are cast
+    // inside the function instead: its arguments keep their static types.
+    SmallVector<memref::CastOp> casts;
+    for (Value operand : op->getOperands()) {
+      auto cast = operand.getDefiningOp<memref::CastOp>();
+      if (cast && isa<func::CallOp>(op)) {
+        casts.push_back(cast);
+        captured.insert(cast.getSource());
+      } else {
+        captured.insert(operand);
+      }
+    }
     SmallVector<Value> arguments;
     SmallVector<Operation *> constants;
     for (Value value : captured) {
@@ -115,8 +174,8 @@ struct OutlineLoopNests
 
     OpBuilder b(parent);
     auto type = b.getFunctionType(ValueRange(arguments).getTypes(),
-                                  loop.getResultTypes());
-    auto function = func::FuncOp::create(b, loop.getLoc(), "outlined", type);
+                                  op->getResultTypes());
+    auto function = func::FuncOp::create(b, op->getLoc(), "outlined", type);
     function.setPrivate();
     // tad-annotate-llvm-functions makes it internal and noinline (LLVM's
     // inliner would put the nests back into one function).
@@ -129,8 +188,13 @@ struct OutlineLoopNests
     b.setInsertionPointToStart(entry);
     for (Operation *constant : constants)
       mapping.map(constant->getResult(0), b.clone(*constant)->getResult(0));
-    Operation *copy = b.clone(*loop, mapping);
-    func::ReturnOp::create(b, loop.getLoc(), copy->getResults());
+    if (isa<func::CallOp>(op))
+      describeStatically(b, op->getLoc(), arguments, entry, mapping);
+    for (memref::CastOp cast : casts)
+      if (!mapping.contains(cast.getResult()))
+        b.clone(*cast, mapping);
+    Operation *copy = b.clone(*op, mapping);
+    func::ReturnOp::create(b, op->getLoc(), copy->getResults());
 
     // noalias for memrefs that view an allocation no other argument views:
     // the positions of their aligned pointers (through which they are read
@@ -174,17 +238,20 @@ struct OutlineLoopNests
     function->print(os, OpPrintingFlags().printGenericOpForm().useLocalScope());
     auto [it, inserted] = outlined.try_emplace(key, function);
     if (inserted) {
-      std::string name = (parent.getName() + "_loop" + Twine(count++)).str();
+      std::string name = (parent.getName() + kind + Twine(count++)).str();
       function.setName(name);
       symbols.insert(function);
     } else {
       function.erase();
       function = it->second;
     }
-    OpBuilder at(loop);
-    auto call = func::CallOp::create(at, loop.getLoc(), function, arguments);
-    loop->replaceAllUsesWith(call.getResults());
-    loop->erase();
+    OpBuilder at(op);
+    auto call = func::CallOp::create(at, op->getLoc(), function, arguments);
+    op->replaceAllUsesWith(call.getResults());
+    op->erase();
+    for (memref::CastOp cast : casts)
+      if (cast->use_empty())
+        cast->erase();
   }
 };
 

@@ -36,10 +36,23 @@ struct RestrictToEntry : tad::impl::RestrictToEntryBase<RestrictToEntry> {
       if (f != fn && !f.isDeclaration())
         f.setPrivate();
     }
+    // A written derivative names its primal in its `tad.derivative`
+    // attribute, but does not call it: that reference must not keep the
+    // primal alive. The attributes are set aside during the DCE and put
+    // back on the derivatives that remain.
+    SmallVector<std::pair<StringAttr, Attribute>> derivatives;
+    for (auto f : module.getOps<func::FuncOp>())
+      if (!f.isDeclaration())
+        if (Attribute request =
+                f->removeAttr(tad::TadDialect::kDerivativeAttrName))
+          derivatives.push_back({f.getSymNameAttr(), request});
     OpPassManager dce(ModuleOp::getOperationName());
     dce.addPass(createSymbolDCEPass());
     if (failed(runPipeline(dce, module)))
-      signalPassFailure();
+      return signalPassFailure();
+    for (auto [name, request] : derivatives)
+      if (auto f = module.lookupSymbol<func::FuncOp>(name))
+        f->setAttr(tad::TadDialect::kDerivativeAttrName, request);
   }
 };
 
