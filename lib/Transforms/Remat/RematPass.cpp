@@ -32,6 +32,8 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <thread>
+
 namespace tad {
 #define GEN_PASS_DEF_REMAT
 #include "tad/Transforms/Passes.h.inc"
@@ -877,12 +879,34 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     knownBodyPeaks.clear();
     modelSlack = !schedulableLoops(func).empty();
     std::vector<Event> storeAll = remat::storeAllSchedule(problem.graph);
-    FailureOr<int64_t> storeAllPeak = planPeak(func, func);
+    // Planning store-all and the first schedule each lower a copy of the
+    // module through bufferization (70 ms each for 4 transformer blocks).
+    // Where the model puts store-all over the budget, the schedule is
+    // likely needed: both run at once, store-all's plan on a thread of its
+    // own (it reads the module; the schedule works on a detached copy).
+    std::optional<Attempt> attempt;
+    bool attempted = false;
+    FailureOr<int64_t> storeAllPeak = failure();
+    if (getContext().isMultithreadingEnabled() &&
+        policy != RematPolicy::saveAll &&
+        remat::simulate(problem.graph, storeAll).peak > getBudget()) {
+      std::thread storeAllPlan(
+          [&] { storeAllPeak = planPeak(func, func); });
+      attempt = tryAll(func, problem, graphOptions, getBudget());
+      attempted = true;
+      storeAllPlan.join();
+    } else {
+      storeAllPeak = planPeak(func, func);
+    }
     if (failed(storeAllPeak)) {
+      if (attempt)
+        attempt->work->destroy();
       loweringFailed = true;
       return std::nullopt;
     }
     if (*storeAllPeak <= getBudget()) {
+      if (attempt)
+        attempt->work->destroy();
       RematFunctionReport report =
           describe(func, problem, storeAll, problem, "store-all", getBudget(),
                    policy, *storeAllPeak, *storeAllPeak);
@@ -897,8 +921,8 @@ struct RematPass : tad::impl::RematBase<RematPass> {
       failedMinimum = *storeAllPeak;
       return std::nullopt;
     }
-    std::optional<Attempt> attempt =
-        tryAll(func, problem, graphOptions, getBudget());
+    if (!attempted)
+      attempt = tryAll(func, problem, graphOptions, getBudget());
     if (!attempt) {
       if (loweringFailed)
         return std::nullopt;
