@@ -6,15 +6,16 @@
 // After tad_rt_cuda_begin() (GPU code), buffers are CUDA managed memory,
 // so the same counts are the device's (docs/gpu.md).
 //
-// Freed host buffers are kept for reuse by size (compiled code allocates
-// the same sizes on every call), as long as the live and kept bytes
-// together stay within the highest live total reached: a buffer that the C
-// library would hand back to the kernel costs a page fault per page when
-// it is allocated again (docs/memory.md measures what that cost). Kept
-// buffers are not live and not counted.
-//
+// Host buffers come from an arena (Arena.h) whose pages stay mapped
+// between calls, as long as its extent stays within 5/4 of the highest
+// live total reached (else from the C library): compiled code allocates
+// the same buffers on every call, and memory that the C library hands back
+// to the kernel costs a page fault per page when it is allocated again
+// (docs/memory.md measures what that cost). Free arena memory is not live
+// and not counted.
 //===----------------------------------------------------------------------===//
 
+#include "Arena.h"
 #include "Cuda.h"
 
 #include "tad/runtime/Runtime.h"
@@ -23,7 +24,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
+#include <unistd.h>
 #include <unordered_map>
 #include <vector>
 
@@ -49,10 +52,9 @@ struct AllocatorState {
   std::mutex mutex;
   std::unordered_map<const void *, Buffer> live;
   tad_rt_stats stats{0, 0, 0, 0};
-  // Freed host buffers by rounded size, their bytes, and the highest live
-  // total ever reached (tad_rt_reset_peak does not lower it).
-  std::unordered_map<size_t, std::vector<void *>> kept;
-  int64_t keptBytes = 0;
+  // The host arena (made at the first host allocation), and the highest
+  // live total ever reached (tad_rt_reset_peak does not lower it).
+  std::unique_ptr<tad::rt::Arena> arena;
   int64_t highWater = 0;
   bool tracing = false;
   std::vector<tad_rt_trace_event> trace;
@@ -77,24 +79,25 @@ size_t roundUp(size_t size) {
   return rounded ? rounded : kAlignment;
 }
 
-/// A kept buffer of `rounded` bytes, or null. Called with the lock held.
-void *takeKept(AllocatorState &s, size_t rounded) {
-  auto it = s.kept.find(rounded);
-  if (it == s.kept.end() || it->second.empty())
-    return nullptr;
-  void *ptr = it->second.back();
-  it->second.pop_back();
-  s.keptBytes -= int64_t(rounded);
-  return ptr;
+/// The arena's reservation: the machine's memory (address space only),
+/// at most 1 TiB.
+size_t arenaReservation() {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  size_t bytes = pages > 0 && page > 0 ? size_t(pages) * size_t(page)
+                                       : size_t(1) << 34;
+  return std::min(bytes, size_t(1) << 40);
 }
 
-/// Frees every kept buffer. Called with the lock held.
-void releaseKept(AllocatorState &s) {
-  for (auto &[bytes, buffers] : s.kept)
-    for (void *ptr : buffers)
-      std::free(ptr);
-  s.kept.clear();
-  s.keptBytes = 0;
+/// A block of the arena for `size` bytes, or null. Called with the lock
+/// held.
+void *allocateFromArena(AllocatorState &s, size_t size) {
+  if (!TAD_RT_KEEP_FREED)
+    return nullptr;
+  if (!s.arena)
+    s.arena = std::make_unique<tad::rt::Arena>(arenaReservation());
+  int64_t high = std::max(s.highWater, s.stats.current_bytes + int64_t(size));
+  size_t maxExtent = roundUp(size_t(high)) / 4 * 5;
+  return s.arena->allocate(roundUp(size), maxExtent);
 }
 
 void *allocate(size_t size) {
@@ -108,16 +111,17 @@ void *allocate(size_t size) {
     {
       AllocatorState &s = state();
       std::lock_guard<std::mutex> lock(s.mutex);
-      ptr = takeKept(s, rounded);
+      ptr = allocateFromArena(s, size);
     }
     if (!ptr)
       ptr = std::aligned_alloc(kAlignment, rounded);
     if (!ptr) {
-      // Kept buffers of other sizes may be what the allocation lacks.
+      // The arena's free pages may be what the allocation lacks.
       AllocatorState &s = state();
       {
         std::lock_guard<std::mutex> lock(s.mutex);
-        releaseKept(s);
+        if (s.arena)
+          s.arena->release();
       }
       ptr = std::aligned_alloc(kAlignment, rounded);
     }
@@ -174,12 +178,8 @@ void _mlir_memref_to_llvm_free(void *ptr) {
     s.record(-int64_t(bytes));
     device = it->second.device;
     s.live.erase(it);
-    size_t rounded = roundUp(bytes);
-    if (TAD_RT_KEEP_FREED && !device &&
-        s.stats.current_bytes + s.keptBytes + int64_t(rounded) <=
-            s.highWater) {
-      s.kept[rounded].push_back(ptr);
-      s.keptBytes += int64_t(rounded);
+    if (!device && s.arena && s.arena->owns(ptr)) {
+      s.arena->deallocate(ptr, roundUp(bytes));
       return;
     }
   }
@@ -192,9 +192,13 @@ void _mlir_memref_to_llvm_free(void *ptr) {
 int64_t tad_rt_release_kept(void) {
   AllocatorState &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  int64_t bytes = s.keptBytes;
-  releaseKept(s);
-  return bytes;
+  return s.arena ? int64_t(s.arena->release()) : 0;
+}
+
+int64_t tad_rt_held_bytes(void) {
+  AllocatorState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return s.arena ? int64_t(s.arena->getExtent()) : 0;
 }
 
 tad_rt_stats tad_rt_get_stats(void) {

@@ -33,11 +33,14 @@ typedef struct tad_rt_stats {
 } tad_rt_stats;
 
 tad_rt_stats tad_rt_get_stats(void);
-/* Freed host buffers are kept for the next allocation of their size while
- * the live and kept bytes together stay within the highest live total
- * reached; they are not live and not counted. This returns them to the C
- * library, and the bytes it returned. */
+/* Freed host memory stays with the runtime (its arena, whose extent stays
+ * within 5/4 of the highest live total reached) for the next allocations;
+ * it is not live and not counted. This hands the pages of the free memory
+ * back to the kernel, and returns their bytes. */
 int64_t tad_rt_release_kept(void);
+/* The bytes of host memory the runtime's arena spans (live and free
+ * buffers together): at most 5/4 of the highest live total reached. */
+int64_t tad_rt_held_bytes(void);
 /* Sets the peak to the current bytes and the counts to zero: the start of a
  * measured call. */
 void tad_rt_reset_peak(void);
