@@ -22,6 +22,7 @@ std::string tad::getBufferizationPipeline(int64_t budget) {
   return "convert-tad-to-linalg,"
          "canonicalize,"
          "tad-fuse-elementwise,"
+         "tad-split-reductions,"
          "tad-reuse-operand-buffers,"
          "eliminate-empty-tensors,"
          "one-shot-bufferize{bufferize-function-boundaries "

@@ -54,6 +54,24 @@ def FuseElementwise : Pass<"tad-fuse-elementwise", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def SplitReductions : Pass<"tad-split-reductions", "mlir::ModuleOp"> {
+  let summary = "Splits sums along the innermost dimension into vector lanes";
+  let description = [{
+    Rewrites a `linalg.generic` on tensors that sums (`arith.addf` into its
+    accumulator) over one dimension, the innermost of its iteration space
+    and of each input, into a sum into 8 (f64) or 16 (f32) lanes, lane `l`
+    adding the elements `l`, `l + L`, `l + 2L`, ... in order, followed by a
+    sum of the lanes in order into the original accumulator (linalg's
+    split reduction, the lanes the innermost, parallel dimension). The
+    dimension's length must be a multiple of the lanes, and at least
+    twice as long. The order of the additions is then fixed in the IR: the
+    CPU's inner loop over lanes vectorizes, and GPU code adds in the same
+    order, so that both get the same bits (docs/performance.md).
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def ReuseOperandBuffers : Pass<"tad-reuse-operand-buffers", "mlir::ModuleOp"> {
   let summary = "Writes elementwise results into the buffers of dying inputs";
   let description = [{
