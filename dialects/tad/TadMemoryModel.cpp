@@ -70,6 +70,28 @@ int64_t rowSumBytes(Value input, int64_t axis) {
   return rowsAlong(input, axis) * (wide ? wide : elementBytes(type));
 }
 
+/// The bytes of the lanes that a row sum along `axis` first sums into
+/// (tad-split-reductions): 8 f64 or 16 f32 lanes per row when the axis is
+/// the innermost, a multiple of the lanes and at least twice as long; 0
+/// otherwise. They are alive together with the sum's accumulator, and
+/// freed once added into it.
+int64_t laneBytes(Value input, int64_t axis) {
+  RankedTensorType type = typeOf(input);
+  int64_t wide = wideBytes(type.getElementType());
+  int64_t accumulator = wide ? wide : elementBytes(type);
+  int64_t lanes = accumulator == 8 ? 8 : accumulator == 4 ? 16 : 0;
+  int64_t length = type.getDimSize(axis);
+  if (lanes == 0 || axis != type.getRank() - 1 || length % lanes != 0 ||
+      length < 2 * lanes)
+    return 0;
+  return rowsAlong(input, axis) * lanes * accumulator;
+}
+
+/// laneBytes of a reduction over `axes`: only a sum over one axis is split.
+int64_t laneBytes(Value input, ArrayRef<int64_t> axes) {
+  return axes.size() == 1 ? laneBytes(input, axes.front()) : 0;
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -193,7 +215,8 @@ template <typename OpT> static bool keepsNoDimension(OpT op) {
   bool OP::absorbsProducers() { return true; }                                 \
   bool OP::writesFreshBuffer() { return keepsNoDimension(*this); }             \
   int64_t OP::getTransientBytes(bool tailFused) {                              \
-    return tailFused ? 0 : accumulatorBytes(getResult());                      \
+    return laneBytes(getOperand(), getAxes()) +                                \
+           (tailFused ? 0 : accumulatorBytes(getResult()));                    \
   }                                                                            \
   std::optional<int64_t> OP::getFusableTailBytes() {                           \
     if (int64_t bytes = accumulatorBytes(getResult()))                         \
@@ -222,10 +245,11 @@ std::optional<int64_t> ReduceMaxOp::getFusableTailBytes() {
 // written, or, when the division fuses into the readers, until they run.
 bool SoftmaxOp::writesFreshBuffer() { return true; }
 int64_t SoftmaxOp::getTransientBytes(bool tailFused) {
+  int64_t axis = static_cast<int64_t>(getAxis());
+  int64_t lanes = laneBytes(getOperand(), axis);
   if (tailFused)
-    return 0;
-  return getByteSize(getType()) +
-         rowSumBytes(getOperand(), static_cast<int64_t>(getAxis()));
+    return lanes;
+  return lanes + getByteSize(getType()) + rowSumBytes(getOperand(), axis);
 }
 std::optional<int64_t> SoftmaxOp::getFusableTailBytes() {
   return getByteSize(getType()) +
@@ -239,14 +263,15 @@ std::optional<int64_t> SoftmaxOp::getFusableTailBytes() {
 // readers, the maxima and the sums stay alive until they run.
 bool LogSumExpOp::writesFreshBuffer() { return !getKeepdims(); }
 int64_t LogSumExpOp::getTransientBytes(bool tailFused) {
-  if (tailFused)
-    return 0;
   int64_t axis = static_cast<int64_t>(getAxis());
+  int64_t lanes = laneBytes(getOperand(), axis);
+  if (tailFused)
+    return lanes;
   RankedTensorType type = typeOf(getOperand());
   int64_t maxima = rowsAlong(getOperand(), axis) * elementBytes(type);
-  return maxima + (wideBytes(type.getElementType())
-                       ? rowSumBytes(getOperand(), axis)
-                       : 0);
+  return lanes + maxima +
+         (wideBytes(type.getElementType()) ? rowSumBytes(getOperand(), axis)
+                                           : 0);
 }
 std::optional<int64_t> LogSumExpOp::getFusableTailBytes() {
   int64_t axis = static_cast<int64_t>(getAxis());

@@ -38,12 +38,15 @@ llvm::Error tad::driver::runEntry(mlir::ModuleOp module,
     return machine.takeError();
   mlir::ExecutionEngineOptions engineOptions;
   auto optimize = mlir::makeOptimizingTransformer(3, 0, machine->get());
-  engineOptions.transformer = [optimize](llvm::Module *llvmModule) -> llvm::Error {
+  // The engine's transformer is a function_ref: what it refers to must
+  // live until the engine is made.
+  auto transform = [&optimize](llvm::Module *llvmModule) -> llvm::Error {
     if (llvm::Error e = optimize(llvmModule))
       return e;
     storeResultsEarly(*llvmModule);
     return llvm::Error::success();
   };
+  engineOptions.transformer = transform;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   auto engine = mlir::ExecutionEngine::create(module, engineOptions);
   if (!engine)
