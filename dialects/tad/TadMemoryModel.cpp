@@ -133,25 +133,31 @@ double ExpOp::getElementCost() { return mathCost(getType(), 2, 40); }
 double LogOp::getElementCost() { return mathCost(getType(), 4, 70); }
 double TanhOp::getElementCost() { return mathCost(getType(), 4, 136); }
 
-/// Whether a reduction over `axes` of a tensor of `rank` reduces its
-/// innermost dimension: one accumulator then takes every element in turn,
-/// a chain of dependent adds, where a reduction over outer dimensions adds
-/// whole rows into a row of accumulators, vectorized. (The order of a sum
-/// is kept, so that every target rounds alike.)
-static bool reducesInnermost(ArrayRef<int64_t> axes, int64_t rank) {
-  return llvm::is_contained(axes, rank - 1);
+/// The cost per input element of a sum over `axes`: one accumulator that
+/// takes every element in turn is a chain of dependent adds (6), where a
+/// sum over outer dimensions adds whole rows into a row of accumulators,
+/// vectorized, and a sum along the innermost dimension split into lanes
+/// (tad-split-reductions) runs its lanes as a vector (1). The order of a
+/// sum is kept, so that every target rounds alike.
+static double sumCost(Value input, ArrayRef<int64_t> axes) {
+  int64_t rank = typeOf(input).getRank();
+  if (!llvm::is_contained(axes, rank - 1) || laneBytes(input, axes) > 0)
+    return 1;
+  return 6;
 }
 
 // Per input element. The maximum needs no order and vectorizes either way.
 double ReduceSumOp::getElementCost() {
-  return reducesInnermost(getAxes(), getOperand().getType().getRank()) ? 6 : 1;
+  return sumCost(getOperand(), getAxes());
 }
 double ReduceMeanOp::getElementCost() {
-  return reducesInnermost(getAxes(), getOperand().getType().getRank()) ? 6 : 1;
+  return sumCost(getOperand(), getAxes());
 }
 double ReduceMaxOp::getElementCost() { return 1; }
 // The row maxima, the exponentials, their sums and a division.
-double SoftmaxOp::getElementCost() { return 10; }
+double SoftmaxOp::getElementCost() {
+  return laneBytes(getOperand(), static_cast<int64_t>(getAxis())) > 0 ? 6 : 10;
+}
 double LogSumExpOp::getElementCost() { return 37; }
 
 // A transpose that keeps the innermost dimension copies rows; one that

@@ -44,14 +44,18 @@ func.func @matmul_f64(%a: tensor<4x7xf64>, %b: tensor<7x8xf64>) -> tensor<4x8xf6
 
 // Per input element: a sum along the innermost dimension 6 (a chain of
 // dependent adds), one over the outer dimension 1 (vectorized), a maximum 1,
-// softmax 10.
-// CHECK: @reductions: {{.*}} cost 576.0 units
-func.func @reductions(%x: tensor<4x8xf32>) -> (tensor<4xf32>, tensor<8xf32>, tensor<4xf32>, tensor<4x8xf32>) {
+// softmax 10. Along an innermost dimension that tad-split-reductions
+// splits into 8 f64 lanes (16 elements here), a sum costs 1 and a softmax
+// 6: 32 * (6 + 1 + 1 + 10) + 64 * (1 + 6) = 1024.
+// CHECK: @reductions: {{.*}} cost 1024.0 units
+func.func @reductions(%x: tensor<4x8xf32>, %y: tensor<4x16xf32>) -> (tensor<4xf32>, tensor<8xf32>, tensor<4xf32>, tensor<4x8xf32>, tensor<4xf32>, tensor<4x16xf32>) {
   %0 = tad.reduce_sum %x axes [1] : tensor<4x8xf32> -> tensor<4xf32>
   %1 = tad.reduce_sum %x axes [0] : tensor<4x8xf32> -> tensor<8xf32>
   %2 = tad.reduce_max %x axes [1] : tensor<4x8xf32> -> tensor<4xf32>
   %3 = tad.softmax %x axis 1 : tensor<4x8xf32>
-  return %0, %1, %2, %3 : tensor<4xf32>, tensor<8xf32>, tensor<4xf32>, tensor<4x8xf32>
+  %4 = tad.reduce_sum %y axes [1] : tensor<4x16xf32> -> tensor<4xf32>
+  %5 = tad.softmax %y axis 1 : tensor<4x16xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<4xf32>, tensor<8xf32>, tensor<4xf32>, tensor<4x8xf32>, tensor<4xf32>, tensor<4x16xf32>
 }
 
 // A transpose that keeps the innermost dimension copies rows (1); one that
