@@ -61,6 +61,7 @@ static std::string getCpuCodegenPipeline() {
          "finalize-memref-to-llvm{use-generic-functions},"
          "convert-to-llvm,"
          "reconcile-unrealized-casts,"
+         "canonicalize,"
          "tad-annotate-llvm-functions";
 }
 

@@ -50,6 +50,17 @@ struct AnnotateLLVMFunctions
     MLIRContext *context = &getContext();
     StringRef noalias = LLVM::LLVMDialect::getNoAliasAttrName();
     SymbolTable symbols(getOperation());
+    // How many calls and address-ofs name each function (what remains of
+    // tad's code after conversion references functions only so).
+    DenseMap<StringAttr, int> references;
+    getOperation().walk([&](Operation *op) {
+      if (auto call = dyn_cast<LLVM::CallOp>(op)) {
+        if (FlatSymbolRefAttr callee = call.getCalleeAttr())
+          ++references[callee.getAttr()];
+      } else if (auto address = dyn_cast<LLVM::AddressOfOp>(op)) {
+        ++references[address.getGlobalNameAttr().getAttr()];
+      }
+    });
     for (StringRef name : {"_mlir_memref_to_llvm_alloc",
                            "_mlir_memref_to_llvm_aligned_alloc"}) {
       auto function = symbols.lookup<LLVM::LLVMFuncOp>(name);
@@ -69,9 +80,7 @@ struct AnnotateLLVMFunctions
             isa<LLVM::LLVMPointerType>(interface.getArgumentTypes()[0]))
           interface.setArgAttr(0, noalias, UnitAttr::get(context));
         function.setLinkage(LLVM::Linkage::Internal);
-        std::optional<SymbolTable::UseRange> uses =
-            SymbolTable::getSymbolUses(function, getOperation());
-        if (uses && llvm::hasSingleElement(*uses))
+        if (references.lookup(function.getNameAttr()) == 1)
           function.setAlwaysInline(true);
       }
       if (!function->hasAttr(tad::TadDialect::kOutlinedAttrName))
