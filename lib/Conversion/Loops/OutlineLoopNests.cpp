@@ -76,11 +76,12 @@ Value viewRoot(Value memref) {
 }
 
 /// Passes each memref argument of a fully static layout on as a fresh
-/// view of its aligned pointer (`memref.reinterpret_cast` with constant
-/// sizes and strides), so that the descriptor the call builds is made of
-/// constants: the argument's sizes and strides are then unused, LLVM drops
-/// them from every call of the function, and its callers no longer load
-/// them from their own arguments' descriptors.
+/// view of its base buffer (`memref.reinterpret_cast` with constant
+/// offset, sizes and strides), so that the descriptor the call builds is
+/// constants but for its two pointers: the argument's offset, sizes and
+/// strides are then unused, LLVM drops them from every call of the
+/// function, and its callers no longer load them from their own
+/// arguments' descriptors.
 void describeStatically(OpBuilder &b, Location loc, ArrayRef<Value> captured,
                         Block *entry, IRMapping &mapping) {
   for (auto [value, argument] : llvm::zip(captured, entry->getArguments())) {
