@@ -16,13 +16,16 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <iostream>
 
 llvm::Error tad::driver::runEntry(mlir::ModuleOp module,
                                   const rt::EntrySpec &entry,
-                                  const rt::RunOptions &options) {
+                                  const rt::RunOptions &options,
+                                  llvm::StringRef optimizedIR) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   mlir::registerBuiltinDialectTranslation(*module->getContext());
@@ -40,10 +43,17 @@ llvm::Error tad::driver::runEntry(mlir::ModuleOp module,
   auto optimize = mlir::makeOptimizingTransformer(3, 0, machine->get());
   // The engine's transformer is a function_ref: what it refers to must
   // live until the engine is made.
-  auto transform = [&optimize](llvm::Module *llvmModule) -> llvm::Error {
+  // (The engine cannot report a transformer's error: the IR is written
+  // once the engine is made.)
+  std::string printed;
+  auto transform = [&](llvm::Module *llvmModule) -> llvm::Error {
     if (llvm::Error e = optimize(llvmModule))
       return e;
     storeResultsEarly(*llvmModule);
+    if (!optimizedIR.empty()) {
+      llvm::raw_string_ostream os(printed);
+      llvmModule->print(os, nullptr);
+    }
     return llvm::Error::success();
   };
   engineOptions.transformer = transform;
@@ -51,6 +61,13 @@ llvm::Error tad::driver::runEntry(mlir::ModuleOp module,
   auto engine = mlir::ExecutionEngine::create(module, engineOptions);
   if (!engine)
     return engine.takeError();
+  if (!optimizedIR.empty()) {
+    std::error_code ec;
+    llvm::raw_fd_ostream out(optimizedIR, ec, llvm::sys::fs::OF_Text);
+    if (ec)
+      return llvm::createStringError(optimizedIR + ": " + ec.message());
+    out << printed;
+  }
   // Constructors load GPU modules (CUDA); runEntry reports their failures.
   (*engine)->initialize();
   auto packed = (*engine)->lookupPacked("_mlir_ciface_" + entry.function);

@@ -138,6 +138,12 @@ cl::opt<std::string> memoryTrace(
              "allocation and free, as chrome://tracing JSON to FILE"),
     cl::value_desc("FILE"), cl::cat(tadcCategory));
 
+cl::opt<std::string> jitLLVMIR(
+    "jit-llvm-ir",
+    cl::desc("tadc run: write the LLVM IR that the JIT compiles, after "
+             "LLVM's optimizer, to FILE"),
+    cl::value_desc("FILE"), cl::cat(tadcCategory));
+
 cl::opt<unsigned> repeat("repeat",
                          cl::desc("Call the entry N times (for timing)"),
                          cl::init(1), cl::cat(tadcCategory));
@@ -257,6 +263,8 @@ static mlir::LogicalResult getPipelineOptions(tad::PipelineOptions &options) {
   };
   if (emitStage < Stage::ad && !checkpointCalls.empty())
     return fail("--checkpoint-calls needs --emit=ad or later");
+  if (emitStage != Stage::run && !jitLLVMIR.empty())
+    return fail("--jit-llvm-ir needs tadc run");
   // Given at all, even empty (`--remat-budget=`), it must parse: an empty
   // value once meant no budget, silently.
   bool budgeted = rematBudget.getNumOccurrences() > 0;
@@ -403,7 +411,7 @@ emitResult(mlir::ModuleOp module, llvm::ArrayRef<tad::rt::EntrySpec> signatures,
     options.cuda = cuda;
     os.flush();
     if (llvm::Error error =
-            tad::driver::runEntry(module, *signature, options)) {
+            tad::driver::runEntry(module, *signature, options, jitLLVMIR)) {
       llvm::errs() << "tadc: error: " << llvm::toString(std::move(error))
                    << "\n";
       return mlir::failure();

@@ -11,9 +11,11 @@
 namespace tad::driver {
 
 /// JIT-compiles `module` (lowered to the LLVM dialect) and runs `entry`
-/// through tad::rt::runEntry, printing to standard output.
+/// through tad::rt::runEntry, printing to standard output. With
+/// `optimizedIR`, writes the LLVM IR it compiles, once optimized, there.
 llvm::Error runEntry(mlir::ModuleOp module, const rt::EntrySpec &entry,
-                     const rt::RunOptions &options);
+                     const rt::RunOptions &options,
+                     llvm::StringRef optimizedIR = "");
 
 } // namespace tad::driver
 
