@@ -20,6 +20,7 @@
 
 #include "tad/runtime/Runtime.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
