@@ -395,7 +395,8 @@ static llvm::Error finishCompiler(CompilerRun &run) {
     std::string command;
     for (const std::string &a : run.args)
       command += a + " ";
-    return llvm::createStringError("linking failed (" + command + ")" +
+    return llvm::createStringError("compiling or linking failed (" + command +
+                                   ")" +
                                    (message.empty() ? "" : ": " + message));
   }
   return llvm::Error::success();
@@ -429,6 +430,33 @@ static std::vector<std::string> runtimeLinkArgs(bool cuda) {
             "-static-libstdc++", "-static-libgcc", "-lm"};
   return {getenvOr("TAD_RUNTIME_STATIC_LIBRARY", TAD_RUNTIME_STATIC_LIBRARY),
           "-ldl", "-lm"};
+}
+
+/// Compiles the glue (`glueArgs`, writing `glueObject`) in a second
+/// process while LLVM generates `module`'s code into `object`, then links
+/// `linkFlags`, both objects and the runtime into `output`.
+static llvm::Error compileAndLink(mlir::ModuleOp module, llvm::StringRef object,
+                                  std::vector<std::string> glueArgs,
+                                  llvm::StringRef glueObject,
+                                  std::vector<std::string> linkFlags,
+                                  llvm::StringRef output, bool cuda) {
+  llvm::append_range(glueArgs, std::vector<std::string>{
+                                   "-c", kGlueOptimization, "-o",
+                                   std::string(glueObject)});
+  llvm::Expected<CompilerRun> glue = startCompiler(std::move(glueArgs));
+  if (!glue)
+    return glue.takeError();
+  llvm::Error compiled = emitObjectFile(module, object);
+  llvm::Error glued = finishCompiler(*glue);
+  if (compiled || glued)
+    return llvm::joinErrors(std::move(compiled), std::move(glued));
+  std::vector<std::string> args = std::move(linkFlags);
+  args.push_back(std::string(glueObject));
+  args.push_back(std::string(object));
+  llvm::append_range(args, runtimeLinkArgs(cuda));
+  args.push_back("-o");
+  args.push_back(output.str());
+  return link(std::move(args));
 }
 
 namespace {
@@ -481,22 +509,10 @@ tad::driver::linkSharedLibrary(mlir::ModuleOp module,
     headerDir = ".";
   llvm::SmallString<128> wrappersObject(temp.path);
   llvm::sys::path::append(wrappersObject, "wrappers.o");
-  llvm::Expected<CompilerRun> glue = startCompiler(
-      {"-c", "-fPIC", kGlueOptimization, "-I" + std::string(headerDir), "-x",
-       "c", std::string(wrappers), "-o", std::string(wrappersObject)});
-  if (!glue)
-    return glue.takeError();
-  llvm::Error compiled = emitObjectFile(module, object);
-  llvm::Error glued = finishCompiler(*glue);
-  if (compiled || glued)
-    return llvm::joinErrors(std::move(compiled), std::move(glued));
-  std::vector<std::string> args = {"-shared", "-fPIC",
-                                   std::string(wrappersObject),
-                                   std::string(object)};
-  llvm::append_range(args, runtimeLinkArgs(cuda));
-  args.push_back("-o");
-  args.push_back(output.str());
-  return link(args);
+  return compileAndLink(module, object,
+                        {"-fPIC", "-I" + std::string(headerDir), "-x", "c",
+                         std::string(wrappers)},
+                        wrappersObject, {"-shared", "-fPIC"}, output, cuda);
 }
 
 llvm::Error tad::driver::linkExecutable(mlir::ModuleOp module,
@@ -512,20 +528,9 @@ llvm::Error tad::driver::linkExecutable(mlir::ModuleOp module,
     return e;
   llvm::SmallString<128> mainObject(temp.path);
   llvm::sys::path::append(mainObject, "main.o");
-  llvm::Expected<CompilerRun> glue = startCompiler(
-      {"-c", kGlueOptimization,
-       "-I" + getenvOr("TAD_RUNTIME_INCLUDE_DIR", TAD_RUNTIME_INCLUDE_DIR),
-       std::string(main), "-o", std::string(mainObject)});
-  if (!glue)
-    return glue.takeError();
-  llvm::Error compiled = emitObjectFile(module, object);
-  llvm::Error glued = finishCompiler(*glue);
-  if (compiled || glued)
-    return llvm::joinErrors(std::move(compiled), std::move(glued));
-  std::vector<std::string> args = {std::string(mainObject),
-                                   std::string(object)};
-  llvm::append_range(args, runtimeLinkArgs(cuda));
-  args.push_back("-o");
-  args.push_back(output.str());
-  return link(args);
+  return compileAndLink(
+      module, object,
+      {"-I" + getenvOr("TAD_RUNTIME_INCLUDE_DIR", TAD_RUNTIME_INCLUDE_DIR),
+       std::string(main)},
+      mainObject, {}, output, cuda);
 }

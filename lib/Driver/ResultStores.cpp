@@ -22,6 +22,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
 
@@ -88,12 +89,12 @@ static void storeEarly(Function &function) {
       !areDisjoint(stores, *function.getArg(0)))
     return;
   // In program order, block by block.
+  SmallPtrSet<Instruction *, 32> results(stores.begin(), stores.end());
   DenseMap<BasicBlock *, SmallVector<StoreInst *>> byBlock;
   for (BasicBlock &block : function)
     for (Instruction &inst : block)
-      if (auto *store = dyn_cast<StoreInst>(&inst))
-        if (llvm::is_contained(stores, store))
-          byBlock[&block].push_back(store);
+      if (results.contains(&inst))
+        byBlock[&block].push_back(cast<StoreInst>(&inst));
   SetVector<GetElementPtrInst *> dead;
   for (auto &[block, blockStores] : byBlock) {
     Instruction *previous = nullptr;

@@ -70,16 +70,15 @@ bool isRowSum(linalg::GenericOp op, int64_t lanes) {
 struct SplitReductionsPass
     : tad::impl::SplitReductionsBase<SplitReductionsPass> {
   void runOnOperation() override {
-    SmallVector<linalg::GenericOp> sums;
+    SmallVector<std::pair<linalg::GenericOp, int64_t>> sums;
     getOperation().walk([&](linalg::GenericOp op) {
-      if (isRowSum(op, getLanes(getElementTypeOrSelf(
-                           op.getDpsInits()[0].getType()))))
-        sums.push_back(op);
-    });
-    IRRewriter rewriter(&getContext());
-    for (linalg::GenericOp op : sums) {
       int64_t lanes =
           getLanes(getElementTypeOrSelf(op.getDpsInits()[0].getType()));
+      if (isRowSum(op, lanes))
+        sums.push_back({op, lanes});
+    });
+    IRRewriter rewriter(&getContext());
+    for (auto [op, lanes] : sums) {
       unsigned outputRank =
           cast<ShapedType>(op.getDpsInits()[0].getType()).getRank();
       rewriter.setInsertionPoint(op);
