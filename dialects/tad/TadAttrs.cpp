@@ -138,6 +138,14 @@ LogicalResult TadDialect::verifyOperationAttribute(Operation *op,
              << attr.getValue();
     return success();
   }
+  if (name == kLoopResidualsAttrName) {
+    if (!isa<scf::ForOp>(op))
+      return op->emitOpError() << "'" << name << "' belongs on an scf.for";
+    if (!isa<BoolAttr>(attr.getValue()))
+      return op->emitOpError()
+             << "'" << name << "' must be a boolean, got " << attr.getValue();
+    return success();
+  }
   if (name == kCaseCountsAttrName) {
     auto sw = dyn_cast<scf::IndexSwitchOp>(op);
     if (!sw)
@@ -195,12 +203,14 @@ LogicalResult TadDialect::verifyOperationAttribute(Operation *op,
       auto loop = dyn_cast<DictionaryAttr>(a);
       return loop && loop.getAs<StringAttr>("location") &&
              loop.getAs<IntegerAttr>("trips") &&
-             loop.getAs<IntegerAttr>("snapshots");
+             loop.getAs<IntegerAttr>("snapshots") &&
+             (!loop.get("residuals") || loop.getAs<BoolAttr>("residuals"));
     };
     if (!loops || !llvm::all_of(loops, isLoop))
       return op->emitOpError()
              << "'" << name
-             << "' must be an array of {location, trips, snapshots}";
+             << "' must be an array of {location, trips, snapshots} (and "
+                "optionally a boolean residuals)";
     return success();
   }
   // The peak of a function's planned buffers stays on it as it is lowered

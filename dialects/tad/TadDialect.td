@@ -50,6 +50,11 @@ def Tad_Dialect : Dialect {
     /// tape), in place of the AD pass's loop-snapshots option.
     /// tad-choose-loop-snapshots sets it per loop for a budget.
     static constexpr ::llvm::StringLiteral kLoopSnapshotsAttrName = "tad.loop_snapshots";
+    /// On an scf.for that AD differentiates with a full tape: whether the
+    /// tape also keeps each iteration's residuals (the values its adjoint
+    /// reads), so that the reverse sweep need not run the body forward
+    /// again; in place of the AD pass's loop-residuals option.
+    static constexpr ::llvm::StringLiteral kLoopResidualsAttrName = "tad.loop_residuals";
     /// On a bufferized function (tad-buffer-peak): the peak of its
     /// planned buffers in bytes, and whether that is only an upper bound
     /// (a branch on data counts its larger side).

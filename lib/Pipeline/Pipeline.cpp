@@ -91,11 +91,13 @@ tad::buildPipeline(OpPassManager &pm, const PipelineOptions &options,
     choose.budget = budget;
     choose.policy = options.rematPolicy;
     choose.entry = options.entry;
+    choose.loopResiduals = options.loopResiduals;
     pm.addPass(createChooseLoopSnapshots(choose));
   }
   AutoDiffOptions ad;
   ad.loopSnapshots = std::max<int64_t>(options.loopSnapshots, 0);
   ad.countRevolveActions = options.countRevolveActions;
+  ad.loopResiduals = options.loopResiduals;
   pm.addPass(createAutoDiff(ad));
   if (!options.entry.empty()) {
     RestrictToEntryOptions restrict;

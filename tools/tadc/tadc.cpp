@@ -202,6 +202,15 @@ cl::opt<int64_t> loopSnapshots(
              "keeps every iteration's"),
     cl::value_desc("N"), cl::init(0), cl::cat(tadcCategory));
 
+cl::opt<bool> loopResiduals(
+    "loop-residuals",
+    cl::desc("With a full tape, also keep each iteration's residuals (the "
+             "values its adjoint reads), so that the reverse sweep does not "
+             "run the loop's body again (default true; false keeps only "
+             "the carried values; under --remat-budget, false leaves it "
+             "out of the choice)"),
+    cl::init(true), cl::cat(tadcCategory));
+
 cl::opt<bool> countRevolveActions(
     "count-revolve-actions",
     cl::desc("Make binomial checkpointing's reverse loops count the actions "
@@ -294,6 +303,7 @@ static mlir::LogicalResult getPipelineOptions(tad::PipelineOptions &options) {
   }
   // Without a budget there is nothing to choose the loops' snapshots for.
   options.countRevolveActions = countRevolveActions;
+  options.loopResiduals = loopResiduals;
   options.loopSnapshots =
       loopSnapshots.getNumOccurrences() || rematBudget.empty()
           ? int64_t(loopSnapshots)

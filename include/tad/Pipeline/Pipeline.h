@@ -63,6 +63,13 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("Snapshots per loop for AD (0: every iteration's); "
                      "-1: chosen for remat-budget, or 0 without one"),
       llvm::cl::init(-1)};
+  Option<bool> loopResiduals{
+      *this, "loop-residuals",
+      llvm::cl::desc("With a full tape, keep each iteration's residuals "
+                     "too, so that the reverse sweep does not run the body "
+                     "again (tad-autodiff's option); under remat-budget, "
+                     "whether that is a candidate"),
+      llvm::cl::init(true)};
   Option<bool> countRevolveActions{
       *this, "count-revolve-actions",
       llvm::cl::desc("Make revolve's reverse loops count their actions in "

@@ -150,6 +150,12 @@ def AutoDiff : Pass<"tad-autodiff", "mlir::ModuleOp"> {
            "and reverse it by binomial checkpointing (revolve); 0 keeps "
            "every iteration's. A loop's own tad.loop_snapshots attribute "
            "overrides it">,
+    Option<"loopResiduals", "loop-residuals", "bool", "true",
+           "With a full tape, also keep each iteration's residuals (the "
+           "values its adjoint reads that depend on the carried values), "
+           "so that the reverse sweep does not run the body forward "
+           "again; false keeps only the carried values. A loop's own "
+           "tad.loop_residuals attribute overrides it">,
     Option<"countRevolveActions", "count-revolve-actions", "bool", "false",
            "Make binomial checkpointing's reverse loops count the actions "
            "they run, by kind, in the runtime (tad_rt_revolve_counts), "
@@ -224,10 +230,12 @@ def ChooseLoopSnapshots : Pass<"tad-choose-loop-snapshots", "mlir::ModuleOp"> {
     least two trips, chooses how many snapshots of its carried values the
     backward sweep keeps (binomial checkpointing; 0 keeps every
     iteration's) and sets it as the loop's `tad.loop_snapshots`, for
-    tad-autodiff to follow. Each candidate is tried on a copy of the module
-    through tad-autodiff, canonicalize, cse and tad-remat with this pass's
-    budget: the same count for every loop first, from a full tape down
-    through 64, 32, ..., 1, the first that fits; then, loop by loop, a
+    tad-autodiff to follow, with `tad.loop_residuals` saying whether a full
+    tape also keeps the residuals. Each candidate is tried on a copy of the
+    module through tad-autodiff, canonicalize, cse and tad-remat with this
+    pass's budget: the same choice for every loop first, from a full tape
+    with residuals, a full tape of the carried values, then 64, 32, ..., 1
+    snapshots, the first that fits; then, loop by loop, a
     larger count while it still fits, the one step that leaves the least
     predicted compute each time. When no count fits, the one whose feasible
     minimum is the least, so that tad-remat's error names the true minimum.
@@ -243,6 +251,8 @@ def ChooseLoopSnapshots : Pass<"tad-choose-loop-snapshots", "mlir::ModuleOp"> {
            "::tad::getRematPolicyValues()">,
     Option<"entry", "entry", "std::string", "\"\"",
            "tad-remat's entry">,
+    Option<"loopResiduals", "loop-residuals", "bool", "true",
+           "Whether a full tape that keeps the residuals is a candidate">,
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::scf::SCFDialect",

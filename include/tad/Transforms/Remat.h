@@ -85,6 +85,8 @@ struct RematLoop {
   std::string location; // of the loop in the source
   int64_t trips = 0;
   int64_t snapshots = 0; // 0: a full tape
+  /// With a full tape: whether it also keeps each iteration's residuals.
+  bool residuals = false;
 };
 
 struct RematReport {

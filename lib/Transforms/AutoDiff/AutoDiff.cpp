@@ -144,6 +144,7 @@ LogicalResult Differentiator::generate(func::FuncOp fn,
   for (Operation &op : *entry)
     if (!forwardSet.contains(&op))
       op.removeAttr(TadDialect::kForwardAttrName);
+  pruneResidualTapes(fn);
   // The cotangents of inactive values were never used: erase the ops that
   // computed them (and anything else dead), innermost first.
   bool changed = true;
@@ -170,7 +171,7 @@ struct AutoDiffPass : tad::impl::AutoDiffBase<AutoDiffPass> {
     ModuleOp module = getOperation();
     OpBuilder builder(&getContext());
     Differentiator differentiator(module, builder, loopSnapshots,
-                                  countRevolveActions);
+                                  loopResiduals, countRevolveActions);
     // A derivative may call (or differentiate through) another one: define
     // them in dependency order, as far as that goes.
     SmallVector<func::FuncOp> pending;
@@ -200,6 +201,7 @@ struct AutoDiffPass : tad::impl::AutoDiffBase<AutoDiffPass> {
     // on (the derivatives' loops are new ops without them).
     module.walk([](scf::ForOp loop) {
       loop->removeAttr(TadDialect::kLoopSnapshotsAttrName);
+      loop->removeAttr(TadDialect::kLoopResidualsAttrName);
     });
   }
 

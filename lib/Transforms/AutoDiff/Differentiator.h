@@ -75,8 +75,9 @@ struct RuleCall {
 class Differentiator {
 public:
   Differentiator(ModuleOp module, OpBuilder &builder, int64_t loopSnapshots,
-                 bool countRevolveActions = false)
+                 bool loopResiduals = true, bool countRevolveActions = false)
       : module(module), b(builder), loopSnapshots(loopSnapshots),
+        loopResiduals(loopResiduals),
         countRevolveActions(countRevolveActions) {}
 
   /// Generates the body of the declaration `fn`.
@@ -121,7 +122,21 @@ private:
   struct LoopInfo;
   LogicalResult reverseStep(const LoopInfo &info, ArrayRef<Value> outer,
                             Value iv, ValueRange carriedIn, ValueRange cotsIn,
-                            ValueRange accs, SmallVectorImpl<Value> &out);
+                            ValueRange accs, SmallVectorImpl<Value> &out,
+                            SmallVectorImpl<Operation *> *recomputed = nullptr);
+  /// Gives the forward loop `loop` a tape of each value of its body that
+  /// the reverse sweep may read (Loops.cpp, addResidualTapes).
+  scf::ForOp addResidualTapes(scf::ForOp loop, Operation *mark, Value row,
+                              LoopInfo &info);
+  /// Reads, in a reverse step, the residuals that the forward loop `op`
+  /// taped instead of the recomputed ones.
+  void useResidualTapes(scf::ForOp op, const LoopInfo &info,
+                        ArrayRef<Operation *> recomputed, Value row,
+                        function_ref<Value(Value)> hostAccumulator);
+  void markNestedReads(Operation *recomputed, Operation *forward);
+  /// Drops the residual tapes of `fn`'s forward loops that no reverse step
+  /// reads.
+  void pruneResidualTapes(func::FuncOp fn);
   func::FuncOp getRevolveCounter();
   LogicalResult reverseRevolve(scf::ForOp op, const LoopInfo &info,
                                ArrayRef<Value> outer,
@@ -173,12 +188,43 @@ private:
     /// (readsOneRowPerStep): the reverse step writes its row of their
     /// gradient rather than adding to it.
     llvm::DenseSet<Value> rowWise;
+    /// With residual tapes: the forward loop's copies of the body's ops,
+    /// in order (a reverse step recomputes the same sequence), and per
+    /// residual tape the op's index there, the result's number and the
+    /// tape's position among the loop's results.
+    SmallVector<Operation *> forwardOps;
+    /// A residual's tape: a stacked tensor of its own, or rows of a host's
+    /// accumulator (`host` set) from `offset` along their first dimension.
+    struct ResidualTape {
+      unsigned op, result;
+      unsigned position; // of the tape among the forward loop's results
+      Value host;
+      int64_t offset = 0;
+      Operation *store = nullptr; // the forward loop's write of it
+    };
+    SmallVector<ResidualTape> residualTapes;
+    /// The outer values like a tape host (findTapeHost) that can hold
+    /// residuals in their rows.
+    SmallVector<Value> hostCandidates;
+    /// The hosts of residuals that hold no carried value, with the
+    /// position of their tape among the forward loop's results (the
+    /// reverse loop's accumulator starts from it).
+    llvm::DenseMap<Value, unsigned> residualHosts;
+    /// Whether `v`'s accumulator holds a tape (of carried values or
+    /// residuals): each reverse step writes its row, never adds to it.
+    bool isHost(Value v) const {
+      return llvm::is_contained(hosts, v) || residualHosts.contains(v);
+    }
   };
   /// Snapshot slots per loop (0: a full tape).
   int64_t loopSnapshots;
+  /// Whether full tapes keep residuals (per loop: tad.loop_residuals).
+  bool loopResiduals;
   /// Whether revolve's reverse loops call the runtime's action counter.
   bool countRevolveActions;
   llvm::DenseMap<Operation *, LoopInfo> loops;
+  /// The residual stores of forward loops that a reverse step reads.
+  llvm::DenseSet<Operation *> readResidualStores;
 };
 
 } // namespace tad::autodiff

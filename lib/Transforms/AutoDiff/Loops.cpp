@@ -129,6 +129,10 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
           TadDialect::kLoopSnapshotsAttrName)) // verified: 0 or more
     snapshots = count.getInt();
   bool binomial = snapshots > 0 && snapshots < trips;
+  bool residuals = loopResiduals;
+  if (auto flag =
+          op->getAttrOfType<BoolAttr>(TadDialect::kLoopResidualsAttrName))
+    residuals = flag.getValue();
   // The reverse loop carries one index per snapshot and picks the top one
   // by comparing each (reverseRevolve): a documented limit keeps that
   // small. (tad-choose-loop-snapshots picks at most 64.)
@@ -156,6 +160,7 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
   for (Value init : op.getInitArgs())
     inits.push_back(map.lookupOrDefault(init));
   unsigned numCarried = inits.size();
+  info.numCarried = numCarried;
   info.hosts.assign(numCarried, Value());
   if (!binomial)
     for (unsigned k = 0; k < numCarried; ++k)
@@ -163,6 +168,17 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
   for (Value w : getCaptures(op.getRegion()))
     if (readsOneRowPerStep(op, w))
       info.rowWise.insert(map.lookupOrDefault(w));
+  // Residuals can live in the rows of the same hosts as carried values.
+  if (!binomial && residuals && *lower == 0)
+    for (Value w : getCaptures(op.getRegion())) {
+      Value forward = map.lookupOrDefault(w);
+      auto type = dyn_cast<RankedTensorType>(w.getType());
+      if (wrtArgs.contains(forward) && type && type.getRank() >= 2 &&
+          type.hasStaticShape() && type.getDimSize(0) == *upper &&
+          readsOneRowPerStep(op, w) &&
+          !llvm::is_contained(info.hostCandidates, forward))
+        info.hostCandidates.push_back(forward);
+    }
   for (auto [init, host] : llvm::zip(op.getInitArgs(), info.hosts)) {
     auto type = cast<RankedTensorType>(init.getType());
     SmallVector<int64_t> shape = {rows};
@@ -179,6 +195,8 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
   auto loop = createEmptyLoop(b, loc, map.lookupOrDefault(op.getLowerBound()),
                               map.lookupOrDefault(op.getUpperBound()),
                               map.lookupOrDefault(op.getStep()), inits);
+  Value row;
+  Operation *mark = nullptr; // the last op before the body's copy
   {
     Location l = loc;
     Value iv = loop.getInductionVar();
@@ -191,8 +209,8 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
     inner.map(op.getInductionVar(), iv);
     for (auto [arg, v] : llvm::zip(op.getRegionIterArgs(), carried))
       inner.map(arg, v);
-    Value row = arith::SubIOp::create(b, l, iv,
-                                      map.lookupOrDefault(op.getLowerBound()));
+    row = arith::SubIOp::create(b, l, iv,
+                                map.lookupOrDefault(op.getLowerBound()));
     SmallVector<Value> tapes;
     if (!binomial) {
       for (auto [v, tape] : llvm::zip(carried, tapeArgs)) {
@@ -234,6 +252,7 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
       llvm::append_range(tapes, store.getResults());
     }
     SmallVector<Value> results;
+    mark = &loop.getBody()->back();
     if (failed(cloneForward(*op.getBody(), inner, results, callStack)))
       status = failure();
     llvm::append_range(results, tapes);
@@ -243,6 +262,8 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
   }
   if (failed(status))
     return failure();
+  if (!binomial && residuals)
+    loop = addResidualTapes(loop, mark, row, info);
   // What the reverse sweep will run again: the body once per iteration
   // (reverseStep), and with binomial checkpointing revolve's advances
   // after its first sweep.
@@ -304,7 +325,8 @@ LogicalResult Differentiator::reverseStep(const LoopInfo &info,
                                           ArrayRef<Value> outer, Value iv,
                                           ValueRange carriedIn,
                                           ValueRange cotsIn, ValueRange accs,
-                                          SmallVectorImpl<Value> &out) {
+                                          SmallVectorImpl<Value> &out,
+                                          SmallVectorImpl<Operation *> *ops) {
   scf::ForOp primal = info.primal;
   Location l = primal.getLoc();
   IRMapping map = info.outer;
@@ -314,6 +336,8 @@ LogicalResult Differentiator::reverseStep(const LoopInfo &info,
   SmallVector<Operation *> recomputed;
   if (failed(recompute(*primal.getBody(), map, recomputed)))
     return failure();
+  if (ops)
+    ops->assign(recomputed.begin(), recomputed.end());
   CotangentMap local;
   for (auto [v, c] :
        llvm::zip(primal.getBody()->getTerminator()->getOperands(), cotsIn))
@@ -326,7 +350,7 @@ LogicalResult Differentiator::reverseStep(const LoopInfo &info,
   }
   for (auto [v, acc] : llvm::zip(outer, accs)) {
     Value c = local.lookup(v);
-    if (!llvm::is_contained(info.hosts, v)) {
+    if (!info.isHost(v)) {
       // A value read one row per step gets its row's gradient once, in
       // this step: written into the accumulator's row (which bufferizes as
       // the producer writing there), not added to its zeros.
@@ -390,9 +414,13 @@ LogicalResult Differentiator::backwardFor(scf::ForOp op, CotangentMap &cot) {
   SmallVector<Value> accs;
   for (Value v : outer) {
     const Value *host = llvm::find(info.hosts, v);
-    accs.push_back(host != info.hosts.end()
-                       ? op.getResult(numCarried + (host - info.hosts.begin()))
-                       : zerosOf(b, loc, v.getType()));
+    auto residualHost = info.residualHosts.find(v);
+    if (host != info.hosts.end())
+      accs.push_back(op.getResult(numCarried + (host - info.hosts.begin())));
+    else if (residualHost != info.residualHosts.end())
+      accs.push_back(op.getResult(residualHost->second));
+    else
+      accs.push_back(zerosOf(b, loc, v.getType()));
   }
 
   SmallVector<Value> results; // the carried cotangents, then the outer ones
@@ -429,10 +457,15 @@ LogicalResult Differentiator::backwardFor(scf::ForOp op, CotangentMap &cot) {
         carriedIn.push_back(loadFromTape(b, l, r.getType(), from, row));
       }
       SmallVector<Value> out;
+      SmallVector<Operation *> recomputed;
       if (failed(reverseStep(info, outer, iv, carriedIn,
                              args.take_front(numCarried),
-                             args.drop_front(numCarried), out)))
+                             args.drop_front(numCarried), out, &recomputed)))
         status = failure();
+      else
+        useResidualTapes(op, info, recomputed, row, [&](Value host) {
+          return args[numCarried + (llvm::find(outer, host) - outer.begin())];
+        });
       scf::YieldOp::create(b, l, out);
     }
     if (failed(status))

@@ -41,14 +41,22 @@ std::vector<std::pair<scf::ForOp, int64_t>> choosableLoops(ModuleOp module) {
   return loops;
 }
 
-/// Sets each of choosableLoops(module)'s snapshot count (`counts` in the
-/// same order, 0 for a full tape).
+/// A loop's choice, as one number: the snapshots of binomial
+/// checkpointing, or a full tape of the carried values (0) or of the
+/// carried values and the residuals (kResiduals).
+constexpr int64_t kResiduals = -1;
+
+/// Sets each of choosableLoops(module)'s choice (`counts` in the same
+/// order).
 void markLoops(ModuleOp module, ArrayRef<int64_t> counts) {
   auto loops = choosableLoops(module);
   Builder builder(module.getContext());
-  for (auto [loop, count] : llvm::zip(loops, counts))
+  for (auto [loop, count] : llvm::zip(loops, counts)) {
     loop.first->setAttr(TadDialect::kLoopSnapshotsAttrName,
-                        builder.getI64IntegerAttr(count));
+                        builder.getI64IntegerAttr(std::max<int64_t>(count, 0)));
+    loop.first->setAttr(TadDialect::kLoopResidualsAttrName,
+                        builder.getBoolAttr(count == kResiduals));
+  }
 }
 
 /// What tad-autodiff and tad-remat make of a choice.
@@ -80,8 +88,11 @@ struct ChooseLoopSnapshots
                builder.getStringAttr(describeLocation(loop.first.getLoc()))),
            builder.getNamedAttr("trips",
                                 builder.getI64IntegerAttr(loop.second)),
-           builder.getNamedAttr("snapshots",
-                                builder.getI64IntegerAttr(count))}));
+           builder.getNamedAttr(
+               "snapshots",
+               builder.getI64IntegerAttr(std::max<int64_t>(count, 0))),
+           builder.getNamedAttr("residuals",
+                                builder.getBoolAttr(count == kResiduals))}));
     module->setAttr(TadDialect::kLoopSnapshotChoiceAttrName,
                     builder.getArrayAttr(choice));
   }
@@ -122,15 +133,19 @@ struct ChooseLoopSnapshots
     int64_t longest = 0;
     for (auto &loop : loops)
       longest = std::max(longest, loop.second);
-    // Candidates from the most memory (a full tape) to the least.
-    std::vector<int64_t> candidates = {0};
+    // Candidates from the most memory (a full tape with the residuals) to
+    // the least.
+    std::vector<int64_t> candidates;
+    if (loopResiduals)
+      candidates.push_back(kResiduals);
+    candidates.push_back(0);
     for (int64_t n = 64; n >= 1; n /= 2)
       if (n < longest)
         candidates.push_back(n);
     // A count of at least a loop's trips is a full tape.
     auto normalize = [&](std::vector<int64_t> counts) {
       for (size_t i = 0; i < loops.size(); ++i)
-        if (counts[i] >= loops[i].second)
+        if (counts[i] > 0 && counts[i] >= loops[i].second)
           counts[i] = 0;
       return counts;
     };
@@ -154,16 +169,22 @@ struct ChooseLoopSnapshots
     }
     if (bestMinimum > 0 || loops.size() == 1)
       return best;
-    // More snapshots, loop by loop, where the budget leaves room.
+    // More snapshots, loop by loop, where the budget leaves room; after a
+    // full tape, its residuals.
+    int64_t most = loopResiduals ? kResiduals : 0;
     while (true) {
       std::vector<int64_t> step;
       double stepCost = cost;
       for (size_t i = 0; i < loops.size(); ++i) {
-        if (best[i] == 0)
+        if (best[i] == most)
           continue;
         std::vector<int64_t> counts = best;
-        counts[i] =
-            best[i] * 2 >= loops[i].second || best[i] >= 64 ? 0 : best[i] * 2;
+        if (best[i] == 0)
+          counts[i] = kResiduals;
+        else
+          counts[i] = best[i] * 2 >= loops[i].second || best[i] >= 64
+                          ? 0
+                          : best[i] * 2;
         Trial trial = tryCounts(module, counts);
         if (trial.fits && (step.empty() || trial.cost < stepCost)) {
           step = counts;

@@ -180,6 +180,12 @@ static double reverseStepCost(Block &body) {
     Operation *def = value.getDefiningOp();
     if (!def)
       return;
+    // A residual that the forward loop stores in a tape is read, not
+    // recomputed (AutoDiff/ResidualTapes.cpp).
+    if (llvm::any_of(value.getUsers(), [](Operation *user) {
+          return user->hasAttr(TadDialect::kTapeAttrName);
+        }))
+      return;
     def = body.findAncestorOpInBlock(*def);
     if (def && needed.insert(def).second)
       work.push_back(def);
@@ -451,7 +457,9 @@ std::vector<RematLoop> takeLoopChoice(ModuleOp module) {
   for (auto loop : choice.getAsRange<DictionaryAttr>()) // verified
     loops.push_back({loop.getAs<StringAttr>("location").str(),
                      loop.getAs<IntegerAttr>("trips").getInt(),
-                     loop.getAs<IntegerAttr>("snapshots").getInt()});
+                     loop.getAs<IntegerAttr>("snapshots").getInt(),
+                     loop.getAs<BoolAttr>("residuals") &&
+                         loop.getAs<BoolAttr>("residuals").getValue()});
   module->removeAttr(TadDialect::kLoopSnapshotChoiceAttrName);
   return loops;
 }

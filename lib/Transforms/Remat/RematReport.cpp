@@ -66,7 +66,8 @@ std::string tad::rematReportToJson(const RematReport &report) {
   for (const RematLoop &loop : report.loops)
     loops.push_back(llvm::json::Object{{"location", loop.location},
                                        {"trips", loop.trips},
-                                       {"snapshots", loop.snapshots}});
+                                       {"snapshots", loop.snapshots},
+                                       {"residuals", loop.residuals}});
   return llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
                                     {"functions", std::move(functions)},
                                     {"loops", std::move(loops)}}))
@@ -88,18 +89,22 @@ static std::string human(int64_t bytes) {
 }
 
 void tad::printRematReport(const RematReport &report, llvm::raw_ostream &os) {
-  // Nothing to say when every loop keeps its full tape.
-  if (llvm::any_of(report.loops,
-                   [](const RematLoop &loop) { return loop.snapshots; })) {
-    os << "remat: loops, with the most snapshots that meet the budget:\n";
+  // Nothing to say when every loop keeps its full tape with residuals.
+  if (llvm::any_of(report.loops, [](const RematLoop &loop) {
+        return loop.snapshots || !loop.residuals;
+      })) {
+    os << "remat: loops, with the most tape that meets the budget:\n";
     for (const RematLoop &loop : report.loops) {
       os << "remat:   loop at " << (loop.location.empty() ? "?" : loop.location)
          << " (" << loop.trips << " iterations): ";
       if (loop.snapshots)
         os << "binomial checkpointing with " << loop.snapshots << " snapshot"
            << (loop.snapshots > 1 ? "s" : "") << "\n";
+      else if (loop.residuals)
+        os << "a full tape of its carried values and residuals\n";
       else
-        os << "a full tape\n";
+        os << "a full tape of its carried values (each reverse step runs "
+              "the body again)\n";
     }
   }
   for (const RematFunctionReport &f : report.functions) {

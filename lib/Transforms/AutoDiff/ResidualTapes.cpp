@@ -1,0 +1,422 @@
+//===- ResidualTapes.cpp - tapes of a loop body's residuals ---------------===//
+//
+// A full tape keeps a loop's carried values, and each reverse step runs the
+// iteration's forward again from them before its adjoint: per iteration,
+// every matmul and every tanh once more. The unrolled program instead keeps
+// the values its adjoint reads (its residuals) and runs nothing twice. A
+// residual tape does the same for a loop: the forward loop also stores, in
+// a stacked tensor per value, each value of its body that depends on the
+// carried values (a view is recomputed from its source), and the reverse
+// step reads the residuals its adjoint needs from those tapes. The
+// recomputed ops whose results are then unread die.
+//
+// Which values the adjoint reads is known only once the reverse step is
+// built, and the forward loop is built before it: so the forward loop tapes
+// every candidate, each reverse step replaces what it reads, and
+// pruneResidualTapes drops the tapes that no step read.
+//
+// A reverse step recomputes the body with the same cloning as the forward
+// loop (cloneOp, op by op), so the two sequences of ops correspond one to
+// one; useResidualTapes checks that before it reads a tape (and recomputes
+// where they would not correspond).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Differentiator.h"
+
+#include "llvm/ADT/BitVector.h"
+
+using namespace mlir;
+using namespace tad;
+using namespace tad::autodiff;
+
+/// Whether a tape of `type` can hold a value: a float tensor of static
+/// shape (the tape starts as zeros of its element type).
+static bool isTapeable(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.hasStaticShape() &&
+         isa<FloatType>(tensor.getElementType());
+}
+
+/// Whether `op` only views an operand (a row, a slice, a reshape): it costs
+/// nothing to recompute from its source, and a tape of it would copy bytes
+/// that the source already holds.
+static bool isView(Operation *op) {
+  if (isa<tensor::ExtractSliceOp, tensor::CollapseShapeOp,
+          tensor::ExpandShapeOp>(op))
+    return true;
+  auto model = dyn_cast<MemoryModelOpInterface>(op);
+  return model && model.getViewedOperand().has_value();
+}
+
+/// The values that `op` reads: its operands and what its regions capture.
+static SmallVector<Value> readValues(Operation *op) {
+  SmallVector<Value> values(op->getOperands());
+  for (Region &region : op->getRegions())
+    llvm::append_range(values, getCaptures(region));
+  return values;
+}
+
+/// Moves the body of `loop` into a new loop whose iter args are those of
+/// `loop` that `keep` marks, then `extraInits` (new block arguments at the
+/// end, which the caller yields). The dropped ones' results and block
+/// arguments must be unused but for their yield operands, which go. The
+/// old loop is erased and its kept results replaced.
+static scf::ForOp rebuildLoop(OpBuilder &b, scf::ForOp loop,
+                              const llvm::BitVector &keep,
+                              ValueRange extraInits) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(loop);
+  SmallVector<Value> inits;
+  for (auto [k, init] : llvm::enumerate(loop.getInitArgs()))
+    if (keep[k])
+      inits.push_back(init);
+  llvm::append_range(inits, extraInits);
+  auto rebuilt =
+      createEmptyLoop(b, loop.getLoc(), loop.getLowerBound(),
+                      loop.getUpperBound(), loop.getStep(), inits);
+  rebuilt->setDiscardableAttrs(loop->getDiscardableAttrDictionary());
+  Block *from = loop.getBody(), *to = rebuilt.getBody();
+  from->getArgument(0).replaceAllUsesWith(rebuilt.getInductionVar());
+  auto yield = cast<scf::YieldOp>(from->getTerminator());
+  llvm::BitVector dropped(keep);
+  dropped.flip();
+  yield->eraseOperands(dropped);
+  unsigned next = 0;
+  for (auto [k, arg] : llvm::enumerate(loop.getRegionIterArgs()))
+    if (keep[k])
+      arg.replaceAllUsesWith(rebuilt.getRegionIterArgs()[next++]);
+  to->getOperations().splice(to->end(), from->getOperations());
+  next = 0;
+  for (auto [k, result] : llvm::enumerate(loop.getResults()))
+    if (keep[k])
+      result.replaceAllUsesWith(rebuilt.getResult(next++));
+  loop.erase();
+  return rebuilt;
+}
+
+/// The values of `ops` that their adjoints may read: the residuals of
+/// differentiable ops; for a call (a rule's forward), a nested loop, a
+/// branch or a checkpoint, everything it reads and computes; through a view,
+/// also its source.
+static llvm::DenseSet<Value> likelyResiduals(ArrayRef<Operation *> ops) {
+  llvm::DenseSet<Value> read;
+  SmallVector<Value> work;
+  auto add = [&](Value v) {
+    if (read.insert(v).second)
+      work.push_back(v);
+  };
+  for (Operation *op : ops) {
+    if (auto rule = dyn_cast<DifferentiableOpInterface>(op)) {
+      SmallVector<Value> residuals;
+      rule.getResiduals(residuals);
+      for (Value v : residuals)
+        add(v);
+    } else if (op->getNumRegions() > 0 || isa<CallOpInterface>(op)) {
+      for (Value v : readValues(op))
+        add(v);
+      for (Value v : op->getResults())
+        add(v);
+    }
+  }
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def || !isView(def))
+      continue;
+    if (auto model = dyn_cast<MemoryModelOpInterface>(def))
+      add(def->getOperand(*model.getViewedOperand()));
+    else
+      add(def->getOperand(0)); // a tensor slice or reshape
+  }
+  return read;
+}
+
+/// The offsets, sizes and strides of `small` in row `row` of `stacked`
+/// (rank one more), `offset` down its first dimension.
+static void rowBlock(OpBuilder &b, Value row, int64_t offset,
+                     RankedTensorType small, RankedTensorType stacked,
+                     SmallVectorImpl<OpFoldResult> &offsets,
+                     SmallVectorImpl<OpFoldResult> &sizes,
+                     SmallVectorImpl<OpFoldResult> &strides) {
+  offsets.assign(stacked.getRank(), b.getIndexAttr(0));
+  offsets[0] = row;
+  offsets[1] = b.getIndexAttr(offset);
+  sizes.assign({b.getIndexAttr(1)});
+  for (int64_t size : small.getShape())
+    sizes.push_back(b.getIndexAttr(size));
+  strides.assign(stacked.getRank(), b.getIndexAttr(1));
+}
+
+scf::ForOp Differentiator::addResidualTapes(scf::ForOp loop, Operation *mark,
+                                            Value row, LoopInfo &info) {
+  Block *body = loop.getBody();
+  info.forwardOps.clear();
+  for (Operation *op = mark->getNextNode(); op != body->getTerminator();
+       op = op->getNextNode())
+    info.forwardOps.push_back(op);
+  // The candidates: what the adjoint may read and depends on the carried
+  // values, but views.
+  llvm::DenseSet<Value> read = likelyResiduals(info.forwardOps);
+  llvm::DenseSet<Value> dependent;
+  for (Value arg : loop.getRegionIterArgs().take_front(info.numCarried))
+    dependent.insert(arg);
+  unsigned numPrimal = info.numCarried;
+  int64_t rows = cast<RankedTensorType>(
+                     loop.getInitArgs()[numPrimal].getType())
+                     .getDimSize(0);
+  SmallVector<std::pair<unsigned, OpResult>> taped;
+  for (auto [k, op] : llvm::enumerate(info.forwardOps)) {
+    if (llvm::none_of(readValues(op),
+                      [&](Value v) { return dependent.contains(v); }))
+      continue;
+    for (Value result : op->getResults())
+      dependent.insert(result);
+    if (isView(op))
+      continue;
+    for (OpResult result : op->getResults())
+      if (isTapeable(result.getType()) && read.contains(result))
+        taped.push_back({unsigned(k), result});
+  }
+  if (taped.empty())
+    return loop;
+
+  // Where each goes: into a host's rows, after what they hold, while they
+  // fit; else a tape of its own.
+  struct Host {
+    Value value;
+    RankedTensorType type;
+    int64_t used;
+    int tapeArg; // the loop's iter arg holding its tape; -1: new
+  };
+  SmallVector<Host> hosts;
+  for (Value candidate : info.hostCandidates) {
+    auto type = cast<RankedTensorType>(candidate.getType());
+    Host host{candidate, type, 0, -1};
+    for (auto [k, carried] : llvm::enumerate(info.hosts))
+      if (carried == candidate) {
+        host.used = cast<RankedTensorType>(
+                        loop.getRegionIterArgs()[k].getType())
+                        .getDimSize(0);
+        host.tapeArg = int(numPrimal + k);
+      }
+    hosts.push_back(host);
+  }
+  SmallVector<int> placement; // per taped value: its host's index, or -1
+  SmallVector<int64_t> offsets;
+  for (auto &[k, v] : taped) {
+    auto type = cast<RankedTensorType>(v.getType());
+    int where = -1;
+    for (auto [h, host] : llvm::enumerate(hosts)) {
+      if (host.type.getRank() != type.getRank() + 1 ||
+          host.type.getElementType() != type.getElementType() ||
+          host.used + type.getDimSize(0) > host.type.getDimSize(1))
+        continue;
+      bool fits = true;
+      for (auto [s, hs] : llvm::zip(type.getShape().drop_front(),
+                                    host.type.getShape().drop_front(2)))
+        fits &= s <= hs;
+      if (fits) {
+        where = int(h);
+        break;
+      }
+    }
+    placement.push_back(where);
+    offsets.push_back(where < 0 ? 0 : hosts[where].used);
+    if (where >= 0)
+      hosts[where].used += type.getDimSize(0);
+  }
+
+  // The new iter args: the hosts that hold no carried value but now hold
+  // residuals, then the tapes of their own.
+  Location loc = loop.getLoc();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(loop);
+  SmallVector<Value> inits;
+  unsigned next = loop.getNumResults();
+  for (auto [h, host] : llvm::enumerate(hosts))
+    if (host.tapeArg < 0 && llvm::is_contained(placement, int(h))) {
+      host.tapeArg = int(next++);
+      info.residualHosts[host.value] = unsigned(host.tapeArg);
+      inits.push_back(zerosOf(b, loc, host.type));
+    }
+  SmallVector<int> ownTape(taped.size(), -1);
+  for (auto [i, entry] : llvm::enumerate(taped)) {
+    if (placement[i] >= 0)
+      continue;
+    auto type = cast<RankedTensorType>(entry.second.getType());
+    SmallVector<int64_t> shape = {rows};
+    llvm::append_range(shape, type.getShape());
+    ownTape[i] = int(next++);
+    inits.push_back(zerosOf(
+        b, loc, RankedTensorType::get(shape, type.getElementType())));
+  }
+  llvm::BitVector keep(loop.getNumResults(), true);
+  scf::ForOp rebuilt = rebuildLoop(b, loop, keep, inits);
+
+  // The stores, before the yield: each writes the tape that its iter arg's
+  // yielded value holds so far.
+  auto yield = cast<scf::YieldOp>(rebuilt.getBody()->getTerminator());
+  b.setInsertionPoint(yield);
+  ValueRange args = rebuilt.getRegionIterArgs();
+  unsigned firstNew = rebuilt.getNumResults() - inits.size();
+  for (unsigned a = firstNew; a < rebuilt.getNumResults(); ++a)
+    yield->insertOperands(yield->getNumOperands(), args[a]);
+  for (auto [i, entry] : llvm::enumerate(taped)) {
+    auto [k, v] = entry;
+    auto type = cast<RankedTensorType>(v.getType());
+    unsigned position =
+        placement[i] >= 0 ? unsigned(hosts[placement[i]].tapeArg)
+                          : unsigned(ownTape[i]);
+    Value tape = yield.getOperand(position);
+    Operation *store;
+    if (placement[i] < 0) {
+      store = UpdateOp::create(b, v.getLoc(), tape.getType(), v, tape, row);
+    } else {
+      SmallVector<OpFoldResult> offs, sizes, strides;
+      rowBlock(b, row, offsets[i], type,
+               cast<RankedTensorType>(tape.getType()), offs, sizes, strides);
+      store = tensor::InsertSliceOp::create(b, v.getLoc(), v, tape, offs,
+                                            sizes, strides);
+    }
+    store->setAttr(TadDialect::kTapeAttrName, b.getUnitAttr());
+    yield->setOperand(position, store->getResult(0));
+    info.residualTapes.push_back(
+        {k, v.getResultNumber(), position,
+         placement[i] >= 0 ? hosts[placement[i]].value : Value(), offsets[i],
+         store});
+  }
+  return rebuilt;
+}
+
+void Differentiator::useResidualTapes(
+    scf::ForOp op, const LoopInfo &info, ArrayRef<Operation *> recomputed,
+    Value row, function_ref<Value(Value)> hostAccumulator) {
+  if (info.residualTapes.empty() || recomputed.empty())
+    return;
+  // The reverse step's ops must be the forward loop's, one for one.
+  if (recomputed.size() != info.forwardOps.size())
+    return;
+  llvm::DenseMap<Operation *, unsigned> index;
+  for (auto [k, pair] :
+       llvm::enumerate(llvm::zip(recomputed, info.forwardOps))) {
+    auto [r, f] = pair;
+    if (r->getName() != f->getName() ||
+        r->getNumResults() != f->getNumResults())
+      return;
+    index[r] = k;
+  }
+  llvm::DenseMap<std::pair<unsigned, unsigned>,
+                 const LoopInfo::ResidualTape *>
+      tapeOf;
+  for (const LoopInfo::ResidualTape &tape : info.residualTapes)
+    tapeOf[{tape.op, tape.result}] = &tape;
+
+  // The recomputed values that the adjoint reads, and, through the ops
+  // that stay (views, values without a tape), what those read.
+  Block *body = recomputed.front()->getBlock();
+  llvm::SetVector<Value> needed;
+  auto need = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    if (def && index.contains(def))
+      needed.insert(v);
+  };
+  for (Operation &op : *body) {
+    if (index.contains(&op))
+      continue;
+    op.walk([&](Operation *inner) {
+      for (Value operand : inner->getOperands())
+        need(operand);
+    });
+  }
+  SmallVector<std::pair<Value, const LoopInfo::ResidualTape *>> loads;
+  for (size_t i = 0; i < needed.size(); ++i) {
+    Value v = needed[i];
+    Operation *def = v.getDefiningOp();
+    auto tape = tapeOf.find({index[def], cast<OpResult>(v).getResultNumber()});
+    if (tape != tapeOf.end()) {
+      loads.push_back({v, tape->second});
+      continue;
+    }
+    for (Value read : readValues(def))
+      need(read);
+  }
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(recomputed.front());
+  for (auto [v, tape] : loads) {
+    Value read;
+    if (!tape->host) {
+      read = TakeOp::create(b, v.getLoc(), v.getType(),
+                            op.getResult(tape->position), row);
+    } else {
+      // The host's accumulator still holds the row: this step writes it
+      // last (findTapeHost).
+      Value acc = hostAccumulator(tape->host);
+      auto type = cast<RankedTensorType>(v.getType());
+      SmallVector<OpFoldResult> offsets, sizes, strides;
+      rowBlock(b, row, tape->offset, type,
+               cast<RankedTensorType>(acc.getType()), offsets, sizes, strides);
+      read = tensor::ExtractSliceOp::create(b, v.getLoc(), type, acc, offsets,
+                                            sizes, strides);
+    }
+    v.replaceAllUsesWith(read);
+    readResidualStores.insert(tape->store);
+    markNestedReads(recomputed[tape->op], info.forwardOps[tape->op]);
+  }
+}
+
+/// The reverse sweep of a loop nested in a taped loop's body reads the
+/// residual tapes of the nested loop that the reverse step recomputed; with
+/// those results read from the outer tape instead, it reads what the
+/// forward copy of that loop stored: those stores are read too.
+void Differentiator::markNestedReads(Operation *recomputed,
+                                     Operation *forward) {
+  auto r = loops.find(recomputed), f = loops.find(forward);
+  if (r == loops.end() || f == loops.end())
+    return;
+  const auto &rTapes = r->second.residualTapes;
+  const auto &fTapes = f->second.residualTapes;
+  if (rTapes.size() != fTapes.size())
+    return;
+  for (auto [rt, ft] : llvm::zip(rTapes, fTapes))
+    if (readResidualStores.contains(rt.store))
+      readResidualStores.insert(ft.store);
+  for (auto [rop, fop] :
+       llvm::zip(r->second.forwardOps, f->second.forwardOps))
+    markNestedReads(rop, fop);
+}
+
+void Differentiator::pruneResidualTapes(func::FuncOp fn) {
+  // Outer loops first: dropping an outer tape can leave an inner loop's
+  // tape unread.
+  SmallVector<scf::ForOp> forward;
+  fn.walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
+    auto it = loops.find(loop);
+    if (it != loops.end() && !it->second.residualTapes.empty())
+      forward.push_back(loop);
+  });
+  for (scf::ForOp loop : forward) {
+    LoopInfo info = loops[loop];
+    loops.erase(loop);
+    // A store that no step read goes; then a tape with no reader.
+    for (const LoopInfo::ResidualTape &tape : info.residualTapes) {
+      if (readResidualStores.contains(tape.store))
+        continue;
+      Value stored = tape.store->getResult(0);
+      stored.replaceAllUsesWith(tape.store->getOperand(1));
+      tape.store->erase();
+    }
+    llvm::BitVector keep(loop.getNumResults(), true);
+    Block *body = loop.getBody();
+    for (unsigned k = info.numCarried; k < loop.getNumResults(); ++k) {
+      // What it yields is what it was given: a host that holds no residual
+      // any more, or a tape that nothing reads.
+      BlockArgument arg = loop.getRegionIterArgs()[k];
+      if (body->getTerminator()->getOperand(k) != arg || !arg.hasOneUse())
+        continue;
+      loop.getResult(k).replaceAllUsesWith(loop.getInitArgs()[k]);
+      keep.reset(k);
+    }
+    if (!keep.all())
+      rebuildLoop(b, loop, keep, {});
+  }
+}
