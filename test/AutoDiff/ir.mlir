@@ -1,5 +1,6 @@
 // The joint functions that tad-autodiff writes, for representative cases.
 // RUN: tad-opt %s --tad-autodiff --split-input-file | FileCheck %s
+// RUN: tad-opt %s --tad-autodiff="loop-residuals=false" --split-input-file | FileCheck %s --check-prefix=CARRIED
 
 func.func @square(%x: tensor<f32>) -> tensor<f32> {
   %y = tad.mul %x, %x : tensor<f32>
@@ -66,8 +67,12 @@ func.func private @d_ckpt(tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>)
 
 // -----
 
-// The forward loop writes the carried value of each iteration into a tape;
-// the reverse loop reads it back, recomputes the body and runs its adjoint.
+// The forward loop writes the carried value of each iteration into a tape.
+// The residual that tanh's adjoint reads, its result, is the next
+// iteration's carried value: row i + 1 of that tape, which gets one more row
+// for the last iteration's result, so the reverse loop recomputes nothing.
+// With loop-residuals=false (CARRIED) the reverse loop reads the carried
+// value back, recomputes the body and runs its adjoint.
 func.func @loop(%x: tensor<2xf32>) -> tensor<f32> {
   %lo = arith.constant 0 : index
   %hi = arith.constant 5 : index
@@ -80,12 +85,22 @@ func.func @loop(%x: tensor<2xf32>) -> tensor<f32> {
   return %s : tensor<f32>
 }
 // CHECK-LABEL: func.func @d_loop
-// CHECK: %[[TAPE0:.*]] = tad.constant dense<0.000000e+00> : tensor<5x2xf32>
+// CHECK: %[[TAPE0:.*]] = tad.constant dense<0.000000e+00> : tensor<6x2xf32>
 // CHECK: %[[FWD:.*]]:2 = scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[TAPE0]])
-// CHECK: tad.update %{{.*}} into %{{.*}}[%{{.*}}] {tad.tape} : tensor<2xf32> into tensor<5x2xf32>
+// CHECK: tad.update %{{.*}} into %{{.*}}[%{{.*}}] {tad.tape} : tensor<2xf32> into tensor<6x2xf32>
+// CHECK: %[[FULL:.*]] = tad.update %[[FWD]]#0 into %[[FWD]]#1[%{{.*}}] {tad.forward, tad.tape}
 // CHECK: scf.for
-// CHECK: %[[IN:.*]] = tad.take %[[FWD]]#1[%{{.*}}] : tensor<5x2xf32> -> tensor<2xf32>
-// CHECK: tad.tanh %[[IN]]
+// CHECK: %[[NEXT:.*]] = arith.addi
+// CHECK: %[[OUT:.*]] = tad.take %[[FULL]][%[[NEXT]]] : tensor<6x2xf32> -> tensor<2xf32>
+// CHECK-NOT: tad.tanh
+// CHECK: tad.mul %[[OUT]], %[[OUT]]
+// CARRIED-LABEL: func.func @d_loop
+// CARRIED: %[[TAPE0:.*]] = tad.constant dense<0.000000e+00> : tensor<5x2xf32>
+// CARRIED: %[[FWD:.*]]:2 = scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[TAPE0]])
+// CARRIED: tad.update %{{.*}} into %{{.*}}[%{{.*}}] {tad.tape} : tensor<2xf32> into tensor<5x2xf32>
+// CARRIED: scf.for
+// CARRIED: %[[IN:.*]] = tad.take %[[FWD]]#1[%{{.*}}] : tensor<5x2xf32> -> tensor<2xf32>
+// CARRIED: tad.tanh %[[IN]]
 func.func private @d_loop(tensor<2xf32>) -> tensor<2xf32>
     attributes {tad.derivative = #tad.derivative<grad of @loop wrt [0]>}
 

@@ -2,6 +2,7 @@
 // accumulator of the stacked weights it reads as ws[i] (Loops.cpp,
 // findTapeHost): row i of the tape in the leading block of row i of the
 // gradient, which the reverse step writes after its last read of the tape.
+// The residuals that fit go into the rest of the row.
 // RUN: tad-opt %s --tad-autodiff --split-input-file | FileCheck %s
 
 func.func @layers(%x: tensor<2x4xf32>, %ws: tensor<3x4x4xf32>) -> tensor<f32> {
@@ -21,20 +22,27 @@ func.func @layers(%x: tensor<2x4xf32>, %ws: tensor<3x4x4xf32>) -> tensor<f32> {
 // CHECK: %[[HOST:.*]] = tad.constant dense<0.000000e+00> : tensor<3x4x4xf32>
 // CHECK: %[[FWD:.*]]:2 = scf.for %[[I:.*]] = {{.*}} iter_args(%[[H:.*]] = %{{.*}}, %[[TAPE:.*]] = %[[HOST]]) -> (tensor<2x4xf32>, tensor<3x4x4xf32>)
 // CHECK: tensor.insert_slice %[[H]] into %[[TAPE]][%{{.*}}, 0, 0] [1, 2, 4] [1, 1, 1] {tad.tape} : tensor<2x4xf32> into tensor<3x4x4xf32>
-// The remat report counts the reverse sweep's run of each iteration's body.
+// The residual, tanh's result, fills the rest of the row (ResidualTapes.cpp).
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[%{{.*}}, 2, 0] [1, 2, 4] [1, 1, 1] {tad.tape} : tensor<2x4xf32> into tensor<3x4x4xf32>
+// The remat report counts the reverse sweep's steps of each iteration.
 // CHECK: } {tad.forward, tad.reverse_reruns = 3 : i64}
 // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %[[ACC:.*]] = %[[FWD]]#1) -> (tensor<2x4xf32>, tensor<3x4x4xf32>)
 // CHECK: %[[IN:.*]] = tensor.extract_slice %[[ACC]][%[[ROW:.*]], 0, 0] [1, 2, 4] [1, 1, 1] : tensor<3x4x4xf32> to tensor<2x4xf32>
+// CHECK: %[[OUT:.*]] = tensor.extract_slice %[[ACC]][%[[ROW]], 2, 0] [1, 2, 4] [1, 1, 1] : tensor<3x4x4xf32> to tensor<2x4xf32>
+// CHECK-NOT: tad.tanh
+// CHECK: tad.mul %[[OUT]], %[[OUT]]
 // CHECK: %[[G:.*]] = tad.matmul %[[IN]], %{{.*}} {transpose_lhs} : tensor<2x4xf32>, tensor<2x4xf32> -> tensor<4x4xf32>
 // CHECK: %[[NEW:.*]] = tad.update %[[G]] into %[[ACC]][%{{.*}}] : tensor<4x4xf32> into tensor<3x4x4xf32>
 // CHECK: scf.yield %{{.*}}, %[[NEW]]
 func.func private @d_layers(tensor<2x4xf32>, tensor<3x4x4xf32>) -> tensor<3x4x4xf32>
     attributes {tad.derivative = #tad.derivative<grad of @layers wrt [1]>}
 
-// Without the weights' gradient there is no accumulator: a tape of its own.
+// Without the weights' gradient there is no accumulator: a tape of its own,
+// with one more row for the last iteration's result, since the tanh that
+// each iteration yields is a residual (docs/autodiff.md).
 // CHECK-LABEL: func.func @dx_layers
-// CHECK: scf.for {{.*}} -> (tensor<2x4xf32>, tensor<3x2x4xf32>)
-// CHECK: tad.update %{{.*}} into %{{.*}}[%{{.*}}] {tad.tape} : tensor<2x4xf32> into tensor<3x2x4xf32>
+// CHECK: scf.for {{.*}} -> (tensor<2x4xf32>, tensor<4x2x4xf32>)
+// CHECK: tad.update %{{.*}} into %{{.*}}[%{{.*}}] {tad.tape} : tensor<2x4xf32> into tensor<4x2x4xf32>
 // CHECK-NOT: insert_slice
 // CHECK: return
 func.func private @dx_layers(tensor<2x4xf32>, tensor<3x4x4xf32>) -> tensor<2x4xf32>
@@ -44,7 +52,8 @@ func.func private @dx_layers(tensor<2x4xf32>, tensor<3x4x4xf32>) -> tensor<2x4xf
 
 // The body reads the weights twice (two cotangents for one row) and at
 // another index than the induction value: no host; the weights' gradient
-// accumulates from zeros, and the tape is a stack of the carried value.
+// accumulates from zeros, and the tapes are stacks of the carried value and
+// of the residual y.
 func.func @twice(%x: tensor<2x4xf32>, %ws: tensor<3x4x4xf32>) -> tensor<f32> {
   %c0 = arith.constant 0 : index
   %c3 = arith.constant 3 : index
@@ -60,7 +69,7 @@ func.func @twice(%x: tensor<2x4xf32>, %ws: tensor<3x4x4xf32>) -> tensor<f32> {
   return %s : tensor<f32>
 }
 // CHECK-LABEL: func.func @d_twice
-// CHECK: scf.for {{.*}} -> (tensor<2x4xf32>, tensor<3x2x4xf32>)
+// CHECK: scf.for {{.*}} -> (tensor<2x4xf32>, tensor<3x2x4xf32>, tensor<3x2x4xf32>)
 // CHECK-NOT: insert_slice
 // CHECK: return
 func.func private @d_twice(tensor<2x4xf32>, tensor<3x4x4xf32>) -> tensor<3x4x4xf32>

@@ -11,14 +11,15 @@ feasible minimum and checks, for each budget, what issue 6 promises:
     bit (recomputation repeats the same ops on the same inputs).
 
     budgets.py TADC FILE.tad ENTRY [--points N] [--top BYTES] [--seed N]
-               [--loop-snapshots N]
+               [--loop-snapshots N] [--tadc-arg=ARG ...]
 
 --top starts the sweep below the store-all peak (for programs whose
 store-all prediction is not yet exact). --seed picks the random inputs:
 a branch is predicted at its larger side, so a program with branches is
 measured on inputs that take it. --loop-snapshots is passed to tadc: 0
 keeps full tapes, so that the sweep schedules the function around its
-loops instead of choosing how to checkpoint them.
+loops instead of choosing how to checkpoint them. Each --tadc-arg is
+passed to tadc too (--tadc-arg=--loop-residuals=false).
 
 Prints one line per budget and exits non-zero on the first violation.
 """
@@ -106,9 +107,10 @@ def main():
     parser.add_argument("--top", type=int)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--loop-snapshots", type=int)
+    parser.add_argument("--tadc-arg", action="append", default=[])
     args = parser.parse_args()
     extra = ([] if args.loop_snapshots is None else
-             [f"--loop-snapshots={args.loop_snapshots}"])
+             [f"--loop-snapshots={args.loop_snapshots}"]) + args.tadc_arg
     with tempfile.TemporaryDirectory() as tmp:
         _, base, reference = run(args.tadc, args.source, args.entry, "1024GiB",
                                  tmp, "store-all", args.seed, extra)

@@ -26,6 +26,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/SaveAndRestore.h"
 
 namespace tad::autodiff {
 
@@ -201,6 +202,9 @@ private:
       Value host;
       int64_t offset = 0;
       Operation *store = nullptr; // the forward loop's write of it
+      /// A value that the body yields as carried value `position -
+      /// numCarried`: it is row i + 1 of that value's tape (longTapes).
+      bool shifted = false;
     };
     SmallVector<ResidualTape> residualTapes;
     /// The outer values like a tape host (findTapeHost) that can hold
@@ -210,6 +214,9 @@ private:
     /// position of their tape among the forward loop's results (the
     /// reverse loop's accumulator starts from it).
     llvm::DenseMap<Value, unsigned> residualHosts;
+    /// Per carried value whose tape has one more row, for the value after
+    /// the last iteration: that tape, written after the loop.
+    llvm::DenseMap<unsigned, Value> longTapes;
     /// Whether `v`'s accumulator holds a tape (of carried values or
     /// residuals): each reverse step writes its row, never adds to it.
     bool isHost(Value v) const {
@@ -220,6 +227,8 @@ private:
   int64_t loopSnapshots;
   /// Whether full tapes keep residuals (per loop: tad.loop_residuals).
   bool loopResiduals;
+  /// Whether cloneOp is inlining the calls inside a copied region.
+  bool inRegionCopy = false;
   /// Whether revolve's reverse loops call the runtime's action counter.
   bool countRevolveActions;
   llvm::DenseMap<Operation *, LoopInfo> loops;

@@ -78,7 +78,10 @@ LogicalResult Differentiator::cloneOp(Operation &op, IRMapping &map,
       map.map(r, v);
     return success();
   }
-  if (auto loop = dyn_cast<scf::ForOp>(op))
+  // A loop that a cloned region holds (through an inlined call) is copied
+  // as it is: the backward sweep computes the region again, loops with
+  // tapes then, and nothing reads tapes kept here.
+  if (auto loop = dyn_cast<scf::ForOp>(op); loop && !inRegionCopy)
     return cloneFor(loop, map, callStack);
   // Calls nested in regions (checkpoint, if) are inlined too: clone the op
   // and then inline the calls inside the clone. A call of a function with a
@@ -87,6 +90,9 @@ LogicalResult Differentiator::cloneOp(Operation &op, IRMapping &map,
   // the region (the branch, the checkpoint) and calls the rule's forward
   // again before the pullback.
   Operation *clone = b.clone(op, map);
+  if (op.getNumRegions() == 0)
+    return success();
+  llvm::SaveAndRestore inRegion(inRegionCopy, true);
   SmallVector<func::CallOp> nested;
   clone->walk([&](func::CallOp call) { nested.push_back(call); });
   for (func::CallOp call : nested) {

@@ -447,11 +447,14 @@ LogicalResult Differentiator::backwardFor(scf::ForOp op, CotangentMap &cot) {
       Value row = arith::SubIOp::create(b, l, last, j);
       Value iv = arith::AddIOp::create(b, l, lower, row);
       SmallVector<Value> carriedIn;
-      for (auto [tape, r, host] :
-           llvm::zip(op.getResults().drop_front(numCarried),
-                     primal.getRegionIterArgs(), info.hosts)) {
-        // A hosted tape is read from the accumulator the loop carries.
-        Value from = tape;
+      for (auto [k, tape, r, host] : llvm::enumerate(
+               op.getResults().slice(numCarried, numCarried),
+               primal.getRegionIterArgs(), info.hosts)) {
+        // A hosted tape is read from the accumulator the loop carries, a
+        // longer one where the forward loop's last value went into it.
+        Value from = info.longTapes.lookup(unsigned(k));
+        if (!from)
+          from = tape;
         if (host)
           from = args[numCarried + (llvm::find(outer, host) - outer.begin())];
         carriedIn.push_back(loadFromTape(b, l, r.getType(), from, row));

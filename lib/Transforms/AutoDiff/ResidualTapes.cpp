@@ -61,16 +61,19 @@ static SmallVector<Value> readValues(Operation *op) {
 /// `loop` that `keep` marks, then `extraInits` (new block arguments at the
 /// end, which the caller yields). The dropped ones' results and block
 /// arguments must be unused but for their yield operands, which go. The
-/// old loop is erased and its kept results replaced.
-static scf::ForOp rebuildLoop(OpBuilder &b, scf::ForOp loop,
-                              const llvm::BitVector &keep,
-                              ValueRange extraInits) {
+/// old loop is erased and its kept results replaced. An iter arg in
+/// `replaced` starts from that value instead, whose type may differ: the
+/// one op that reads it in the body (a tape's store) takes the new type.
+static scf::ForOp
+rebuildLoop(OpBuilder &b, scf::ForOp loop, const llvm::BitVector &keep,
+            ValueRange extraInits,
+            const llvm::DenseMap<unsigned, Value> &replaced = {}) {
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(loop);
   SmallVector<Value> inits;
   for (auto [k, init] : llvm::enumerate(loop.getInitArgs()))
     if (keep[k])
-      inits.push_back(init);
+      inits.push_back(replaced.lookup(k) ? replaced.lookup(k) : init);
   llvm::append_range(inits, extraInits);
   auto rebuilt =
       createEmptyLoop(b, loop.getLoc(), loop.getLowerBound(),
@@ -83,9 +86,15 @@ static scf::ForOp rebuildLoop(OpBuilder &b, scf::ForOp loop,
   dropped.flip();
   yield->eraseOperands(dropped);
   unsigned next = 0;
-  for (auto [k, arg] : llvm::enumerate(loop.getRegionIterArgs()))
-    if (keep[k])
-      arg.replaceAllUsesWith(rebuilt.getRegionIterArgs()[next++]);
+  for (auto [k, arg] : llvm::enumerate(loop.getRegionIterArgs())) {
+    if (!keep[k])
+      continue;
+    Value to = rebuilt.getRegionIterArgs()[next++];
+    if (replaced.count(k))
+      for (Operation *user : arg.getUsers())
+        user->getResult(0).setType(to.getType());
+    arg.replaceAllUsesWith(to);
+  }
   to->getOperations().splice(to->end(), from->getOperations());
   next = 0;
   for (auto [k, result] : llvm::enumerate(loop.getResults()))
@@ -96,9 +105,10 @@ static scf::ForOp rebuildLoop(OpBuilder &b, scf::ForOp loop,
 }
 
 /// The values of `ops` that their adjoints may read: the residuals of
-/// differentiable ops; for a call (a rule's forward), a nested loop, a
-/// branch or a checkpoint, everything it reads and computes; through a view,
-/// also its source.
+/// differentiable ops; a checkpoint's or a branch's inputs (its adjoint
+/// computes it again from them); a call's results (a rule's forward: the
+/// pullback reads what it saved); a nested loop's inputs and results (its
+/// tapes); through a view, also its source.
 static llvm::DenseSet<Value> likelyResiduals(ArrayRef<Operation *> ops) {
   llvm::DenseSet<Value> read;
   SmallVector<Value> work;
@@ -112,11 +122,15 @@ static llvm::DenseSet<Value> likelyResiduals(ArrayRef<Operation *> ops) {
       rule.getResiduals(residuals);
       for (Value v : residuals)
         add(v);
-    } else if (op->getNumRegions() > 0 || isa<CallOpInterface>(op)) {
-      for (Value v : readValues(op))
-        add(v);
+    } else if (isa<CallOpInterface>(op)) {
       for (Value v : op->getResults())
         add(v);
+    } else if (op->getNumRegions() > 0) {
+      for (Value v : readValues(op))
+        add(v);
+      if (!isa<CheckpointOp, scf::IfOp>(op))
+        for (Value v : op->getResults())
+          add(v);
     }
   }
   while (!work.empty()) {
@@ -177,7 +191,27 @@ scf::ForOp Differentiator::addResidualTapes(scf::ForOp loop, Operation *mark,
       if (isTapeable(result.getType()) && read.contains(result))
         taped.push_back({unsigned(k), result});
   }
-  if (taped.empty())
+  // A value that the body yields as a carried value is the next
+  // iteration's input, which the carried value's tape holds already: row
+  // i + 1 of that tape, given one more row for the last iteration's.
+  auto yield0 = cast<scf::YieldOp>(body->getTerminator());
+  SmallVector<std::pair<unsigned, OpResult>> shifted;
+  SmallVector<unsigned> shiftedCarried;
+  for (auto it = taped.begin(); it != taped.end();) {
+    int carried = -1;
+    for (unsigned c = 0; c < numPrimal; ++c)
+      if (yield0.getOperand(c) == it->second && !info.hosts[c] &&
+          !llvm::is_contained(shiftedCarried, c))
+        carried = int(c);
+    if (carried < 0) {
+      ++it;
+      continue;
+    }
+    shifted.push_back(*it);
+    shiftedCarried.push_back(unsigned(carried));
+    it = taped.erase(it);
+  }
+  if (taped.empty() && shifted.empty())
     return loop;
 
   // Where each goes: into a host's rows, after what they hold, while they
@@ -231,6 +265,14 @@ scf::ForOp Differentiator::addResidualTapes(scf::ForOp loop, Operation *mark,
   Location loc = loop.getLoc();
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(loop);
+  llvm::DenseMap<unsigned, Value> longer;
+  for (unsigned c : shiftedCarried) {
+    auto type = cast<RankedTensorType>(loop.getInitArgs()[c].getType());
+    SmallVector<int64_t> shape = {rows + 1};
+    llvm::append_range(shape, type.getShape());
+    longer[numPrimal + c] = zerosOf(
+        b, loc, RankedTensorType::get(shape, type.getElementType()));
+  }
   SmallVector<Value> inits;
   unsigned next = loop.getNumResults();
   for (auto [h, host] : llvm::enumerate(hosts))
@@ -251,7 +293,21 @@ scf::ForOp Differentiator::addResidualTapes(scf::ForOp loop, Operation *mark,
         b, loc, RankedTensorType::get(shape, type.getElementType())));
   }
   llvm::BitVector keep(loop.getNumResults(), true);
-  scf::ForOp rebuilt = rebuildLoop(b, loop, keep, inits);
+  scf::ForOp rebuilt = rebuildLoop(b, loop, keep, inits, longer);
+  // The value after the last iteration goes in the longer tapes' last row.
+  b.setInsertionPointAfter(rebuilt);
+  for (auto [entry, c] : llvm::zip(shifted, shiftedCarried)) {
+    Value tape = rebuilt.getResult(numPrimal + c);
+    Value last = arith::ConstantIndexOp::create(b, loc, rows);
+    auto store = UpdateOp::create(b, loc, tape.getType(),
+                                  rebuilt.getResult(c), tape, last);
+    store->setAttr(TadDialect::kTapeAttrName, b.getUnitAttr());
+    info.longTapes[c] = store.getResult();
+    LoopInfo::ResidualTape tapeInfo{entry.first, entry.second.getResultNumber(),
+                                    numPrimal + c};
+    tapeInfo.shifted = true;
+    info.residualTapes.push_back(tapeInfo);
+  }
 
   // The stores, before the yield: each writes the tape that its iter arg's
   // yielded value holds so far.
@@ -344,7 +400,13 @@ void Differentiator::useResidualTapes(
   b.setInsertionPoint(recomputed.front());
   for (auto [v, tape] : loads) {
     Value read;
-    if (!tape->host) {
+    if (tape->shifted) {
+      Value next = arith::AddIOp::create(
+          b, v.getLoc(), row, arith::ConstantIndexOp::create(b, v.getLoc(), 1));
+      read = TakeOp::create(
+          b, v.getLoc(), v.getType(),
+          info.longTapes.lookup(tape->position - info.numCarried), next);
+    } else if (!tape->host) {
       read = TakeOp::create(b, v.getLoc(), v.getType(),
                             op.getResult(tape->position), row);
     } else {
@@ -359,7 +421,8 @@ void Differentiator::useResidualTapes(
                                             sizes, strides);
     }
     v.replaceAllUsesWith(read);
-    readResidualStores.insert(tape->store);
+    if (tape->store)
+      readResidualStores.insert(tape->store);
     markNestedReads(recomputed[tape->op], info.forwardOps[tape->op]);
   }
 }
@@ -378,7 +441,7 @@ void Differentiator::markNestedReads(Operation *recomputed,
   if (rTapes.size() != fTapes.size())
     return;
   for (auto [rt, ft] : llvm::zip(rTapes, fTapes))
-    if (readResidualStores.contains(rt.store))
+    if (rt.store && readResidualStores.contains(rt.store))
       readResidualStores.insert(ft.store);
   for (auto [rop, fop] :
        llvm::zip(r->second.forwardOps, f->second.forwardOps))
@@ -399,7 +462,7 @@ void Differentiator::pruneResidualTapes(func::FuncOp fn) {
     loops.erase(loop);
     // A store that no step read goes; then a tape with no reader.
     for (const LoopInfo::ResidualTape &tape : info.residualTapes) {
-      if (readResidualStores.contains(tape.store))
+      if (tape.shifted || readResidualStores.contains(tape.store))
         continue;
       Value stored = tape.store->getResult(0);
       stored.replaceAllUsesWith(tape.store->getOperand(1));
