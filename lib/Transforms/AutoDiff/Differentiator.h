@@ -205,6 +205,9 @@ private:
       /// A value that the body yields as carried value `position -
       /// numCarried`: it is row i + 1 of that value's tape (longTapes).
       bool shifted = false;
+      /// In a host: the shape of the block of its row that holds the
+      /// residual (the residual reshaped, when they differ).
+      RankedTensorType block;
     };
     SmallVector<ResidualTape> residualTapes;
     /// The outer values like a tape host (findTapeHost) that can hold

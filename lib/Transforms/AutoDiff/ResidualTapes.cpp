@@ -221,6 +221,7 @@ scf::ForOp Differentiator::addResidualTapes(scf::ForOp loop, Operation *mark,
     RankedTensorType type;
     int64_t used;
     int tapeArg; // the loop's iter arg holding its tape; -1: new
+    int64_t reader = -1; // the last of forwardOps that reads its row
   };
   SmallVector<Host> hosts;
   for (Value candidate : info.hostCandidates) {
@@ -233,31 +234,58 @@ scf::ForOp Differentiator::addResidualTapes(scf::ForOp loop, Operation *mark,
                         .getDimSize(0);
         host.tapeArg = int(numPrimal + k);
       }
+    // The reverse step makes the row's gradient where it runs the adjoint
+    // of the op that reads `ws[i]`.
+    llvm::DenseMap<Operation *, int64_t> position;
+    for (auto [k, op] : llvm::enumerate(info.forwardOps))
+      position[op] = int64_t(k);
+    for (Operation *user : candidate.getUsers())
+      if (auto take = dyn_cast<TakeOp>(user); take && position.count(take))
+        for (Operation *reader : take->getUsers())
+          if (position.count(reader))
+            host.reader = std::max(host.reader, position[reader]);
     hosts.push_back(host);
   }
-  SmallVector<int> placement; // per taped value: its host's index, or -1
-  SmallVector<int64_t> offsets;
-  for (auto &[k, v] : taped) {
-    auto type = cast<RankedTensorType>(v.getType());
-    int where = -1;
+  // A residual goes into a host's row as a block of whole rows of it
+  // (reshaped to [n, the row's other dimensions], a view of its bytes),
+  // after what the row holds: first fit, the largest residuals first.
+  SmallVector<int> placement(taped.size(), -1); // a host's index, or -1
+  SmallVector<int64_t> offsets(taped.size(), 0);
+  SmallVector<RankedTensorType> blocks(taped.size());
+  SmallVector<unsigned> order =
+      llvm::to_vector(llvm::seq<unsigned>(0, taped.size()));
+  auto elements = [&](unsigned i) {
+    return cast<RankedTensorType>(taped[i].second.getType()).getNumElements();
+  };
+  llvm::stable_sort(order, [&](unsigned x, unsigned y) {
+    return elements(x) > elements(y);
+  });
+  for (unsigned i : order) {
+    auto type = cast<RankedTensorType>(taped[i].second.getType());
     for (auto [h, host] : llvm::enumerate(hosts)) {
-      if (host.type.getRank() != type.getRank() + 1 ||
-          host.type.getElementType() != type.getElementType() ||
-          host.used + type.getDimSize(0) > host.type.getDimSize(1))
+      // The reverse step reads a residual where it runs the adjoints of
+      // the residual's op and of the ops after it, so before it makes
+      // the gradient of a row read earlier in the body: only such a row
+      // can hold it, or the gradient could not be written in place.
+      if (host.reader < 0 || host.reader >= int64_t(taped[i].first))
         continue;
-      bool fits = true;
-      for (auto [s, hs] : llvm::zip(type.getShape().drop_front(),
-                                    host.type.getShape().drop_front(2)))
-        fits &= s <= hs;
-      if (fits) {
-        where = int(h);
-        break;
-      }
+      ArrayRef<int64_t> rest = host.type.getShape().drop_front(2);
+      int64_t width = 1;
+      for (int64_t size : rest)
+        width *= size;
+      if (host.type.getElementType() != type.getElementType() ||
+          type.getNumElements() % width != 0 ||
+          host.used + type.getNumElements() / width >
+              host.type.getDimSize(1))
+        continue;
+      SmallVector<int64_t> shape = {type.getNumElements() / width};
+      llvm::append_range(shape, rest);
+      blocks[i] = RankedTensorType::get(shape, type.getElementType());
+      placement[i] = int(h);
+      offsets[i] = host.used;
+      host.used += shape.front();
+      break;
     }
-    placement.push_back(where);
-    offsets.push_back(where < 0 ? 0 : hosts[where].used);
-    if (where >= 0)
-      hosts[where].used += type.getDimSize(0);
   }
 
   // The new iter args: the hosts that hold no carried value but now hold
@@ -328,10 +356,16 @@ scf::ForOp Differentiator::addResidualTapes(scf::ForOp loop, Operation *mark,
     if (placement[i] < 0) {
       store = UpdateOp::create(b, v.getLoc(), tape.getType(), v, tape, row);
     } else {
+      Value block = v;
+      if (blocks[i] != type) {
+        block = ReshapeOp::create(b, v.getLoc(), blocks[i], v);
+        block.getDefiningOp()->setAttr(TadDialect::kTapeAttrName,
+                                       b.getUnitAttr());
+      }
       SmallVector<OpFoldResult> offs, sizes, strides;
-      rowBlock(b, row, offsets[i], type,
+      rowBlock(b, row, offsets[i], blocks[i],
                cast<RankedTensorType>(tape.getType()), offs, sizes, strides);
-      store = tensor::InsertSliceOp::create(b, v.getLoc(), v, tape, offs,
+      store = tensor::InsertSliceOp::create(b, v.getLoc(), block, tape, offs,
                                             sizes, strides);
     }
     store->setAttr(TadDialect::kTapeAttrName, b.getUnitAttr());
@@ -339,7 +373,7 @@ scf::ForOp Differentiator::addResidualTapes(scf::ForOp loop, Operation *mark,
     info.residualTapes.push_back(
         {k, v.getResultNumber(), position,
          placement[i] >= 0 ? hosts[placement[i]].value : Value(), offsets[i],
-         store});
+         store, /*shifted=*/false, blocks[i]});
   }
   return rebuilt;
 }
@@ -413,12 +447,13 @@ void Differentiator::useResidualTapes(
       // The host's accumulator still holds the row: this step writes it
       // last (findTapeHost).
       Value acc = hostAccumulator(tape->host);
-      auto type = cast<RankedTensorType>(v.getType());
       SmallVector<OpFoldResult> offsets, sizes, strides;
-      rowBlock(b, row, tape->offset, type,
+      rowBlock(b, row, tape->offset, tape->block,
                cast<RankedTensorType>(acc.getType()), offsets, sizes, strides);
-      read = tensor::ExtractSliceOp::create(b, v.getLoc(), type, acc, offsets,
-                                            sizes, strides);
+      read = tensor::ExtractSliceOp::create(b, v.getLoc(), tape->block, acc,
+                                            offsets, sizes, strides);
+      if (read.getType() != v.getType())
+        read = ReshapeOp::create(b, v.getLoc(), v.getType(), read);
     }
     v.replaceAllUsesWith(read);
     if (tape->store)
