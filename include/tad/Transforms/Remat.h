@@ -46,6 +46,9 @@ struct RematLoopRerun {
   int64_t trips = 0;  // the iterations of one run of the loop
   int64_t reruns = 0; // body runs in the reverse sweep, per run of the loop
   double cost = 0;    // their estimated cost, every run of the loop counted
+  /// Whether the forward loop tapes residuals: a reverse step then runs
+  /// only what its tapes do not hold.
+  bool residuals = false;
 };
 
 /// A reverse loop whose body the pass scheduled (recomputing inside it)

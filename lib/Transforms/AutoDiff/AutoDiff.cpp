@@ -3,8 +3,9 @@
 // Gives every derivative declaration (`tad.derivative`) a body: the forward
 // sweep of its primal followed by the backward sweep. Per-op rules come from
 // DifferentiableOpInterface; the Differentiator (Differentiator.h, its parts
-// in Activity.cpp, Forward.cpp, Backward.cpp and Loops.cpp) handles what is
-// not one op, and this file writes the function and runs the pass:
+// in Activity.cpp, Forward.cpp, Backward.cpp, Loops.cpp and
+// ResidualTapes.cpp) handles what is not one op, and this file writes the
+// function and runs the pass:
 //
 // - Calls are inlined into the derivative, so that one function's backward
 //   sweep sees everything (and the remat pass can schedule across calls).
@@ -17,8 +18,9 @@
 //   their operands, just before their adjoint: their inner values are never
 //   read by the backward sweep.
 // - scf.for stores the loop-carried values of every iteration in a tape of
-//   stacked tensors; the reverse loop reads the tape, recomputes the
-//   iteration's body and runs its adjoint.
+//   stacked tensors, and by default the residuals its adjoint reads
+//   (ResidualTapes.cpp); the reverse loop reads the tapes, recomputes what
+//   they do not hold of the iteration's body and runs its adjoint.
 // - scf.if runs the adjoint of the taken branch, recomputing the branch.
 //
 // A value's cotangent is null until something contributes to it; fan-out

@@ -4,8 +4,8 @@
 // own files: Activity.cpp (which values carry derivatives), Forward.cpp (the
 // forward sweep: calls inlined, custom rules), Backward.cpp (the backward
 // sweep: op rules, checkpoints, branches, rule pullbacks), Loops.cpp (tapes,
-// reverse loops and binomial checkpointing) and AutoDiff.cpp (the function
-// and the pass). AutoDiff.cpp's header comment describes the whole.
+// reverse loops and binomial checkpointing), ResidualTapes.cpp (tapes of a
+// loop body's residuals) and AutoDiff.cpp (the function and the pass). AutoDiff.cpp's header comment describes the whole.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,9 +1,10 @@
 //===- Loops.cpp - tapes and reverse loops --------------------------------===//
 //
-// scf.for: the forward loop stores its carried values (a full tape, or
-// revolve's snapshots), and the reverse loop recomputes each iteration
-// from them and runs its adjoint; with binomial checkpointing it runs the
-// rest of the revolve schedule, computing each action as it goes.
+// scf.for: the forward loop stores its carried values (a full tape, with
+// the residuals of ResidualTapes.cpp, or revolve's snapshots), and the
+// reverse loop recomputes each iteration from them (what the residual
+// tapes do not hold) and runs its adjoint; with binomial checkpointing it
+// runs the rest of the revolve schedule, computing each action as it goes.
 //
 //===----------------------------------------------------------------------===//
 

@@ -4,11 +4,15 @@
 // iteration's forward again from them before its adjoint: per iteration,
 // every matmul and every tanh once more. The unrolled program instead keeps
 // the values its adjoint reads (its residuals) and runs nothing twice. A
-// residual tape does the same for a loop: the forward loop also stores, in
-// a stacked tensor per value, each value of its body that depends on the
+// residual tape does the same for a loop: the forward loop also stores each
+// value of its body that an adjoint may read and that depends on the
 // carried values (a view is recomputed from its source), and the reverse
 // step reads the residuals its adjoint needs from those tapes. The
-// recomputed ops whose results are then unread die.
+// recomputed ops whose results are then unread die. A residual goes into
+// the rows of a gradient that the reverse step writes only after reading
+// it (as a carried value's tape does, Loops.cpp findTapeHost), into the
+// next row of a carried value's tape when the body yields it, or else into
+// a stacked tensor of its own (docs/autodiff.md).
 //
 // Which values the adjoint reads is known only once the reverse step is
 // built, and the forward loop is built before it: so the forward loop tapes

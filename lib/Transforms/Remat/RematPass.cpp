@@ -244,7 +244,17 @@ std::vector<RematLoopRerun> findLoopReruns(func::FuncOp func) {
          parent = parent->getParentOp())
       if (auto outer = dyn_cast<scf::ForOp>(parent))
         runs *= double(constantTrips(outer));
-    loops.push_back({locationOf(loop), trips, reruns.getInt(), cost * runs});
+    // A tape store of a value of the body (not a carried block argument)
+    // is a residual's (AutoDiff/ResidualTapes.cpp); binomial
+    // checkpointing's store is a branch.
+    bool residuals = false;
+    for (Operation &op : loop.getBody()->without_terminator())
+      if (op.hasAttr(TadDialect::kTapeAttrName) &&
+          isa<UpdateOp, tensor::InsertSliceOp>(op) &&
+          op.getOperand(0).getDefiningOp())
+        residuals = true;
+    loops.push_back(
+        {locationOf(loop), trips, reruns.getInt(), cost * runs, residuals});
   });
   return loops;
 }

@@ -40,6 +40,7 @@ std::string tad::rematReportToJson(const RematReport &report) {
       loops.push_back(llvm::json::Object{{"location", l.location},
                                          {"trips", l.trips},
                                          {"reruns", l.reruns},
+                                         {"residuals", l.residuals},
                                          {"cost", l.cost}});
     for (const RematTimelinePoint &p : f.timeline)
       timeline.push_back(
@@ -126,8 +127,13 @@ void tad::printRematReport(const RematReport &report, llvm::raw_ostream &os) {
                           v.location.empty() ? "?" : v.location, v.reason);
     for (const RematLoopRerun &l : f.loopReruns)
       os << llvm::formatv(
-          "  rerun                 loop at {0} ({1} iterations): the reverse "
-          "sweep runs its body again {2} times, for {3:F1}% more compute\n",
+          l.residuals
+              ? "  rerun                 loop at {0} ({1} iterations): the "
+                "reverse sweep's {2} steps compute again what the tapes of "
+                "its residuals do not hold, for {3:F1}% more compute\n"
+              : "  rerun                 loop at {0} ({1} iterations): the "
+                "reverse sweep runs its body again {2} times, for {3:F1}% "
+                "more compute\n",
           l.location.empty() ? "?" : l.location, l.trips, l.reruns,
           f.baseCost > 0 ? 100 * l.cost / f.baseCost : 0);
     if (f.regionRerunCost > 0)
