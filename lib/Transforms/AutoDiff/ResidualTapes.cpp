@@ -227,6 +227,9 @@ scf::ForOp Differentiator::addResidualTapes(scf::ForOp loop, Operation *mark,
     int tapeArg; // the loop's iter arg holding its tape; -1: new
     int64_t reader = -1; // the last of forwardOps that reads its row
   };
+  llvm::DenseMap<Operation *, int64_t> position;
+  for (auto [k, op] : llvm::enumerate(info.forwardOps))
+    position[op] = int64_t(k);
   SmallVector<Host> hosts;
   for (Value candidate : info.hostCandidates) {
     auto type = cast<RankedTensorType>(candidate.getType());
@@ -240,9 +243,6 @@ scf::ForOp Differentiator::addResidualTapes(scf::ForOp loop, Operation *mark,
       }
     // The reverse step makes the row's gradient where it runs the adjoint
     // of the op that reads `ws[i]`.
-    llvm::DenseMap<Operation *, int64_t> position;
-    for (auto [k, op] : llvm::enumerate(info.forwardOps))
-      position[op] = int64_t(k);
     for (Operation *user : candidate.getUsers())
       if (auto take = dyn_cast<TakeOp>(user); take && position.count(take))
         for (Operation *reader : take->getUsers())
