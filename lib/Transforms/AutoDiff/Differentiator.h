@@ -59,6 +59,25 @@ inline Value zerosOf(OpBuilder &b, Location loc, Type type) {
       b, loc, DenseElementsAttr::get(tensor, FloatAttr::get(floatType, 0.0)));
 }
 
+/// The offsets, sizes and strides of `small` in row `row` of `stacked`
+/// (rank one more than `small`'s, each other dimension at least as large),
+/// `offset` down the row's first dimension.
+inline void tapeSlice(OpBuilder &b, Value row, RankedTensorType small,
+                      RankedTensorType stacked,
+                      SmallVectorImpl<OpFoldResult> &offsets,
+                      SmallVectorImpl<OpFoldResult> &sizes,
+                      SmallVectorImpl<OpFoldResult> &strides,
+                      int64_t offset = 0) {
+  offsets.assign(stacked.getRank(), b.getIndexAttr(0));
+  offsets[0] = row;
+  if (offset)
+    offsets[1] = b.getIndexAttr(offset);
+  sizes.assign({b.getIndexAttr(1)});
+  for (int64_t size : small.getShape())
+    sizes.push_back(b.getIndexAttr(size));
+  strides.assign(stacked.getRank(), b.getIndexAttr(1));
+}
+
 /// The values of enclosing scopes that `region` reads.
 inline SmallVector<Value> getCaptures(Region &region) {
   llvm::SetVector<Value> captures;

@@ -14,22 +14,6 @@ using namespace mlir;
 using namespace tad;
 using namespace tad::autodiff;
 
-/// The offsets, sizes and strides of `small` at the start of row `row` of
-/// `stacked` (rank one more than `small`'s, each other dimension at least
-/// as large).
-static void tapeSlice(OpBuilder &b, Value row, RankedTensorType small,
-                      RankedTensorType stacked,
-                      SmallVectorImpl<OpFoldResult> &offsets,
-                      SmallVectorImpl<OpFoldResult> &sizes,
-                      SmallVectorImpl<OpFoldResult> &strides) {
-  offsets.assign(stacked.getRank(), b.getIndexAttr(0));
-  offsets[0] = row;
-  sizes.assign({b.getIndexAttr(1)});
-  for (int64_t size : small.getShape())
-    sizes.push_back(b.getIndexAttr(size));
-  strides.assign(stacked.getRank(), b.getIndexAttr(1));
-}
-
 /// Writes `v` into row `row` of the tape `tape`: the whole row, or where the
 /// tape is a host's accumulator, the leading block of it.
 static Value storeInTape(OpBuilder &b, Location loc, Value v, Value tape,

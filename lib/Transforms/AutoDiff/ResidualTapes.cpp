@@ -27,6 +27,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Differentiator.h"
+#include "../Remat/RematGraph.h"
 
 #include "llvm/ADT/BitVector.h"
 
@@ -42,16 +43,10 @@ static bool isTapeable(Type type) {
          isa<FloatType>(tensor.getElementType());
 }
 
-/// Whether `op` only views an operand (a row, a slice, a reshape): it costs
-/// nothing to recompute from its source, and a tape of it would copy bytes
-/// that the source already holds.
-static bool isView(Operation *op) {
-  if (isa<tensor::ExtractSliceOp, tensor::CollapseShapeOp,
-          tensor::ExpandShapeOp>(op))
-    return true;
-  auto model = dyn_cast<MemoryModelOpInterface>(op);
-  return model && model.getViewedOperand().has_value();
-}
+/// Whether `op` only views an operand (a row, a slice, a reshape; the
+/// remat graph's notion): it costs nothing to recompute from its source,
+/// and a tape of it would copy bytes that the source already holds.
+static bool isView(Operation *op) { return getViewedOperand(op).has_value(); }
 
 /// The values that `op` reads: its operands and what its regions capture.
 static SmallVector<Value> readValues(Operation *op) {
@@ -139,30 +134,11 @@ static llvm::DenseSet<Value> likelyResiduals(ArrayRef<Operation *> ops) {
   }
   while (!work.empty()) {
     Operation *def = work.pop_back_val().getDefiningOp();
-    if (!def || !isView(def))
-      continue;
-    if (auto model = dyn_cast<MemoryModelOpInterface>(def))
-      add(def->getOperand(*model.getViewedOperand()));
-    else
-      add(def->getOperand(0)); // a tensor slice or reshape
+    if (std::optional<unsigned> viewed = def ? getViewedOperand(def)
+                                             : std::nullopt)
+      add(def->getOperand(*viewed));
   }
   return read;
-}
-
-/// The offsets, sizes and strides of `small` in row `row` of `stacked`
-/// (rank one more), `offset` down its first dimension.
-static void rowBlock(OpBuilder &b, Value row, int64_t offset,
-                     RankedTensorType small, RankedTensorType stacked,
-                     SmallVectorImpl<OpFoldResult> &offsets,
-                     SmallVectorImpl<OpFoldResult> &sizes,
-                     SmallVectorImpl<OpFoldResult> &strides) {
-  offsets.assign(stacked.getRank(), b.getIndexAttr(0));
-  offsets[0] = row;
-  offsets[1] = b.getIndexAttr(offset);
-  sizes.assign({b.getIndexAttr(1)});
-  for (int64_t size : small.getShape())
-    sizes.push_back(b.getIndexAttr(size));
-  strides.assign(stacked.getRank(), b.getIndexAttr(1));
 }
 
 scf::ForOp Differentiator::addResidualTapes(scf::ForOp loop, Operation *mark,
@@ -367,8 +343,8 @@ scf::ForOp Differentiator::addResidualTapes(scf::ForOp loop, Operation *mark,
                                        b.getUnitAttr());
       }
       SmallVector<OpFoldResult> offs, sizes, strides;
-      rowBlock(b, row, offsets[i], blocks[i],
-               cast<RankedTensorType>(tape.getType()), offs, sizes, strides);
+      tapeSlice(b, row, blocks[i], cast<RankedTensorType>(tape.getType()),
+                offs, sizes, strides, offsets[i]);
       store = tensor::InsertSliceOp::create(b, v.getLoc(), block, tape, offs,
                                             sizes, strides);
     }
@@ -452,8 +428,8 @@ void Differentiator::useResidualTapes(
       // last (findTapeHost).
       Value acc = hostAccumulator(tape->host);
       SmallVector<OpFoldResult> offsets, sizes, strides;
-      rowBlock(b, row, tape->offset, tape->block,
-               cast<RankedTensorType>(acc.getType()), offsets, sizes, strides);
+      tapeSlice(b, row, tape->block, cast<RankedTensorType>(acc.getType()),
+                offsets, sizes, strides, tape->offset);
       read = tensor::ExtractSliceOp::create(b, v.getLoc(), tape->block, acc,
                                             offsets, sizes, strides);
       if (read.getType() != v.getType())
