@@ -49,19 +49,21 @@ static std::string getFloatEmulation() {
 /// From memrefs without linalg to the LLVM dialect, on the CPU.
 static std::string getCpuCodegenPipeline() {
   // C wrappers for the program's functions only, not the outlined nests.
+  // The passes that rewrite one function at a time run nested, so that
+  // the context's threads share the outlined functions.
   return "func.func(llvm-request-c-wrappers),"
          "tad-outline-loop-nests,"
-         "expand-strided-metadata,"
+         "func.func(expand-strided-metadata,"
          "lower-affine,"
          "convert-scf-to-cf," +
          getFloatEmulation() +
          "tad-approximate-math,"
-         "convert-math-to-llvm,"
+         "convert-math-to-llvm),"
          "convert-math-to-libm,"
          "finalize-memref-to-llvm{use-generic-functions},"
          "convert-to-llvm,"
          "reconcile-unrealized-casts,"
-         "canonicalize,"
+         "llvm.func(canonicalize),"
          "tad-annotate-llvm-functions";
 }
 

@@ -26,6 +26,8 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -38,8 +40,11 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <thread>
 
 using namespace tad::driver;
 namespace rt = tad::rt;
@@ -49,51 +54,183 @@ static std::string getenvOr(const char *name, const char *fallback) {
   return value && *value ? value : fallback;
 }
 
-llvm::Error tad::driver::emitObjectFile(mlir::ModuleOp module,
-                                        llvm::StringRef path) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  mlir::registerBuiltinDialectTranslation(*module->getContext());
-  mlir::registerLLVMDialectTranslation(*module->getContext());
-  llvm::LLVMContext context;
-  std::unique_ptr<llvm::Module> llvmModule =
-      mlir::translateModuleToLLVMIR(module, context);
-  if (!llvmModule)
-    return llvm::createStringError("could not translate the module to LLVM IR");
-
+/// A target machine for the host CPU, as the JIT uses: the object runs on
+/// machines of the same kind (docs/runtime.md).
+static llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createHostMachine() {
   llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
   std::string error;
   const llvm::Target *target =
       llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return llvm::createStringError(error);
-  // The host CPU, as the JIT uses: the object runs on machines of the same
-  // kind (docs/runtime.md).
   llvm::SubtargetFeatures features;
   for (auto &[feature, enabled] : llvm::sys::getHostCPUFeatures())
     features.AddFeature(feature, enabled);
   llvm::TargetOptions options;
-  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+  return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
       triple, llvm::sys::getHostCPUName(), features.getString(), options,
       llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
-  llvmModule->setDataLayout(machine->createDataLayout());
-  llvmModule->setTargetTriple(triple);
+}
 
-  auto optimize = mlir::makeOptimizingTransformer(3, 0, machine.get());
+/// `module` translated to LLVM IR and optimized (-O3) for the host.
+static llvm::Expected<std::unique_ptr<llvm::Module>>
+translateAndOptimize(mlir::ModuleOp module, llvm::LLVMContext &context,
+                     llvm::TargetMachine &machine) {
+  mlir::registerBuiltinDialectTranslation(*module->getContext());
+  mlir::registerLLVMDialectTranslation(*module->getContext());
+  std::unique_ptr<llvm::Module> llvmModule =
+      mlir::translateModuleToLLVMIR(module, context);
+  if (!llvmModule)
+    return llvm::createStringError("could not translate the module to LLVM IR");
+  llvmModule->setDataLayout(machine.createDataLayout());
+  llvmModule->setTargetTriple(machine.getTargetTriple());
+  auto optimize = mlir::makeOptimizingTransformer(3, 0, &machine);
   if (llvm::Error e = optimize(llvmModule.get()))
-    return e;
+    return std::move(e);
   storeResultsEarly(*llvmModule);
+  return std::move(llvmModule);
+}
 
+/// Generates `module`'s machine code into the object file `path`.
+static llvm::Error generateCode(llvm::Module &module,
+                                llvm::TargetMachine &machine,
+                                llvm::StringRef path) {
   std::error_code ec;
   llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
   if (ec)
     return llvm::createStringError(path + ": " + ec.message());
   llvm::legacy::PassManager pm;
-  if (machine->addPassesToEmitFile(pm, out, nullptr,
-                                   llvm::CodeGenFileType::ObjectFile))
+  if (machine.addPassesToEmitFile(pm, out, nullptr,
+                                  llvm::CodeGenFileType::ObjectFile))
     return llvm::createStringError("the target cannot emit object files");
-  pm.run(*llvmModule);
+  pm.run(module);
   return llvm::Error::success();
+}
+
+llvm::Error tad::driver::emitObjectFile(mlir::ModuleOp module,
+                                        llvm::StringRef path) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  auto machine = createHostMachine();
+  if (!machine)
+    return machine.takeError();
+  llvm::LLVMContext context;
+  auto llvmModule = translateAndOptimize(module, context, **machine);
+  if (!llvmModule)
+    return llvmModule.takeError();
+  return generateCode(**llvmModule, **machine, path);
+}
+
+/// Instructions below which a module's code is generated on one thread: a
+/// part's bitcode round trip and target machine cost a few milliseconds.
+static constexpr unsigned kSplitCodegenInstructions = 4000;
+
+/// `module` as `count` modules (in bitcode) whose code together is its
+/// code: each defines some of its functions, balanced by their
+/// instructions (the largest first, each to the part with the fewest), and
+/// declares the rest. Internal symbols become hidden global ones, so that
+/// parts call and read each other's; the link keeps them out of a
+/// library's exports. Global variables are defined in the first part.
+static std::vector<llvm::SmallVector<char, 0>>
+partitionForCodegen(llvm::Module &module, unsigned count) {
+  unsigned unnamed = 0;
+  for (llvm::GlobalValue &value : module.global_values()) {
+    if (value.isDeclaration() || !value.hasLocalLinkage())
+      continue;
+    if (!value.hasName())
+      value.setName("__tad_part_symbol" + llvm::Twine(unnamed++));
+    value.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    value.setVisibility(llvm::GlobalValue::HiddenVisibility);
+  }
+  std::vector<llvm::Function *> functions;
+  for (llvm::Function &f : module)
+    if (!f.isDeclaration())
+      functions.push_back(&f);
+  llvm::stable_sort(functions, [](llvm::Function *a, llvm::Function *b) {
+    return a->getInstructionCount() > b->getInstructionCount();
+  });
+  llvm::DenseMap<const llvm::GlobalValue *, unsigned> partOf;
+  std::vector<unsigned> load(count, 0);
+  for (llvm::Function *f : functions) {
+    unsigned least = std::min_element(load.begin(), load.end()) - load.begin();
+    partOf[f] = least;
+    load[least] += f->getInstructionCount();
+  }
+  std::vector<llvm::SmallVector<char, 0>> parts(count);
+  for (unsigned i = 0; i < count; ++i) {
+    llvm::ValueToValueMapTy map;
+    std::unique_ptr<llvm::Module> part = llvm::CloneModule(
+        module, map, [&](const llvm::GlobalValue *value) {
+          auto it = partOf.find(value);
+          return it == partOf.end() ? i == 0 : it->second == i;
+        });
+    llvm::raw_svector_ostream os(parts[i]);
+    llvm::WriteBitcodeToFile(*part, os);
+  }
+  return parts;
+}
+
+llvm::Expected<std::vector<std::string>>
+tad::driver::emitObjectFiles(mlir::ModuleOp module, llvm::StringRef prefix,
+                             unsigned threads) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  auto machine = createHostMachine();
+  if (!machine)
+    return machine.takeError();
+  llvm::LLVMContext context;
+  auto llvmModule = translateAndOptimize(module, context, **machine);
+  if (!llvmModule)
+    return llvmModule.takeError();
+  unsigned instructions = 0, definitions = 0;
+  for (llvm::Function &f : **llvmModule)
+    if (!f.isDeclaration()) {
+      instructions += f.getInstructionCount();
+      ++definitions;
+    }
+  std::string first = (prefix + "0.o").str();
+  if (threads < 2 || definitions < 2 ||
+      instructions < kSplitCodegenInstructions) {
+    if (llvm::Error e = generateCode(**llvmModule, **machine, first))
+      return std::move(e);
+    return std::vector<std::string>{first};
+  }
+  // Code generation, about a third of a compile, runs on parts of the
+  // module at once (partitionForCodegen). A context is not shared between
+  // threads: each part goes to its thread as bitcode.
+  std::vector<llvm::SmallVector<char, 0>> parts =
+      partitionForCodegen(**llvmModule, std::min(threads, definitions));
+  std::vector<std::string> paths;
+  std::vector<llvm::Error> errors;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    paths.push_back((prefix + llvm::Twine(i) + ".o").str());
+    errors.push_back(llvm::Error::success());
+  }
+  auto generatePart = [&](size_t i) -> llvm::Error {
+    llvm::LLVMContext partContext;
+    llvm::MemoryBufferRef buffer(
+        llvm::StringRef(parts[i].data(), parts[i].size()), paths[i]);
+    auto part = llvm::parseBitcodeFile(buffer, partContext);
+    if (!part)
+      return part.takeError();
+    auto partMachine = createHostMachine();
+    if (!partMachine)
+      return partMachine.takeError();
+    return generateCode(**part, **partMachine, paths[i]);
+  };
+  std::vector<std::thread> workers;
+  for (size_t i = 1; i < parts.size(); ++i)
+    workers.emplace_back([&, i] { errors[i] = generatePart(i); });
+  errors[0] = generatePart(0);
+  for (std::thread &worker : workers)
+    worker.join();
+  llvm::Error all = llvm::Error::success();
+  for (llvm::Error &e : errors)
+    all = llvm::joinErrors(std::move(all), std::move(e));
+  if (all)
+    return std::move(all);
+  return paths;
 }
 
 //===----------------------------------------------------------------------===//
@@ -432,10 +569,21 @@ static std::vector<std::string> runtimeLinkArgs(bool cuda) {
           "-ldl", "-lm"};
 }
 
+/// The threads that generate a library's or an executable's code: the
+/// machine's cores (at most 8), or one where the MLIR context runs on one
+/// (--mlir-disable-threading).
+static unsigned codegenThreads(mlir::ModuleOp module) {
+  if (!module->getContext()->isMultithreadingEnabled())
+    return 1;
+  return std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+}
+
 /// Compiles the glue (`glueArgs`, writing `glueObject`) in a second
-/// process while LLVM generates `module`'s code into `object`, then links
-/// `linkFlags`, both objects and the runtime into `output`.
-static llvm::Error compileAndLink(mlir::ModuleOp module, llvm::StringRef object,
+/// process while LLVM generates `module`'s code into objects named
+/// `objectPrefix`N.o, then links `linkFlags`, the objects and the runtime
+/// into `output`.
+static llvm::Error compileAndLink(mlir::ModuleOp module,
+                                  llvm::StringRef objectPrefix,
                                   std::vector<std::string> glueArgs,
                                   llvm::StringRef glueObject,
                                   std::vector<std::string> linkFlags,
@@ -446,13 +594,13 @@ static llvm::Error compileAndLink(mlir::ModuleOp module, llvm::StringRef object,
   llvm::Expected<CompilerRun> glue = startCompiler(std::move(glueArgs));
   if (!glue)
     return glue.takeError();
-  llvm::Error compiled = emitObjectFile(module, object);
+  auto objects = emitObjectFiles(module, objectPrefix, codegenThreads(module));
   llvm::Error glued = finishCompiler(*glue);
-  if (compiled || glued)
-    return llvm::joinErrors(std::move(compiled), std::move(glued));
+  if (!objects || glued)
+    return llvm::joinErrors(objects.takeError(), std::move(glued));
   std::vector<std::string> args = std::move(linkFlags);
   args.push_back(std::string(glueObject));
-  args.push_back(std::string(object));
+  llvm::append_range(args, *objects);
   llvm::append_range(args, runtimeLinkArgs(cuda));
   args.push_back("-o");
   args.push_back(output.str());
@@ -487,7 +635,7 @@ tad::driver::linkSharedLibrary(mlir::ModuleOp module,
   if (llvm::Error e = createTempDir("tadc-lib", temp))
     return e;
   llvm::SmallString<128> object(temp.path), wrappers(temp.path);
-  llvm::sys::path::append(object, "model.o");
+  llvm::sys::path::append(object, "model");
   llvm::sys::path::append(wrappers, "wrappers.c");
   llvm::SmallString<128> header(output);
   llvm::sys::path::replace_extension(header, ".h");
@@ -522,7 +670,7 @@ llvm::Error tad::driver::linkExecutable(mlir::ModuleOp module,
   if (llvm::Error e = createTempDir("tadc-exe", temp))
     return e;
   llvm::SmallString<128> object(temp.path), main(temp.path);
-  llvm::sys::path::append(object, "model.o");
+  llvm::sys::path::append(object, "model");
   llvm::sys::path::append(main, "main.cpp");
   if (llvm::Error e = writeFile(main, generateMain(entry, cuda)))
     return e;

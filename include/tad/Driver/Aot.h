@@ -10,11 +10,20 @@
 #include "llvm/Support/Error.h"
 
 #include <string>
+#include <vector>
 
 namespace tad::driver {
 
 /// Compiles `module` (LLVM dialect) for the host CPU into an object file.
 llvm::Error emitObjectFile(mlir::ModuleOp module, llvm::StringRef path);
+
+/// The same code in one or more object files named `prefix`N.o, generated
+/// on up to `threads` threads (the module split by SplitModule, whose
+/// internal symbols become hidden ones): for a library or an executable,
+/// which links them all. Returns the files' paths.
+llvm::Expected<std::vector<std::string>>
+emitObjectFiles(mlir::ModuleOp module, llvm::StringRef prefix,
+                unsigned threads);
 
 /// The C header of a shared library exporting `entries`. With `cuda`, the
 /// functions are GPU code: they return 1 when no GPU can run them.
