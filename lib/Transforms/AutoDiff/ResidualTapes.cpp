@@ -66,7 +66,8 @@ static SmallVector<Value> readValues(Operation *op) {
 static scf::ForOp
 rebuildLoop(OpBuilder &b, scf::ForOp loop, const llvm::BitVector &keep,
             ValueRange extraInits,
-            const llvm::DenseMap<unsigned, Value> &replaced = {}) {
+            const llvm::DenseMap<unsigned, Value> &replaced =
+                llvm::DenseMap<unsigned, Value>()) {
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(loop);
   SmallVector<Value> inits;
@@ -509,6 +510,6 @@ void Differentiator::pruneResidualTapes(func::FuncOp fn) {
       keep.reset(k);
     }
     if (!keep.all())
-      rebuildLoop(b, loop, keep, {});
+      rebuildLoop(b, loop, keep, ValueRange());
   }
 }
