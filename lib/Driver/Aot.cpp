@@ -570,11 +570,10 @@ static std::vector<std::string> runtimeLinkArgs(bool cuda) {
 }
 
 /// The threads that generate a library's or an executable's code: the
-/// machine's cores (at most 8), or one where the MLIR context runs on one
-/// (--mlir-disable-threading).
-static unsigned codegenThreads(mlir::ModuleOp module) {
-  if (!module->getContext()->isMultithreadingEnabled())
-    return 1;
+/// machine's cores (at most 8) unless the caller names a count.
+static unsigned codegenThreads(unsigned requested) {
+  if (requested)
+    return requested;
   return std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
 }
 
@@ -584,6 +583,7 @@ static unsigned codegenThreads(mlir::ModuleOp module) {
 /// into `output`.
 static llvm::Error compileAndLink(mlir::ModuleOp module,
                                   llvm::StringRef objectPrefix,
+                                  unsigned threads,
                                   std::vector<std::string> glueArgs,
                                   llvm::StringRef glueObject,
                                   std::vector<std::string> linkFlags,
@@ -594,7 +594,7 @@ static llvm::Error compileAndLink(mlir::ModuleOp module,
   llvm::Expected<CompilerRun> glue = startCompiler(std::move(glueArgs));
   if (!glue)
     return glue.takeError();
-  auto objects = emitObjectFiles(module, objectPrefix, codegenThreads(module));
+  auto objects = emitObjectFiles(module, objectPrefix, codegenThreads(threads));
   llvm::Error glued = finishCompiler(*glue);
   if (!objects || glued)
     return llvm::joinErrors(objects.takeError(), std::move(glued));
@@ -630,7 +630,7 @@ llvm::Error
 tad::driver::linkSharedLibrary(mlir::ModuleOp module,
                                llvm::ArrayRef<rt::EntrySpec> entries,
                                llvm::StringRef output, llvm::StringRef source,
-                               bool cuda) {
+                               bool cuda, unsigned threads) {
   TempDir temp;
   if (llvm::Error e = createTempDir("tadc-lib", temp))
     return e;
@@ -657,7 +657,7 @@ tad::driver::linkSharedLibrary(mlir::ModuleOp module,
     headerDir = ".";
   llvm::SmallString<128> wrappersObject(temp.path);
   llvm::sys::path::append(wrappersObject, "wrappers.o");
-  return compileAndLink(module, object,
+  return compileAndLink(module, object, threads,
                         {"-fPIC", "-I" + std::string(headerDir), "-x", "c",
                          std::string(wrappers)},
                         wrappersObject, {"-shared", "-fPIC"}, output, cuda);
@@ -665,7 +665,8 @@ tad::driver::linkSharedLibrary(mlir::ModuleOp module,
 
 llvm::Error tad::driver::linkExecutable(mlir::ModuleOp module,
                                         const rt::EntrySpec &entry,
-                                        llvm::StringRef output, bool cuda) {
+                                        llvm::StringRef output, bool cuda,
+                                        unsigned threads) {
   TempDir temp;
   if (llvm::Error e = createTempDir("tadc-exe", temp))
     return e;
@@ -677,7 +678,7 @@ llvm::Error tad::driver::linkExecutable(mlir::ModuleOp module,
   llvm::SmallString<128> mainObject(temp.path);
   llvm::sys::path::append(mainObject, "main.o");
   return compileAndLink(
-      module, object,
+      module, object, threads,
       {"-I" + getenvOr("TAD_RUNTIME_INCLUDE_DIR", TAD_RUNTIME_INCLUDE_DIR),
        std::string(main)},
       mainObject, {}, output, cuda);

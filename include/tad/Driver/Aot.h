@@ -38,15 +38,19 @@ std::string generateLibraryWrappers(llvm::ArrayRef<rt::EntrySpec> entries,
 std::string generateMain(const rt::EntrySpec &entry, bool cuda = false);
 
 /// Writes `output` (a shared library) and its header (`output` with the
-/// extension .h), exporting `entries` with a plain C ABI.
+/// extension .h), exporting `entries` with a plain C ABI. Its code is
+/// generated on `threads` threads (emitObjectFiles; 0: the machine's
+/// cores, at most 8).
 llvm::Error linkSharedLibrary(mlir::ModuleOp module,
                               llvm::ArrayRef<rt::EntrySpec> entries,
                               llvm::StringRef output, llvm::StringRef source,
-                              bool cuda = false);
+                              bool cuda = false, unsigned threads = 0);
 
-/// Writes `output`, an executable that runs `entry` on .npy files.
+/// Writes `output`, an executable that runs `entry` on .npy files (its
+/// code generated as linkSharedLibrary's).
 llvm::Error linkExecutable(mlir::ModuleOp module, const rt::EntrySpec &entry,
-                           llvm::StringRef output, bool cuda = false);
+                           llvm::StringRef output, bool cuda = false,
+                           unsigned threads = 0);
 
 } // namespace tad::driver
 
