@@ -189,9 +189,13 @@ tad::driver::emitObjectFiles(mlir::ModuleOp module, llvm::StringRef prefix,
       instructions += f.getInstructionCount();
       ++definitions;
     }
+  // By default only a module large enough to gain, on the machine's cores.
+  if (threads == 0)
+    threads = instructions < kSplitCodegenInstructions
+                  ? 1
+                  : std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
   std::string first = (prefix + "0.o").str();
-  if (threads < 2 || definitions < 2 ||
-      instructions < kSplitCodegenInstructions) {
+  if (threads < 2 || definitions < 2) {
     if (llvm::Error e = generateCode(**llvmModule, **machine, first))
       return std::move(e);
     return std::vector<std::string>{first};
@@ -569,14 +573,6 @@ static std::vector<std::string> runtimeLinkArgs(bool cuda) {
           "-ldl", "-lm"};
 }
 
-/// The threads that generate a library's or an executable's code: the
-/// machine's cores (at most 8) unless the caller names a count.
-static unsigned codegenThreads(unsigned requested) {
-  if (requested)
-    return requested;
-  return std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
-}
-
 /// Compiles the glue (`glueArgs`, writing `glueObject`) in a second
 /// process while LLVM generates `module`'s code into objects named
 /// `objectPrefix`N.o, then links `linkFlags`, the objects and the runtime
@@ -594,7 +590,7 @@ static llvm::Error compileAndLink(mlir::ModuleOp module,
   llvm::Expected<CompilerRun> glue = startCompiler(std::move(glueArgs));
   if (!glue)
     return glue.takeError();
-  auto objects = emitObjectFiles(module, objectPrefix, codegenThreads(threads));
+  auto objects = emitObjectFiles(module, objectPrefix, threads);
   llvm::Error glued = finishCompiler(*glue);
   if (!objects || glued)
     return llvm::joinErrors(objects.takeError(), std::move(glued));

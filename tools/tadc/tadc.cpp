@@ -148,6 +148,13 @@ cl::opt<unsigned> repeat("repeat",
                          cl::desc("Call the entry N times (for timing)"),
                          cl::init(1), cl::cat(tadcCategory));
 
+cl::opt<unsigned> codegenThreadsOption(
+    "codegen-threads",
+    cl::desc("Generate a library's or an executable's machine code in this "
+             "many parts, one thread each (default 0: the machine's cores, "
+             "at most 8, for a module of 4000 instructions or more)"),
+    cl::init(0), cl::cat(tadcCategory));
+
 cl::opt<unsigned> threads("blas-threads",
                           cl::desc("BLAS threads (default: OpenBLAS's own)"),
                           cl::init(0), cl::cat(tadcCategory));
@@ -279,6 +286,9 @@ static mlir::LogicalResult getPipelineOptions(tad::PipelineOptions &options) {
   bool budgeted = rematBudget.getNumOccurrences() > 0;
   if (emitStage < Stage::ad && budgeted)
     return fail("--remat-budget needs --emit=ad or later");
+  if (codegenThreadsOption > 256)
+    return fail("--codegen-threads must be at most 256, got " +
+                llvm::Twine(unsigned(codegenThreadsOption)));
   if (loopSnapshots < 0)
     return fail("--loop-snapshots must be 0 or more, got " +
                 llvm::Twine(int64_t(loopSnapshots)));
@@ -325,7 +335,7 @@ static mlir::LogicalResult getPipelineOptions(tad::PipelineOptions &options) {
 }
 
 /// The threads that generate a library's or an executable's code (Aot.h;
-/// 0: the machine's cores).
+/// 0: by the module's size).
 static unsigned codegenThreads = 0;
 
 /// Runs the passes between the frontend and the requested stage.
@@ -333,8 +343,8 @@ static mlir::LogicalResult runPipeline(mlir::ModuleOp module,
                                        const tad::PipelineOptions &options) {
   mlir::MLIRContext *context = module.getContext();
   // --mlir-disable-threading keeps code generation on one thread too.
-  if (!context->isMultithreadingEnabled())
-    codegenThreads = 1;
+  codegenThreads =
+      context->isMultithreadingEnabled() ? unsigned(codegenThreadsOption) : 1;
   // MLIR's threads pay only where a pass runs work at once: under a budget
   // the remat pass plans store-all's buffers beside its schedule. Without
   // one, the context's locked uniquing costs more than the nested

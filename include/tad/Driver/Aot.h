@@ -18,9 +18,11 @@ namespace tad::driver {
 llvm::Error emitObjectFile(mlir::ModuleOp module, llvm::StringRef path);
 
 /// The same code in one or more object files named `prefix`N.o, generated
-/// on up to `threads` threads (the module split by SplitModule, whose
-/// internal symbols become hidden ones): for a library or an executable,
-/// which links them all. Returns the files' paths.
+/// on `threads` threads, one part of the module each (its functions
+/// balanced by their instructions; internal symbols become hidden ones):
+/// for a library or an executable, which links them all. `threads` 0 is
+/// the machine's cores (at most 8) for a module of 4000 instructions or
+/// more, else one. Returns the files' paths.
 llvm::Expected<std::vector<std::string>>
 emitObjectFiles(mlir::ModuleOp module, llvm::StringRef prefix,
                 unsigned threads);
@@ -39,8 +41,7 @@ std::string generateMain(const rt::EntrySpec &entry, bool cuda = false);
 
 /// Writes `output` (a shared library) and its header (`output` with the
 /// extension .h), exporting `entries` with a plain C ABI. Its code is
-/// generated on `threads` threads (emitObjectFiles; 0: the machine's
-/// cores, at most 8).
+/// generated on `threads` threads (emitObjectFiles; 0: by its size).
 llvm::Error linkSharedLibrary(mlir::ModuleOp module,
                               llvm::ArrayRef<rt::EntrySpec> entries,
                               llvm::StringRef output, llvm::StringRef source,
