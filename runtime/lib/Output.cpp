@@ -101,3 +101,29 @@ bool tad::rt::writeTextFile(const std::string &path, const std::string &text,
   return file.open(path, error) && file.write(text, error) &&
          file.finish(error) && file.commit(error);
 }
+
+bool tad::rt::makeFolders(const std::string &folder, std::string &error) {
+  // Each prefix ending before a '/', then the whole path.
+  for (size_t end = folder.find('/', 1);; end = folder.find('/', end + 1)) {
+    std::string prefix = folder.substr(0, end);
+    struct stat info;
+    if (!prefix.empty() && ::stat(prefix.c_str(), &info) != 0) {
+      if (::mkdir(prefix.c_str(), 0777) != 0 && errno != EEXIST) {
+        error = prefix + ": cannot create folder: " + std::strerror(errno);
+        return false;
+      }
+    } else if (!prefix.empty() && !S_ISDIR(info.st_mode)) {
+      error = prefix + ": cannot create folder: " + std::strerror(ENOTDIR);
+      return false;
+    }
+    if (end == std::string::npos)
+      return true;
+  }
+}
+
+bool tad::rt::makeParentFolders(const std::string &file, std::string &error) {
+  size_t slash = file.rfind('/');
+  if (slash == std::string::npos || slash == 0)
+    return true;
+  return makeFolders(file.substr(0, slash), error);
+}

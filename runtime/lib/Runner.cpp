@@ -193,6 +193,14 @@ bool tad::rt::runEntry(const EntrySpec &entry, PackedFunction function,
     error = tad_rt_cuda_error();
     return false;
   }
+  // The folders the results and measurements go to exist before the
+  // computation, so that a path that cannot be written fails at once.
+  if ((!options.outputDir.empty() && !makeFolders(options.outputDir, error)) ||
+      (!options.statsJson.empty() &&
+       !makeParentFolders(options.statsJson, error)) ||
+      (!options.memoryTrace.empty() &&
+       !makeParentFolders(options.memoryTrace, error)))
+    return false;
   std::vector<NpyArray> inputs;
   if (!loadInputs(entry, options, inputs, out, error))
     return false;

@@ -45,6 +45,13 @@ private:
   bool committed = false;
 };
 
+/// Creates `folder` and the folders above it that are missing (mkdir -p);
+/// false, with the reason, when one cannot be made or is not a folder.
+bool makeFolders(const std::string &folder, std::string &error);
+
+/// makeFolders of the folder that `file` is in.
+bool makeParentFolders(const std::string &file, std::string &error);
+
 /// Writes `text` to `path` whole or not at all.
 bool writeTextFile(const std::string &path, const std::string &text,
                    std::string &error);
