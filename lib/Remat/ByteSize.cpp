@@ -59,10 +59,13 @@ bool tad::remat::parseByteSize(std::string_view text, int64_t &bytes,
     error = "'" + std::string(text) + "' is too large";
     return false;
   }
-  if (value != std::floor(value)) {
+  // A count of bytes is whole; a size in a unit may be fractional, as the
+  // remat report prints it (`14.8 MiB`): it stands for the bytes it
+  // reaches, rounded down, since a budget is a bound.
+  if (scale == 1 && value != std::floor(value)) {
     error = "'" + std::string(text) + "' is not a whole number of bytes";
     return false;
   }
-  bytes = static_cast<int64_t>(value);
+  bytes = static_cast<int64_t>(std::floor(value));
   return true;
 }

@@ -10,6 +10,7 @@
 #include "tad/Driver/Aot.h"
 #include "tad/Driver/JitRunner.h"
 #include "tad/Driver/Signature.h"
+#include "tad/Driver/StoreAllPeak.h"
 #include "tad/Frontend/Frontend.h"
 #include "tad/InitAll.h"
 #include "tad/Pipeline/Pipeline.h"
@@ -272,6 +273,10 @@ static InputKind getInputKind() {
 
 /// Sets `options` from the command line; failure (after printing the error)
 /// when it is invalid.
+/// A --remat-budget given as a share of the entry's store-all peak (60%),
+/// else 0.
+static double budgetPercent = 0;
+
 static mlir::LogicalResult getPipelineOptions(tad::PipelineOptions &options) {
   auto fail = [](const llvm::Twine &message) {
     llvm::errs() << "tadc: error: " << message << "\n";
@@ -300,11 +305,24 @@ static mlir::LogicalResult getPipelineOptions(tad::PipelineOptions &options) {
   options.checkpointCalls = llvm::ArrayRef<std::string>(checkpointCalls);
   if (emitStage > Stage::tad)
     options.entry = entry;
+  budgetPercent = 0;
   if (budgeted) {
     tad::ByteSize budget;
     std::string error;
-    if (!tad::remat::parseByteSize(rematBudget, budget.bytes, error))
+    double percent;
+    if (tad::driver::parseBudgetPercent(rematBudget, percent, error)) {
+      if (percent < 0)
+        return fail("--remat-budget: " + error);
+      if (entry.empty())
+        return fail("--remat-budget=" + rematBudget +
+                    " needs --entry: the share is of that function's "
+                    "store-all peak");
+      // Resolved once the module exists (resolveBudgetPercent).
+      budgetPercent = percent;
+      budget.bytes = 0;
+    } else if (!tad::remat::parseByteSize(rematBudget, budget.bytes, error)) {
       return fail("--remat-budget: " + error);
+    }
     options.rematBudget = budget;
     // The report goes where the IR does not.
     bool irOnStdout = emitStage <= Stage::llvmir && outputFilename == "-";
@@ -382,6 +400,28 @@ static bool parseInputFiles(tad::rt::RunOptions &options) {
     options.inputFiles[spec.substr(0, eq)] = spec.substr(eq + 1);
   }
   return true;
+}
+
+/// Sets the budget that `--remat-budget=P%` names: P% of the entry's
+/// store-all peak (rounded down), said with the remat report.
+static mlir::LogicalResult resolveBudgetPercent(mlir::ModuleOp module,
+                                                tad::PipelineOptions &options) {
+  llvm::Expected<int64_t> peak =
+      tad::driver::getStoreAllPeak(module, options, entry);
+  if (!peak) {
+    llvm::errs() << "tadc: error: --remat-budget=" << rematBudget << ": "
+                 << llvm::toString(peak.takeError()) << "\n";
+    return mlir::failure();
+  }
+  int64_t bytes = int64_t(double(*peak) * budgetPercent / 100);
+  options.rematBudget = tad::ByteSize{bytes};
+  llvm::raw_ostream &summary =
+      options.rematSummary == tad::ReportStream::standardError ? llvm::errs()
+                                                               : llvm::outs();
+  summary << "remat: --remat-budget=" << rematBudget << " of @" << entry
+          << "'s store-all peak (" << *peak << " bytes) is " << bytes
+          << " bytes\n";
+  return mlir::success();
 }
 
 /// Prints the module at the requested stage, or runs it, or writes the
@@ -569,6 +609,8 @@ processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
       signatures.push_back(std::move(*read));
     }
   }
+  if (budgetPercent > 0 && mlir::failed(resolveBudgetPercent(*module, options)))
+    return mlir::failure();
   if (mlir::failed(runPipeline(*module, options)))
     return mlir::failure();
   return emitResult(*module, signatures, os);

@@ -1,7 +1,7 @@
 //===- ByteSize.h - memory budgets written by users -------------*- C++ -*-===//
 //
 // Budgets are given in bytes, optionally with a binary suffix: `65536`,
-// `64KiB`, `1.5 MiB`, `2GiB`. The same syntax serves `tad-remat --budget`
+// `64KiB`, `1.5 MiB`, `14.8 MiB`, `2GiB`. The same syntax serves `tad-remat --budget`
 // and the remat pass's `budget=` option.
 //
 //===----------------------------------------------------------------------===//
@@ -16,7 +16,8 @@
 namespace tad::remat {
 
 /// Parses a byte count with an optional suffix B, KiB, MiB, GiB or TiB (a
-/// fractional number needs a suffix and must come to whole bytes). On
+/// fractional number needs a suffix, and counts the whole bytes it
+/// reaches: `14.8 MiB`, as the remat report prints, is 15518924). On
 /// failure returns false with `error` saying what is wrong.
 bool parseByteSize(std::string_view text, int64_t &bytes, std::string &error);
 
