@@ -59,8 +59,8 @@ def run_tad(exe, inputs, repeat, tmp):
     with open(stats) as f:
         data = json.load(f)
     seconds = sorted(data["wall_seconds"][1:])
-    results = [np.load(os.path.join(out, f"result{i}.npy"))
-               for i in range(len(os.listdir(out)))]
+    results = [np.load(os.path.join(out, f"{name}.npy"))
+               for name in data["results"]]
     return seconds[len(seconds) // 2], data["peak_bytes"], results
 
 

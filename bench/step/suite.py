@@ -86,7 +86,7 @@ def run_tad(exe, inputs, core, threads, repeat, tmp):
     with open(stats) as f:
         data = json.load(f)
     seconds = sorted(data["wall_seconds"][1:])
-    loss = float(np.load(os.path.join(out, "result0.npy")))
+    loss = float(np.load(os.path.join(out, "value.npy")))
     return {"seconds": seconds[len(seconds) // 2],
             "peak": data["peak_bytes"], "loss": loss,
             "core": data["blas_core"]}

@@ -9,6 +9,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Location.h"
 
+#include <set>
+
 using namespace tad::driver;
 using tad::rt::TensorSpec;
 
@@ -68,6 +70,36 @@ static std::string getParamName(mlir::func::FuncOp fn, unsigned i) {
   return "arg" + std::to_string(i);
 }
 
+/// What each of a derivative's results is: for grad and value_and_grad,
+/// `grad_W` for the gradient of parameter W, after value_and_grad's
+/// `value` (the differentiated result) and `value1`, ... (the primal's
+/// other results); for a vjp, `d_W`, the cotangent of W. Empty for other
+/// functions, and where the results are not laid out so.
+static std::vector<std::string> getDerivativeResultNames(mlir::func::FuncOp fn) {
+  auto request = fn->getAttrOfType<tad::DerivativeAttr>(
+      tad::TadDialect::kDerivativeAttrName);
+  if (!request)
+    return {};
+  auto primal = mlir::SymbolTable::lookupNearestSymbolFrom<mlir::func::FuncOp>(
+      fn, request.getPrimal());
+  if (!primal)
+    return {};
+  std::vector<std::string> names;
+  if (request.getKind() == tad::DerivativeKind::value_and_grad)
+    for (unsigned k = 0; k < primal.getNumResults(); ++k)
+      names.push_back(k ? "value" + std::to_string(k) : "value");
+  const char *prefix =
+      request.getKind() == tad::DerivativeKind::vjp ? "d_" : "grad_";
+  for (int64_t position : request.getWrt()) {
+    if (position < 0 || position >= int64_t(primal.getNumArguments()))
+      return {};
+    names.push_back(prefix + getParamName(primal, unsigned(position)));
+  }
+  if (names.size() != fn.getNumResults())
+    return {};
+  return names;
+}
+
 llvm::Expected<tad::rt::EntrySpec>
 tad::driver::getSignature(mlir::ModuleOp module, llvm::StringRef function) {
   auto fn = module.lookupSymbol<mlir::func::FuncOp>(function);
@@ -88,8 +120,19 @@ tad::driver::getSignature(mlir::ModuleOp module, llvm::StringRef function) {
       return spec.takeError();
     signature.params.push_back(std::move(*spec));
   }
+  // Results are named after what they are, where that is known; a name
+  // that a parameter or another result has (the .npy files share a
+  // folder, the C wrapper a parameter list) gets `_result`.
+  std::vector<std::string> names = getDerivativeResultNames(fn);
+  std::set<std::string> taken;
+  for (const TensorSpec &param : signature.params)
+    taken.insert(param.name);
   for (auto [i, resultType] : llvm::enumerate(type.getResults())) {
-    auto spec = getSpec(resultType, "result" + std::to_string(i), function);
+    std::string name =
+        names.empty() ? "result" + std::to_string(i) : names[i];
+    while (!taken.insert(name).second)
+      name += "_result";
+    auto spec = getSpec(resultType, name, function);
     if (!spec)
       return spec.takeError();
     signature.results.push_back(std::move(*spec));

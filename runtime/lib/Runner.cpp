@@ -313,7 +313,11 @@ bool tad::rt::runEntry(const EntrySpec &entry, PackedFunction function,
   if (!options.statsJson.empty()) {
     std::ostringstream json;
     json << "{\n  \"entry\": \"" << entry.function << "\",\n"
-         << "  \"calls\": " << seconds.size() << ",\n  \"wall_seconds\": [";
+         << "  \"results\": [";
+    // The names of the result files, in the function's order.
+    for (size_t i = 0; i < entry.results.size(); ++i)
+      json << (i ? ", " : "") << "\"" << entry.results[i].name << "\"";
+    json << "],\n  \"calls\": " << seconds.size() << ",\n  \"wall_seconds\": [";
     for (size_t i = 0; i < seconds.size(); ++i)
       json << (i ? ", " : "") << format("%.9f", seconds[i]);
     json << "],\n  \"median_seconds\": " << format("%.9f", median)

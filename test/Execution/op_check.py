@@ -10,6 +10,7 @@ result type at the end), never from tad.
 """
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -338,8 +339,9 @@ def run_case(name, tadc, workdir, extra=()):
             # MLIR parameters are named arg0, arg1, ...
             pass
         save(os.path.join(workdir, pname + ".npy"), inputs[pname], spec[0])
+    stats = os.path.join(workdir, "stats.json")
     args = [tadc, "run", src, "--entry", ENTRY[name], "--output-dir",
-            workdir] + list(extra)
+            workdir, f"--stats-json={stats}"] + list(extra)
     if is_mlir:
         for i, pname in enumerate(params):
             args.append(f"--input=arg{i}={os.path.join(workdir, pname + '.npy')}")
@@ -351,17 +353,21 @@ def run_case(name, tadc, workdir, extra=()):
         print(f"FAIL {name}: tadc exited with {proc.returncode}")
         return False
     expected = reference(**inputs)
+    # The result files' names, in order (result<i>, or a derivative's
+    # value and grad_<param>).
+    with open(stats) as f:
+        names = json.load(f)["results"]
     ok = True
     for i, (want, dtype) in enumerate(zip(expected, result_types)):
-        got = load(os.path.join(workdir, f"result{i}.npy"), dtype)
+        got = load(os.path.join(workdir, f"{names[i]}.npy"), dtype)
         want = rounded(np.asarray(want, dtype=np.float64), dtype)
         rtol, atol = TOLERANCE[dtype]
         if got.shape != want.shape:
-            print(f"FAIL {name} result{i}: shape {got.shape}, expected {want.shape}")
+            print(f"FAIL {name} {names[i]}: shape {got.shape}, expected {want.shape}")
             ok = False
         elif not np.allclose(got, want, rtol=rtol, atol=atol, equal_nan=True):
             err = np.max(np.abs(got - want))
-            print(f"FAIL {name} result{i}: max abs error {err}\n got  {got}\n want {want}")
+            print(f"FAIL {name} {names[i]}: max abs error {err}\n got  {got}\n want {want}")
             ok = False
     if ok:
         print(f"PASS {name}: {len(expected)} result(s) match NumPy")
