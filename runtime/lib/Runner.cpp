@@ -111,13 +111,33 @@ bool loadInputs(const EntrySpec &entry, const RunOptions &options,
     if (!path.empty()) {
       if (!readNpy(path, array, error))
         return false;
-      if (array.dtype != param.dtype || array.shape != param.shape) {
+      bool convert = options.convertInputs && array.dtype != param.dtype &&
+                     array.shape == param.shape;
+      if ((array.dtype != param.dtype && !convert) ||
+          array.shape != param.shape) {
         error = "parameter '" + param.name + "' of '" + entry.function +
                 "' is " + describeArray(param.dtype, param.shape) + " but " +
                 path + " holds " + describeArray(array.dtype, array.shape);
+        if (array.shape == param.shape)
+          error += " (--convert-inputs converts it)";
         return false;
       }
-      out << "input " << param.name << ": " << path << "\n";
+      out << "input " << param.name << ": " << path;
+      if (convert) {
+        // Through double, which holds every value of each dtype exactly;
+        // the store rounds to nearest.
+        std::vector<uint8_t> converted(size_t(param.getByteSize()));
+        size_t from = getDTypeSize(array.dtype), to = getDTypeSize(param.dtype);
+        for (int64_t e = 0; e < param.getNumElements(); ++e)
+          storeFromDouble(converted.data() + e * int64_t(to), param.dtype,
+                          loadAsDouble(array.data.data() + e * int64_t(from),
+                                       array.dtype));
+        out << " (" << getDTypeName(array.dtype) << ", converted to "
+            << getDTypeName(param.dtype) << ")";
+        array.data = std::move(converted);
+        array.dtype = param.dtype;
+      }
+      out << "\n";
     } else {
       array.dtype = param.dtype;
       array.shape = param.shape;
@@ -387,6 +407,8 @@ bool tad::rt::parseRunArguments(int argc, char **argv, RunOptions &options,
       options.statsJson = value;
     } else if (takeValue("--memory-trace")) {
       options.memoryTrace = value;
+    } else if (arg == "--convert-inputs") {
+      options.convertInputs = true;
     } else if (takeValue("--seed")) {
       if (!number(n, UINT64_MAX))
         return false;
@@ -405,8 +427,8 @@ bool tad::rt::parseRunArguments(int argc, char **argv, RunOptions &options,
     } else {
       error = "unknown argument '" + arg +
               "'; the arguments are --inputs DIR, --input NAME=FILE.npy, "
-              "--output-dir DIR, --seed N, --repeat N, --threads N, "
-              "--stats-json FILE, --memory-trace FILE";
+              "--convert-inputs, --output-dir DIR, --seed N, --repeat N, "
+              "--threads N, --stats-json FILE, --memory-trace FILE";
       return false;
     }
   }

@@ -129,9 +129,17 @@ cl::opt<std::string> outputDir("output-dir",
 // --stats-json to this option's name before parsing.
 cl::opt<std::string> statsJson(
     "run-stats-json",
-    cl::desc("Write wall time per call, peak bytes and bytes live after the "
-             "call, as the runtime allocator measured them, to FILE"),
+    cl::desc("Given as --stats-json=FILE (docs/tadc.md): write wall time "
+             "per call, peak bytes and bytes live after the call, as the "
+             "runtime allocator measured them, and the results' names, to "
+             "FILE"),
     cl::value_desc("FILE"), cl::cat(tadcCategory));
+
+cl::opt<bool> convertInputs(
+    "convert-inputs",
+    cl::desc("Convert an input .npy of another float dtype than its "
+             "parameter's (rounded to nearest) instead of rejecting it"),
+    cl::cat(tadcCategory));
 
 cl::opt<std::string> memoryTrace(
     "memory-trace",
@@ -482,6 +490,7 @@ emitResult(mlir::ModuleOp module, llvm::ArrayRef<tad::rt::EntrySpec> signatures,
     options.outputDir = outputDir;
     options.statsJson = statsJson;
     options.memoryTrace = memoryTrace;
+    options.convertInputs = convertInputs;
     options.repeat = repeat;
     options.threads = threads;
     options.cuda = cuda;

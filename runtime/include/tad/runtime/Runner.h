@@ -60,6 +60,9 @@ struct RunOptions {
   /// Where to write the last call's allocations and frees as a
   /// chrome://tracing counter of live bytes, if anywhere.
   std::string memoryTrace;
+  /// An input file of another float dtype than its parameter's is
+  /// converted (rounded to nearest) instead of rejected.
+  bool convertInputs = false;
   /// How many calls to time.
   unsigned repeat = 1;
   /// BLAS threads; 0 leaves OpenBLAS's default.
