@@ -2,8 +2,10 @@
 
 #include "tad/Driver/StoreAllPeak.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -35,22 +37,22 @@ struct TempFile {
 };
 } // namespace
 
-llvm::Expected<int64_t>
-tad::driver::getStoreAllPeak(mlir::ModuleOp module, PipelineOptions &options,
-                             llvm::StringRef entry) {
+llvm::Expected<tad::driver::PlanAtBudget>
+tad::driver::planAtBudget(mlir::ModuleOp module, PipelineOptions &options,
+                          llvm::StringRef entry, int64_t budget) {
   TempFile report;
   if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
-          "tadc-store-all", "json", report.path))
+          "tadc-plan", "json", report.path))
     return llvm::createStringError("cannot create a temporary file: " +
                                    ec.message());
-  // The compile's options, to AD, under a budget that every plan meets,
-  // with the report in the temporary file only; then as they were.
+  // The compile's options, to AD, under `budget`, with the report in the
+  // temporary file only; then as they were.
   PipelineStage stage = options.stage;
-  ByteSize budget = options.rematBudget;
+  ByteSize saved = options.rematBudget;
   ReportStream summary = options.rematSummary;
   std::string reportFile = options.rematReport, graphFile = options.rematGraph;
   options.stage = PipelineStage::ad;
-  options.rematBudget = ByteSize{int64_t(1) << 60};
+  options.rematBudget = ByteSize{budget};
   options.rematSummary = ReportStream::none;
   options.rematReport = report.path.str().str();
   options.rematGraph = "";
@@ -61,25 +63,50 @@ tad::driver::getStoreAllPeak(mlir::ModuleOp module, PipelineOptions &options,
     message = m.str();
     return mlir::failure();
   }));
-  bool ran = built && succeeded(pm.run(*copy));
+  // A budget below the minimum is an answer, not an error: its messages
+  // are held, and shown only when the failure is another.
+  std::vector<mlir::Diagnostic> held;
+  bool ran = false;
+  {
+    mlir::ScopedDiagnosticHandler hold(
+        module.getContext(), [&](mlir::Diagnostic &d) {
+          held.push_back(std::move(d));
+          return mlir::success();
+        });
+    ran = built && succeeded(pm.run(*copy));
+  }
   options.stage = stage;
-  options.rematBudget = budget;
+  options.rematBudget = saved;
   options.rematSummary = summary;
   options.rematReport = reportFile;
   options.rematGraph = graphFile;
   if (!built)
     return llvm::createStringError(message);
-  if (!ran)
-    return llvm::createStringError("cannot plan @" + entry +
-                                   "'s store-all peak (the errors above)");
   auto text = llvm::MemoryBuffer::getFile(report.path);
-  if (!text)
-    return llvm::createStringError("cannot read the remat report: " +
-                                   text.getError().message());
-  llvm::Expected<llvm::json::Value> json = llvm::json::parse((*text)->getBuffer());
+  llvm::Expected<llvm::json::Value> json =
+      text ? llvm::json::parse((*text)->getBuffer())
+           : llvm::Expected<llvm::json::Value>(llvm::createStringError(""));
+  const llvm::json::Object *top = json ? json->getAsObject() : nullptr;
+  PlanAtBudget plan;
+  plan.budget = budget;
+  if (!ran) {
+    std::optional<int64_t> minimum =
+        top ? top->getInteger("feasible_minimum") : std::nullopt;
+    if (minimum) {
+      if (!json)
+        llvm::consumeError(json.takeError());
+      plan.feasibleMinimum = *minimum;
+      return plan;
+    }
+    if (!json)
+      llvm::consumeError(json.takeError());
+    for (mlir::Diagnostic &d : held)
+      module.getContext()->getDiagEngine().emit(std::move(d));
+    return llvm::createStringError("cannot plan @" + entry +
+                                   " (the errors above)");
+  }
   if (!json)
     return json.takeError();
-  const llvm::json::Object *top = json->getAsObject();
   const llvm::json::Array *functions =
       top ? top->getArray("functions") : nullptr;
   if (functions)
@@ -87,10 +114,100 @@ tad::driver::getStoreAllPeak(mlir::ModuleOp module, PipelineOptions &options,
       const llvm::json::Object *fn = f.getAsObject();
       if (!fn || fn->getString("function") != entry)
         continue;
-      if (std::optional<int64_t> peak = fn->getInteger("store_all_peak"))
-        return *peak;
+      plan.fits = true;
+      plan.storeAllPeak = fn->getInteger("store_all_peak").value_or(0);
+      plan.predictedPeak = fn->getInteger("predicted_peak").value_or(0);
+      plan.overhead = fn->getNumber("recompute_overhead").value_or(0);
+      return plan;
     }
   return llvm::createStringError(
       "@" + entry + " is no derivative: a budget relative to the store-all "
                     "peak applies to a gradient (value_and_grad, vjp, ...)");
+}
+
+llvm::Expected<int64_t>
+tad::driver::getStoreAllPeak(mlir::ModuleOp module, PipelineOptions &options,
+                             llvm::StringRef entry) {
+  // A budget that every plan meets: the pass keeps everything.
+  llvm::Expected<PlanAtBudget> plan =
+      planAtBudget(module, options, entry, int64_t(1) << 60);
+  if (!plan)
+    return plan.takeError();
+  return plan->storeAllPeak;
+}
+
+llvm::Error tad::driver::describeMemory(mlir::ModuleOp module,
+                                        PipelineOptions &options,
+                                        llvm::StringRef entry, unsigned points,
+                                        llvm::raw_ostream &os,
+                                        llvm::StringRef jsonPath) {
+  llvm::Expected<PlanAtBudget> top =
+      planAtBudget(module, options, entry, int64_t(1) << 60);
+  if (!top)
+    return top.takeError();
+  int64_t storeAll = top->storeAllPeak;
+  // One byte is below every plan: the pass names the least budget.
+  llvm::Expected<PlanAtBudget> least = planAtBudget(module, options, entry, 1);
+  if (!least)
+    return least.takeError();
+  int64_t minimum = least->fits ? least->predictedPeak : least->feasibleMinimum;
+  std::vector<PlanAtBudget> plans;
+  plans.push_back(*top);
+  plans.back().budget = storeAll;
+  for (unsigned k = 1; minimum < storeAll && k <= points; ++k) {
+    int64_t budget = storeAll - (storeAll - minimum) * int64_t(k) /
+                                    int64_t(points + 1);
+    llvm::Expected<PlanAtBudget> plan =
+        planAtBudget(module, options, entry, budget);
+    if (!plan)
+      return plan.takeError();
+    plans.push_back(*plan);
+  }
+  if (minimum < storeAll) {
+    llvm::Expected<PlanAtBudget> plan =
+        planAtBudget(module, options, entry, minimum);
+    if (!plan)
+      return plan.takeError();
+    plans.push_back(*plan);
+  }
+  auto share = [&](int64_t bytes) {
+    return llvm::formatv("{0:F1}%", 100.0 * double(bytes) / double(storeAll))
+        .str();
+  };
+  os << "memory of @" << entry << " (the remat pass's buffer plans, bytes):\n"
+     << "  store-all peak    " << storeAll << "\n"
+     << "  feasible minimum  " << minimum << " (" << share(minimum)
+     << " of store-all)\n\n"
+     << "| budget | of store-all | predicted peak | recompute overhead |\n"
+     << "| --- | --- | --- | --- |\n";
+  llvm::json::Array rows;
+  for (const PlanAtBudget &plan : plans) {
+    os << "| " << plan.budget << " | " << share(plan.budget) << " | ";
+    if (plan.fits)
+      os << plan.predictedPeak << " | "
+         << llvm::formatv("{0:F1}%", 100.0 * plan.overhead) << " |\n";
+    else
+      os << "does not fit | - |\n";
+    llvm::json::Object row{{"budget", plan.budget}, {"fits", plan.fits}};
+    if (plan.fits) {
+      row["predicted_peak"] = plan.predictedPeak;
+      row["recompute_overhead"] = plan.overhead;
+    }
+    rows.push_back(std::move(row));
+  }
+  if (jsonPath.empty())
+    return llvm::Error::success();
+  std::error_code ec;
+  llvm::raw_fd_ostream out(jsonPath, ec);
+  if (ec)
+    return llvm::createStringError(jsonPath + ": " + ec.message());
+  out << llvm::formatv(
+             "{0:2}",
+             llvm::json::Value(llvm::json::Object{
+                 {"function", entry},
+                 {"store_all_peak", storeAll},
+                 {"feasible_minimum", minimum},
+                 {"budgets", std::move(rows)}}))
+      << "\n";
+  return llvm::Error::success();
 }

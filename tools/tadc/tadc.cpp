@@ -135,6 +135,20 @@ cl::opt<std::string> statsJson(
              "FILE"),
     cl::value_desc("FILE"), cl::cat(tadcCategory));
 
+cl::opt<std::string> memJson(
+    "mem-json",
+    cl::desc("tadc mem: also write the table as JSON to FILE"),
+    cl::value_desc("FILE"), cl::cat(tadcCategory));
+
+cl::opt<unsigned> memPoints(
+    "mem-points",
+    cl::desc("tadc mem: budgets between the store-all peak and the minimum "
+             "(default 3)"),
+    cl::init(3), cl::cat(tadcCategory));
+
+/// `tadc mem FILE --entry F`: the memory table instead of a compile.
+static bool memoryTable = false;
+
 cl::opt<bool> convertInputs(
     "convert-inputs",
     cl::desc("Convert an input .npy of another float dtype than its "
@@ -340,8 +354,10 @@ static mlir::LogicalResult getPipelineOptions(tad::PipelineOptions &options) {
   // Without a budget there is nothing to choose the loops' snapshots for.
   options.countRevolveActions = countRevolveActions;
   options.loopResiduals = loopResiduals;
+  // (tadc mem plans under budgets: the loops' snapshots are chosen for
+  // each.)
   options.loopSnapshots =
-      loopSnapshots.getNumOccurrences() || rematBudget.empty()
+      loopSnapshots.getNumOccurrences() || (rematBudget.empty() && !memoryTable)
           ? int64_t(loopSnapshots)
           : int64_t(-1);
   options.rematPolicy = rematPolicy;
@@ -618,6 +634,24 @@ processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
       signatures.push_back(std::move(*read));
     }
   }
+  if (memoryTable) {
+    if (entry.empty() || rematBudget.getNumOccurrences() || memPoints > 64) {
+      llvm::errs() << "tadc: error: "
+                   << (entry.empty() ? "tadc mem needs --entry NAME"
+                       : memPoints > 64
+                           ? "--mem-points must be at most 64"
+                           : "tadc mem chooses its budgets: no --remat-budget")
+                   << "\n";
+      return mlir::failure();
+    }
+    if (llvm::Error error = tad::driver::describeMemory(
+            *module, options, entry, memPoints, os, memJson)) {
+      llvm::errs() << "tadc: error: " << llvm::toString(std::move(error))
+                   << "\n";
+      return mlir::failure();
+    }
+    return mlir::success();
+  }
   if (budgetPercent > 0 && mlir::failed(resolveBudgetPercent(*module, options)))
     return mlir::failure();
   if (mlir::failed(runPipeline(*module, options)))
@@ -629,9 +663,14 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   // `tadc run FILE ...` is `tadc FILE --emit=run ...`.
   std::vector<char *> args(argv, argv + argc);
-  static char runFlag[] = "--emit=run";
+  static char runFlag[] = "--emit=run", adFlag[] = "--emit=ad";
   if (args.size() > 1 && llvm::StringRef(args[1]) == "run")
     args[1] = runFlag;
+  // `tadc mem FILE ...` plans to AD, as --emit=ad does, at several budgets.
+  if (args.size() > 1 && llvm::StringRef(args[1]) == "mem") {
+    args[1] = adFlag;
+    memoryTable = true;
+  }
   std::vector<std::string> rewritten;
   rewritten.reserve(args.size());
   for (char *&arg : args) {
@@ -676,6 +715,9 @@ int main(int argc, char **argv) {
       "  tadc model.tad --emit=tad     print the tad dialect of model.tad\n"
       "  tadc model.tad --emit=ast     print the checked syntax tree\n"
       "  tadc run model.tad --entry f  JIT-compile and call f\n"
+      "  tadc mem model.tad --entry f  the store-all peak of derivative f,\n"
+      "                                its least budget, and what budgets\n"
+      "                                between them cost\n"
       "                                (--stats-json=FILE is "
       "--run-stats-json)\n"
       "  tadc model.mlir               read tad-dialect MLIR instead\n");

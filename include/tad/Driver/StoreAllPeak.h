@@ -1,9 +1,9 @@
 //===- StoreAllPeak.h - a budget relative to the store-all peak -*- C++ -*-===//
 //
 // `--remat-budget=60%` is a share of the entry's store-all peak, which only
-// the remat pass knows: the driver runs the pipeline to AD on a copy of the
-// module, under a budget that store-all meets, and reads the peak that the
-// pass planned.
+// the remat pass knows, and `tadc mem` tabulates what the pass plans at
+// several budgets: the driver runs the pipeline to AD on a copy of the
+// module under a budget and reads the pass's JSON report.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +17,26 @@
 
 namespace tad::driver {
 
+/// What the remat pass plans for `entry` under one budget.
+struct PlanAtBudget {
+  bool fits = false;
+  int64_t budget = 0;
+  int64_t storeAllPeak = 0;
+  int64_t predictedPeak = 0;   // when it fits
+  double overhead = 0;         // the recompute overhead, when it fits
+  int64_t feasibleMinimum = 0; // when it does not
+};
+
+/// Runs `options` (the compile's, whose AD settings it keeps) to AD on a
+/// copy of `module` under `budget`, and reads what the remat pass planned
+/// for `entry`. A budget that no schedule meets is a PlanAtBudget that does
+/// not fit (the pass's messages are held back); any other failure is an
+/// error, after the messages.
+llvm::Expected<PlanAtBudget> planAtBudget(mlir::ModuleOp module,
+                                          PipelineOptions &options,
+                                          llvm::StringRef entry,
+                                          int64_t budget);
+
 /// The store-all peak in bytes of `entry` (a derivative in `module`), as
 /// the remat pass plans its buffers with every loop's full tape: `options`
 /// (the compile's, whose AD settings it keeps) run to AD on a copy of
@@ -24,6 +44,13 @@ namespace tad::driver {
 llvm::Expected<int64_t> getStoreAllPeak(mlir::ModuleOp module,
                                         PipelineOptions &options,
                                         llvm::StringRef entry);
+
+/// `tadc mem`: the store-all peak of `entry`, its feasible minimum, and
+/// what the remat pass plans at `points` budgets evenly between them, as
+/// a table on `os` and, when `jsonPath` is not empty, as JSON there.
+llvm::Error describeMemory(mlir::ModuleOp module, PipelineOptions &options,
+                           llvm::StringRef entry, unsigned points,
+                           llvm::raw_ostream &os, llvm::StringRef jsonPath);
 
 /// Parses `text` as a percentage (`60%`, `12.5 %`): true with `percent`
 /// set when it ends in `%`; `error` says why a percentage is malformed

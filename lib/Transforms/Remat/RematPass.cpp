@@ -512,8 +512,13 @@ struct RematPass : tad::impl::RematBase<RematPass> {
       std::optional<RematFunctionReport> scheduled =
           scheduleFunction(func, problem, graphOptions);
       if (!scheduled) {
+        report.feasibleMinimum = failedMinimum;
+        // The JSON report says why the compile failed: the functions
+        // scheduled before, and the least budget this one needs.
+        if (failedMinimum > 0 && failed(writeReportFile(report)))
+          return signalPassFailure();
         if (reportOut)
-          reportOut->feasibleMinimum = failedMinimum;
+          *reportOut = std::move(report);
         return signalPassFailure();
       }
       report.functions.push_back(std::move(*scheduled));
@@ -522,19 +527,24 @@ struct RematPass : tad::impl::RematBase<RematPass> {
       printRematReport(report, llvm::outs());
     else if (summary == ReportStream::standardError)
       printRematReport(report, llvm::errs());
-    if (!reportFile.empty()) {
-      std::error_code ec;
-      llvm::ToolOutputFile out(reportFile, ec, llvm::sys::fs::OF_Text);
-      if (ec) {
-        module.emitError() << "cannot write '" << reportFile
-                           << "': " << ec.message();
-        return signalPassFailure();
-      }
-      out.os() << rematReportToJson(report) << "\n";
-      out.keep();
-    }
+    if (failed(writeReportFile(report)))
+      return signalPassFailure();
     if (reportOut)
       *reportOut = std::move(report);
+  }
+
+  /// The JSON report, to --remat-report's file if one was named.
+  LogicalResult writeReportFile(const RematReport &report) {
+    if (reportFile.empty())
+      return success();
+    std::error_code ec;
+    llvm::ToolOutputFile out(reportFile, ec, llvm::sys::fs::OF_Text);
+    if (ec)
+      return getOperation().emitError()
+             << "cannot write '" << reportFile << "': " << ec.message();
+    out.os() << rematReportToJson(report) << "\n";
+    out.keep();
+    return success();
   }
 
   int64_t getBudget() const { return budget.getValue().bytes; }

@@ -69,10 +69,11 @@ std::string tad::rematReportToJson(const RematReport &report) {
                                        {"trips", loop.trips},
                                        {"snapshots", loop.snapshots},
                                        {"residuals", loop.residuals}});
-  return llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
-                                    {"functions", std::move(functions)},
-                                    {"loops", std::move(loops)}}))
-      .str();
+  llvm::json::Object top{{"functions", std::move(functions)},
+                         {"loops", std::move(loops)}};
+  if (report.feasibleMinimum > 0)
+    top["feasible_minimum"] = report.feasibleMinimum;
+  return llvm::formatv("{0:2}", llvm::json::Value(std::move(top))).str();
 }
 
 /// 123456 as "120.6 KiB": reports are read by people.
