@@ -1,0 +1,270 @@
+"""tad from Python: compile a .tad program once, call its functions on NumPy
+arrays (docs/python.md).
+
+    import tad
+    m = tad.compile("examples/mlp.tad", entry="mlp_value_and_grad")
+    out = m.mlp_value_and_grad(x=x, y=y, w1=w1, b1=b1, w2=w2, b2=b2)
+    out.value, out.grad_w1        # the results, by name
+    m.stats                       # the last call's time and peak bytes
+
+`tad.compile` runs `tadc --emit=lib` (the tadc next to this package's
+build, or $TAD_TADC) into a cache folder keyed by the source and the
+options, and loads the library with ctypes. Inputs are checked against
+each parameter's dtype and shape with the errors of `tadc run`; an input
+that is already C-contiguous and of the parameter's dtype is passed as it
+is, without a copy.
+"""
+import ctypes
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+
+import numpy as np
+
+__all__ = ["compile", "CompileError", "Module", "Function", "Results"]
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_ROOT = os.path.dirname(os.path.dirname(_HERE))
+
+
+class CompileError(Exception):
+    """tadc rejected the program or the options; the message is tadc's."""
+
+
+def _tadc():
+    tadc = os.environ.get("TAD_TADC")
+    if tadc:
+        return tadc
+    built = os.path.join(_ROOT, "build", "bin", "tadc")
+    if os.path.exists(built):
+        return built
+    return "tadc"
+
+
+def _cache_dir():
+    return os.environ.get("TAD_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+        "tad")
+
+
+# The dtypes of the header's comments, and the NumPy arrays they take:
+# f16 as float16, bf16 as its 16-bit patterns (uint16).
+_DTYPES = {"f32": np.float32, "f64": np.float64, "f16": np.float16,
+           "bf16": np.uint16}
+
+
+def _describe(dtype, shape):
+    return f"{dtype}[{', '.join(str(d) for d in shape)}]" if shape else dtype
+
+
+def _describe_array(a):
+    names = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",
+             np.dtype(np.float16): "f16", np.dtype(np.uint16): "bf16"}
+    kind = names.get(a.dtype, str(a.dtype))
+    return _describe(kind, a.shape)
+
+
+class _Tensor:
+    def __init__(self, name, dtype, shape):
+        self.name, self.dtype, self.shape = name, dtype, tuple(shape)
+
+    def __repr__(self):
+        return f"{self.name}: {_describe(self.dtype, self.shape)}"
+
+
+def _parse_tensors(text):
+    """`x: f32[64, 256], y: f32` as _Tensors."""
+    tensors = []
+    for match in re.finditer(r"(\w+): (f32|f64|f16|bf16)(?:\[([0-9, ]*)\])?",
+                             text):
+        shape = [int(d) for d in match.group(3).split(",")] \
+            if match.group(3) else []
+        tensors.append(_Tensor(match.group(1), match.group(2), shape))
+    return tensors
+
+
+def _parse_header(path):
+    """The functions of a tadc header: its comments
+    `/* f(x: f32[2, 3], ...)\\n *   -> (value: f32, ...) */`."""
+    with open(path) as f:
+        text = f.read()
+    functions = {}
+    for match in re.finditer(r"/\* (\w+)\((.*?)\)\n \*   -> \((.*?)\) \*/",
+                             text, re.S):
+        functions[match.group(1)] = (_parse_tensors(match.group(2)),
+                                     _parse_tensors(match.group(3)))
+    return functions
+
+
+class _Stats(ctypes.Structure):
+    _fields_ = [("current_bytes", ctypes.c_int64),
+                ("peak_bytes", ctypes.c_int64),
+                ("allocations", ctypes.c_int64),
+                ("frees", ctypes.c_int64)]
+
+
+class Results(dict):
+    """A function's results by name (`value`, `grad_w1`, ... as tadc names
+    them), in order; also as attributes."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(
+                f"no result '{name}'; the results are {', '.join(self)}"
+            ) from None
+
+
+class Function:
+    """One compiled function: call it with NumPy arrays by position or by
+    parameter name."""
+
+    def __init__(self, module, name, params, results):
+        self.module, self.name = module, name
+        self.params, self.results = params, results
+        self._c = getattr(module._library, name)
+        self._c.restype = ctypes.c_int
+        self._c.argtypes = [ctypes.c_void_p] * (len(params) + len(results))
+
+    def __repr__(self):
+        return (f"{self.name}({', '.join(map(repr, self.params))}) -> "
+                f"({', '.join(map(repr, self.results))})")
+
+    def _inputs(self, args, kwargs):
+        if len(args) > len(self.params):
+            raise TypeError(f"{self.name} takes {len(self.params)} inputs, "
+                            f"got {len(args)}")
+        given = dict(zip((p.name for p in self.params), args))
+        for name, value in kwargs.items():
+            if not any(p.name == name for p in self.params):
+                raise TypeError(
+                    f"'{self.name}' has no parameter '{name}' (its "
+                    f"parameters are {', '.join(p.name for p in self.params)})")
+            if name in given:
+                raise TypeError(f"{self.name} got '{name}' twice")
+            given[name] = value
+        arrays = []
+        for p in self.params:
+            if p.name not in given:
+                raise TypeError(f"{self.name} is missing input '{p.name}' "
+                                f"({_describe(p.dtype, p.shape)})")
+            a = np.asarray(given[p.name])
+            if a.dtype != np.dtype(_DTYPES[p.dtype]) or a.shape != p.shape:
+                raise TypeError(
+                    f"parameter '{p.name}' of '{self.name}' is "
+                    f"{_describe(p.dtype, p.shape)} but got "
+                    f"{_describe_array(a)}")
+            # No copy when it is C-contiguous already.
+            arrays.append(np.ascontiguousarray(a))
+        return arrays
+
+    def __call__(self, *args, **kwargs):
+        arrays = self._inputs(args, kwargs)
+        outputs = [np.empty(r.shape, _DTYPES[r.dtype]) for r in self.results]
+        pointers = [a.ctypes.data for a in arrays + outputs]
+        library = self.module._library
+        library.tad_rt_reset_peak()
+        start = time.perf_counter()
+        status = self._c(*pointers)
+        seconds = time.perf_counter() - start
+        if status != 0:
+            raise RuntimeError(f"{self.name} returned {status}")
+        stats = library.tad_rt_get_stats()
+        self.module.stats = {"function": self.name, "seconds": seconds,
+                             "peak_bytes": stats.peak_bytes,
+                             "allocations": stats.allocations}
+        return Results((r.name, o) for r, o in zip(self.results, outputs))
+
+
+class Module:
+    """A compiled program: its functions as attributes (`m.f(...)`), the
+    remat report (`report`, a dict, under a budget), the last call's
+    measurements (`stats`)."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        self._library = ctypes.CDLL(os.path.join(folder, "libmodel.so"))
+        self._library.tad_rt_get_stats.restype = _Stats
+        self._library.tad_rt_reset_peak.restype = None
+        self.functions = {
+            name: Function(self, name, params, results)
+            for name, (params, results) in
+            _parse_header(os.path.join(folder, "libmodel.h")).items()}
+        report = os.path.join(folder, "report.json")
+        self.report = None
+        if os.path.exists(report):
+            with open(report) as f:
+                self.report = json.load(f)
+        self.stats = None
+
+    def __getattr__(self, name):
+        functions = self.__dict__.get("functions", {})
+        if name in functions:
+            return functions[name]
+        raise AttributeError(f"no function '{name}'; the functions are "
+                             f"{', '.join(functions)}")
+
+    def __dir__(self):
+        return list(super().__dir__()) + list(self.functions)
+
+
+def compile(source, entry=None, budget=None, target="cpu", options=()):
+    """Compiles `source` (a .tad file's path, or the program's text) with
+    `tadc --emit=lib`, once: the library is cached by the source, the
+    options and tadc's version. `budget`: bytes (an int), or what
+    `--remat-budget` takes ("64KiB", "60%" of `entry`'s store-all peak).
+    `target`: "cpu" or "cuda". `options`: more tadc flags."""
+    if isinstance(source, os.PathLike) or (
+            "\n" not in source and source.endswith((".tad", ".mlir"))):
+        path = os.path.abspath(os.fspath(source))
+        with open(path) as f:
+            text = f.read()
+    else:
+        path, text = None, source
+    tadc = _tadc()
+    args = [f"--target={target}"]
+    if entry:
+        args.append(f"--entry={entry}")
+    if budget is not None:
+        args.append(f"--remat-budget={budget}")
+    args += list(options)
+    try:
+        version = subprocess.run([tadc, "--version"], capture_output=True,
+                                 text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        raise CompileError(f"cannot run tadc ({tadc}): {e}") from None
+    key = hashlib.sha256("\0".join(
+        [text, path or "", version] + args).encode()).hexdigest()[:24]
+    folder = os.path.join(_cache_dir(), key)
+    if not os.path.exists(os.path.join(folder, "libmodel.so")):
+        os.makedirs(_cache_dir(), exist_ok=True)
+        work = f"{folder}.tmp{os.getpid()}"
+        os.makedirs(work, exist_ok=True)
+        # A file compiles where it is, so that messages name it; a text is
+        # written to the work folder and named <source> in messages.
+        program = path or os.path.join(work, "source.tad")
+        if not path:
+            with open(program, "w") as f:
+                f.write(text)
+        command = [tadc, program, "--emit=lib", "-o",
+                   os.path.join(work, "libmodel.so")] + args
+        if budget is not None:
+            command.append(
+                f"--remat-report={os.path.join(work, 'report.json')}")
+        proc = subprocess.run(command, capture_output=True, text=True)
+        if proc.returncode != 0:
+            shutil.rmtree(work, ignore_errors=True)
+            message = proc.stderr.strip()
+            if not path:
+                message = message.replace(program, "<source>")
+            raise CompileError(message)
+        try:
+            os.rename(work, folder)
+        except OSError:  # another process cached it first
+            shutil.rmtree(work, ignore_errors=True)
+    return Module(folder)

@@ -1,0 +1,118 @@
+"""The tad Python package (python/tad, docs/python.md) against tadc run:
+named and positional inputs, every float dtype, results by name, the
+errors, a budget and its report, the cache. argv: tadc, a scratch folder."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+tadc, scratch = sys.argv[1], sys.argv[2]
+os.environ["TAD_TADC"] = tadc
+os.environ["TAD_CACHE_DIR"] = os.path.join(scratch, "cache")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "python"))
+import tad  # noqa: E402
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+MLP = os.path.join(ROOT, "examples", "mlp.tad")
+
+
+def expect_error(kind, text, call):
+    try:
+        call()
+    except kind as e:
+        assert text in str(e), f"expected '{text}' in: {e}"
+        return
+    raise AssertionError(f"no {kind.__name__} ({text})")
+
+
+# Named inputs, and the same results as tadc run on the same .npy files.
+m = tad.compile(MLP, entry="mlp_value_and_grad")
+f = m.mlp_value_and_grad
+rng = np.random.default_rng(7)
+inputs = {p.name: rng.uniform(-0.5, 0.5, p.shape).astype(np.float32)
+          for p in f.params}
+out = f(**inputs)
+assert list(out) == ["value", "value1", "grad_w1", "grad_b1", "grad_w2",
+                     "grad_b2"], list(out)
+folder = os.path.join(scratch, "run")
+os.makedirs(folder, exist_ok=True)
+for name, a in inputs.items():
+    np.save(os.path.join(folder, name + ".npy"), a)
+subprocess.run([tadc, "run", MLP, "--entry", "mlp_value_and_grad",
+                "--inputs", folder, "--output-dir", folder], check=True,
+               stdout=subprocess.DEVNULL)
+for name, got in out.items():
+    want = np.load(os.path.join(folder, name + ".npy"))
+    assert np.array_equal(got, want), name
+assert np.array_equal(out.grad_w1, out["grad_w1"])
+
+# Positional, and mixed.
+names = [p.name for p in f.params]
+positional = f(*[inputs[n] for n in names])
+mixed = f(*[inputs[n] for n in names[:2]], **{n: inputs[n] for n in names[2:]})
+for name in out:
+    assert np.array_equal(out[name], positional[name]), name
+    assert np.array_equal(out[name], mixed[name]), name
+
+# The last call's measurements.
+assert m.stats["function"] == "mlp_value_and_grad"
+assert m.stats["peak_bytes"] > 0 and m.stats["seconds"] > 0, m.stats
+
+# Errors, with tadc run's wording.
+expect_error(TypeError, "parameter 'x' of 'mlp_value_and_grad' is "
+             "f32[64, 256] but got f64[64, 256]",
+             lambda: f(**dict(inputs, x=inputs["x"].astype(np.float64))))
+expect_error(TypeError, "is f32[128] but got f32[127]",
+             lambda: f(**dict(inputs, b1=inputs["b1"][:127])))
+expect_error(TypeError, "'mlp_value_and_grad' has no parameter 'z' (its "
+             "parameters are x, y, w1, b1, w2, b2)",
+             lambda: f(**dict(inputs, z=inputs["x"])))
+expect_error(TypeError, "missing input 'w2' (f32[128, 10])",
+             lambda: f(**{n: inputs[n] for n in names if n != "w2"}))
+expect_error(TypeError, "takes 6 inputs, got 7",
+             lambda: f(*[inputs[n] for n in names], inputs["x"]))
+expect_error(TypeError, "got 'x' twice", lambda: f(inputs["x"], x=inputs["x"]))
+expect_error(AttributeError, "no result 'loss'", lambda: out.loss)
+expect_error(AttributeError, "no function 'nope'", lambda: m.nope)
+
+# A strided input is copied to C order; the results are the same.
+x = np.asfortranarray(inputs["x"])
+assert np.array_equal(f(**dict(inputs, x=x)).value, out.value)
+
+# Every float dtype: f64, f16 (NumPy's float16), bf16 (its 16-bit patterns
+# as uint16).
+source = """
+fn f(a: f64[3], b: f16[3], c: bf16[3]) -> (f64[3], f16[3], bf16[3]) {
+  return a * 2.0, b * 2.0, c * 2.0;
+}
+"""
+d = tad.compile(source)
+a = np.array([1.5, -2.0, 0.25])
+b = np.array([1.5, -2.0, 0.25], np.float16)
+c = (np.array([1.5, -2.0, 0.25], np.float32).view(np.uint32) >> 16).astype(
+    np.uint16)
+r = d.f(a, b, c)
+assert list(r) == ["result0", "result1", "result2"], list(r)
+assert np.array_equal(r.result0, 2 * a)
+assert np.array_equal(r.result1, 2 * b)
+widened = (r.result2.astype(np.uint32) << 16).view(np.float32)
+assert np.array_equal(widened, np.array([3.0, -4.0, 0.5], np.float32))
+
+# A budget: a share of the store-all peak; the report comes with it; one
+# below the minimum names the minimum.
+g = tad.compile(MLP, entry="mlp_value_and_grad", budget="100%")
+assert g.report["functions"][0]["function"] == "mlp_value_and_grad"
+assert np.array_equal(g.mlp_value_and_grad(**inputs).grad_w1, out.grad_w1)
+expect_error(tad.CompileError, "the feasible minimum is",
+             lambda: tad.compile(MLP, entry="mlp_value_and_grad",
+                                 budget=1000))
+
+# A malformed program: tadc's message, the source named <source>.
+expect_error(tad.CompileError, "<source>:1:",
+             lambda: tad.compile("fn f(a: f32[3]) -> f32[3] { return b; }"))
+
+# The cache: compiling again reuses the library.
+assert tad.compile(MLP, entry="mlp_value_and_grad").folder == m.folder
+print("ok: the tad package")
