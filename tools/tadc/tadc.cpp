@@ -293,12 +293,12 @@ static InputKind getInputKind() {
                                                            : InputKind::tad;
 }
 
-/// Sets `options` from the command line; failure (after printing the error)
-/// when it is invalid.
 /// A --remat-budget given as a share of the entry's store-all peak (60%),
 /// else 0.
 static double budgetPercent = 0;
 
+/// Sets `options` from the command line; failure (after printing the error)
+/// when it is invalid.
 static mlir::LogicalResult getPipelineOptions(tad::PipelineOptions &options) {
   auto fail = [](const llvm::Twine &message) {
     llvm::errs() << "tadc: error: " << message << "\n";
@@ -715,11 +715,11 @@ int main(int argc, char **argv) {
       "  tadc model.tad --emit=tad     print the tad dialect of model.tad\n"
       "  tadc model.tad --emit=ast     print the checked syntax tree\n"
       "  tadc run model.tad --entry f  JIT-compile and call f\n"
+      "                                (--stats-json=FILE is "
+      "--run-stats-json)\n"
       "  tadc mem model.tad --entry f  the store-all peak of derivative f,\n"
       "                                its least budget, and what budgets\n"
       "                                between them cost\n"
-      "                                (--stats-json=FILE is "
-      "--run-stats-json)\n"
       "  tadc model.mlir               read tad-dialect MLIR instead\n");
 
   std::string error;
