@@ -72,6 +72,14 @@ try:
 except ImportError:
     pass
 
+# The Python package's memory_timeline() draws with matplotlib
+# (scripts/install-deps.sh timeline installs it).
+try:
+    import matplotlib  # noqa: F401
+    config.available_features.add("matplotlib")
+except ImportError:
+    pass
+
 # bench/remat/milp.py solves the Checkmate MILP with CBC's command-line
 # solver (`scripts/install-deps.sh bench` installs coinor-cbc); without it,
 # its test is reported as unsupported.

@@ -100,6 +100,11 @@ def _parse_header(path):
     return functions
 
 
+class _TraceEvent(ctypes.Structure):
+    _fields_ = [("seconds", ctypes.c_double), ("size", ctypes.c_int64),
+                ("live_bytes", ctypes.c_int64)]
+
+
 class _Stats(ctypes.Structure):
     _fields_ = [("current_bytes", ctypes.c_int64),
                 ("peak_bytes", ctypes.c_int64),
@@ -169,11 +174,20 @@ class Function:
         pointers = [a.ctypes.data for a in arrays + outputs]
         library = self.module._library
         library.tad_rt_reset_peak()
+        base = library.tad_rt_get_stats().current_bytes
+        # The allocator's trace of the call: memory_timeline()'s measured
+        # side (as tadc run --memory-trace records it).
+        library.tad_rt_trace_enable(1)
         start = time.perf_counter()
         status = self._c(*pointers)
         seconds = time.perf_counter() - start
+        library.tad_rt_trace_enable(0)
         if status != 0:
             raise RuntimeError(f"{self.name} returned {status}")
+        events = library.tad_rt_trace_data()
+        self.module._measured[self.name] = [
+            events[i].live_bytes - base
+            for i in range(library.tad_rt_trace_size())]
         stats = library.tad_rt_get_stats()
         self.module.stats = {"function": self.name, "seconds": seconds,
                              "peak_bytes": stats.peak_bytes,
@@ -191,6 +205,11 @@ class Module:
         self._library = ctypes.CDLL(os.path.join(folder, "libmodel.so"))
         self._library.tad_rt_get_stats.restype = _Stats
         self._library.tad_rt_reset_peak.restype = None
+        self._library.tad_rt_trace_enable.argtypes = [ctypes.c_int]
+        self._library.tad_rt_trace_enable.restype = None
+        self._library.tad_rt_trace_size.restype = ctypes.c_size_t
+        self._library.tad_rt_trace_data.restype = ctypes.POINTER(_TraceEvent)
+        self._measured = {}
         self.functions = {
             name: Function(self, name, params, results)
             for name, (params, results) in
@@ -201,6 +220,52 @@ class Module:
             with open(report) as f:
                 self.report = json.load(f)
         self.stats = None
+
+    def memory_timeline(self, function=None):
+        """A matplotlib Figure of `function`'s memory (default: the one
+        called last): the live bytes of its last call after each
+        allocation and free, as the runtime allocator measured them, and,
+        under a budget, the remat report's prediction (the buffer plan's
+        run) and the budget, each stretched over the width, as
+        scripts/memory-timeline.py draws them. `.savefig(path)` writes
+        it."""
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        if function is None:
+            if self.stats is None:
+                raise ValueError("no call yet: call a function first, or "
+                                 "name one")
+            function = self.stats["function"]
+        measured = self._measured.get(function)
+        if measured is None:
+            raise ValueError(f"{function} has not been called")
+        planned = None
+        for fn in (self.report or {}).get("functions", []):
+            if fn["function"] == function:
+                planned = fn
+        fig, ax = plt.subplots(figsize=(9, 4.2), dpi=100)
+
+        def stretched(values):
+            return [i / max(len(values) - 1, 1) for i in range(len(values))]
+        if planned:
+            predicted = [p["live_bytes"] for p in planned["timeline"]]
+            ax.plot(stretched(predicted), [v / 1024 for v in predicted],
+                    label="predicted (buffer plan, remat report)",
+                    color="#1f77b4", linewidth=2)
+            ax.axhline(planned["budget"] / 1024, color="#c00",
+                       linestyle="--", label="budget")
+        ax.plot(stretched(measured), [v / 1024 for v in measured],
+                label="measured (runtime allocator)", color="#ff7f0e",
+                linewidth=1.5)
+        ax.set_xlabel("allocations and frees in order")
+        ax.set_ylabel("live KiB")
+        ax.set_title(f"memory of @{function}: measured peak "
+                     f"{max(measured, default=0)} bytes", fontsize=10)
+        ax.set_ylim(bottom=0)
+        ax.legend(loc="upper right", fontsize=9)
+        fig.tight_layout()
+        return fig
 
     def __getattr__(self, name):
         functions = self.__dict__.get("functions", {})
