@@ -1,4 +1,4 @@
-"""The tad Python package (python/tad, docs/python.md) against tadc run:
+"""The tad Python package (tad/, docs/python.md) against tadc run:
 named and positional inputs, every float dtype, results by name, the
 errors, a budget and its report, the cache. argv: tadc, a scratch folder."""
 import os
@@ -11,7 +11,7 @@ tadc, scratch = sys.argv[1], sys.argv[2]
 os.environ["TAD_TADC"] = tadc
 os.environ["TAD_CACHE_DIR"] = os.path.join(scratch, "cache")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "..", "python"))
+                                "..", ".."))
 import tad  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")

@@ -10,7 +10,7 @@ tadc, scratch = sys.argv[1], sys.argv[2]
 os.environ["TAD_TADC"] = tadc
 os.environ["TAD_CACHE_DIR"] = os.path.join(scratch, "cache")
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+sys.path.insert(0, os.path.join(HERE, "..", ".."))
 import tad  # noqa: E402
 
 m = tad.compile(os.path.join(HERE, "..", "..", "examples", "mlp.tad"),

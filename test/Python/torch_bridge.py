@@ -1,4 +1,4 @@
-"""The PyTorch bridge (python/tad/torch.py, docs/python.md#pytorch):
+"""The PyTorch bridge (tad/torch.py, docs/python.md#pytorch):
 
 1. A PyTorch model hands its router/experts block, whose auxiliary loss is
    a second result, to tad, compiled under a budget: loss.backward()
@@ -18,7 +18,7 @@ tadc, scratch = sys.argv[1], sys.argv[2]
 os.environ["TAD_TADC"] = tadc
 os.environ["TAD_CACHE_DIR"] = os.path.join(scratch, "cache")
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+sys.path.insert(0, os.path.join(HERE, "..", ".."))
 import tad  # noqa: E402
 import tad.torch  # noqa: E402
 

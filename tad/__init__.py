@@ -7,8 +7,8 @@ arrays (docs/python.md).
     out.value, out.grad_w1        # the results, by name
     m.stats                       # the last call's time and peak bytes
 
-`tad.compile` runs `tadc --emit=lib` (the tadc next to this package's
-build, or $TAD_TADC) into a cache folder keyed by the source and the
+`tad.compile` runs `tadc --emit=lib` (the repository's build/bin/tadc,
+or $TAD_TADC) into a cache folder keyed by the source and the
 options, and loads the library with ctypes. Inputs are checked against
 each parameter's dtype and shape with the errors of `tadc run`; an input
 that is already C-contiguous and of the parameter's dtype is passed as it
@@ -28,7 +28,7 @@ import numpy as np
 __all__ = ["compile", "CompileError", "Module", "Function", "Results"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_ROOT = os.path.dirname(os.path.dirname(_HERE))
+_ROOT = os.path.dirname(_HERE)
 
 
 class CompileError(Exception):
