@@ -282,7 +282,8 @@ def compile(source, entry=None, budget=None, target="cpu", options=()):
     """Compiles `source` (a .tad file's path, or the program's text) with
     `tadc --emit=lib`, once: the library is cached by the source, the
     options and tadc's version. `budget`: bytes (an int), or what
-    `--remat-budget` takes ("64KiB", "60%" of `entry`'s store-all peak).
+    `--remat-budget` takes ("64KiB", or "60%" of the store-all peak of
+    `entry` or of the program's one derivative).
     `target`: "cpu" or "cuda". `options`: more tadc flags."""
     if isinstance(source, os.PathLike) or (
             "\n" not in source and source.endswith((".tad", ".mlir"))):

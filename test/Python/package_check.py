@@ -105,6 +105,13 @@ assert np.array_equal(widened, np.array([3.0, -4.0, 0.5], np.float32))
 g = tad.compile(MLP, entry="mlp_value_and_grad", budget="100%")
 assert g.report["functions"][0]["function"] == "mlp_value_and_grad"
 assert np.array_equal(g.mlp_value_and_grad(**inputs).grad_w1, out.grad_w1)
+# Without an entry, a share is of the program's one derivative, and every
+# function is there.
+whole = tad.compile(MLP, budget="100%")
+assert sorted(whole.functions) == ["mlp", "mlp_value_and_grad", "sgd_step"], \
+    sorted(whole.functions)
+assert whole.report["functions"][0]["budget"] == \
+    whole.report["functions"][0]["store_all_peak"], whole.report
 expect_error(tad.CompileError, "the feasible minimum is",
              lambda: tad.compile(MLP, entry="mlp_value_and_grad",
                                  budget=1000))

@@ -335,11 +335,8 @@ static mlir::LogicalResult getPipelineOptions(tad::PipelineOptions &options) {
     if (tad::driver::parseBudgetPercent(rematBudget, percent, error)) {
       if (percent < 0)
         return fail("--remat-budget: " + error);
-      if (entry.empty())
-        return fail("--remat-budget=" + rematBudget +
-                    " needs --entry: the share is of that function's "
-                    "store-all peak");
-      // Resolved once the module exists (resolveBudgetPercent).
+      // Resolved once the module exists (resolveBudgetPercent): of the
+      // entry's store-all peak, or of the program's one derivative.
       budgetPercent = percent;
       budget.bytes = 0;
     } else if (!tad::remat::parseByteSize(rematBudget, budget.bytes, error)) {
@@ -430,8 +427,26 @@ static bool parseInputFiles(tad::rt::RunOptions &options) {
 /// store-all peak (rounded down), said with the remat report.
 static mlir::LogicalResult resolveBudgetPercent(mlir::ModuleOp module,
                                                 tad::PipelineOptions &options) {
+  std::string of = entry;
+  if (of.empty()) {
+    std::vector<std::string> derivatives;
+    for (auto fn : module.getOps<mlir::func::FuncOp>())
+      if (fn->hasAttr(tad::TadDialect::kDerivativeAttrName))
+        derivatives.push_back(fn.getName().str());
+    if (derivatives.size() != 1) {
+      std::string names;
+      for (const std::string &d : derivatives)
+        names += (names.empty() ? "" : ", ") + d;
+      llvm::errs() << "tadc: error: --remat-budget=" << rematBudget
+                   << " needs --entry: the share is of one derivative's "
+                      "store-all peak, and the program has "
+                   << (derivatives.empty() ? "none" : names) << "\n";
+      return mlir::failure();
+    }
+    of = derivatives.front();
+  }
   llvm::Expected<int64_t> peak =
-      tad::driver::getStoreAllPeak(module, options, entry);
+      tad::driver::getStoreAllPeak(module, options, of);
   if (!peak) {
     llvm::errs() << "tadc: error: --remat-budget=" << rematBudget << ": "
                  << llvm::toString(peak.takeError()) << "\n";
@@ -442,7 +457,7 @@ static mlir::LogicalResult resolveBudgetPercent(mlir::ModuleOp module,
   llvm::raw_ostream &summary =
       options.rematSummary == tad::ReportStream::standardError ? llvm::errs()
                                                                : llvm::outs();
-  summary << "remat: --remat-budget=" << rematBudget << " of @" << entry
+  summary << "remat: --remat-budget=" << rematBudget << " of @" << of
           << "'s store-all peak (" << *peak << " bytes) is " << bytes
           << " bytes\n";
   return mlir::success();
