@@ -115,13 +115,13 @@ def svg(fn, measured, path):
 
 def png(fn, measured, path):
     """The same picture through matplotlib (scripts/install-deps.sh
-    timeline installs it)."""
+    installs it)."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        sys.exit("--png needs matplotlib: scripts/install-deps.sh timeline "
+        sys.exit("--png needs matplotlib: scripts/install-deps.sh "
                  "(or use --svg, which needs nothing)")
     predicted = [p["live_bytes"] for p in fn["timeline"]]
     fig, ax = plt.subplots(figsize=(9, 4.2), dpi=100)

@@ -73,7 +73,7 @@ except ImportError:
     pass
 
 # The Python package's memory_timeline() draws with matplotlib
-# (scripts/install-deps.sh timeline installs it).
+# (scripts/install-deps.sh installs it).
 try:
     import matplotlib  # noqa: F401
     config.available_features.add("matplotlib")
