@@ -1,10 +1,10 @@
 """The PyTorch bridge (tad/torch.py, docs/python.md#pytorch):
 
-1. A PyTorch model hands its router/experts block, whose auxiliary loss is
-   a second result, to tad, compiled under a budget: loss.backward()
-   gives every parameter the gradient pure PyTorch gives (float64, to
-   1e-10), the auxiliary loss's included, and the backward's measured
-   peak is within the budget.
+1. A PyTorch training loop hands its router/experts block, whose
+   auxiliary loss is a second result, to tad, compiled under a budget: at
+   each of 10 SGD steps, loss.backward() gives every parameter the
+   gradient pure PyTorch gives (float64, to 1e-10), the auxiliary loss's
+   included, and the backward's measured peak is within the budget.
 2. A small model trains for 50 SGD steps with one tad block and follows
    pure PyTorch's loss trajectory (float32, to 1e-5).
 argv: tadc, a scratch folder."""
@@ -52,26 +52,40 @@ def loss_of(block, p):
     return ((h @ p["w_out"] - target) ** 2).mean() + 10.0 * aux, aux
 
 
-grads = {}
-for label, block in (("tad", moe), ("torch", torch_moe)):
-    p = {k: v.clone().requires_grad_() for k, v in params.items()}
-    loss, aux = loss_of(block, p)
-    loss.backward()
-    grads[label] = ({k: v.grad for k, v in p.items()}, float(loss))
-    if label == "tad":
-        # The last tad call was the backward's vjp, planned within the
-        # budget; the allocator measured it.
-        assert m.stats["function"] == "moe_vjp", m.stats
-        assert m.stats["peak_bytes"] <= BUDGET, (m.stats, BUDGET)
-assert abs(grads["tad"][1] - grads["torch"][1]) < 1e-12
-for k in params:
-    error = float((grads["tad"][0][k] - grads["torch"][0][k]).abs().max())
-    assert error < 1e-10, (k, error)
+# A training loop of 10 SGD steps on each side: at every step, every
+# gradient equals pure PyTorch's.
+models = {label: {k: v.clone().requires_grad_() for k, v in params.items()}
+          for label in ("tad", "torch")}
+optimizers = {label: torch.optim.SGD(p.values(), lr=0.05)
+              for label, p in models.items()}
+for step in range(10):
+    grads = {}
+    for label, block in (("tad", moe), ("torch", torch_moe)):
+        p = models[label]
+        optimizers[label].zero_grad()
+        loss, aux = loss_of(block, p)
+        loss.backward()
+        grads[label] = ({k: v.grad.clone() for k, v in p.items()},
+                        float(loss))
+        if label == "tad":
+            # The last tad call was the backward's vjp, planned within
+            # the budget; the allocator measured it.
+            assert m.stats["function"] == "moe_vjp", m.stats
+            assert m.stats["peak_bytes"] <= BUDGET, (m.stats, BUDGET)
+        optimizers[label].step()
+    assert abs(grads["tad"][1] - grads["torch"][1]) < 1e-12, (step, grads)
+    for k in params:
+        error = float((grads["tad"][0][k] - grads["torch"][0][k]).abs().max())
+        assert error < 1e-10, (step, k, error)
 # The auxiliary loss's share: the router's gradient changes without it.
+p = {k: v.clone().requires_grad_() for k, v in params.items()}
+loss, aux = loss_of(moe, p)
+loss.backward()
+with_aux = p["wr"].grad.clone()
 p = {k: v.clone().requires_grad_() for k, v in params.items()}
 h, _ = moe(inputs @ p["w_in"], p["wr"], p["w1"], p["w2"])
 ((h @ p["w_out"] - target) ** 2).mean().backward()
-assert float((p["wr"].grad - grads["tad"][0]["wr"]).abs().max()) > 1e-6
+assert float((p["wr"].grad - with_aux).abs().max()) > 1e-6
 
 # 2. Fifty steps of training, one block in tad.
 BLOCK = """
