@@ -54,6 +54,13 @@ static std::string getenvOr(const char *name, const char *fallback) {
   return value && *value ? value : fallback;
 }
 
+RuntimeFiles tad::driver::getRuntimeFiles() {
+  return {getenvOr("TAD_RUNTIME_STATIC_LIBRARY", TAD_RUNTIME_STATIC_LIBRARY),
+          getenvOr("TAD_RUNTIME_CUDA_STATIC_LIBRARY",
+                   TAD_RUNTIME_CUDA_STATIC_LIBRARY),
+          getenvOr("TAD_RUNTIME_INCLUDE_DIR", TAD_RUNTIME_INCLUDE_DIR)};
+}
+
 /// A target machine for the host CPU, as the JIT uses: the object runs on
 /// machines of the same kind (docs/runtime.md).
 static llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
@@ -570,12 +577,11 @@ static const char *const kGlueOptimization = "-O1";
 /// without BLAS, and the C++ runtime statically, so that they need only the
 /// C library and the CUDA driver (loaded at run time) on the GPU machine.
 static std::vector<std::string> runtimeLinkArgs(bool cuda) {
+  RuntimeFiles runtime = getRuntimeFiles();
   if (cuda)
-    return {getenvOr("TAD_RUNTIME_CUDA_STATIC_LIBRARY",
-                     TAD_RUNTIME_CUDA_STATIC_LIBRARY),
-            "-static-libstdc++", "-static-libgcc", "-lm"};
-  return {getenvOr("TAD_RUNTIME_STATIC_LIBRARY", TAD_RUNTIME_STATIC_LIBRARY),
-          "-ldl", "-lm"};
+    return {runtime.cudaStaticLibrary, "-static-libstdc++", "-static-libgcc",
+            "-lm"};
+  return {runtime.staticLibrary, "-ldl", "-lm"};
 }
 
 /// Compiles the glue (`glueArgs`, writing `glueObject`) in a second
@@ -680,7 +686,7 @@ llvm::Error tad::driver::linkExecutable(mlir::ModuleOp module,
   llvm::sys::path::append(mainObject, "main.o");
   return compileAndLink(
       module, object, threads,
-      {"-I" + getenvOr("TAD_RUNTIME_INCLUDE_DIR", TAD_RUNTIME_INCLUDE_DIR),
+      {"-I" + getRuntimeFiles().includeDir,
        std::string(main)},
       mainObject, {}, output, cuda);
 }

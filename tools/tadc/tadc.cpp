@@ -16,6 +16,7 @@
 #include "tad/Pipeline/Pipeline.h"
 #include "tad/Remat/ByteSize.h"
 #include "tad/Transforms/Passes.h"
+#include "tad/runtime/Output.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -34,6 +35,7 @@
 #include "mlir/Support/ToolUtilities.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -121,23 +123,30 @@ cl::opt<uint64_t> seed("seed",
                                 "of parameters without a file (default 0)"),
                        cl::init(0), cl::cat(tadcCategory));
 
-cl::opt<std::string> outputDir("output-dir",
-                               cl::desc("Write result<i>.npy files to DIR"),
-                               cl::value_desc("DIR"), cl::cat(tadcCategory));
+cl::opt<std::string> outputDir(
+    "output-dir",
+    cl::desc("Write each result to DIR/NAME.npy, named after what it is: a "
+             "derivative's value (value1, ... for its other results), "
+             "grad_W for the gradient of parameter W, d_W for a vjp's "
+             "cotangent; result<i> where there is no name. DIR and the "
+             "folders above it are made when missing"),
+    cl::value_desc("DIR"), cl::cat(tadcCategory));
 
-// LLVM owns the name --stats-json (for its statistics), so main() rewrites
-// --stats-json to this option's name before parsing.
+// LLVM registers --stats-json too (its statistics as JSON, which tadc
+// never prints): main() unregisters LLVM's and renames this option
+// --stats-json (claimStatsJsonName), keeping --run-stats-json, the name
+// it had, as a hidden alias.
 cl::opt<std::string> statsJson(
     "run-stats-json",
-    cl::desc("Given as --stats-json=FILE (docs/tadc.md): write wall time "
-             "per call, peak bytes and bytes live after the call, as the "
-             "runtime allocator measured them, and the results' names, to "
-             "FILE"),
+    cl::desc("Write wall time per call, peak bytes and bytes live after the "
+             "call, as the runtime allocator measured them, and the results' "
+             "names, to FILE (its folder is made when missing)"),
     cl::value_desc("FILE"), cl::cat(tadcCategory));
 
 cl::opt<std::string> memJson(
     "mem-json",
-    cl::desc("tadc mem: also write the table as JSON to FILE"),
+    cl::desc("tadc mem: also write the table as JSON to FILE (its folder is "
+             "made when missing)"),
     cl::value_desc("FILE"), cl::cat(tadcCategory));
 
 cl::opt<unsigned> memPoints(
@@ -158,13 +167,14 @@ cl::opt<bool> convertInputs(
 cl::opt<std::string> memoryTrace(
     "memory-trace",
     cl::desc("Write the live bytes of the (last) call, after every "
-             "allocation and free, as chrome://tracing JSON to FILE"),
+             "allocation and free, as chrome://tracing JSON to FILE (its "
+             "folder is made when missing)"),
     cl::value_desc("FILE"), cl::cat(tadcCategory));
 
 cl::opt<std::string> jitLLVMIR(
     "jit-llvm-ir",
     cl::desc("tadc run: write the LLVM IR that the JIT compiles, after "
-             "LLVM's optimizer, to FILE"),
+             "LLVM's optimizer, to FILE (its folder is made when missing)"),
     cl::value_desc("FILE"), cl::cat(tadcCategory));
 
 cl::opt<unsigned> repeat("repeat",
@@ -256,10 +266,16 @@ cl::list<std::string> checkpointCalls(
 
 cl::opt<std::string> rematBudget(
     "remat-budget",
-    cl::desc("Schedule every derivative within this many bytes (suffixes "
-             "KiB, MiB, GiB, TiB), recomputing forward values where needed, "
-             "and print the remat report"),
-    cl::value_desc("bytes"), cl::cat(tadcCategory));
+    cl::desc("Schedule every derivative (with --entry, the entry's) within "
+             "this budget, recomputing forward values where needed, and "
+             "print the remat report. The budget is a whole number of bytes "
+             "(65536, or 65536B); a number, a fraction allowed, in KiB, MiB, "
+             "GiB or TiB, a space before the unit allowed ('64KiB', "
+             "'1.5MiB', or '14.8 MiB' as the report prints sizes: the whole "
+             "bytes it reaches); or P% (above 0, such as 60% or 12.5%) of the "
+             "store-all peak of --entry, or of the program's one derivative "
+             "without it, rounded down"),
+    cl::value_desc("BYTES|SIZE|P%"), cl::cat(tadcCategory));
 
 cl::opt<tad::RematPolicy> rematPolicy(
     "remat-policy", cl::desc("What the remat solver may recompute"),
@@ -269,13 +285,13 @@ cl::opt<tad::RematPolicy> rematPolicy(
 cl::opt<std::string> rematReport(
     "remat-report",
     cl::desc("Write the remat report (decisions and memory timeline) as "
-             "JSON to FILE"),
+             "JSON to FILE (its folder is made when missing)"),
     cl::value_desc("FILE"), cl::cat(tadcCategory));
 
 cl::opt<std::string> rematGraph(
     "remat-graph",
     cl::desc("Write each derivative's remat graph as node-link JSON, the "
-             "input of tad-remat, to FILE"),
+             "input of tad-remat, to FILE (its folder is made when missing)"),
     cl::value_desc("FILE"), cl::cat(tadcCategory));
 
 cl::opt<bool> printPipeline(
@@ -285,6 +301,21 @@ cl::opt<bool> printPipeline(
              "braces), on stderr"),
     cl::init(false), cl::cat(tadcCategory));
 } // namespace
+
+/// Gives statsJson the name --stats-json, which LLVM's statistics option
+/// has when tadc starts (registered before tadc's options, so that this
+/// one cannot be declared with it), and keeps the name it had as a hidden
+/// alias.
+static void claimStatsJsonName() {
+  auto &options = cl::getRegisteredOptions();
+  auto it = options.find("stats-json");
+  if (it != options.end() && it->second != &statsJson)
+    it->second->removeArgument();
+  statsJson.setArgStr("stats-json");
+  static cl::alias runStatsJson("run-stats-json", cl::aliasopt(statsJson),
+                                cl::desc("Alias for --stats-json"),
+                                cl::Hidden);
+}
 
 static InputKind getInputKind() {
   if (inputKind.getNumOccurrences())
@@ -686,18 +717,7 @@ int main(int argc, char **argv) {
     args[1] = adFlag;
     memoryTable = true;
   }
-  std::vector<std::string> rewritten;
-  rewritten.reserve(args.size());
-  for (char *&arg : args) {
-    llvm::StringRef a(arg);
-    for (llvm::StringRef prefix : {"--stats-json", "-stats-json"})
-      if (a == prefix || a.starts_with((prefix + "=").str())) {
-        rewritten.push_back(
-            ("--run-stats-json" + a.drop_front(prefix.size())).str());
-        arg = rewritten.back().data();
-        break;
-      }
-  }
+  claimStatsJsonName();
   // LLVM's post-RA list scheduler is quadratic in a block's length: on a
   // deep network's gradient, a block of thousands of calls, it took 4 of
   // the 7 seconds of code generation (docs/performance.md). The scheduling
@@ -720,18 +740,27 @@ int main(int argc, char **argv) {
     if (name.starts_with("mlir-"))
       option->addCategory(mlirCategory);
   cl::HideUnrelatedOptions({&tadcCategory, &mlirCategory});
+  // The version, and the files that make what tadc compiles: itself and
+  // the runtime it links into libraries and executables (the Python
+  // package's compile cache keys on them, docs/python.md).
+  static std::string executable =
+      llvm::sys::fs::getMainExecutable(argv[0], (void *)&claimStatsJsonName);
   cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    tad::driver::RuntimeFiles runtime = tad::driver::getRuntimeFiles();
     os << "tadc (tad) 0.1.0, built with LLVM/MLIR " << LLVM_VERSION_STRING
-       << "\n";
+       << "\n  executable: " << executable
+       << "\n  runtime: " << runtime.staticLibrary
+       << "\n  cuda runtime: " << runtime.cudaStaticLibrary
+       << "\n  runtime headers: " << runtime.includeDir << "\n";
   });
   cl::ParseCommandLineOptions(
       argc, argv,
       "tadc: the tad compiler\n\n"
       "  tadc model.tad --emit=tad     print the tad dialect of model.tad\n"
       "  tadc model.tad --emit=ast     print the checked syntax tree\n"
-      "  tadc run model.tad --entry f  JIT-compile and call f\n"
-      "                                (--stats-json=FILE is "
-      "--run-stats-json)\n"
+      "  tadc run model.tad --entry f  JIT-compile and call f; with\n"
+      "                                --output-dir, its results as\n"
+      "                                value.npy, grad_w1.npy, ...\n"
       "  tadc mem model.tad --entry f  the store-all peak of derivative f,\n"
       "                                its least budget, and what budgets\n"
       "                                between them cost\n"
@@ -749,6 +778,18 @@ int main(int argc, char **argv) {
     llvm::errs() << "tadc: error: " << error << "\n";
     return 1;
   }
+  // The folders of the files that the compile writes are made first, as
+  // tadc run makes those of its results and measurements (the runtime's
+  // makeParentFolders), so that a path that cannot be written fails before
+  // the work, not after it.
+  for (auto [flag, file] : {std::pair{"--remat-report", &rematReport},
+                            std::pair{"--remat-graph", &rematGraph},
+                            std::pair{"--mem-json", &memJson},
+                            std::pair{"--jit-llvm-ir", &jitLLVMIR}})
+    if (!file->empty() && !tad::rt::makeParentFolders(*file, error)) {
+      llvm::errs() << "tadc: error: " << flag << ": " << error << "\n";
+      return 1;
+    }
 
   mlir::DialectRegistry registry;
   tad::registerAllDialects(registry);

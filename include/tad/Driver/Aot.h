@@ -14,6 +14,17 @@
 
 namespace tad::driver {
 
+/// What --emit=lib and --emit=exe outputs are built from besides the
+/// module: the static runtime libraries (of the CPU and of --target=cuda)
+/// and the folder of the runtime's headers, which the generated glue
+/// includes. Set by CMake (Config.h); $TAD_RUNTIME_STATIC_LIBRARY,
+/// $TAD_RUNTIME_CUDA_STATIC_LIBRARY and $TAD_RUNTIME_INCLUDE_DIR override
+/// each. `tadc --version` prints them.
+struct RuntimeFiles {
+  std::string staticLibrary, cudaStaticLibrary, includeDir;
+};
+RuntimeFiles getRuntimeFiles();
+
 /// Compiles `module` (LLVM dialect) for the host CPU into an object file.
 llvm::Error emitObjectFile(mlir::ModuleOp module, llvm::StringRef path);
 
