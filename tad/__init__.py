@@ -142,8 +142,8 @@ class Function:
 
     def _inputs(self, args, kwargs):
         if len(args) > len(self.params):
-            raise TypeError(f"{self.name} takes {len(self.params)} inputs, "
-                            f"got {len(args)}")
+            raise TypeError(f"'{self.name}' takes {len(self.params)} "
+                            f"inputs, got {len(args)}")
         given = dict(zip((p.name for p in self.params), args))
         for name, value in kwargs.items():
             if not any(p.name == name for p in self.params):
@@ -151,13 +151,13 @@ class Function:
                     f"'{self.name}' has no parameter '{name}' (its "
                     f"parameters are {', '.join(p.name for p in self.params)})")
             if name in given:
-                raise TypeError(f"{self.name} got '{name}' twice")
+                raise TypeError(f"'{self.name}' got '{name}' twice")
             given[name] = value
         arrays = []
         for p in self.params:
             if p.name not in given:
-                raise TypeError(f"{self.name} is missing input '{p.name}' "
-                                f"({_describe(p.dtype, p.shape)})")
+                raise TypeError(f"'{self.name}' is missing input "
+                                f"'{p.name}' ({_describe(p.dtype, p.shape)})")
             a = np.asarray(given[p.name])
             if a.dtype != np.dtype(_DTYPES[p.dtype]) or a.shape != p.shape:
                 raise TypeError(

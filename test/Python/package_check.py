@@ -69,11 +69,13 @@ expect_error(TypeError, "is f32[128] but got f32[127]",
 expect_error(TypeError, "'mlp_value_and_grad' has no parameter 'z' (its "
              "parameters are x, y, w1, b1, w2, b2)",
              lambda: f(**dict(inputs, z=inputs["x"])))
-expect_error(TypeError, "missing input 'w2' (f32[128, 10])",
+expect_error(TypeError, "'mlp_value_and_grad' is missing input 'w2' "
+             "(f32[128, 10])",
              lambda: f(**{n: inputs[n] for n in names if n != "w2"}))
-expect_error(TypeError, "takes 6 inputs, got 7",
+expect_error(TypeError, "'mlp_value_and_grad' takes 6 inputs, got 7",
              lambda: f(*[inputs[n] for n in names], inputs["x"]))
-expect_error(TypeError, "got 'x' twice", lambda: f(inputs["x"], x=inputs["x"]))
+expect_error(TypeError, "'mlp_value_and_grad' got 'x' twice",
+             lambda: f(inputs["x"], x=inputs["x"]))
 expect_error(AttributeError, "no result 'loss'", lambda: out.loss)
 expect_error(AttributeError, "no function 'nope'", lambda: m.nope)
 
