@@ -8,11 +8,12 @@ arrays (docs/python.md).
     m.stats                       # the last call's time and peak bytes
 
 `tad.compile` runs `tadc --emit=lib` (the repository's build/bin/tadc,
-or $TAD_TADC) into a cache folder keyed by the source and the
-options, and loads the library with ctypes. Inputs are checked against
-each parameter's dtype and shape with the errors of `tadc run`; an input
-that is already C-contiguous and of the parameter's dtype is passed as it
-is, without a copy.
+or $TAD_TADC) into a cache folder keyed by the source, the options and
+the tadc that compiles it (its version, its executable and the runtime it
+links, by size and time of change), and loads the library with ctypes.
+Inputs are checked against each parameter's dtype and shape with the
+errors of `tadc run`; an input that is already C-contiguous and of the
+parameter's dtype is passed as it is, without a copy.
 """
 import ctypes
 import hashlib
@@ -43,6 +44,37 @@ def _tadc():
     if os.path.exists(built):
         return built
     return "tadc"
+
+
+def _file_identity(path):
+    """`path`'s size and time of last change (a rebuilt file has new ones),
+    or "missing"."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return f"{path}: missing"
+    return f"{path}: {info.st_size} {info.st_mtime_ns}"
+
+
+def _tadc_identity(tadc):
+    """What makes the libraries that `tadc` compiles, for the cache key:
+    `tadc --version`, whose lines after the first name tadc's executable
+    and the runtime it links into libraries (`  runtime: PATH`,
+    docs/tadc.md), and the size and time of change of each of those files
+    and of the program run (a wrapper script, or a copy, is another
+    tadc)."""
+    try:
+        version = subprocess.run([tadc, "--version"], capture_output=True,
+                                 text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        raise CompileError(f"cannot run tadc ({tadc}): {e}") from None
+    program = shutil.which(tadc) or tadc
+    files = [os.path.realpath(program)]
+    for line in version.splitlines()[1:]:
+        match = re.match(r"\s+[\w ]+: (.+)$", line)
+        if match:
+            files.append(match.group(1))
+    return "\n".join([version] + [_file_identity(f) for f in files])
 
 
 def _cache_dir():
@@ -281,9 +313,11 @@ class Module:
 def compile(source, entry=None, budget=None, target="cpu", options=()):
     """Compiles `source` (a .tad file's path, or the program's text) with
     `tadc --emit=lib`, once: the library is cached by the source, the
-    options and tadc's version. `budget`: bytes (an int), or what
-    `--remat-budget` takes ("64KiB", or "60%" of the store-all peak of
-    `entry` or of the program's one derivative).
+    options and the tadc that compiles it (its version, and the size and
+    time of change of its executable and of the runtime it links).
+    `budget`: bytes (an int), or what `--remat-budget` takes ("64KiB",
+    "14.8 MiB", or "60%" of the store-all peak of `entry` or of the
+    program's one derivative).
     `target`: "cpu" or "cuda". `options`: more tadc flags."""
     if isinstance(source, os.PathLike) or (
             "\n" not in source and source.endswith((".tad", ".mlir"))):
@@ -299,13 +333,11 @@ def compile(source, entry=None, budget=None, target="cpu", options=()):
     if budget is not None:
         args.append(f"--remat-budget={budget}")
     args += list(options)
-    try:
-        version = subprocess.run([tadc, "--version"], capture_output=True,
-                                 text=True, check=True).stdout
-    except (OSError, subprocess.CalledProcessError) as e:
-        raise CompileError(f"cannot run tadc ({tadc}): {e}") from None
+    # A rebuilt tadc or runtime, another tadc, or another runtime
+    # ($TAD_RUNTIME_STATIC_LIBRARY) compiles again.
     key = hashlib.sha256("\0".join(
-        [text, path or "", version] + args).encode()).hexdigest()[:24]
+        [text, path or "", _tadc_identity(tadc)] + args).encode()
+    ).hexdigest()[:24]
     folder = os.path.join(_cache_dir(), key)
     if not os.path.exists(os.path.join(folder, "libmodel.so")):
         os.makedirs(_cache_dir(), exist_ok=True)

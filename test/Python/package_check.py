@@ -1,7 +1,10 @@
 """The tad Python package (tad/, docs/python.md) against tadc run:
 named and positional inputs, every float dtype, results by name, the
-errors, a budget and its report, the cache. argv: tadc, a scratch folder."""
+errors, a budget and its report, the cache (which another tadc, a rebuilt
+one or a rebuilt runtime misses). argv: tadc, a scratch folder."""
 import os
+import re
+import shutil
 import subprocess
 import sys
 
@@ -124,4 +127,62 @@ expect_error(tad.CompileError, "<source>:1:",
 
 # The cache: compiling again reuses the library.
 assert tad.compile(MLP, entry="mlp_value_and_grad").folder == m.folder
+
+
+# Another tadc, or a rebuilt one, or a rebuilt runtime, compiles again
+# (docs/python.md): the key has the size and time of change of the tadc
+# run, of the executable and of the runtime that its --version names.
+def compiled_by(program, env=None):
+    saved = dict(os.environ)
+    os.environ["TAD_TADC"] = program
+    os.environ.update(env or {})
+    try:
+        return tad.compile(MLP, entry="mlp_value_and_grad").folder
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def touch_later(path):
+    info = os.stat(path)
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns + 10**9))
+
+
+bin_dir = os.path.join(scratch, "bin")
+os.makedirs(bin_dir, exist_ok=True)
+# A wrapper script at another path.
+wrapper = os.path.join(bin_dir, "tadc-wrapper")
+with open(wrapper, "w") as w:
+    w.write(f'#!/bin/sh\nexec "{tadc}" "$@"\n')
+os.chmod(wrapper, 0o755)
+by_wrapper = compiled_by(wrapper)
+assert by_wrapper != m.folder
+assert compiled_by(wrapper) == by_wrapper
+# A copy of tadc (its --version names the copy), then the copy rebuilt: the
+# same bytes, changed later.
+copy = os.path.join(bin_dir, "tadc")
+shutil.copy2(tadc, copy)
+by_copy = compiled_by(copy)
+assert by_copy not in (m.folder, by_wrapper)
+assert compiled_by(copy) == by_copy
+touch_later(copy)
+rebuilt = compiled_by(copy)
+assert rebuilt != by_copy
+assert compiled_by(copy) == rebuilt
+# The runtime that tadc links into libraries, rebuilt.
+version = subprocess.run([tadc, "--version"], capture_output=True, text=True,
+                         check=True).stdout
+runtime = re.search(r"^  runtime: (.+)$", version, re.M).group(1)
+runtime_copy = os.path.join(bin_dir, "libtad_runtime_static.a")
+shutil.copy2(runtime, runtime_copy)
+env = {"TAD_RUNTIME_STATIC_LIBRARY": runtime_copy}
+by_runtime = compiled_by(tadc, env)
+assert by_runtime != m.folder
+assert compiled_by(tadc, env) == by_runtime
+touch_later(runtime_copy)
+assert compiled_by(tadc, env) != by_runtime
+# The library that the rebuilt runtime made computes the same.
+assert np.array_equal(
+    tad.Module(compiled_by(tadc, env)).mlp_value_and_grad(**inputs).grad_w1,
+    out.grad_w1)
 print("ok: the tad package")
