@@ -183,6 +183,9 @@ double MatmulOp::getComputeCost() {
          flopsPerUnit;
 }
 
+// An uninitialized buffer: allocated, never written by the op itself.
+double EmptyOp::getComputeCost() { return 0; }
+
 //===----------------------------------------------------------------------===//
 // Views and in-place writes
 //===----------------------------------------------------------------------===//

@@ -44,6 +44,33 @@ def Tad_ConstantOp : Tad_Op<"constant",
   ];
 }
 
+def Tad_EmptyOp : Tad_Op<"empty",
+    [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["getComputeCost"]>]> {
+  let summary = "a tensor whose elements are written before they are read";
+  let description = [{
+    Produces a tensor of the result type whose elements are undefined:
+    reading one before it is written is undefined behavior. It lowers to
+    `tensor.empty`, a buffer that nothing initializes, placed just before
+    the op's one user when it has one (a tape's loop: AD puts tad.empty at
+    the top of the function, as the canonicalizer puts constants, and the
+    buffer is allocated where a constant's copy would be).
+
+    Reverse-mode AD starts the tapes of a loop with it: the forward loop
+    writes every row of a tape before the reverse loop reads it, and the
+    reverse loop writes every row of a gradient that holds tapes, so
+    filling them with zeros first would be a pass over the tape's bytes
+    that no one reads (docs/autodiff.md). Two of them are two buffers: the
+    result is an allocation (so CSE does not merge them, and DCE removes an
+    unused one).
+
+    ```mlir
+    %tape = tad.empty : tensor<4x128x256xf32>
+    ```
+  }];
+  let results = (outs Res<Tad_Tensor, "", [MemAlloc]>:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise ops
 //===----------------------------------------------------------------------===//

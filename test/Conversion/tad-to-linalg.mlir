@@ -98,3 +98,36 @@ func.func @f(%x: tensor<3xf32>) -> tensor<f32> {
 // A derivative the AD pass did not generate cannot be lowered.
 // expected-error @+1 {{derivative @g has no body: the tad-autodiff pass must generate it before lowering}}
 func.func private @g(tensor<3xf32>) -> tensor<3xf32> attributes {tad.derivative = #tad.derivative<grad of @f wrt [0]>}
+
+// -----
+
+// tad.empty is an uninitialized tensor: no fill, no constant to copy.
+// CHECK-LABEL: func.func @empty
+// CHECK-NEXT: %[[E:.*]] = tensor.empty() : tensor<4x2xf32>
+// CHECK-NEXT: return %[[E]]
+func.func @empty() -> tensor<4x2xf32> {
+  %0 = tad.empty : tensor<4x2xf32>
+  return %0 : tensor<4x2xf32>
+}
+
+// -----
+
+// A tape's start sits at the top of the function, as constants do; its
+// tensor.empty goes just before the loop that writes it, where
+// bufferization then allocates the buffer.
+// CHECK-LABEL: func.func @empty_tape
+// CHECK: linalg.generic
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<3x2xf32>
+// CHECK-NEXT: scf.for {{.*}} iter_args(%{{.*}} = %[[E]])
+func.func @empty_tape(%x: tensor<2xf32>) -> tensor<3x2xf32> {
+  %e = tad.empty : tensor<3x2xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %y = tad.exp %x : tensor<2xf32>
+  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%t = %e) -> (tensor<3x2xf32>) {
+    %u = tad.update %y into %t[%i] : tensor<2xf32> into tensor<3x2xf32>
+    scf.yield %u : tensor<3x2xf32>
+  }
+  return %r : tensor<3x2xf32>
+}

@@ -225,3 +225,20 @@ func.func @row_reads_accumulator(%w: tensor<8x8xf64>) -> tensor<3x4x8xf64> {
   }
   return %r : tensor<3x4x8xf64>
 }
+
+// A tape that starts as tad.empty: one uninitialized buffer, allocated
+// before the loop and written in place by it, as a constant's copy is.
+// CHECK: @empty_tape: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @empty_tape(%x: tensor<4x8xf64>, %w: tensor<8x8xf64>) -> (tensor<4x8xf64>, tensor<3x4x8xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %e = tad.empty : tensor<3x4x8xf64>
+  %r:2 = scf.for %i = %c0 to %c3 step %c1 iter_args(%h = %x, %tape = %e) -> (tensor<4x8xf64>, tensor<3x4x8xf64>) {
+    %t = tad.update %h into %tape[%i] : tensor<4x8xf64> into tensor<3x4x8xf64>
+    %m = tad.matmul %h, %w : tensor<4x8xf64>, tensor<8x8xf64> -> tensor<4x8xf64>
+    %n = tad.tanh %m : tensor<4x8xf64>
+    scf.yield %n, %t : tensor<4x8xf64>, tensor<3x4x8xf64>
+  }
+  return %r#0, %r#1 : tensor<4x8xf64>, tensor<3x4x8xf64>
+}

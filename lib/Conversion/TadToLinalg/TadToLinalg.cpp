@@ -410,6 +410,27 @@ struct ConstantLowering : OpConversionPattern<ConstantOp> {
   }
 };
 
+// Nothing initializes it: bufferization allocates the buffer where the
+// tensor.empty is, so that goes just before its one user (a tape's loop;
+// AD and remat keep tad.empty at the top of the function, as constants),
+// where the buffer of a constant's copy would be allocated.
+struct EmptyLowering : OpConversionPattern<EmptyOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(EmptyOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getType();
+    OpBuilder::InsertionGuard guard(rewriter);
+    if (op->hasOneUse())
+      rewriter.setInsertionPoint(*op->user_begin());
+    Value empty = tensor::EmptyOp::create(rewriter, op.getLoc(),
+                                          type.getShape(),
+                                          type.getElementType());
+    rewriter.replaceOp(op, empty);
+    return success();
+  }
+};
+
 struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -815,7 +836,7 @@ void tad::populateTadToLinalgPatterns(RewritePatternSet &patterns) {
                ElementwiseLowering<SqrtOp>, ElementwiseLowering<RsqrtOp>,
                ElementwiseLowering<ReluOp>, ElementwiseLowering<SigmoidOp>,
                ElementwiseLowering<SelectOp>>(context);
-  patterns.add<CompareLowering, CastLowering, ConstantLowering,
+  patterns.add<CompareLowering, CastLowering, ConstantLowering, EmptyLowering,
                BroadcastLowering, TransposeLowering, ReshapeLowering,
                SliceLowering, InsertSliceLowering, ConcatLowering, TakeLowering,
                UpdateLowering,

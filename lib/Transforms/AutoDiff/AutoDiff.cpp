@@ -88,9 +88,10 @@ LogicalResult Differentiator::generate(func::FuncOp fn,
   for (Operation &op : *entry)
     forwardOps.push_back(&op);
   llvm::DenseSet<Operation *> forwardSet(forwardOps.begin(), forwardOps.end());
-  // (Constants hold no forward value worth reporting.)
+  // (Constants and the empty tensors that start tapes hold no forward
+  // value worth reporting.)
   for (Operation *op : forwardOps)
-    if (!op->hasTrait<OpTrait::ConstantLike>())
+    if (!op->hasTrait<OpTrait::ConstantLike>() && !isa<EmptyOp>(op))
       op->setAttr(TadDialect::kForwardAttrName, b.getUnitAttr());
 
   // Activity: the wrt parameters, and what depends on them.

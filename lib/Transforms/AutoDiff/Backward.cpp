@@ -51,9 +51,9 @@ LogicalResult Differentiator::backwardOp(Operation *op, CotangentMap &cot) {
       accumulate(cot, operand, c);
     return success();
   }
-  // Constants, comparisons, index arithmetic and tensor.extract carry no
-  // derivative.
-  if (isa<ConstantOp, CompareOp, tensor::ExtractOp>(op) ||
+  // Constants, uninitialized tensors, comparisons, index arithmetic and
+  // tensor.extract carry no derivative.
+  if (isa<ConstantOp, EmptyOp, CompareOp, tensor::ExtractOp>(op) ||
       isa<arith::ArithDialect>(op->getDialect()))
     return success();
   return op->emitError("no derivative rule for ") << op->getName();

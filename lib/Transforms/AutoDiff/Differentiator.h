@@ -59,6 +59,25 @@ inline Value zerosOf(OpBuilder &b, Location loc, Type type) {
       b, loc, DenseElementsAttr::get(tensor, FloatAttr::get(floatType, 0.0)));
 }
 
+/// A tensor of `type` whose elements are written before they are read: a
+/// full tape, every row of which its loop writes first (docs/autodiff.md).
+/// It goes where the canonicalizer puts constants, at the top of the
+/// function, as the zeros that tapes started from did: the remat graph
+/// models both alike, and the lowering allocates it just before its loop.
+inline Value emptyOf(OpBuilder &b, Location loc, Type type) {
+  OpBuilder::InsertionGuard guard(b);
+  Operation *isolated =
+      b.getInsertionBlock()->getParentOp()->hasTrait<OpTrait::IsIsolatedFromAbove>()
+          ? b.getInsertionBlock()->getParentOp()
+          : b.getInsertionBlock()
+                ->getParentOp()
+                ->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
+  if (isolated && isolated->getNumRegions() > 0 &&
+      !isolated->getRegion(0).empty())
+    b.setInsertionPointToStart(&isolated->getRegion(0).front());
+  return EmptyOp::create(b, loc, cast<RankedTensorType>(type));
+}
+
 /// The offsets, sizes and strides of `small` in row `row` of `stacked`
 /// (rank one more than `small`'s, each other dimension at least as large),
 /// `offset` down the row's first dimension.

@@ -164,14 +164,17 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
           !llvm::is_contained(info.hostCandidates, forward))
         info.hostCandidates.push_back(forward);
     }
+  // A full tape needs no zeros: the forward loop writes each of its rows
+  // before the reverse loop reads it, and the reverse loop writes each row
+  // of a host whole. Revolve's slots start as zeros.
   for (auto [init, host] : llvm::zip(op.getInitArgs(), info.hosts)) {
     auto type = cast<RankedTensorType>(init.getType());
     SmallVector<int64_t> shape = {rows};
     llvm::append_range(shape, type.getShape());
-    inits.push_back(zerosOf(
-        b, loc,
-        host ? host.getType()
-             : RankedTensorType::get(shape, type.getElementType())));
+    Type tapeType = host ? host.getType()
+                         : RankedTensorType::get(shape, type.getElementType());
+    inits.push_back(binomial ? zerosOf(b, loc, tapeType)
+                             : emptyOf(b, loc, tapeType));
   }
   if (binomial)
     for (unsigned i = 0; i < numCarried; ++i)

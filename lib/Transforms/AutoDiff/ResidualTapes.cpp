@@ -36,7 +36,7 @@ using namespace tad;
 using namespace tad::autodiff;
 
 /// Whether a tape of `type` can hold a value: a float tensor of static
-/// shape (the tape starts as zeros of its element type).
+/// shape (a tad tensor, as the tape's tad.empty is).
 static bool isTapeable(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   return tensor && tensor.hasStaticShape() &&
@@ -290,7 +290,7 @@ scf::ForOp Differentiator::addResidualTapes(scf::ForOp loop, Operation *mark,
     auto type = cast<RankedTensorType>(loop.getInitArgs()[c].getType());
     SmallVector<int64_t> shape = {rows + 1};
     llvm::append_range(shape, type.getShape());
-    longer[numPrimal + c] = zerosOf(
+    longer[numPrimal + c] = emptyOf(
         b, loc, RankedTensorType::get(shape, type.getElementType()));
   }
   SmallVector<Value> inits;
@@ -299,7 +299,7 @@ scf::ForOp Differentiator::addResidualTapes(scf::ForOp loop, Operation *mark,
     if (host.tapeArg < 0 && llvm::is_contained(placement, int(h))) {
       host.tapeArg = int(next++);
       info.residualHosts[host.value] = unsigned(host.tapeArg);
-      inits.push_back(zerosOf(b, loc, host.type));
+      inits.push_back(emptyOf(b, loc, host.type));
     }
   SmallVector<int> ownTape(taped.size(), -1);
   for (auto [i, entry] : llvm::enumerate(taped)) {
@@ -309,7 +309,7 @@ scf::ForOp Differentiator::addResidualTapes(scf::ForOp loop, Operation *mark,
     SmallVector<int64_t> shape = {rows};
     llvm::append_range(shape, type.getShape());
     ownTape[i] = int(next++);
-    inits.push_back(zerosOf(
+    inits.push_back(emptyOf(
         b, loc, RankedTensorType::get(shape, type.getElementType())));
   }
   llvm::BitVector keep(loop.getNumResults(), true);

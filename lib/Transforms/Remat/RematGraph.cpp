@@ -84,6 +84,21 @@ std::optional<unsigned> tad::getViewedOperand(Operation *op) {
 
 static bool isViewOp(Operation *op) { return getViewedOperand(op).has_value(); }
 
+bool tad::isConstantOrTapeStart(Operation *op) {
+  if (op->hasTrait<OpTrait::ConstantLike>())
+    return true;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects || op->getNumOperands() != 0 || op->getNumResults() != 1 ||
+      op->getNumRegions() != 0)
+    return false;
+  SmallVector<MemoryEffects::EffectInstance> instances;
+  effects.getEffects(instances);
+  return llvm::all_of(instances, [&](const auto &effect) {
+    return isa<MemoryEffects::Allocate>(effect.getEffect()) &&
+           effect.getValue() == op->getResult(0);
+  });
+}
+
 /// An update or insert_slice that bufferization performs in place: its
 /// destination is read by nothing after it, and is a loop's carried value
 /// or a buffer of this block (not a constant, which is read-only, nor a
@@ -109,7 +124,7 @@ static bool isInPlaceUpdate(Operation *op) {
     return isa<scf::ForOp>(arg.getOwner()->getParentOp());
   Operation *producer = dest.getDefiningOp();
   return producer && producer->getBlock() == op->getBlock() &&
-         !producer->hasTrait<OpTrait::ConstantLike>();
+         !isConstantOrTapeStart(producer);
 }
 
 /// Ops whose result is a view of their first operand's buffer (or, for an
@@ -220,7 +235,7 @@ double tad::estimateCost(Operation *op) {
     return elementsOf(op->getResult(0).getType());
   // A terminator moves values (a branch's yield of a whole stacked
   // tensor), it computes nothing.
-  if (isView(op) || op->hasTrait<OpTrait::ConstantLike>() ||
+  if (isView(op) || isConstantOrTapeStart(op) ||
       op->hasTrait<OpTrait::IsTerminator>())
     return 0;
   if (MemoryModelOpInterface model = modelOf(op))
@@ -531,7 +546,7 @@ static bool copiesLoopInit(scf::ForOp loop, unsigned i) {
   Value init = loop.getInitArgs()[i];
   Operation *producer = init.getDefiningOp();
   if (producer &&
-      (producer->hasTrait<OpTrait::ConstantLike>() || isViewOp(producer)))
+      (isConstantOrTapeStart(producer) || isViewOp(producer)))
     return true;
   // A value passed as two initial values is copied for the second.
   if (llvm::is_contained(loop.getInitArgs().take_front(i), init))
@@ -560,7 +575,7 @@ static bool isCarriedInBlockValue(scf::ForOp loop, unsigned i) {
 /// of its own instead of counting it with the loop.
 static bool isCarriedInConstantCopy(scf::ForOp loop, unsigned i) {
   Operation *producer = loop.getInitArgs()[i].getDefiningOp();
-  return producer && producer->hasTrait<OpTrait::ConstantLike>() &&
+  return producer && isConstantOrTapeStart(producer) &&
          producer->getBlock() == loop->getBlock() && isCarriedInPlace(loop, i);
 }
 
@@ -802,7 +817,7 @@ static bool isOwnedBy(Value value, Block &block) {
            arg.getArgNumber() > 0;
   Operation *producer = value.getDefiningOp();
   return producer->getBlock() == &block &&
-         !producer->hasTrait<OpTrait::ConstantLike>() && !isView(producer);
+         !isConstantOrTapeStart(producer) && !isView(producer);
 }
 
 /// Whether nothing in `op`'s block reads `value` (or a view of it) after
@@ -881,7 +896,7 @@ static bool returnsCopy(Value value) {
   Operation *producer = value.getDefiningOp();
   if (!producer)
     return true;
-  if (producer->hasTrait<OpTrait::ConstantLike>())
+  if (isConstantOrTapeStart(producer))
     return true;
   return hasDynamicLayout(value);
 }
@@ -904,7 +919,7 @@ RematProblem tad::buildRematProblem(Block &body,
   // Each loop result that is a constant's copy, and that copy's group.
   SmallVector<std::pair<Value, int>> constantCopies;
   for (Operation *op : llvm::reverse(ops)) {
-    if (op->hasTrait<OpTrait::ConstantLike>() && op->getNumOperands() == 0) {
+    if (isConstantOrTapeStart(op) && op->getNumOperands() == 0) {
       problem.constants.push_back(op);
       continue;
     }
@@ -963,12 +978,14 @@ RematProblem tad::buildRematProblem(Block &body,
     Operation *root = group.back();
     remat::Node &node = problem.graph.nodes[v];
     node.name = "v" + std::to_string(v) + " " + describe(root);
-    if (root->hasTrait<OpTrait::ConstantLike>()) {
-      // A constant's copy that a loop updates in place.
+    if (isConstantOrTapeStart(root)) {
+      // A constant's copy that a loop updates in place, or a tape.
       node.bytes = getByteSize(root->getResult(0).getType());
       node.recomputable = false;
-      problem.pinnedBecause[v] = "a loop updates this copy of a constant in "
-                                 "place";
+      problem.pinnedBecause[v] =
+          root->hasTrait<OpTrait::ConstantLike>()
+              ? "a loop updates this copy of a constant in place"
+              : "a tape, which its loop writes in place";
       continue;
     }
     for (Operation *op : group) {

@@ -105,6 +105,13 @@ RematProblem buildRematProblem(mlir::Block &block,
 /// of a stacked tensor, a tensor.extract_slice), or none.
 std::optional<unsigned> getViewedOperand(mlir::Operation *op);
 
+/// Whether `op` is a constant, or makes a buffer and computes nothing (no
+/// operands; its only effect is allocating its result: tad.empty, the start
+/// of a tape). The graph models both alike: not nodes, and the buffer that a
+/// loop updates in place from one is a node just before the loop (a
+/// constant's copy; a tape's start, which the lowering puts there).
+bool isConstantOrTapeStart(mlir::Operation *op);
+
 /// An estimate of the time of running `op` once, in the cost units of
 /// MemoryModelOpInterface::getComputeCost (regions count their ops, loops
 /// times their trip count).

@@ -99,8 +99,9 @@ void applySchedule(Block &body, const RematProblem &problem,
     Event event{Event::compute, node};
     const auto &group = problem.groups[event.node];
     // The copy of a constant that a loop updates in place: the constant
-    // stays at the top, and bufferization makes the copy.
-    if (group.back()->hasTrait<OpTrait::ConstantLike>())
+    // stays at the top, and bufferization makes the copy (a tape's start
+    // too: the lowering allocates it just before its loop).
+    if (isConstantOrTapeStart(group.back()))
       continue;
     // What the group reads from outside: operands and captured values,
     // each at its latest instance (views made first, before the group).

@@ -64,6 +64,26 @@ func.func @constant_integer() {
 }
 
 //===----------------------------------------------------------------------===//
+// tad.empty
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @empty_dynamic() {
+  // expected-error @+1 {{result #0 must be statically shaped tensor of f32, f64, f16 or bf16 values}}
+  %0 = tad.empty : tensor<?x2xf32>
+  return
+}
+
+// -----
+
+func.func @empty_integer() {
+  // expected-error @+1 {{result #0 must be statically shaped tensor of f32, f64, f16 or bf16 values}}
+  %0 = tad.empty : tensor<2xi32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
 // tad.compare and tad.select
 //===----------------------------------------------------------------------===//
 

@@ -16,6 +16,13 @@ func.func @constants() -> (tensor<2xf32>, tensor<f64>, tensor<3xf16>, tensor<2x2
   return %0, %1, %2, %3 : tensor<2xf32>, tensor<f64>, tensor<3xf16>, tensor<2x2xbf16>
 }
 
+// CHECK-LABEL: func.func @empty
+func.func @empty() -> tensor<4x2xf32> {
+  // CHECK: tad.empty : tensor<4x2xf32>
+  %0 = tad.empty : tensor<4x2xf32>
+  return %0 : tensor<4x2xf32>
+}
+
 // CHECK-LABEL: func.func @binary
 // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[Y:.*]]: tensor<4x8xf32>)
 func.func @binary(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
