@@ -15,6 +15,8 @@
 
 #include <cstdlib>
 
+/// tad-forward-copies writes values straight into the tape rows that
+/// store them where one-shot bufferization made a copy, and
 /// tad-plan-buffers places every free (docs/memory.md).
 std::string tad::getBufferizationPipeline(int64_t budget) {
   // No CSE between conversion and bufferization: it would merge the
@@ -29,7 +31,7 @@ std::string tad::getBufferizationPipeline(int64_t budget) {
          "function-boundary-type-conversion=identity-layout-map "
          "allow-return-allocs-from-loops buffer-alignment=0},"
          "canonicalize,"
-         "func.func(tad-plan-buffers),"
+         "func.func(tad-forward-copies,tad-plan-buffers),"
          "convert-bufferization-to-memref,"
          "cse,canonicalize,"
          "tad-buffer-peak{budget=" +

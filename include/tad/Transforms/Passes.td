@@ -54,6 +54,37 @@ def PlanBuffers : Pass<"tad-plan-buffers", "mlir::func::FuncOp"> {
   ];
 }
 
+def ForwardCopies : Pass<"tad-forward-copies", "mlir::func::FuncOp"> {
+  let summary = "Writes a buffer that is copied into a slice of another there";
+  let description = [{
+    Runs on bufferized IR before tad-plan-buffers. A buffer of a block that
+    is copied once into a slice of another buffer (a tape's row, where one-
+    shot bufferization could not prove that the row's other slices, written
+    meanwhile, are apart from it) becomes a view of that slice from its
+    allocation on, and the copy goes, when: nothing writes the buffer after
+    the copy; every use of it is a linalg op, a copy or a reshape in its
+    block; and from its allocation to its last use, nothing else touches
+    the slice or the whole of the other buffer (slices of it at a static
+    offset whose range misses the slice's are apart). The other buffer is
+    an allocation, a global, an argument or a loop's carried value.
+
+    ```mlir
+    %a = memref.alloc() : memref<4xf32>
+    linalg.generic ... outs(%a : memref<4xf32>)
+    %s = memref.subview %tape[%i, 4] [1, 4] [1, 1] : ...
+    memref.copy %a, %s : ...
+    linalg.generic ... ins(%a : memref<4xf32>) ...
+    ```
+    becomes
+    ```mlir
+    %s = memref.subview %tape[%i, 4] [1, 4] [1, 1] : ...
+    linalg.generic ... outs(%s : ...)
+    linalg.generic ... ins(%s : ...) ...
+    ```
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 def BufferPeak : Pass<"tad-buffer-peak", "mlir::ModuleOp"> {
   let summary = "Annotates each function with the peak of its planned buffers";
   let description = [{
