@@ -66,12 +66,11 @@ inline Value zerosOf(OpBuilder &b, Location loc, Type type) {
 /// models both alike, and the lowering allocates it just before its loop.
 inline Value emptyOf(OpBuilder &b, Location loc, Type type) {
   OpBuilder::InsertionGuard guard(b);
+  Operation *parent = b.getInsertionBlock()->getParentOp();
   Operation *isolated =
-      b.getInsertionBlock()->getParentOp()->hasTrait<OpTrait::IsIsolatedFromAbove>()
-          ? b.getInsertionBlock()->getParentOp()
-          : b.getInsertionBlock()
-                ->getParentOp()
-                ->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
+      parent->hasTrait<OpTrait::IsIsolatedFromAbove>()
+          ? parent
+          : parent->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
   if (isolated && isolated->getNumRegions() > 0 &&
       !isolated->getRegion(0).empty())
     b.setInsertionPointToStart(&isolated->getRegion(0).front());

@@ -163,9 +163,9 @@ void retype(OpBuilder &b, Value v, Value with) {
     auto type = reshapedType(user, cast<MemRefType>(with.getType()));
     Value reshaped;
     if (auto expand = dyn_cast<memref::ExpandShapeOp>(user))
-      reshaped = memref::ExpandShapeOp::create(
-          b, user->getLoc(), type, with, expand.getReassociationIndices(),
-          expand.getMixedOutputShape());
+      reshaped = memref::ExpandShapeOp::create(b, user->getLoc(), type, with,
+                                               expand.getReassociationIndices(),
+                                               expand.getMixedOutputShape());
     else
       reshaped = memref::CollapseShapeOp::create(
           b, user->getLoc(), type, with,
@@ -343,8 +343,7 @@ private:
   DominanceInfo dominance;
 };
 
-struct ForwardCopiesPass
-    : tad::impl::ForwardCopiesBase<ForwardCopiesPass> {
+struct ForwardCopiesPass : tad::impl::ForwardCopiesBase<ForwardCopiesPass> {
   void runOnOperation() override { Forwarder(getOperation()).run(); }
 };
 
