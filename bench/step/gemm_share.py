@@ -27,8 +27,6 @@ import subprocess
 import sys
 import tempfile
 
-import numpy as np
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import suite  # noqa: E402
 
@@ -80,14 +78,8 @@ def main():
     print("| --- | --- | --- | --- | --- | --- |")
     with tempfile.TemporaryDirectory() as tmp:
         for form, source_of in forms.items():
-            source = os.path.join(tmp, f"{form}.tad")
-            with open(source, "w") as f:
-                f.write(source_of())
-            inputs = os.path.join(tmp, f"inputs_{form}")
-            os.makedirs(inputs)
-            for key, value in workload.inputs_of(form).items():
-                np.save(os.path.join(inputs, key + ".npy"),
-                        np.asarray(value, dtype=np.float32))
+            source, inputs = suite.prepare(tmp, form, source_of(),
+                                           workload.inputs_of(form))
             exe = os.path.join(tmp, f"step_{form}")
             suite.compile_tad(source, None, exe)
             data, stats = os.path.join(tmp, "perf.data"), os.path.join(

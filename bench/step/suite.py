@@ -65,6 +65,20 @@ def environment(core, threads):
                 OMP_NUM_THREADS=str(threads))
 
 
+def prepare(tmp, name, source, inputs):
+    """Writes `source` to tmp/NAME.tad and `inputs` (name -> array) as f32
+    .npy files to the folder tmp/inputs_NAME; returns both paths."""
+    path = os.path.join(tmp, f"{name}.tad")
+    with open(path, "w") as f:
+        f.write(source)
+    folder = os.path.join(tmp, f"inputs_{name}")
+    os.makedirs(folder)
+    for key, value in inputs.items():
+        np.save(os.path.join(folder, key + ".npy"),
+                np.asarray(value, dtype=np.float32))
+    return path, folder
+
+
 def compile_tad(source, budget, exe):
     """Compiles `source`'s step at `budget` (None: store-all) into `exe`."""
     args = [TADC, source, "--emit=exe", "--entry", "net_value_and_grad",
@@ -205,15 +219,8 @@ def main(name, forms, torch_step, inputs_of, script):
     with tempfile.TemporaryDirectory() as tmp:
         prepared, store_all = {}, {}
         for form, source_of in forms.items():
-            source = os.path.join(tmp, f"{name}_{form}.tad")
-            with open(source, "w") as f:
-                f.write(source_of())
-            inputs = os.path.join(tmp, f"inputs_{form}")
-            os.makedirs(inputs)
-            for key, value in inputs_of(form).items():
-                np.save(os.path.join(inputs, key + ".npy"),
-                        np.asarray(value, dtype=np.float32))
-            prepared[form] = (source, inputs)
+            prepared[form] = prepare(tmp, f"{name}_{form}", source_of(),
+                                     inputs_of(form))
         # Each budget is compiled once and run at every thread count; the
         # budgets go from the store-all peak (which no thread count
         # changes) down to the minimum.
