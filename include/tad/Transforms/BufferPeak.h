@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <cstdint>
 
@@ -25,6 +26,9 @@ int64_t getMemRefByteSize(mlir::Type type);
 /// reshapes, casts), or `value` when it is no view: what a free of
 /// `value` releases.
 mlir::Value getViewedBuffer(mlir::Value value);
+
+/// `buffer` and every view derived from it, wherever they are defined.
+llvm::SetVector<mlir::Value> getBufferAndViews(mlir::Value buffer);
 
 struct BufferPeak {
   /// The most bytes of buffers that the function has allocated and not yet

@@ -46,6 +46,18 @@ Value tad::getViewedBuffer(Value v) {
   return v;
 }
 
+llvm::SetVector<Value> tad::getBufferAndViews(Value buffer) {
+  llvm::SetVector<Value> aliases;
+  aliases.insert(buffer);
+  for (size_t i = 0; i < aliases.size(); ++i)
+    for (Operation *user : aliases[i].getUsers())
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user))
+        if (view.getViewSource() == aliases[i])
+          for (Value result : user->getResults())
+            aliases.insert(result);
+  return aliases;
+}
+
 namespace {
 
 class Simulator {

@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tad/Transforms/BufferPeak.h"
 #include "tad/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -39,14 +40,7 @@ bool isReshape(Operation *op) {
 }
 
 /// The buffer that `v` views (through any view ops), or `v` itself.
-Value rootOf(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>()) {
-    if (view.getViewSource() == v)
-      break;
-    v = view.getViewSource();
-  }
-  return v;
-}
+Value rootOf(Value v) { return tad::getViewedBuffer(v); }
 
 /// The box of `root` that `v` views: the offsets and sizes of the subview
 /// taken directly of `root` on the way from `v`, or none when the way has
@@ -104,17 +98,6 @@ bool disjoint(const Box &a, const Box &b) {
       return true;
   }
   return false;
-}
-
-/// The values that are `buffer` or view it, and the ops that make the
-/// views.
-void viewsOf(Value buffer, SmallVectorImpl<Value> &values) {
-  values.push_back(buffer);
-  for (size_t i = 0; i < values.size(); ++i)
-    for (Operation *user : values[i].getUsers())
-      if (auto view = dyn_cast<ViewLikeOpInterface>(user))
-        if (view.getViewSource() == values[i])
-          llvm::append_range(values, user->getResults());
 }
 
 /// The type that `op` (a reshape) gives a source of type `source`, or
@@ -250,8 +233,7 @@ private:
 
     // Every use of the buffer and its views is an op of this block; the
     // copy is the last write of it.
-    SmallVector<Value> aliases;
-    viewsOf(a, aliases);
+    llvm::SetVector<Value> aliases = tad::getBufferAndViews(a);
     Operation *last = copy;
     for (Value v : aliases)
       for (OpOperand &use : v.getUses()) {
@@ -262,14 +244,13 @@ private:
           continue;
         if (last->isBeforeInBlock(user))
           last = user;
-        bool writes = isa<memref::CopyOp>(user)
-                          ? use.getOperandNumber() == 1
-                          : isa<linalg::LinalgOp>(user) &&
-                                cast<linalg::LinalgOp>(user).isDpsInit(&use);
-        if (user != copy && writes && copy->isBeforeInBlock(user))
-          return failure();
+        // No copy into it (from the start: kept simple), and no linalg op
+        // writing it after the copy.
         if (user != copy && isa<memref::CopyOp>(user) &&
             use.getOperandNumber() == 1)
+          return failure();
+        auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
+        if (linalgOp && linalgOp.isDpsInit(&use) && copy->isBeforeInBlock(user))
           return failure();
       }
 

@@ -79,15 +79,7 @@ bool allocatesResults(Operation *op) {
 
 /// The buffer and every view derived from it, wherever they are defined.
 llvm::SetVector<Value> aliasesOf(Value buffer) {
-  llvm::SetVector<Value> aliases;
-  aliases.insert(buffer);
-  for (size_t i = 0; i < aliases.size(); ++i)
-    for (Operation *user : aliases[i].getUsers())
-      if (auto view = dyn_cast<ViewLikeOpInterface>(user))
-        if (view.getViewSource() == aliases[i])
-          for (Value result : user->getResults())
-            aliases.insert(result);
-  return aliases;
+  return tad::getBufferAndViews(buffer);
 }
 
 /// The ops of `block` that use `buffer` or a view of it, directly or in
