@@ -98,32 +98,37 @@ View viewOf(int64_t rows, int64_t cols, int64_t rowStride,
 }
 
 cublasStatus call(int opB, int opA, int n, int m, int k, const float *b,
-                  int ldb, const float *a, int lda, float *c, int ldc) {
-  const float one = 1.0f;
+                  int ldb, const float *a, int lda, float *c, int ldc,
+                  bool accumulate) {
+  const float one = 1.0f, beta = accumulate ? 1.0f : 0.0f;
   return cublas().sgemm(cublas().handle, opB, opA, n, m, k, &one, b, ldb, a,
-                        lda, &one, c, ldc);
+                        lda, &beta, c, ldc);
 }
 cublasStatus call(int opB, int opA, int n, int m, int k, const double *b,
-                  int ldb, const double *a, int lda, double *c, int ldc) {
-  const double one = 1.0;
+                  int ldb, const double *a, int lda, double *c, int ldc,
+                  bool accumulate) {
+  const double one = 1.0, beta = accumulate ? 1.0 : 0.0;
   return cublas().dgemm(cublas().handle, opB, opA, n, m, k, &one, b, ldb, a,
-                        lda, &one, c, ldc);
+                        lda, &beta, c, ldc);
 }
 
-/// C += A B (row-major, strided).
+/// C += A B (C = A B when `!accumulate`; row-major, strided).
 template <typename T>
 void gemm(int64_t m, int64_t n, int64_t k, const T *a, int64_t a0, int64_t a1,
-          const T *b, int64_t b0, int64_t b1, T *c, int64_t c0, int64_t c1) {
+          const T *b, int64_t b0, int64_t b1, T *c, int64_t c0, int64_t c1,
+          bool accumulate) {
   View va = viewOf(m, k, a0, a1), vb = viewOf(k, n, b0, b1);
   View vc = viewOf(m, n, c0, c1);
   if (!(va.ok && vb.ok && vc.ok && vc.op == kOpN)) {
     tad::rt::cuda::synchronize();
-    tad::rt::stridedGemmLoop(m, n, k, a, a0, a1, b, b0, b1, c, c0, c1);
+    tad::rt::stridedGemmLoop(m, n, k, a, a0, a1, b, b0, b1, c, c0, c1,
+                             accumulate);
     return;
   }
   std::call_once(cublas().loaded, load);
   if (cublasStatus s = call(vb.op, va.op, int(n), int(m), int(k), b,
-                            int(vb.ld), a, int(va.ld), c, int(vc.ld)))
+                            int(vb.ld), a, int(va.ld), c, int(vc.ld),
+                            accumulate))
     fail("gemm failed with status " + std::to_string(s));
   // As after a kernel: the host may read C next.
   tad::rt::cuda::synchronize();
@@ -135,21 +140,42 @@ extern "C" {
 
 void _mlir_ciface_tad_rt_cuda_matmul_f32(tad_rt_memref2 *a, tad_rt_memref2 *b,
                                          tad_rt_memref2 *c) {
-  tad::rt::gemm2<float>(a, b, c, gemm<float>);
+  tad::rt::gemm2<float>(a, b, c, true, gemm<float>);
 }
 void _mlir_ciface_tad_rt_cuda_matmul_f64(tad_rt_memref2 *a, tad_rt_memref2 *b,
                                          tad_rt_memref2 *c) {
-  tad::rt::gemm2<double>(a, b, c, gemm<double>);
+  tad::rt::gemm2<double>(a, b, c, true, gemm<double>);
 }
 void _mlir_ciface_tad_rt_cuda_batch_matmul_f32(tad_rt_memref3 *a,
                                                tad_rt_memref3 *b,
                                                tad_rt_memref3 *c) {
-  tad::rt::gemm3<float>(a, b, c, gemm<float>);
+  tad::rt::gemm3<float>(a, b, c, true, gemm<float>);
 }
 void _mlir_ciface_tad_rt_cuda_batch_matmul_f64(tad_rt_memref3 *a,
                                                tad_rt_memref3 *b,
                                                tad_rt_memref3 *c) {
-  tad::rt::gemm3<double>(a, b, c, gemm<double>);
+  tad::rt::gemm3<double>(a, b, c, true, gemm<double>);
+}
+
+void _mlir_ciface_tad_rt_cuda_matmul_assign_f32(tad_rt_memref2 *a,
+                                                tad_rt_memref2 *b,
+                                                tad_rt_memref2 *c) {
+  tad::rt::gemm2<float>(a, b, c, false, gemm<float>);
+}
+void _mlir_ciface_tad_rt_cuda_matmul_assign_f64(tad_rt_memref2 *a,
+                                                tad_rt_memref2 *b,
+                                                tad_rt_memref2 *c) {
+  tad::rt::gemm2<double>(a, b, c, false, gemm<double>);
+}
+void _mlir_ciface_tad_rt_cuda_batch_matmul_assign_f32(tad_rt_memref3 *a,
+                                                      tad_rt_memref3 *b,
+                                                      tad_rt_memref3 *c) {
+  tad::rt::gemm3<float>(a, b, c, false, gemm<float>);
+}
+void _mlir_ciface_tad_rt_cuda_batch_matmul_assign_f64(tad_rt_memref3 *a,
+                                                      tad_rt_memref3 *b,
+                                                      tad_rt_memref3 *c) {
+  tad::rt::gemm3<double>(a, b, c, false, gemm<double>);
 }
 
 } // extern "C"

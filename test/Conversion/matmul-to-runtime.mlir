@@ -36,5 +36,62 @@ func.func @transposed(%a: memref<5x4xf32>, %b: memref<5x6xf32>, %c: memref<4x6xf
   return
 }
 
+// A zero fill of the output just before the matmul (what bufferization makes
+// of linalg's C += A B from a zero-filled tensor.empty) goes: the `assign`
+// call computes C = A B (BLAS's beta = 0). Views and constants may come
+// between them.
+// CHECK-LABEL: func.func @assign
+// CHECK-NOT: linalg.fill
+// CHECK: call @tad_rt_matmul_assign_f32
+// CHECK-NOT: linalg.fill
+// CHECK: call @tad_rt_batch_matmul_assign_f64
+// CHECK: return
+func.func @assign(%a: memref<4x5xf32>, %b: memref<5x6xf32>, %d: memref<2x3x3xf64>) -> (memref<4x6xf32>, memref<2x3x3xf64>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<4x6xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x6xf32>)
+  %v = memref.expand_shape %c [[0], [1, 2]] output_shape [4, 2, 3] : memref<4x6xf32> into memref<4x2x3xf32>
+  linalg.matmul ins(%a, %b : memref<4x5xf32>, memref<5x6xf32>) outs(%c : memref<4x6xf32>)
+  %zero64 = arith.constant -0.0 : f64
+  %e = memref.alloc() : memref<2x3x3xf64>
+  linalg.fill ins(%zero64 : f64) outs(%e : memref<2x3x3xf64>)
+  linalg.batch_matmul ins(%d, %d : memref<2x3x3xf64>, memref<2x3x3xf64>) outs(%e : memref<2x3x3xf64>)
+  return %c, %e : memref<4x6xf32>, memref<2x3x3xf64>
+}
+
+// The fill stays, and the matmul accumulates, when something that may read
+// or write memory comes between them, when the fill is not of zeros, and
+// when it fills another buffer (a view of C, or all of a buffer that C is a
+// view of).
+// CHECK-LABEL: func.func @accumulate
+// CHECK: linalg.fill
+// CHECK: memref.copy
+// CHECK: call @tad_rt_matmul_f32
+// CHECK: linalg.fill
+// CHECK: call @tad_rt_matmul_f32
+// CHECK: linalg.fill
+// CHECK: call @tad_rt_matmul_f32
+// CHECK: linalg.fill
+// CHECK: call @tad_rt_matmul_f32
+// CHECK-NOT: assign
+// CHECK: return
+func.func @accumulate(%a: memref<4x5xf32>, %b: memref<5x6xf32>, %o: memref<4x6xf32>, %big: memref<8x6xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %c = memref.alloc() : memref<4x6xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x6xf32>)
+  memref.copy %c, %o : memref<4x6xf32> to memref<4x6xf32>
+  linalg.matmul ins(%a, %b : memref<4x5xf32>, memref<5x6xf32>) outs(%c : memref<4x6xf32>)
+  linalg.fill ins(%one : f32) outs(%o : memref<4x6xf32>)
+  linalg.matmul ins(%a, %b : memref<4x5xf32>, memref<5x6xf32>) outs(%o : memref<4x6xf32>)
+  %sub = memref.subview %big[0, 0] [4, 6] [1, 1] : memref<8x6xf32> to memref<4x6xf32, strided<[6, 1]>>
+  linalg.fill ins(%zero : f32) outs(%sub : memref<4x6xf32, strided<[6, 1]>>)
+  linalg.matmul ins(%a, %b : memref<4x5xf32>, memref<5x6xf32>) outs(%o : memref<4x6xf32>)
+  %top = memref.subview %big[0, 0] [4, 6] [1, 1] : memref<8x6xf32> to memref<4x6xf32, strided<[6, 1]>>
+  linalg.fill ins(%zero : f32) outs(%big : memref<8x6xf32>)
+  linalg.matmul ins(%a, %b : memref<4x5xf32>, memref<5x6xf32>) outs(%top : memref<4x6xf32, strided<[6, 1]>>)
+  return
+}
+
 // The runtime functions are declared once, after the functions.
 // CHECK: func.func private @tad_rt_matmul_f32(memref<?x?xf32, strided<[?, ?], offset: ?>>, {{.*}}) attributes {llvm.emit_c_interface}

@@ -100,7 +100,10 @@ def ConvertMatmulToRuntime : Pass<"tad-matmul-to-runtime", "mlir::ModuleOp"> {
     After bufferization, replaces `linalg.matmul` and `linalg.batch_matmul`
     on f32 and f64 memrefs by calls of `tad_rt_matmul_f32` /
     `tad_rt_matmul_f64` (C interface; the runtime calls cblas_sgemm or
-    cblas_dgemm, with C += A B semantics). docs/performance.md records the
+    cblas_dgemm, with C += A B semantics). A matmul whose output was just
+    filled with zeros (nothing that touches memory in between) calls the
+    `assign` form instead, `tad_rt_matmul_assign_f32` and so on (C = A B,
+    BLAS's beta = 0), and the fill goes. docs/performance.md records the
     measurement that chose a BLAS call over generated loops. f16 and bf16
     matmuls stay linalg ops. With `prefix=tad_rt_cuda_` (`tadc
     --target=cuda --cuda-matmul=cublas`) the calls are of the runtime's

@@ -94,7 +94,8 @@ void memrefCopy(int64_t elem_size, tad_rt_unranked_memref *src,
 
 /*===-- GEMM --------------------------------------------------------------===*/
 /* C += A * B on strided buffers: cblas_sgemm / cblas_dgemm when the layout
- * allows it, a plain loop otherwise. */
+ * allows it, a plain loop otherwise. The `assign` forms compute C = A * B
+ * (BLAS's beta = 0: C's old elements are not read). */
 
 typedef struct tad_rt_memref2 {
   void *allocated, *aligned;
@@ -115,6 +116,18 @@ void _mlir_ciface_tad_rt_batch_matmul_f32(tad_rt_memref3 *a,
 void _mlir_ciface_tad_rt_batch_matmul_f64(tad_rt_memref3 *a,
                                           tad_rt_memref3 *b,
                                           tad_rt_memref3 *c);
+void _mlir_ciface_tad_rt_matmul_assign_f32(tad_rt_memref2 *a,
+                                           tad_rt_memref2 *b,
+                                           tad_rt_memref2 *c);
+void _mlir_ciface_tad_rt_matmul_assign_f64(tad_rt_memref2 *a,
+                                           tad_rt_memref2 *b,
+                                           tad_rt_memref2 *c);
+void _mlir_ciface_tad_rt_batch_matmul_assign_f32(tad_rt_memref3 *a,
+                                                 tad_rt_memref3 *b,
+                                                 tad_rt_memref3 *c);
+void _mlir_ciface_tad_rt_batch_matmul_assign_f64(tad_rt_memref3 *a,
+                                                 tad_rt_memref3 *b,
+                                                 tad_rt_memref3 *c);
 
 /* The number of BLAS threads (1 gives single-threaded, comparable runs). */
 void tad_rt_set_num_threads(int threads);
