@@ -54,9 +54,10 @@ func::FuncOp getOrDeclare(ModuleOp module, StringRef name, MemRefType type) {
 /// The `linalg.fill` of zeros that last wrote `op`'s output before it, if
 /// nothing with a memory effect comes between them: bufferization gives
 /// each matmul its own zero-filled output (linalg's C += A B from
-/// `tensor.empty` filled with 0), and BLAS's beta = 0 writes C without
-/// reading it, so the fill is a pass over C that the GEMM does not need
-/// (1.5 ms of a 45 ms transformer step, docs/performance.md).
+/// `tensor.empty` filled with 0), and a GEMM with beta = 0 writes C without
+/// reading it. On the CPU this only moves the zeroing: OpenBLAS memsets C
+/// itself for beta = 0 (perf, docs/performance.md). With cuBLAS it saves the
+/// fill's kernel launch.
 linalg::FillOp getZeroFillBefore(linalg::LinalgOp op) {
   Value out = op.getDpsInits()[0];
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
