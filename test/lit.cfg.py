@@ -105,6 +105,13 @@ try:
 except OSError:
     pass
 llvm_config.with_system_environment(["CUDA_ROOT"])
+# One thread for compiled code (docs/runtime.md#threads) and for OpenBLAS
+# in Python processes (NumPy's, which a tad library then shares): lit
+# already runs a test per core, and results that tests compare bit for bit
+# (the Python package against tadc run) must not depend on the machine's
+# core count. test/Execution/threads.test passes --threads itself.
+config.environment["TAD_NUM_THREADS"] = "1"
+config.environment["OPENBLAS_NUM_THREADS"] = "1"
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -29,9 +29,9 @@ rows.append(("OpenBLAS sgemm via NumPy", t))
 t = median_seconds(lambda: torch.mm(ta, tb), 30)
 rows.append(("OpenBLAS sgemm via PyTorch 1.13", t))
 source = os.path.join(ROOT, "bench", "gemm", "gemm.tad")
-t = tadc_run(source, "gemm", 30, ["--blas-threads=1"])["median_seconds"]
+t = tadc_run(source, "gemm", 30, ["--threads=1"])["median_seconds"]
 rows.append(("tad, --matmul=blas (runtime call, the default)", t))
-t = tadc_run(source, "gemm", 3, ["--blas-threads=1", "--matmul=loops"])["median_seconds"]
+t = tadc_run(source, "gemm", 3, ["--threads=1", "--matmul=loops"])["median_seconds"]
 rows.append(("tad, --matmul=loops (MLIR-generated loops)", t))
 
 reference = rows[0][1]

@@ -40,7 +40,7 @@ with tempfile.TemporaryDirectory() as tmp:
     for k, v in arrays.items():
         np.save(os.path.join(tmp, k + ".npy"), v)
     stats = tadc_run(os.path.join(ROOT, "examples", "mlp.tad"), "mlp", 200,
-                     ["--blas-threads=1"], inputs=tmp)
+                     ["--threads=1"], inputs=tmp)
     subprocess.run([TADC, "run", os.path.join(ROOT, "examples", "mlp.tad"),
                     "--entry", "mlp", "--inputs", tmp, "--output-dir", tmp],
                    check=True, capture_output=True)

@@ -174,6 +174,15 @@ LogicalResult TadDialect::verifyOperationAttribute(Operation *op,
     }
     return success();
   }
+  if (name == kParallelLoopAttrName || name == kParallelRangeAttrName) {
+    bool loop = name == kParallelLoopAttrName;
+    if (loop ? !isa<scf::ForOp>(op) : !isa<FunctionOpInterface>(op))
+      return op->emitOpError() << "'" << name << "' belongs on "
+                               << (loop ? "an scf.for" : "a function");
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitOpError() << "'" << name << "' must be a unit attribute";
+    return success();
+  }
   if (name == kForwardAttrName || name == kTapeAttrName ||
       name == kRecomputedAttrName) {
     if (!isa<UnitAttr>(attr.getValue()))

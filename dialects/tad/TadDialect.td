@@ -92,6 +92,14 @@ def Tad_Dialect : Dialect {
     /// On such a function: the positions of the LLVM arguments (the
     /// pointers of memref arguments) that alias no other argument.
     static constexpr ::llvm::StringLiteral kNoaliasPointersAttrName = "tad.noalias_pointers";
+    /// On the outermost scf.for of a linalg op's loop nest
+    /// (tad-linalg-to-loops): its iterations write disjoint elements and
+    /// read none that another iteration writes, so they may run at once.
+    static constexpr ::llvm::StringLiteral kParallelLoopAttrName = "tad.parallel";
+    /// On a function of tad-outline-loop-nests whose last two arguments
+    /// are the range of its outer loop's iterations that a call runs:
+    /// tad-parallelize-calls calls it through the runtime's threads.
+    static constexpr ::llvm::StringLiteral kParallelRangeAttrName = "tad.parallel_range";
   }];
 }
 

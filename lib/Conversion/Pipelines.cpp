@@ -65,6 +65,7 @@ static std::string getCpuCodegenPipeline() {
          "finalize-memref-to-llvm{use-generic-functions},"
          "convert-to-llvm,"
          "reconcile-unrealized-casts,"
+         "tad-parallelize-calls,"
          "llvm.func(canonicalize),"
          "tad-annotate-llvm-functions";
 }
@@ -72,7 +73,7 @@ static std::string getCpuCodegenPipeline() {
 std::string tad::getCpuLoweringPipeline(bool blasMatmul, int64_t budget) {
   return getBufferizationPipeline(budget) +
          std::string(blasMatmul ? "tad-matmul-to-runtime," : "") +
-         "convert-linalg-to-loops," + getCpuCodegenPipeline();
+         "func.func(tad-linalg-to-loops)," + getCpuCodegenPipeline();
 }
 
 /// The loop nests that become kernels, as --target=cuda maps them.

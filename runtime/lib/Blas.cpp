@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Blas.h"
+#include "Parallel.h"
 
 #include "tad/runtime/Runtime.h"
 
@@ -49,12 +50,21 @@ static Blas load() {
   if (!set || !*set)
     if (const char *core = chooseCoreType())
       setenv("OPENBLAS_CORETYPE", core, /*overwrite=*/1);
-  // The library tad was built against first, then the system's.
+  // The library tad was built against first, then the system's; one that
+  // the process has loaded already (NumPy, PyTorch) is shared.
   void *library = nullptr;
-  for (const char *name : {TAD_OPENBLAS_PATH, "libopenblas.so.0"})
-    if ((library = dlopen(name, RTLD_NOW | RTLD_GLOBAL)))
+  bool shared = false;
+  for (int flags : {RTLD_NOW | RTLD_NOLOAD, RTLD_NOW | RTLD_GLOBAL}) {
+    for (const char *name : {TAD_OPENBLAS_PATH, "libopenblas.so.0"})
+      if ((library = dlopen(name, flags)))
+        break;
+    if (library) {
+      shared = flags & RTLD_NOLOAD;
       break;
+    }
+  }
   Blas blas;
+  blas.shared = shared;
   if (!library) {
     std::fprintf(stderr,
                  "tad runtime: warning: cannot load OpenBLAS (%s): %s; "
@@ -70,6 +80,11 @@ static Blas load() {
       dlsym(library, "openblas_set_num_threads"));
   blas.getCorename = reinterpret_cast<decltype(blas.getCorename)>(
       dlsym(library, "openblas_get_corename"));
+  // One thread: the runtime's pool cuts large GEMMs over its own threads
+  // (Matmul.cpp), which also run the loop nests. A shared OpenBLAS keeps
+  // the threads its process gave it, until tad_rt_set_num_threads.
+  if (blas.setNumThreads && !shared)
+    blas.setNumThreads(1);
   if (!blas.sgemm || !blas.dgemm) {
     std::fprintf(stderr,
                  "tad runtime: warning: %s has no cblas_sgemm or "
@@ -84,6 +99,8 @@ const Blas &tad::rt::getBlas() {
   static const Blas blas = load();
   return blas;
 }
+
+bool tad::rt::isBlasShared() { return getBlas().shared; }
 
 extern "C" const char *tad_rt_blas_core() {
   const Blas &blas = getBlas();

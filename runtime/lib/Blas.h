@@ -24,6 +24,9 @@ struct Blas {
                 const double *, blasint, double, double *, blasint) = nullptr;
   void (*setNumThreads)(int) = nullptr;
   char *(*getCorename)() = nullptr;
+  /// The process had loaded this OpenBLAS before the runtime (NumPy,
+  /// PyTorch): its thread count is the process's, not the runtime's.
+  bool shared = false;
 };
 
 /// Loads OpenBLAS on the first call (thread-safe) and returns it.

@@ -419,7 +419,7 @@ bool tad::rt::parseRunArguments(int argc, char **argv, RunOptions &options,
         return false;
       options.repeat = unsigned(n);
     } else if (takeValue("--threads")) {
-      if (!number(n, kMaxBlasThreads))
+      if (!number(n, kMaxThreads))
         return false;
       options.threads = unsigned(n);
     } else if (!error.empty()) {

@@ -134,7 +134,7 @@ cl::opt<std::string> outputDir(
 
 // LLVM registers --stats-json too (its statistics as JSON, which tadc
 // never prints): main() unregisters LLVM's and renames this option
-// --stats-json (claimStatsJsonName), keeping --run-stats-json, the name
+// --stats-json (claimOptionNames), keeping --run-stats-json, the name
 // it had, as a hidden alias.
 cl::opt<std::string> statsJson(
     "run-stats-json",
@@ -188,9 +188,17 @@ cl::opt<unsigned> codegenThreadsOption(
              "at most 8, for a module of 4000 instructions or more)"),
     cl::init(0), cl::cat(tadcCategory));
 
-cl::opt<unsigned> threads("blas-threads",
-                          cl::desc("BLAS threads (default: OpenBLAS's own)"),
-                          cl::init(0), cl::cat(tadcCategory));
+// Named --threads by claimOptionNames: LLVM registers an option of that
+// name before tadc's.
+cl::opt<unsigned> threads(
+    "run-threads",
+    cl::desc("Threads that run the entry's GEMMs and loop nests (default: "
+             "TAD_NUM_THREADS, else OPENBLAS_NUM_THREADS, else "
+             "OMP_NUM_THREADS, else the machine's cores)"),
+    cl::init(0), cl::cat(tadcCategory));
+// The option's name before the loop nests ran on threads too.
+cl::alias blasThreads("blas-threads", cl::aliasopt(threads),
+                      cl::desc("Alias for --threads"), cl::Hidden);
 
 cl::opt<tad::CpuMatmul> matmulImpl(
     "matmul", cl::desc("How f32 and f64 matmuls run on the CPU"),
@@ -302,19 +310,25 @@ cl::opt<bool> printPipeline(
     cl::init(false), cl::cat(tadcCategory));
 } // namespace
 
-/// Gives statsJson the name --stats-json, which LLVM's statistics option
-/// has when tadc starts (registered before tadc's options, so that this
-/// one cannot be declared with it), and keeps the name it had as a hidden
-/// alias.
-static void claimStatsJsonName() {
+/// Gives `option` the name `name`, which an option of LLVM's has when tadc
+/// starts (registered before tadc's options, so that tadc's cannot be
+/// declared with it): LLVM's goes.
+static void claimOptionName(cl::Option &option, llvm::StringRef name) {
   auto &options = cl::getRegisteredOptions();
-  auto it = options.find("stats-json");
-  if (it != options.end() && it->second != &statsJson)
+  auto it = options.find(name);
+  if (it != options.end() && it->second != &option)
     it->second->removeArgument();
-  statsJson.setArgStr("stats-json");
+  option.setArgStr(name);
+}
+
+/// --stats-json (LLVM's: its statistics as JSON), keeping --run-stats-json,
+/// the name tadc's had, as a hidden alias; --threads.
+static void claimOptionNames() {
+  claimOptionName(statsJson, "stats-json");
   static cl::alias runStatsJson("run-stats-json", cl::aliasopt(statsJson),
                                 cl::desc("Alias for --stats-json"),
                                 cl::Hidden);
+  claimOptionName(threads, "threads");
 }
 
 static InputKind getInputKind() {
@@ -538,10 +552,10 @@ emitResult(mlir::ModuleOp module, llvm::ArrayRef<tad::rt::EntrySpec> signatures,
     return mlir::success();
   }
   if (emitStage == Stage::run) {
-    if (threads > tad::rt::kMaxBlasThreads) {
-      llvm::errs() << "tadc: error: --blas-threads: " << threads
+    if (threads > tad::rt::kMaxThreads) {
+      llvm::errs() << "tadc: error: --threads: " << threads
                    << " is more than the largest allowed, "
-                   << tad::rt::kMaxBlasThreads << "\n";
+                   << tad::rt::kMaxThreads << "\n";
       return mlir::failure();
     }
     tad::rt::RunOptions options;
@@ -717,7 +731,7 @@ int main(int argc, char **argv) {
     args[1] = adFlag;
     memoryTable = true;
   }
-  claimStatsJsonName();
+  claimOptionNames();
   // LLVM's post-RA list scheduler is quadratic in a block's length: on a
   // deep network's gradient, a block of thousands of calls, it took 4 of
   // the 7 seconds of code generation (docs/performance.md). The scheduling
@@ -744,7 +758,7 @@ int main(int argc, char **argv) {
   // the runtime it links into libraries and executables (the Python
   // package's compile cache keys on them, docs/python.md).
   static std::string executable =
-      llvm::sys::fs::getMainExecutable(argv[0], (void *)&claimStatsJsonName);
+      llvm::sys::fs::getMainExecutable(argv[0], (void *)&claimOptionNames);
   cl::SetVersionPrinter([](llvm::raw_ostream &os) {
     tad::driver::RuntimeFiles runtime = tad::driver::getRuntimeFiles();
     os << "tadc (tad) 0.1.0, built with LLVM/MLIR " << LLVM_VERSION_STRING

@@ -241,6 +241,40 @@ def AnnotateLLVMFunctions
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def LinalgToLoops : Pass<"tad-linalg-to-loops", "mlir::func::FuncOp"> {
+  let summary = "Lowers linalg ops on buffers to scf.for nests, marking the outer loops that may run at once";
+  let description = [{
+    As `convert-linalg-to-loops` (every dimension an `scf.for`, in the
+    op's order, with upstream's cleanup of the index arithmetic), and the
+    outermost loop of an op gets `tad.parallel` when its iterations are
+    independent: its dimension is parallel, every output's indexing map has
+    it as a result, and every operand that may be the same buffer as an
+    output is that output, accessed by the same map (an elementwise op in
+    place). Two operands are different buffers when they view different
+    allocations, or an allocation and a function argument.
+    `tad-outline-loop-nests` runs such a nest on the runtime's threads.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
+                           "mlir::affine::AffineDialect"];
+}
+
+def ParallelizeCalls : Pass<"tad-parallelize-calls", "mlir::ModuleOp"> {
+  let summary = "Calls the loop nests of tad.parallel_range functions through the runtime's threads";
+  let description = [{
+    After the conversion to the LLVM dialect: every call of a function that
+    `tad-outline-loop-nests` marked `tad.parallel_range` (its last two
+    arguments are the range of its outer loop) becomes a call of the
+    runtime's `tad_rt_parallel_for(task, context, lo, hi)`. The call's
+    other arguments go into a struct on the caller's stack (`context`), and
+    `task`, a function made once per callee (`NAME_task`), loads them and
+    calls the function on the part of the range it is given. The runtime
+    splits the range over its threads (`tad_rt_set_num_threads`, an
+    executable's `--threads`) or, with one thread, calls `task` on the
+    whole range (docs/runtime.md).
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def OutlineLoopNests : Pass<"tad-outline-loop-nests", "mlir::ModuleOp"> {
   let summary = "Makes each computing loop nest and runtime call a function, one per kind";
   let description = [{
@@ -262,7 +296,19 @@ def OutlineLoopNests : Pass<"tad-outline-loop-nests", "mlir::ModuleOp"> {
     dialect, which would drop both). LLVM's time on a function grows faster than its size:
     this keeps compile time linear in a network's depth
     (docs/performance.md).
+
+    A nest whose outer loop is `tad.parallel` (`tad-linalg-to-loops`),
+    with a constant trip count of at least 2 and at least `parallel-work`
+    iterations of its innermost loops in all, takes the range of its outer
+    loop as its last two arguments and is marked `tad.parallel_range`, so
+    that `tad-parallelize-calls` can run parts of that range on the
+    runtime's threads.
   }];
+  let options = [
+    Option<"parallelWork", "parallel-work", "int64_t", "32768",
+           "The fewest innermost iterations a nest must run to be split over "
+           "threads (0: none is)">,
+  ];
   let dependentDialects = ["mlir::func::FuncDialect"];
 }
 

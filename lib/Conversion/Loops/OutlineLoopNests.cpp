@@ -15,6 +15,11 @@
 // caller build a descriptor per memref on its stack, and a gradient's
 // hundreds of GEMMs made that glue most of the function LLVM compiled.
 //
+// A nest whose outer loop's iterations are independent (`tad.parallel`,
+// tad-linalg-to-loops) and that runs enough iterations takes the range of
+// that loop as arguments: tad-parallelize-calls then has the runtime's
+// threads each run part of it.
+//
 // A nest's captured constants are cloned into it (its trip counts stay
 // known); every other captured value becomes an argument. A memref
 // argument's pointers are to be `noalias` where it views an allocation of
@@ -31,6 +36,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -66,6 +72,28 @@ bool isComputeNest(scf::ForOp loop) {
                                         : WalkResult::interrupt();
               })
               .wasInterrupted();
+}
+
+/// The constant trip count of `loop`, if it has one.
+std::optional<int64_t> getTripCount(scf::ForOp loop) {
+  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()),
+                         ub = getConstantIntValue(loop.getUpperBound()),
+                         step = getConstantIntValue(loop.getStep());
+  if (!lb || !ub || !step || *step <= 0)
+    return std::nullopt;
+  return *ub > *lb ? (*ub - *lb + *step - 1) / *step : 0;
+}
+
+/// How many iterations the innermost loops of `loop` run in all: its trip
+/// count times the work of the loops in its body (of those in sequence, the
+/// sum). A loop without a constant trip count counts as one iteration.
+int64_t getWork(scf::ForOp loop) {
+  int64_t inner = 0;
+  loop.getBody()->walk<WalkOrder::PreOrder>([&](scf::ForOp nested) {
+    inner += getWork(nested);
+    return WalkResult::skip();
+  });
+  return getTripCount(loop).value_or(1) * std::max<int64_t>(inner, 1);
 }
 
 /// The value a memref views, through view-like ops.
@@ -123,8 +151,14 @@ struct OutlineLoopNests
         nests.push_back(loop);
         return WalkResult::skip();
       });
-      for (scf::ForOp loop : nests)
-        outline(loop, "_loop", function, symbols, outlined, count);
+      for (scf::ForOp loop : nests) {
+        bool ranged = parallelWork > 0 &&
+                      loop->hasAttr(tad::TadDialect::kParallelLoopAttrName) &&
+                      loop->getNumResults() == 0 &&
+                      getTripCount(loop).value_or(0) >= 2 &&
+                      getWork(loop) >= parallelWork;
+        outline(loop, "_loop", function, symbols, outlined, count, ranged);
+      }
       // A call to the runtime whose arguments are memrefs: the caller
       // builds each memref's descriptor on its stack (the C interface), 7
       // stores for a matrix, and LLVM's code generator spends its time on
@@ -139,13 +173,16 @@ struct OutlineLoopNests
           calls.push_back(call);
       });
       for (func::CallOp call : calls)
-        outline(call, "_call", function, symbols, outlined, count);
+        outline(call, "_call", function, symbols, outlined, count,
+                /*ranged=*/false);
     }
   }
 
+  /// Outlines `op`; where `ranged`, `op` is an scf.for whose range the
+  /// function takes as its last two arguments.
   void outline(Operation *op, StringRef kind, func::FuncOp parent,
                SymbolTable &symbols, llvm::StringMap<func::FuncOp> &outlined,
-               unsigned &count) {
+               unsigned &count, bool ranged) {
     // What the nest uses from outside: constants are cloned in, the rest
     // are arguments.
     llvm::SetVector<Value> captured;
@@ -174,8 +211,10 @@ struct OutlineLoopNests
     }
 
     OpBuilder b(parent);
-    auto type = b.getFunctionType(ValueRange(arguments).getTypes(),
-                                  op->getResultTypes());
+    SmallVector<Type> argumentTypes(ValueRange(arguments).getTypes());
+    if (ranged)
+      argumentTypes.append(2, b.getIndexType());
+    auto type = b.getFunctionType(argumentTypes, op->getResultTypes());
     auto function = func::FuncOp::create(b, op->getLoc(), "outlined", type);
     function.setPrivate();
     // tad-annotate-llvm-functions makes it internal and noinline (LLVM's
@@ -195,6 +234,13 @@ struct OutlineLoopNests
       if (!mapping.contains(cast.getResult()))
         b.clone(*cast, mapping);
     Operation *copy = b.clone(*op, mapping);
+    if (ranged) {
+      auto loop = cast<scf::ForOp>(copy);
+      loop.setLowerBound(entry->getArgument(arguments.size()));
+      loop.setUpperBound(entry->getArgument(arguments.size() + 1));
+      function->setAttr(tad::TadDialect::kParallelRangeAttrName,
+                        b.getUnitAttr());
+    }
     func::ReturnOp::create(b, op->getLoc(), copy->getResults());
 
     // noalias for memrefs that view an allocation no other argument views:
@@ -247,7 +293,12 @@ struct OutlineLoopNests
       function = it->second;
     }
     OpBuilder at(op);
-    auto call = func::CallOp::create(at, op->getLoc(), function, arguments);
+    SmallVector<Value> operands(arguments);
+    if (ranged) {
+      auto loop = cast<scf::ForOp>(op);
+      operands.append({loop.getLowerBound(), loop.getUpperBound()});
+    }
+    auto call = func::CallOp::create(at, op->getLoc(), function, operands);
     op->replaceAllUsesWith(call.getResults());
     op->erase();
     for (memref::CastOp cast : casts)

@@ -42,9 +42,9 @@ struct EntrySpec {
   bool plannedPeakIsBound = false;
 };
 
-/// The most BLAS threads a run takes: more than any machine tad runs on has
-/// cores (OpenBLAS takes an int).
-constexpr unsigned kMaxBlasThreads = 4096;
+/// The most threads a run takes: more than any machine tad runs on has
+/// cores.
+constexpr unsigned kMaxThreads = 4096;
 
 struct RunOptions {
   /// .npy files by parameter name.
@@ -65,7 +65,8 @@ struct RunOptions {
   bool convertInputs = false;
   /// How many calls to time.
   unsigned repeat = 1;
-  /// BLAS threads; 0 leaves OpenBLAS's default.
+  /// The threads of GEMMs and loop nests (tad_rt_set_num_threads); 0 leaves
+  /// the default (TAD_NUM_THREADS, else OpenBLAS's).
   unsigned threads = 0;
   /// The function is GPU code (tadc --target=cuda): the runner starts the
   /// CUDA runtime and copies the inputs to memory the GPU can read.

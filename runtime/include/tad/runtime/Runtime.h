@@ -129,8 +129,17 @@ void _mlir_ciface_tad_rt_batch_matmul_assign_f64(tad_rt_memref3 *a,
                                                  tad_rt_memref3 *b,
                                                  tad_rt_memref3 *c);
 
-/* The number of BLAS threads (1 gives single-threaded, comparable runs). */
+/* The number of threads of BLAS and of tad's loop nests (1 gives
+ * single-threaded, comparable runs). Until it is called, the loop nests use
+ * TAD_NUM_THREADS, else what OpenBLAS uses: OPENBLAS_NUM_THREADS, else
+ * OMP_NUM_THREADS, else every core. */
 void tad_rt_set_num_threads(int threads);
+
+/* Runs task(context, begin, end) on parts of [lo, hi) that cover it, on the
+ * threads tad_rt_set_num_threads chose (tad-parallelize-calls calls it for
+ * every loop nest whose outer iterations are independent). */
+void tad_rt_parallel_for(void (*task)(void *, int64_t, int64_t),
+                         void *context, int64_t lo, int64_t hi);
 
 /* The OpenBLAS core type whose kernels run the GEMMs ("SkylakeX",
    "Haswell", ...), loading OpenBLAS if it was not yet (docs/runtime.md);
