@@ -65,8 +65,8 @@ static std::string getCpuCodegenPipeline() {
          "finalize-memref-to-llvm{use-generic-functions},"
          "convert-to-llvm,"
          "reconcile-unrealized-casts,"
-         "tad-parallelize-calls,"
          "llvm.func(canonicalize),"
+         "tad-parallelize-calls,"
          "tad-annotate-llvm-functions";
 }
 

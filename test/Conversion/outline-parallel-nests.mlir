@@ -1,6 +1,6 @@
 // RUN: tad-opt %s --tad-outline-loop-nests='parallel-work=64' | FileCheck %s
 // RUN: tad-opt %s --tad-outline-loop-nests='parallel-work=0' | FileCheck %s --check-prefix=OFF
-// RUN: tad-opt %s --tad-outline-loop-nests='parallel-work=64' --convert-scf-to-cf --finalize-memref-to-llvm --convert-to-llvm --reconcile-unrealized-casts --tad-parallelize-calls | FileCheck %s --check-prefix=LLVM
+// RUN: tad-opt %s --tad-outline-loop-nests='parallel-work=64' --convert-scf-to-cf --finalize-memref-to-llvm --convert-to-llvm --reconcile-unrealized-casts --canonicalize --tad-parallelize-calls | FileCheck %s --check-prefix=LLVM
 
 // A `tad.parallel` nest of 8 x 8 = 64 iterations takes its outer range as
 // its last two arguments; one of 4 x 8 = 32 (under parallel-work) and a
@@ -22,14 +22,18 @@
 // OFF-NOT: tad.parallel_range
 
 // The call becomes tad_rt_parallel_for of a task that loads the call's
-// other arguments (two rank-2 memrefs, 14 scalars as the C calling
-// convention passes them) from a struct on the caller's stack.
+// other arguments that the nest reads (the aligned pointers of its two
+// memrefs: after canonicalization the body takes its sizes and strides as
+// constants) from a struct on the caller's stack, and passes poison for
+// the rest.
 // LLVM:       llvm.func internal @f_loop0_task(%[[CTX:.*]]: !llvm.ptr, %[[LO:.*]]: i64, %[[HI:.*]]: i64)
-// LLVM-COUNT-14: llvm.load
+// LLVM-COUNT-14: llvm.mlir.poison
+// LLVM:         %[[A:.*]] = llvm.load %{{.*}} : !llvm.ptr -> !llvm.ptr
+// LLVM:         %[[B:.*]] = llvm.load %{{.*}} : !llvm.ptr -> !llvm.ptr
 // LLVM:         llvm.call @f_loop0({{.*}}, %[[LO]], %[[HI]])
 // LLVM-LABEL: llvm.func @f(
-// LLVM:         %[[S:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, i64, i64, i64, i64, ptr, ptr, i64, i64, i64, i64, i64)>
-// LLVM-COUNT-14: llvm.store
+// LLVM:         %[[S:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr)>
+// LLVM-COUNT-2:  llvm.store
 // LLVM:         %[[T:.*]] = llvm.mlir.addressof @f_loop0_task
 // LLVM:         llvm.call @tad_rt_parallel_for(%[[T]], %[[S]], %{{.*}}, %{{.*}})
 // LLVM-NOT:     llvm.call @f_loop0(

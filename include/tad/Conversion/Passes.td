@@ -265,9 +265,13 @@ def ParallelizeCalls : Pass<"tad-parallelize-calls", "mlir::ModuleOp"> {
     `tad-outline-loop-nests` marked `tad.parallel_range` (its last two
     arguments are the range of its outer loop) becomes a call of the
     runtime's `tad_rt_parallel_for(task, context, lo, hi)`. The call's
-    other arguments go into a struct on the caller's stack (`context`), and
-    `task`, a function made once per callee (`NAME_task`), loads them and
-    calls the function on the part of the range it is given. The runtime
+    other arguments that the function reads go into a struct on the
+    caller's stack (`context`), and `task`, a function made once per callee
+    (`NAME_task`), loads them and calls the function on the part of the
+    range it is given (poison for the arguments it does not read). Run it
+    after the LLVM dialect's canonicalization, which leaves a nest reading
+    only the pointers of its static memrefs: the struct is then a pointer
+    per memref, not its whole descriptor. The runtime
     splits the range over its threads (`tad_rt_set_num_threads`, an
     executable's `--threads`) or, with one thread, calls `task` on the
     whole range (docs/runtime.md).

@@ -8,8 +8,8 @@
 //   tad_rt_parallel_for(NAME_task, context, lo, hi)
 //
 // where `context` is a struct on the caller's stack holding the call's other
-// arguments and NAME_task(context, lo, hi) loads them and calls NAME on its
-// part of the range. The runtime (runtime/lib/Parallel.cpp) splits the range
+// arguments that NAME reads and NAME_task(context, lo, hi) loads them and
+// calls NAME on its part of the range. The runtime (runtime/lib/Parallel.cpp) splits the range
 // over its threads, or runs it whole when it has one.
 //
 // It is done after the conversion to LLVM because only there is a function's
@@ -65,11 +65,26 @@ struct ParallelizeCalls
       function->removeAttr(tad::TadDialect::kParallelRangeAttrName);
   }
 
-  /// The struct of `callee`'s arguments but its range.
+  /// The positions of `callee`'s arguments that the context carries: those
+  /// but its range that its body uses. A memref of a static shape is five
+  /// or more scalars of which the body reads one pointer (its sizes and
+  /// strides are constants there), and storing the others at every call
+  /// made a transformer gradient's function six times as long.
+  static SmallVector<unsigned> getCarried(LLVM::LLVMFuncOp callee) {
+    SmallVector<unsigned> carried;
+    for (unsigned i = 0, e = callee.getNumArguments() - 2; i < e; ++i)
+      if (!callee.getArgument(i).use_empty())
+        carried.push_back(i);
+    return carried;
+  }
+
+  /// The struct of the carried arguments.
   static LLVM::LLVMStructType getContextType(LLVM::LLVMFuncOp callee) {
     ArrayRef<Type> params = callee.getFunctionType().getParams();
-    return LLVM::LLVMStructType::getLiteral(callee.getContext(),
-                                            params.drop_back(2));
+    SmallVector<Type> fields;
+    for (unsigned i : getCarried(callee))
+      fields.push_back(params[i]);
+    return LLVM::LLVMStructType::getLiteral(callee.getContext(), fields);
   }
 
   /// NAME_task(context, lo, hi): NAME(the context's fields..., lo, hi).
@@ -87,12 +102,16 @@ struct ParallelizeCalls
     Block *entry = task.addEntryBlock(b);
     b.setInsertionPointToStart(entry);
     LLVM::LLVMStructType fields = getContextType(callee);
+    ArrayRef<Type> params = callee.getFunctionType().getParams();
+    // The arguments the body does not read are poison.
     SmallVector<Value> arguments;
-    for (auto [i, field] : llvm::enumerate(fields.getBody())) {
+    for (Type param : params.drop_back(2))
+      arguments.push_back(LLVM::PoisonOp::create(b, loc, param));
+    for (auto [field, i] : llvm::enumerate(getCarried(callee))) {
       Value address = LLVM::GEPOp::create(
           b, loc, pointer, fields, entry->getArgument(0),
-          ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(i)});
-      arguments.push_back(LLVM::LoadOp::create(b, loc, field, address));
+          ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(field)});
+      arguments[i] = LLVM::LoadOp::create(b, loc, params[i], address);
     }
     arguments.append({entry->getArgument(1), entry->getArgument(2)});
     LLVM::CallOp::create(b, loc, callee, arguments);
@@ -130,11 +149,11 @@ struct ParallelizeCalls
     Value frame = LLVM::AllocaOp::create(b, loc, pointer, fields, one);
     b.setInsertionPoint(call);
     ValueRange operands = call.getArgOperands();
-    for (auto [i, value] : llvm::enumerate(operands.drop_back(2))) {
+    for (auto [field, i] : llvm::enumerate(getCarried(callee))) {
       Value address = LLVM::GEPOp::create(
           b, loc, pointer, fields, frame,
-          ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(i)});
-      LLVM::StoreOp::create(b, loc, value, address);
+          ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(field)});
+      LLVM::StoreOp::create(b, loc, operands[i], address);
     }
     Value function = LLVM::AddressOfOp::create(b, loc, task);
     LLVM::CallOp::create(b, loc, getOrDeclareRuntime(symbols),
