@@ -241,6 +241,8 @@ class Module:
         self._library.tad_rt_trace_enable.restype = None
         self._library.tad_rt_trace_size.restype = ctypes.c_size_t
         self._library.tad_rt_trace_data.restype = ctypes.POINTER(_TraceEvent)
+        self._library.tad_rt_set_num_threads.argtypes = [ctypes.c_int]
+        self._library.tad_rt_set_num_threads.restype = None
         self._measured = {}
         self.functions = {
             name: Function(self, name, params, results)
@@ -252,6 +254,17 @@ class Module:
             with open(report) as f:
                 self.report = json.load(f)
         self.stats = None
+
+    def set_num_threads(self, threads):
+        """Runs the module's loop nests and GEMMs on `threads` threads
+        (docs/runtime.md#threads). In a process that loaded OpenBLAS first,
+        as NumPy does, they otherwise run as that OpenBLAS is set (its
+        threads for the GEMMs, the loop nests on the calling thread); this
+        sets that OpenBLAS to one thread and cuts the GEMMs itself."""
+        if not isinstance(threads, int) or not 1 <= threads <= 4096:
+            raise ValueError(f"set_num_threads: expected 1 to 4096 threads, "
+                             f"got {threads!r}")
+        self._library.tad_rt_set_num_threads(threads)
 
     def memory_timeline(self, function=None):
         """A matplotlib Figure of `function`'s memory (default: the one

@@ -578,10 +578,14 @@ static const char *const kGlueOptimization = "-O1";
 /// C library and the CUDA driver (loaded at run time) on the GPU machine.
 static std::vector<std::string> runtimeLinkArgs(bool cuda) {
   RuntimeFiles runtime = getRuntimeFiles();
+  // The header declares tad_rt_set_num_threads: linked from the archive
+  // even where the program makes no call that pulls in its object (a
+  // program without GEMMs).
+  const char *threads = "-Wl,-u,tad_rt_set_num_threads";
   if (cuda)
-    return {runtime.cudaStaticLibrary, "-static-libstdc++", "-static-libgcc",
-            "-lm"};
-  return {runtime.staticLibrary, "-ldl", "-lm"};
+    return {threads, runtime.cudaStaticLibrary, "-static-libstdc++",
+            "-static-libgcc", "-lm"};
+  return {threads, runtime.staticLibrary, "-ldl", "-lm"};
 }
 
 /// Compiles the glue (`glueArgs`, writing `glueObject`) in a second

@@ -8,14 +8,14 @@
 //
 // OpenBLAS runs on one thread (unless the process had loaded it before the
 // runtime and the thread count was not set: then OpenBLAS's threads run
-// each GEMM whole, and the loop nests one thread); a GEMM large enough is
-// cut into blocks of
-// C's rows (or columns, where it has more of them), one per thread of the
-// runtime's pool, which also runs tad's loop nests (Parallel.cpp). With
-// OpenBLAS's own threads beside that pool the two kinds of threads fought
-// for the cores: on 2 cores a transformer step took 4.5 times as long with
-// both at 2 threads as with OpenBLAS's alone, and 3 to 5% less with the
-// pool running both (docs/performance.md).
+// each GEMM whole, and the loop nests one thread). A GEMM large enough is
+// cut into blocks of C's rows (or columns, where it has more of them), one
+// per thread of the runtime's pool, which also runs tad's loop nests
+// (Parallel.cpp); one block a thread, since each block packs all of the
+// other operand again. With OpenBLAS's own threads beside that pool the two
+// kinds of threads fought for the cores: on 2 cores a transformer step took
+// 4.4 times as long with both at 2 threads as with OpenBLAS's alone, and 3
+// to 6% less with the pool running both (docs/runtime.md#threads).
 //
 //===----------------------------------------------------------------------===//
 
@@ -97,13 +97,13 @@ void gemm(int64_t m, int64_t n, int64_t k, const T *a, int64_t a0, int64_t a1,
   // Rows of A and C, or columns of B and C: element (i, j) of each is at
   // i * s0 + j * s1 whatever BLAS's view of it.
   if (m >= n)
-    tad::rt::parallelFor(0, m, [&](int64_t begin, int64_t end) {
+    tad::rt::parallelFor(0, m, 1, [&](int64_t begin, int64_t end) {
       blasGemm(va.trans, vb.trans, int(end - begin), int(n), int(k),
                a + begin * a0, int(va.ld), b, int(vb.ld), c + begin * c0,
                int(vc.ld), accumulate);
     });
   else
-    tad::rt::parallelFor(0, n, [&](int64_t begin, int64_t end) {
+    tad::rt::parallelFor(0, n, 1, [&](int64_t begin, int64_t end) {
       blasGemm(va.trans, vb.trans, int(m), int(end - begin), int(k), a,
                int(va.ld), b + begin * b1, int(vb.ld), c + begin * c1,
                int(vc.ld), accumulate);
@@ -137,7 +137,7 @@ void batchGemm(tad_rt_memref3 *a, tad_rt_memref3 *b, tad_rt_memref3 *c,
               c->strides[1], c->strides[2], accumulate, threaded);
   };
   if (batches >= tad::rt::getLoopThreads() && batches > 1)
-    tad::rt::parallelFor(0, batches, [&](int64_t begin, int64_t end) {
+    tad::rt::parallelFor(0, batches, 1, [&](int64_t begin, int64_t end) {
       run(begin, end, /*threaded=*/false);
     });
   else

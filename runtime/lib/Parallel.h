@@ -27,14 +27,20 @@ bool wereLoopThreadsSet();
 /// false in the runtime of GPU code, NoBlas.cpp).
 bool isBlasShared();
 
-/// tad_rt_parallel_for with a callable `f(begin, end)`.
+using ParallelTask = void (*)(void *, int64_t, int64_t);
+
+/// tad_rt_parallel_for, with `partsPerThread` parts a thread (it takes 4).
+void parallelForParts(ParallelTask task, void *context, int64_t lo,
+                      int64_t hi, int partsPerThread);
+
+/// parallelForParts with a callable `f(begin, end)`.
 template <typename F>
-void parallelFor(int64_t lo, int64_t hi, F f) {
-  tad_rt_parallel_for(
+void parallelFor(int64_t lo, int64_t hi, int partsPerThread, F f) {
+  parallelForParts(
       [](void *context, int64_t begin, int64_t end) {
         (*static_cast<F *>(context))(begin, end);
       },
-      &f, lo, hi);
+      &f, lo, hi, partsPerThread);
 }
 
 } // namespace tad::rt

@@ -59,6 +59,17 @@ for name in out:
     assert np.array_equal(out[name], positional[name]), name
     assert np.array_equal(out[name], mixed[name]), name
 
+# Threads (docs/runtime.md#threads): the same results to float32 rounding;
+# a count out of range is an error.
+m.set_num_threads(3)
+threaded = f(**inputs)
+m.set_num_threads(1)
+for name in out:
+    scale = max(float(np.max(np.abs(out[name]))), 1e-30)
+    assert np.max(np.abs(threaded[name] - out[name])) <= 1e-5 * scale, name
+expect_error(ValueError, "expected 1 to 4096 threads, got 0",
+             lambda: m.set_num_threads(0))
+
 # The last call's measurements.
 assert m.stats["function"] == "mlp_value_and_grad"
 assert m.stats["peak_bytes"] > 0 and m.stats["seconds"] > 0, m.stats
