@@ -54,15 +54,15 @@ BlasView viewOf(int64_t rows, int64_t cols, int64_t rowStride,
 void blasGemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k,
               const float *a, int lda, const float *b, int ldb, float *c,
               int ldc, bool accumulate) {
-  tad::rt::getBlas().sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, a, lda, b,
-                           ldb, accumulate ? 1.0f : 0.0f, c, ldc);
+  tad::rt::getBlas().sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, a, lda, b, ldb,
+                           accumulate ? 1.0f : 0.0f, c, ldc);
 }
 
 void blasGemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k,
               const double *a, int lda, const double *b, int ldb, double *c,
               int ldc, bool accumulate) {
-  tad::rt::getBlas().dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, a, lda, b,
-                           ldb, accumulate ? 1.0 : 0.0, c, ldc);
+  tad::rt::getBlas().dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, a, lda, b, ldb,
+                           accumulate ? 1.0 : 0.0, c, ldc);
 }
 
 /// The fewest multiply-adds (m n k) of a GEMM cut over the pool's threads:
@@ -112,9 +112,9 @@ void gemm(int64_t m, int64_t n, int64_t k, const T *a, int64_t a0, int64_t a1,
 
 /// gemm with the signature StridedGemm.h's gemm2 calls.
 template <typename T>
-void gemm2d(int64_t m, int64_t n, int64_t k, const T *a, int64_t a0,
-            int64_t a1, const T *b, int64_t b0, int64_t b1, T *c, int64_t c0,
-            int64_t c1, bool accumulate) {
+void gemm2d(int64_t m, int64_t n, int64_t k, const T *a, int64_t a0, int64_t a1,
+            const T *b, int64_t b0, int64_t b1, T *c, int64_t c0, int64_t c1,
+            bool accumulate) {
   gemm<T>(m, n, k, a, a0, a1, b, b0, b1, c, c0, c1, accumulate);
 }
 
@@ -126,15 +126,14 @@ void batchGemm(tad_rt_memref3 *a, tad_rt_memref3 *b, tad_rt_memref3 *c,
   int64_t batches = c->sizes[0];
   auto run = [&](int64_t begin, int64_t end, bool threaded) {
     for (int64_t i = begin; i < end; ++i)
-      gemm<T>(c->sizes[1], c->sizes[2], a->sizes[2],
-              static_cast<const T *>(a->aligned) + a->offset +
-                  i * a->strides[0],
-              a->strides[1], a->strides[2],
-              static_cast<const T *>(b->aligned) + b->offset +
-                  i * b->strides[0],
-              b->strides[1], b->strides[2],
-              static_cast<T *>(c->aligned) + c->offset + i * c->strides[0],
-              c->strides[1], c->strides[2], accumulate, threaded);
+      gemm<T>(
+          c->sizes[1], c->sizes[2], a->sizes[2],
+          static_cast<const T *>(a->aligned) + a->offset + i * a->strides[0],
+          a->strides[1], a->strides[2],
+          static_cast<const T *>(b->aligned) + b->offset + i * b->strides[0],
+          b->strides[1], b->strides[2],
+          static_cast<T *>(c->aligned) + c->offset + i * c->strides[0],
+          c->strides[1], c->strides[2], accumulate, threaded);
   };
   if (batches >= tad::rt::getLoopThreads() && batches > 1)
     tad::rt::parallelFor(0, batches, 1, [&](int64_t begin, int64_t end) {
@@ -167,13 +166,11 @@ void _mlir_ciface_tad_rt_batch_matmul_f64(tad_rt_memref3 *a,
   batchGemm<double>(a, b, c, true);
 }
 
-void _mlir_ciface_tad_rt_matmul_assign_f32(tad_rt_memref2 *a,
-                                           tad_rt_memref2 *b,
+void _mlir_ciface_tad_rt_matmul_assign_f32(tad_rt_memref2 *a, tad_rt_memref2 *b,
                                            tad_rt_memref2 *c) {
   tad::rt::gemm2<float>(a, b, c, false, gemm2d<float>);
 }
-void _mlir_ciface_tad_rt_matmul_assign_f64(tad_rt_memref2 *a,
-                                           tad_rt_memref2 *b,
+void _mlir_ciface_tad_rt_matmul_assign_f64(tad_rt_memref2 *a, tad_rt_memref2 *b,
                                            tad_rt_memref2 *c) {
   tad::rt::gemm2<double>(a, b, c, false, gemm2d<double>);
 }

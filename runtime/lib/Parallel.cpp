@@ -127,8 +127,7 @@ private:
   /// Writes the next job with `write`, once no worker reads the last one:
   /// the generation is odd while it is written and even once published
   /// (a seqlock), and a worker counts itself in `active` before it reads.
-  template <typename Write>
-  void publish(Write write) {
+  template <typename Write> void publish(Write write) {
     generation.fetch_add(1);
     for (int i = 0; active.load() != 0; ++i)
       relax(i);
@@ -150,8 +149,7 @@ private:
       if (ready(g))
         return g;
       relax(i);
-      if ((i & 255) == 255 &&
-          std::chrono::steady_clock::now() - start > kSpin)
+      if ((i & 255) == 255 && std::chrono::steady_clock::now() - start > kSpin)
         break;
     }
     std::unique_lock<std::mutex> lock(mutex);
@@ -224,8 +222,8 @@ int tad::rt::getLoopThreads() {
   return threads;
 }
 
-void tad::rt::parallelForParts(Task task, void *context, int64_t lo,
-                               int64_t hi, int partsPerThread) {
+void tad::rt::parallelForParts(Task task, void *context, int64_t lo, int64_t hi,
+                               int partsPerThread) {
   if (hi <= lo)
     return;
   int threads = tad::rt::getLoopThreads();

@@ -30,8 +30,8 @@ bool isBlasShared();
 using ParallelTask = void (*)(void *, int64_t, int64_t);
 
 /// tad_rt_parallel_for, with `partsPerThread` parts a thread (it takes 4).
-void parallelForParts(ParallelTask task, void *context, int64_t lo,
-                      int64_t hi, int partsPerThread);
+void parallelForParts(ParallelTask task, void *context, int64_t lo, int64_t hi,
+                      int partsPerThread);
 
 /// parallelForParts with a callable `f(begin, end)`.
 template <typename F>

@@ -1,9 +1,9 @@
 //===- StridedGemm.h - what the CPU and GPU GEMM entry points share -------===//
 //
 // tad-matmul-to-runtime passes C += A B (or C = A B, the `assign` entry
-// points) as memref descriptors of any strides. Matmul.cpp (BLAS) and CudaBlas.cpp (cuBLAS) unpack them the same
-// way, and both fall back to the same loop for layouts their library
-// cannot take.
+// points) as memref descriptors of any strides. Matmul.cpp (BLAS) and
+// CudaBlas.cpp (cuBLAS) unpack them the same way, and both fall back to the
+// same loop for layouts their library cannot take.
 //
 //===----------------------------------------------------------------------===//
 

@@ -23,8 +23,7 @@ constexpr int64_t M = 5, N = 7, K = 3;
 
 /// Element (i, j) of a strided 2-D view.
 template <typename T>
-T at(const std::vector<T> &data, int64_t s0, int64_t s1, int64_t i,
-     int64_t j) {
+T at(const std::vector<T> &data, int64_t s0, int64_t s1, int64_t i, int64_t j) {
   return data[i * s0 + j * s1];
 }
 
@@ -38,8 +37,7 @@ tad_rt_memref2 view(std::vector<T> &data, int64_t rows, int64_t cols,
 /// `transposedA`) and a C with column stride `cStride`, starting from
 /// `initial`, and checks every element against a double-precision loop.
 template <typename T>
-void check(void (*gemm)(tad_rt_memref2 *, tad_rt_memref2 *,
-                        tad_rt_memref2 *),
+void check(void (*gemm)(tad_rt_memref2 *, tad_rt_memref2 *, tad_rt_memref2 *),
            bool accumulate, bool transposedA, int64_t cStride, T initial) {
   std::vector<T> a(M * K), b(K * N), c(M * N * cStride, initial);
   for (size_t i = 0; i < a.size(); ++i)

@@ -1,4 +1,5 @@
-//===- ParallelTest.cpp - tad_rt_parallel_for ------------------------------===//
+//===- ParallelTest.cpp - tad_rt_parallel_for
+//------------------------------===//
 //
 // Every iteration of the range runs exactly once, at every thread count and
 // range length (shorter than the pool too), over many calls in a row (the

@@ -13,8 +13,9 @@
 // output's indexing map has it as a result of its own (so two iterations
 // write different elements of every output), and every input that may be
 // the same buffer as an output is read where that output is written (an
-// elementwise op in place; so too another output). Two buffers may be the same unless they view
-// different allocations, or an allocation and a function argument.
+// elementwise op in place; so too another output). Two buffers may be the same
+// unless they view different allocations, or an allocation and a function
+// argument.
 //
 //===----------------------------------------------------------------------===//
 
@@ -81,9 +82,8 @@ bool isOuterLoopParallel(linalg::LinalgOp op) {
       if (&other == &output || !isa<MemRefType>(other.get().getType()) ||
           distinct(getRoot(other.get()), outputRoot))
         continue;
-      if (other.get() != output.get() ||
-          op.getMatchingIndexingMap(&other) !=
-              op.getMatchingIndexingMap(&output))
+      if (other.get() != output.get() || op.getMatchingIndexingMap(&other) !=
+                                             op.getMatchingIndexingMap(&output))
         return false;
     }
   }
@@ -119,8 +119,7 @@ struct LinalgToLoops : tad::impl::LinalgToLoopsBase<LinalgToLoops> {
     // the loads and stores, and the dims of static shapes.
     RewritePatternSet patterns(&getContext());
     memref::DimOp::getCanonicalizationPatterns(patterns, &getContext());
-    affine::AffineApplyOp::getCanonicalizationPatterns(patterns,
-                                                       &getContext());
+    affine::AffineApplyOp::getCanonicalizationPatterns(patterns, &getContext());
     if (failed(applyPatternsGreedily(function, std::move(patterns))))
       return signalPassFailure();
   }

@@ -9,8 +9,8 @@
 //
 // where `context` is a struct on the caller's stack holding the call's other
 // arguments that NAME reads and NAME_task(context, lo, hi) loads them and
-// calls NAME on its part of the range. The runtime (runtime/lib/Parallel.cpp) splits the range
-// over its threads, or runs it whole when it has one.
+// calls NAME on its part of the range. The runtime (runtime/lib/Parallel.cpp)
+// splits the range over its threads, or runs it whole when it has one.
 //
 // It is done after the conversion to LLVM because only there is a function's
 // address a value that can be passed to C, and a memref argument a few
@@ -36,8 +36,7 @@ namespace {
 
 constexpr llvm::StringLiteral kParallelFor = "tad_rt_parallel_for";
 
-struct ParallelizeCalls
-    : tad::impl::ParallelizeCallsBase<ParallelizeCalls> {
+struct ParallelizeCalls : tad::impl::ParallelizeCallsBase<ParallelizeCalls> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -46,9 +45,9 @@ struct ParallelizeCalls
     SmallVector<LLVM::CallOp> calls;
     module.walk([&](LLVM::CallOp call) {
       FlatSymbolRefAttr callee = call.getCalleeAttr();
-      auto function =
-          callee ? symbols.lookup<LLVM::LLVMFuncOp>(callee.getValue())
-                 : LLVM::LLVMFuncOp();
+      auto function = callee
+                          ? symbols.lookup<LLVM::LLVMFuncOp>(callee.getValue())
+                          : LLVM::LLVMFuncOp();
       if (function &&
           function->hasAttr(tad::TadDialect::kParallelRangeAttrName))
         calls.push_back(call);
@@ -96,8 +95,9 @@ struct ParallelizeCalls
     auto type = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(context),
                                             {pointer, i64, i64});
     OpBuilder b(callee);
-    auto task = LLVM::LLVMFuncOp::create(b, loc, (callee.getName() + "_task").str(),
-                                         type, LLVM::Linkage::Internal);
+    auto task =
+        LLVM::LLVMFuncOp::create(b, loc, (callee.getName() + "_task").str(),
+                                 type, LLVM::Linkage::Internal);
     symbols.insert(task);
     Block *entry = task.addEntryBlock(b);
     b.setInsertionPointToStart(entry);
@@ -134,8 +134,7 @@ struct ParallelizeCalls
     return function;
   }
 
-  void rewrite(LLVM::CallOp call, LLVM::LLVMFuncOp task,
-               SymbolTable &symbols) {
+  void rewrite(LLVM::CallOp call, LLVM::LLVMFuncOp task, SymbolTable &symbols) {
     auto callee = symbols.lookup<LLVM::LLVMFuncOp>(call.getCallee().value());
     MLIRContext *context = &getContext();
     Location loc = call.getLoc();

@@ -116,11 +116,9 @@ void _mlir_ciface_tad_rt_batch_matmul_f32(tad_rt_memref3 *a,
 void _mlir_ciface_tad_rt_batch_matmul_f64(tad_rt_memref3 *a,
                                           tad_rt_memref3 *b,
                                           tad_rt_memref3 *c);
-void _mlir_ciface_tad_rt_matmul_assign_f32(tad_rt_memref2 *a,
-                                           tad_rt_memref2 *b,
+void _mlir_ciface_tad_rt_matmul_assign_f32(tad_rt_memref2 *a, tad_rt_memref2 *b,
                                            tad_rt_memref2 *c);
-void _mlir_ciface_tad_rt_matmul_assign_f64(tad_rt_memref2 *a,
-                                           tad_rt_memref2 *b,
+void _mlir_ciface_tad_rt_matmul_assign_f64(tad_rt_memref2 *a, tad_rt_memref2 *b,
                                            tad_rt_memref2 *c);
 void _mlir_ciface_tad_rt_batch_matmul_assign_f32(tad_rt_memref3 *a,
                                                  tad_rt_memref3 *b,
@@ -138,8 +136,8 @@ void tad_rt_set_num_threads(int threads);
 /* Runs task(context, begin, end) on parts of [lo, hi) that cover it, on the
  * threads tad_rt_set_num_threads chose (tad-parallelize-calls calls it for
  * every loop nest whose outer iterations are independent). */
-void tad_rt_parallel_for(void (*task)(void *, int64_t, int64_t),
-                         void *context, int64_t lo, int64_t hi);
+void tad_rt_parallel_for(void (*task)(void *, int64_t, int64_t), void *context,
+                         int64_t lo, int64_t hi);
 
 /* The OpenBLAS core type whose kernels run the GEMMs ("SkylakeX",
    "Haswell", ...), loading OpenBLAS if it was not yet (docs/runtime.md);
