@@ -58,7 +58,19 @@ CASES = [
      "f32[128, 256]", "pow(x, y)"),
     ("tanh 128x256", "x: f32[128, 256]", "f32[128, 256]",
      "tanh(x)"),
+    ("log1p 128x256", "x: f32[128, 256]", "f32[128, 256]", "log1p(x)"),
+    ("expm1 128x256", "x: f32[128, 256]", "f32[128, 256]", "expm1(x)"),
+    ("softplus 128x256", "x: f32[128, 256]", "f32[128, 256]",
+     "softplus(x)"),
+    ("logsigmoid 128x256", "x: f32[128, 256]", "f32[128, 256]",
+     "logsigmoid(x)"),
     ("exp f64 128x256", "x: f64[128, 256]", "f64[128, 256]", "exp(x)"),
+    ("log1p f64 128x256", "x: f64[128, 256]", "f64[128, 256]",
+     "log1p(x)"),
+    ("expm1 f64 128x256", "x: f64[128, 256]", "f64[128, 256]",
+     "expm1(x)"),
+    ("softplus f64 128x256", "x: f64[128, 256]", "f64[128, 256]",
+     "softplus(x)"),
     ("log f64 128x256", "x: f64[128, 256]", "f64[128, 256]", "log(x)"),
     ("tanh f64 128x256", "x: f64[128, 256]", "f64[128, 256]", "tanh(x)"),
     ("sum rows 128x256", "x: f32[128, 256]", "f32[128]",
@@ -97,12 +109,16 @@ def model_cost(source):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=50)
+    parser.add_argument("--only", nargs="*",
+                        help="the cases whose label starts with one of these")
     args = parser.parse_args()
     print(f"machine: {machine()}")
     print("| op | measured | model | ns per unit |")
     print("| --- | --- | --- | --- |")
     with tempfile.TemporaryDirectory() as tmp:
         for label, params, result, expr in CASES:
+            if args.only and not any(label.startswith(o) for o in args.only):
+                continue
             source = os.path.join(tmp, "op.tad")
             with open(source, "w") as f:
                 f.write(f"fn h({params}) -> {result} {{ return {expr}; }}\n")

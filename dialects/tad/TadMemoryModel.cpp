@@ -132,6 +132,12 @@ double SigmoidOp::getElementCost() { return mathCost(getType(), 3, 42); }
 double ExpOp::getElementCost() { return mathCost(getType(), 2, 40); }
 double LogOp::getElementCost() { return mathCost(getType(), 4, 70); }
 double TanhOp::getElementCost() { return mathCost(getType(), 4, 136); }
+// Expanded into exp and log (TadToLinalg.cpp's scalarOf) with a division
+// and a few selects.
+double Log1pOp::getElementCost() { return mathCost(getType(), 4, 46); }
+double Expm1Op::getElementCost() { return mathCost(getType(), 9, 94); }
+double SoftplusOp::getElementCost() { return mathCost(getType(), 10, 119); }
+double LogSigmoidOp::getElementCost() { return mathCost(getType(), 9, 119); }
 
 /// The cost per input element of a sum over `axes`: one accumulator that
 /// takes every element in turn is a chain of dependent adds (6), where a

@@ -226,6 +226,57 @@ def Tad_SigmoidOp : Tad_UnaryOp<"sigmoid", [], ["getElementCost"]> {
   }];
 }
 
+def Tad_Log1pOp : Tad_UnaryOp<"log1p", [], ["getElementCost"]> {
+  let summary = "elementwise `log(1 + x)`, accurate for small `x`";
+  let description = [{
+    `log(1 + x)` without the rounding of `1 + x`: `log1p(1e-10)` is
+    `1e-10`, where `log(1.0 + 1e-10)` is 0 in f32.
+
+    ```mlir
+    %y = tad.log1p %x : tensor<4xf32>
+    ```
+  }];
+}
+
+def Tad_Expm1Op : Tad_UnaryOp<"expm1", [], ["getElementCost"]> {
+  let summary = "elementwise `exp(x) - 1`, accurate for small `x`";
+  let description = [{
+    `exp(x) - 1` without the cancellation near 0: `expm1(1e-10)` is
+    `1e-10`, where `exp(1e-10) - 1.0` is 0 in f32.
+
+    ```mlir
+    %y = tad.expm1 %x : tensor<4xf32>
+    ```
+  }];
+}
+
+def Tad_SoftplusOp : Tad_UnaryOp<"softplus", [], ["getElementCost"]> {
+  let summary = "elementwise `log(1 + exp(x))`, finite for every finite `x`";
+  let description = [{
+    Computed as `max(x, 0) + log1p(exp(-|x|))`, which neither overflows
+    for large `x` (`softplus(1e4)` is `1e4`) nor loses the tail for very
+    negative `x` (`softplus(-20)` is `exp(-20)` to the last bits). Its
+    derivative is `sigmoid(x)`.
+
+    ```mlir
+    %y = tad.softplus %x : tensor<4xf32>
+    ```
+  }];
+}
+
+def Tad_LogSigmoidOp : Tad_UnaryOp<"logsigmoid", [], ["getElementCost"]> {
+  let summary = "elementwise `log(sigmoid(x))`, finite for every finite `x`";
+  let description = [{
+    `-softplus(-x)`, computed as `min(x, 0) - log1p(exp(-|x|))`:
+    `logsigmoid(-1e4)` is `-1e4`, where `log(sigmoid(-1e4))` is `-inf`.
+    Its derivative is `sigmoid(-x)`.
+
+    ```mlir
+    %y = tad.logsigmoid %x : tensor<4xf32>
+    ```
+  }];
+}
+
 def Tad_ReluOp : Tad_UnaryOp<"relu", [Idempotent]> {
   let summary = "elementwise `max(x, 0)`";
   let description = [{

@@ -229,6 +229,52 @@ void SigmoidOp::getResiduals(SmallVectorImpl<Value> &r) {
   r.push_back(getResult());
 }
 
+// d log1p = dy / (1 + x).
+void Log1pOp::buildVJP(OpBuilder &b, ValueRange dys,
+                       SmallVectorImpl<Value> &dxs) {
+  Location loc = getLoc();
+  Value x = getOperand();
+  Value onePlus = AddOp::create(b, loc, splat(b, loc, typeOf(x), 1.0), x);
+  dxs.assign({div(b, loc, dys[0], onePlus)});
+}
+void Log1pOp::getResiduals(SmallVectorImpl<Value> &r) {
+  r.push_back(getOperand());
+}
+
+// d expm1 = dy * exp(x) = dy * (y + 1).
+void Expm1Op::buildVJP(OpBuilder &b, ValueRange dys,
+                       SmallVectorImpl<Value> &dxs) {
+  Location loc = getLoc();
+  Value y = getResult();
+  Value exp = AddOp::create(b, loc, y, splat(b, loc, typeOf(y), 1.0));
+  dxs.assign({mul(b, loc, dys[0], exp)});
+}
+void Expm1Op::getResiduals(SmallVectorImpl<Value> &r) {
+  r.push_back(getResult());
+}
+
+// d softplus = dy * sigmoid(x).
+void SoftplusOp::buildVJP(OpBuilder &b, ValueRange dys,
+                          SmallVectorImpl<Value> &dxs) {
+  Location loc = getLoc();
+  dxs.assign({mul(b, loc, dys[0], SigmoidOp::create(b, loc, getOperand()))});
+}
+void SoftplusOp::getResiduals(SmallVectorImpl<Value> &r) {
+  r.push_back(getOperand());
+}
+
+// d logsigmoid = dy * sigmoid(-x): 1 - sigmoid(x) would round to 0 where
+// sigmoid(-x) is still a small normal number.
+void LogSigmoidOp::buildVJP(OpBuilder &b, ValueRange dys,
+                            SmallVectorImpl<Value> &dxs) {
+  Location loc = getLoc();
+  Value s = SigmoidOp::create(b, loc, NegOp::create(b, loc, getOperand()));
+  dxs.assign({mul(b, loc, dys[0], s)});
+}
+void LogSigmoidOp::getResiduals(SmallVectorImpl<Value> &r) {
+  r.push_back(getOperand());
+}
+
 void ReluOp::buildVJP(OpBuilder &b, ValueRange dys,
                       SmallVectorImpl<Value> &dxs) {
   Location loc = getLoc();

@@ -636,6 +636,12 @@ Value MLIRGenImpl::emitBuiltin(const CallExpr &expr) {
   case Builtin::log: return tad::LogOp::create(builder, l, operands[0]);
   case Builtin::tanh: return tad::TanhOp::create(builder, l, operands[0]);
   case Builtin::sigmoid: return tad::SigmoidOp::create(builder, l, operands[0]);
+  case Builtin::log1p: return tad::Log1pOp::create(builder, l, operands[0]);
+  case Builtin::expm1: return tad::Expm1Op::create(builder, l, operands[0]);
+  case Builtin::softplus:
+    return tad::SoftplusOp::create(builder, l, operands[0]);
+  case Builtin::logsigmoid:
+    return tad::LogSigmoidOp::create(builder, l, operands[0]);
   case Builtin::relu: return tad::ReluOp::create(builder, l, operands[0]);
   case Builtin::sqrt: return tad::SqrtOp::create(builder, l, operands[0]);
   case Builtin::rsqrt: return tad::RsqrtOp::create(builder, l, operands[0]);

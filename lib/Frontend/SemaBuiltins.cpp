@@ -35,6 +35,10 @@ llvm::ArrayRef<BuiltinSignature> tad::lang::getBuiltinSignatures() {
       {"rsqrt", Builtin::rsqrt, {"x"}, 1},
       {"abs", Builtin::abs, {"x"}, 1},
       {"neg", Builtin::neg, {"x"}, 1},
+      {"log1p", Builtin::log1p, {"x"}, 1},
+      {"expm1", Builtin::expm1, {"x"}, 1},
+      {"softplus", Builtin::softplus, {"x"}, 1},
+      {"logsigmoid", Builtin::logsigmoid, {"x"}, 1},
       {"pow", Builtin::pow, {"x", "y"}, 2},
       {"maximum", Builtin::maximum, {"x", "y"}, 2},
       {"minimum", Builtin::minimum, {"x", "y"}, 2},
@@ -189,6 +193,8 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
   case Builtin::exp: case Builtin::log: case Builtin::tanh:
   case Builtin::sigmoid: case Builtin::relu: case Builtin::sqrt:
   case Builtin::rsqrt: case Builtin::abs: case Builtin::neg:
+  case Builtin::log1p: case Builtin::expm1: case Builtin::softplus:
+  case Builtin::logsigmoid:
   case Builtin::stop_gradient: case Builtin::zeros_like:
   case Builtin::ones_like: {
     Expr *x = tensorArg("x");

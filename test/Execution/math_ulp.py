@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Measures tad's f32 exp, log, tanh and sigmoid in ulp against a reference.
+"""Measures tad's f32 math functions in ulp against a reference.
 
 Runs `fn f(x: f32[N]) -> f32[N] { return FN(x); }` with `tadc run` on a
 sweep of f32 inputs: every STRIDE-th bit pattern of each sign from 0 to
@@ -26,6 +26,10 @@ FUNCTIONS = {
     "log": np.log,
     "tanh": np.tanh,
     "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
+    "log1p": np.log1p,
+    "expm1": np.expm1,
+    "softplus": lambda x: np.logaddexp(0.0, x),
+    "logsigmoid": lambda x: -np.logaddexp(0.0, -x),
 }
 
 # Where an expansion changes method or the result leaves the normal range.
@@ -34,6 +38,12 @@ SWITCH_POINTS = {
     "log": [1.0, 2.0 ** -126, 1.41421356, 0.70710678],
     "tanh": [0.625, 9.01, 0.0],
     "sigmoid": [0.0, -88.7, 16.6, -103.972],
+    # Where 1 + x and exp(x) round to 1, where log1p(x) is about x, and
+    # where exp(-|x|) leaves the normal range.
+    "log1p": [0.0, 2.0 ** -24, 1.0, 0.5, 2.0 ** 24],
+    "expm1": [0.0, 2.0 ** -25, 0.3466, 88.72283, 17.33],
+    "softplus": [0.0, 16.6, 87.33655, 103.972, 1e4],
+    "logsigmoid": [0.0, 16.6, 87.33655, 103.972, 1e4],
 }
 
 

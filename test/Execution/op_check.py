@@ -118,6 +118,10 @@ unary("sqrt", "sqrt", np.sqrt, 0.0, 4.0)
 unary("rsqrt", "rsqrt", lambda x: 1 / np.sqrt(x), 0.1, 4.0)
 unary("abs", "abs", np.abs)
 unary("neg", "neg", np.negative)
+unary("log1p", "log1p", np.log1p, -0.9, 4.0)
+unary("expm1", "expm1", np.expm1, -3, 3)
+unary("softplus", "softplus", lambda x: np.logaddexp(0, x), -30, 30)
+unary("logsigmoid", "logsigmoid", lambda x: -np.logaddexp(0, -x), -30, 30)
 
 
 def binary(name, expr, np_fn, low=-2.0, high=2.0, y_low=None, y_high=None,

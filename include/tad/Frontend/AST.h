@@ -139,6 +139,7 @@ public:
 enum class Builtin {
   none,
   exp, log, tanh, sigmoid, relu, sqrt, rsqrt, abs, neg,
+  log1p, expm1, softplus, logsigmoid,
   pow, maximum, minimum, where,
   sum, mean, max, softmax, logsumexp,
   matmul, transpose, reshape, broadcast_to, broadcast, slice, concat, cast,

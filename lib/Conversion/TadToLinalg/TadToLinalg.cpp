@@ -320,6 +320,84 @@ Value scalarOf<SigmoidOp>(OpBuilder &b, Location loc, ValueRange args,
 TAD_SCALAR(SelectOp, arith::SelectOp::create(b, loc, args[0], args[1], args[2]))
 #undef TAD_SCALAR
 
+/// log(1 + x) as Goldberg's x * log(u) / (u - 1) with u = 1 + x rounded:
+/// the quotient corrects the rounding of u, so that the result keeps the
+/// accuracy of log (it is x itself where u rounds to 1). math.log1p is not
+/// used: convert-math-to-llvm expands it to log(1 + x), which is 0 for
+/// |x| below half an ulp of 1.
+static Value log1pOf(OpBuilder &b, Location loc, Value x, Type elementType) {
+  Value one = floatConstant(b, loc, elementType, 1);
+  Value u = arith::AddFOp::create(b, loc, one, x);
+  Value d = arith::SubFOp::create(b, loc, u, one);
+  Value quotient = arith::MulFOp::create(
+      b, loc, math::LogOp::create(b, loc, u), arith::DivFOp::create(b, loc, x, d));
+  Value exact = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OEQ, d,
+      floatConstant(b, loc, elementType, 0));
+  // x = +inf: u and d are inf, and x / d is NaN.
+  Value infinite = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OEQ, u,
+      floatConstant(b, loc, elementType,
+                    std::numeric_limits<double>::infinity()));
+  return arith::SelectOp::create(
+      b, loc, infinite, u, arith::SelectOp::create(b, loc, exact, x, quotient));
+}
+
+/// max(x, 0) + log1p(exp(-|x|)) (softplus), or min(x, 0) - log1p(...)
+/// (logsigmoid): exp never overflows, and no sum cancels.
+static Value softplusOf(OpBuilder &b, Location loc, Value x, Type elementType,
+                        bool negated) {
+  Value zero = floatConstant(b, loc, elementType, 0);
+  Value e = math::ExpOp::create(
+      b, loc, arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, x)));
+  Value tail = log1pOf(b, loc, e, elementType);
+  if (negated)
+    return arith::SubFOp::create(b, loc,
+                                 arith::MinimumFOp::create(b, loc, x, zero),
+                                 tail);
+  return arith::AddFOp::create(b, loc, arith::MaximumFOp::create(b, loc, x, zero),
+                               tail);
+}
+
+template <>
+Value scalarOf<Log1pOp>(OpBuilder &b, Location loc, ValueRange args,
+                        Type elementType) {
+  return log1pOf(b, loc, args[0], elementType);
+}
+
+/// exp(x) - 1 as Kahan's (u - 1) * x / log(u) with u = exp(x) rounded; x
+/// where u rounds to 1, -1 where u - 1 does, and inf where u overflows.
+template <>
+Value scalarOf<Expm1Op>(OpBuilder &b, Location loc, ValueRange args,
+                        Type elementType) {
+  Value x = args[0];
+  Value one = floatConstant(b, loc, elementType, 1);
+  Value u = math::ExpOp::create(b, loc, x);
+  Value d = arith::SubFOp::create(b, loc, u, one);
+  Value quotient = arith::MulFOp::create(
+      b, loc, d, arith::DivFOp::create(b, loc, x, math::LogOp::create(b, loc, u)));
+  auto equals = [&](Value v, double c) {
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, v,
+                                 floatConstant(b, loc, elementType, c));
+  };
+  Value result = arith::SelectOp::create(b, loc, equals(d, -1), d, quotient);
+  result = arith::SelectOp::create(
+      b, loc, equals(u, std::numeric_limits<double>::infinity()), u, result);
+  return arith::SelectOp::create(b, loc, equals(u, 1), x, result);
+}
+
+template <>
+Value scalarOf<SoftplusOp>(OpBuilder &b, Location loc, ValueRange args,
+                           Type elementType) {
+  return softplusOf(b, loc, args[0], elementType, /*negated=*/false);
+}
+
+template <>
+Value scalarOf<LogSigmoidOp>(OpBuilder &b, Location loc, ValueRange args,
+                             Type elementType) {
+  return softplusOf(b, loc, args[0], elementType, /*negated=*/true);
+}
+
 template <typename OpT>
 struct ElementwiseLowering : OpConversionPattern<OpT> {
   using OpConversionPattern<OpT>::OpConversionPattern;
@@ -835,6 +913,8 @@ void tad::populateTadToLinalgPatterns(RewritePatternSet &patterns) {
                ElementwiseLowering<LogOp>, ElementwiseLowering<TanhOp>,
                ElementwiseLowering<SqrtOp>, ElementwiseLowering<RsqrtOp>,
                ElementwiseLowering<ReluOp>, ElementwiseLowering<SigmoidOp>,
+               ElementwiseLowering<Log1pOp>, ElementwiseLowering<Expm1Op>,
+               ElementwiseLowering<SoftplusOp>, ElementwiseLowering<LogSigmoidOp>,
                ElementwiseLowering<SelectOp>>(context);
   patterns.add<CompareLowering, CastLowering, ConstantLowering, EmptyLowering,
                BroadcastLowering, TransposeLowering, ReshapeLowering,

@@ -64,7 +64,15 @@ func.func @unary(%x: tensor<3xf64>) -> tensor<3xf64> {
   %7 = tad.sqrt %6 : tensor<3xf64>
   // CHECK: tad.rsqrt %{{.*}} : tensor<3xf64>
   %8 = tad.rsqrt %7 : tensor<3xf64>
-  return %8 : tensor<3xf64>
+  // CHECK: tad.log1p %{{.*}} : tensor<3xf64>
+  %9 = tad.log1p %8 : tensor<3xf64>
+  // CHECK: tad.expm1 %{{.*}} : tensor<3xf64>
+  %10 = tad.expm1 %9 : tensor<3xf64>
+  // CHECK: tad.softplus %{{.*}} : tensor<3xf64>
+  %11 = tad.softplus %10 : tensor<3xf64>
+  // CHECK: tad.logsigmoid %{{.*}} : tensor<3xf64>
+  %12 = tad.logsigmoid %11 : tensor<3xf64>
+  return %12 : tensor<3xf64>
 }
 
 // CHECK-LABEL: func.func @scalars
