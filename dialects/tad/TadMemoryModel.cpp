@@ -199,9 +199,11 @@ double EmptyOp::getComputeCost() { return 0; }
 std::optional<unsigned> ReshapeOp::getViewedOperand() { return 0; }
 std::optional<unsigned> SliceOp::getViewedOperand() { return 0; }
 std::optional<unsigned> TakeOp::getViewedOperand() { return 0; }
+std::optional<unsigned> DynamicSliceOp::getViewedOperand() { return 0; }
 double ReshapeOp::getComputeCost() { return 0; }
 double SliceOp::getComputeCost() { return 0; }
 double TakeOp::getComputeCost() { return 0; }
+double DynamicSliceOp::getComputeCost() { return 0; }
 
 std::optional<unsigned> UpdateOp::getUpdatedOperand() {
   return getOperandMutable().getOperandNumber();
@@ -209,8 +211,14 @@ std::optional<unsigned> UpdateOp::getUpdatedOperand() {
 std::optional<unsigned> InsertSliceOp::getUpdatedOperand() {
   return getDestMutable().getOperandNumber();
 }
+std::optional<unsigned> DynamicUpdateSliceOp::getUpdatedOperand() {
+  return getOperandMutable().getOperandNumber();
+}
 // A tape's row write touches the row, not the stack it updates in place.
 double UpdateOp::getComputeCost() { return elementsOf(getValue()); }
+double DynamicUpdateSliceOp::getComputeCost() {
+  return elementsOf(getValue());
+}
 
 //===----------------------------------------------------------------------===//
 // Reductions

@@ -275,6 +275,43 @@ LogicalResult UpdateOp::verify() {
                       "value");
 }
 
+/// A dynamic slice's block type against its operand's: the same rank and
+/// element type, one offset per dimension, no dimension larger.
+static LogicalResult checkBlockType(Operation *op, RankedTensorType operand,
+                                    RankedTensorType block, size_t offsets,
+                                    StringRef what) {
+  if (block.getElementType() != operand.getElementType())
+    return op->emitOpError() << what << " element type "
+                             << block.getElementType()
+                             << " differs from the operand's "
+                             << operand.getElementType();
+  if (block.getRank() != operand.getRank())
+    return op->emitOpError() << what << " rank " << block.getRank()
+                             << " differs from the operand's "
+                             << operand.getRank();
+  if (offsets != size_t(operand.getRank()))
+    return op->emitOpError() << "takes one offset per dimension ("
+                             << operand.getRank() << "), not " << offsets;
+  for (auto [d, sizes] :
+       llvm::enumerate(llvm::zip(block.getShape(), operand.getShape())))
+    if (std::get<0>(sizes) > std::get<1>(sizes))
+      return op->emitOpError()
+             << what << " dimension " << d << " (" << std::get<0>(sizes)
+             << ") is larger than the operand's (" << std::get<1>(sizes)
+             << ")";
+  return success();
+}
+
+LogicalResult DynamicSliceOp::verify() {
+  return checkBlockType(*this, tensorType(getOperand()), getType(),
+                        getOffsets().size(), "result");
+}
+
+LogicalResult DynamicUpdateSliceOp::verify() {
+  return checkBlockType(*this, tensorType(getOperand()),
+                        tensorType(getValue()), getOffsets().size(), "value");
+}
+
 LogicalResult InsertSliceOp::verify() {
   RankedTensorType source = tensorType(getSource()), dest = getType();
   ArrayRef<int64_t> start = getStart(), step = getStep();

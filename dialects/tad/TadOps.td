@@ -529,6 +529,54 @@ def Tad_UpdateOp : Tad_Op<"update", [DeclareOpInterfaceMethods<Tad_MemoryModelOp
   let hasVerifier = 1;
 }
 
+def Tad_DynamicSliceOp : Tad_Op<"dynamic_slice", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["getViewedOperand", "getComputeCost"]>, Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
+  let summary = "a slice of static size at dynamic offsets";
+  let description = [{
+    Returns the block of `operand` that starts at `offsets` (one index per
+    dimension) and has the result's shape: element `r` of the result is
+    element `offsets + r` of the operand. This is how a loop reads
+    `s[:, k]` or `s[:, k:k+2]` with its index `k`. Every offset must lie
+    in `[0, size - slice size]`; the frontend proves it for every offset
+    it emits, and the lowering clamps each into that range, so that no
+    offset can read outside the tensor (as StableHLO's `dynamic_slice`
+    does).
+
+    ```mlir
+    %c = tad.dynamic_slice %s[%c0, %k] : tensor<4x16xf32> -> tensor<4x2xf32>
+    ```
+  }];
+  let arguments = (ins Tad_Tensor:$operand, Variadic<Index>:$offsets);
+  let results = (outs Tad_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `[` $offsets `]` attr-dict `:` type($operand) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tad_DynamicUpdateSliceOp : Tad_Op<"dynamic_update_slice", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["getUpdatedOperand", "getComputeCost"]>, Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>,
+    AllTypesMatch<["operand", "result"]>]> {
+  let summary = "replaces a slice of static size at dynamic offsets";
+  let description = [{
+    Returns `operand` with the block that starts at `offsets` replaced by
+    `value`, of the same rank: the inverse of `tad.dynamic_slice`, which is
+    how AD sends its cotangent back. The offset rules are those of
+    `tad.dynamic_slice`.
+
+    ```mlir
+    %r = tad.dynamic_update_slice %v into %s[%c0, %k]
+           : tensor<4x2xf32> into tensor<4x16xf32>
+    ```
+  }];
+  let arguments = (ins Tad_Tensor:$value, Tad_Tensor:$operand,
+                       Variadic<Index>:$offsets);
+  let results = (outs Tad_Tensor:$result);
+  let assemblyFormat = [{
+    $value `into` $operand `[` $offsets `]` attr-dict `:` type($value) `into`
+    type($operand)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tad_InsertSliceOp : Tad_Op<"insert_slice", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["getUpdatedOperand"]>, Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>,
     AllTypesMatch<["dest", "result"]>]> {
   let summary = "writes a tensor into a strided static slice of another";

@@ -441,6 +441,33 @@ void UpdateOp::getResiduals(SmallVectorImpl<Value> &r) {
   r.push_back(getIndex());
 }
 
+void DynamicSliceOp::buildVJP(OpBuilder &b, ValueRange dys,
+                              SmallVectorImpl<Value> &dxs) {
+  Location loc = getLoc();
+  dxs.assign({DynamicUpdateSliceOp::create(b, loc, typeOf(getOperand()), dys[0],
+                                           zerosLike(b, loc, getOperand()),
+                                           getOffsets())});
+  dxs.append(getOffsets().size(), Value());
+}
+void DynamicSliceOp::getResiduals(SmallVectorImpl<Value> &r) {
+  llvm::append_range(r, getOffsets());
+}
+
+void DynamicUpdateSliceOp::buildVJP(OpBuilder &b, ValueRange dys,
+                                    SmallVectorImpl<Value> &dxs) {
+  Location loc = getLoc();
+  Value dValue =
+      DynamicSliceOp::create(b, loc, typeOf(getValue()), dys[0], getOffsets());
+  Value dOperand = DynamicUpdateSliceOp::create(
+      b, loc, typeOf(dys[0]), zerosLike(b, loc, getValue()), dys[0],
+      getOffsets());
+  dxs.assign({dValue, dOperand});
+  dxs.append(getOffsets().size(), Value());
+}
+void DynamicUpdateSliceOp::getResiduals(SmallVectorImpl<Value> &r) {
+  llvm::append_range(r, getOffsets());
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions, softmax, logsumexp
 //===----------------------------------------------------------------------===//

@@ -247,8 +247,17 @@ private:
       line(expr.getLoc(), "Index" + suffix);
       Indent in(*this);
       print(*e.base);
-      for (const auto &i : e.indices)
-        print(*i);
+      for (const IndexEntry &entry : e.entries) {
+        if (!entry.isRange) {
+          print(*entry.start);
+          continue;
+        }
+        line(entry.loc, "Range");
+        Indent in2(*this);
+        for (const ExprPtr &end : {std::cref(entry.start), std::cref(entry.end)})
+          if (end.get())
+            print(*end.get());
+      }
       return;
     }
     case Expr::Kind::checkpoint: {

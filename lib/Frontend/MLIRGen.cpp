@@ -167,6 +167,7 @@ private:
   llvm::SmallVector<Value> emitCall(const CallExpr &expr);
   Value emitBuiltin(const CallExpr &expr);
   Value emitIndex(const IndexExpr &expr);
+  Value emitIndexTerm(mlir::Location l, const IndexEntry &entry);
   llvm::SmallVector<Value> emitCheckpointExpr(const CheckpointExpr &expr);
   /// Emits `body` inside a tad.checkpoint over the variables `captures`,
   /// yielding what `body` returns.
@@ -706,21 +707,71 @@ Value MLIRGenImpl::emitBuiltin(const CallExpr &expr) {
   llvm_unreachable("Sema resolved the builtin");
 }
 
+/// `var + offset` as an index value (Sema resolved both).
+Value MLIRGenImpl::emitIndexTerm(mlir::Location l, const IndexEntry &entry) {
+  if (entry.var.empty())
+    return mlir::arith::ConstantIndexOp::create(builder, l, entry.offset);
+  Value index = lookup(entry.var);
+  if (entry.offset == 0)
+    return index;
+  return mlir::arith::AddIOp::create(
+      builder, l, index,
+      mlir::arith::ConstantIndexOp::create(builder, l, entry.offset));
+}
+
+/// Leading positions take rows (`tad.take`, which loops differentiate one
+/// row at a time); the other entries read one block, `tad.slice` where
+/// every offset is static and `tad.dynamic_slice` where one is not, and a
+/// reshape drops the dimensions of their positions.
 Value MLIRGenImpl::emitIndex(const IndexExpr &expr) {
   mlir::Location l = loc(expr.getLoc());
   Value value = emitExpr(*expr.base);
-  for (const ExprPtr &index : expr.indices) {
-    Value position;
-    if (llvm::isa<NumberExpr>(index.get()))
-      position = mlir::arith::ConstantIndexOp::create(builder, l,
-                                                      index->type.low);
-    else
-      position = lookup(llvm::cast<VarExpr>(*index).name);
+  size_t leading = 0;
+  for (; leading < expr.entries.size() && !expr.entries[leading].isRange;
+       ++leading) {
     auto type = llvm::cast<RankedTensorType>(value.getType());
     auto row = RankedTensorType::get(type.getShape().drop_front(),
                                      type.getElementType());
-    value = tad::TakeOp::create(builder, l, row, value, position);
+    value = tad::TakeOp::create(builder, l, row, value,
+                                emitIndexTerm(l, expr.entries[leading]));
   }
+  llvm::ArrayRef<IndexEntry> rest =
+      llvm::ArrayRef(expr.entries).drop_front(leading);
+  if (rest.empty())
+    return value;
+  auto type = llvm::cast<RankedTensorType>(value.getType());
+  llvm::SmallVector<int64_t> start, limit, blockShape, resultShape;
+  bool dynamic = false;
+  for (auto [d, size] : llvm::enumerate(type.getShape())) {
+    int64_t first = 0, count = size;
+    if (d < rest.size()) {
+      first = rest[d].offset, count = rest[d].size;
+      dynamic |= !rest[d].var.empty();
+    }
+    start.push_back(first);
+    limit.push_back(first + count);
+    blockShape.push_back(count);
+    if (d >= rest.size() || rest[d].isRange)
+      resultShape.push_back(count);
+  }
+  auto blockType = RankedTensorType::get(blockShape, type.getElementType());
+  if (dynamic) {
+    llvm::SmallVector<Value> offsets;
+    for (size_t d = 0; d < blockShape.size(); ++d)
+      offsets.push_back(d < rest.size()
+                            ? emitIndexTerm(l, rest[d])
+                            : mlir::arith::ConstantIndexOp::create(builder, l,
+                                                                   0)
+                                  .getResult());
+    value = tad::DynamicSliceOp::create(builder, l, blockType, value, offsets);
+  } else if (blockType != type) {
+    llvm::SmallVector<int64_t> step(blockShape.size(), 1);
+    value = tad::SliceOp::create(builder, l, blockType, value, start, limit,
+                                 step);
+  }
+  auto resultType = RankedTensorType::get(resultShape, type.getElementType());
+  if (resultType != blockType)
+    value = tad::ReshapeOp::create(builder, l, resultType, value);
   return value;
 }
 

@@ -615,25 +615,43 @@ ExprPtr Parser::parseUnary() {
   return node;
 }
 
-/// postfix ::= primary ('[' expr (',' expr)* ']')*
+/// postfix ::= primary ('[' entry (',' entry)* ']')*
+/// entry   ::= expr | expr? ':' expr?
 ExprPtr Parser::parsePostfix() {
   ExprPtr base = parsePrimary();
   while (base && tok.is(TokenKind::l_square)) {
     SMLoc loc = tok.getLoc();
     consume();
-    std::vector<ExprPtr> indices;
+    std::vector<IndexEntry> entries;
+    unsigned tallest = base->height;
     do {
-      ExprPtr index = parseExpr();
-      if (!index)
+      IndexEntry entry;
+      entry.loc = tok.getLoc();
+      auto bound = [&](ExprPtr &into) {
+        if (tok.is(TokenKind::colon) || tok.is(TokenKind::comma) ||
+            tok.is(TokenKind::r_square))
+          return true;
+        into = parseExpr();
+        if (into)
+          tallest = std::max(tallest, into->height);
+        return into != nullptr;
+      };
+      if (!bound(entry.start))
         return nullptr;
-      indices.push_back(std::move(index));
+      if (consumeIf(TokenKind::colon)) {
+        entry.isRange = true;
+        if (!bound(entry.end))
+          return nullptr;
+      } else if (!entry.start) {
+        errorHere("expected an index or a range such as k:k+2 before " +
+                  describe(tok));
+        return nullptr;
+      }
+      entries.push_back(std::move(entry));
     } while (consumeIf(TokenKind::comma));
     if (!expect(TokenKind::r_square, "to end the index"))
       return nullptr;
-    unsigned tallest = base->height;
-    for (const ExprPtr &index : indices)
-      tallest = std::max(tallest, index->height);
-    base = std::make_unique<IndexExpr>(loc, std::move(base), std::move(indices));
+    base = std::make_unique<IndexExpr>(loc, std::move(base), std::move(entries));
     if (!setHeight(*base, tallest))
       return nullptr;
   }

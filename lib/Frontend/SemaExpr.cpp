@@ -154,8 +154,8 @@ bool SemaImpl::checkTensor(Expr &expr, llvm::StringRef what) {
                           type.describe() + "; bind them with let (a, b) = ...");
   case ValueType::Kind::index:
     return diag.error(expr.getLoc(),
-                      "a loop index is not a tensor; it can only index a "
-                      "stacked tensor, as in ws[i]");
+                      "a loop index is not a tensor; it can only index "
+                      "one, as in ws[i] or s[:, i:i+2]");
   case ValueType::Kind::intList:
     return diag.error(expr.getLoc(),
                       "a list is not a tensor; lists are only arguments such "
@@ -385,54 +385,174 @@ bool SemaImpl::checkUserCall(CallExpr &expr) {
   return true;
 }
 
+/// Reads an integer literal; false for anything else.
+static bool getIntegerLiteral(Expr &expr, int64_t &value, bool &overflow) {
+  auto *number = llvm::dyn_cast<NumberExpr>(&expr);
+  if (!number || !number->isInteger)
+    return false;
+  overflow = llvm::StringRef(number->spelling).getAsInteger(10, value);
+  return true;
+}
+
+/// Reads a position or a range end: an integer literal, a loop index `i`,
+/// or `i + c`, `c + i`, `i - c` with an integer literal `c`. Sets `var`
+/// (empty for a literal), `offset`, and for a loop index the values it
+/// takes, [low, high).
+bool SemaImpl::checkIndexTerm(Expr &expr, std::string &var, int64_t &offset,
+                              int64_t &low, int64_t &high) {
+  auto literal = [&](Expr &e, int64_t &value) -> std::optional<bool> {
+    bool overflow = false;
+    if (!getIntegerLiteral(e, value, overflow)) {
+      if (auto *number = llvm::dyn_cast<NumberExpr>(&e); number)
+        return diag.error(e.getLoc(), "an index must be an integer");
+      return std::nullopt;
+    }
+    if (overflow)
+      return diag.error(e.getLoc(), "index " +
+                                        llvm::cast<NumberExpr>(e).spelling +
+                                        " does not fit in 64 bits");
+    return true;
+  };
+  auto loopIndex = [&](Expr &e) {
+    if (llvm::isa<VarExpr>(e) && !checkExpr(e))
+      return false;
+    if (!llvm::isa<VarExpr>(e) || e.type.kind != ValueType::Kind::index)
+      return diag.error(e.getLoc(),
+                        "an index must be an integer literal, a loop "
+                        "variable, or a loop variable plus or minus an "
+                        "integer literal (i + 1)");
+    var = llvm::cast<VarExpr>(e).name;
+    low = e.type.low;
+    high = e.type.high;
+    return true;
+  };
+  var.clear();
+  offset = 0;
+  if (std::optional<bool> ok = literal(expr, offset))
+    return *ok;
+  auto *binary = llvm::dyn_cast<BinaryExpr>(&expr);
+  if (binary && (binary->op == BinaryOp::add || binary->op == BinaryOp::sub)) {
+    int64_t c;
+    Expr *indexSide = binary->lhs.get();
+    std::optional<bool> ok = literal(*binary->rhs, c);
+    if (!ok && binary->op == BinaryOp::add) {
+      ok = literal(*binary->lhs, c);
+      indexSide = binary->rhs.get();
+    }
+    if (ok) {
+      if (!*ok || !loopIndex(*indexSide))
+        return false;
+      if (binary->op == BinaryOp::sub ? llvm::SubOverflow(int64_t(0), c, c)
+                                      : false)
+        return diag.error(expr.getLoc(), "the index offset does not fit in "
+                                         "64 bits");
+      offset = c;
+      return true;
+    }
+  }
+  return loopIndex(expr);
+}
+
 bool SemaImpl::checkIndex(IndexExpr &expr) {
   if (!checkExpr(*expr.base) || !checkTensor(*expr.base, "an indexed value"))
     return false;
   TensorType type = expr.base->type.tensor;
-  if (expr.indices.size() > size_t(type.getRank()))
+  if (expr.entries.size() > size_t(type.getRank()))
     return diag.error(expr.getLoc(),
                       describeOperand(*expr.base) + " has rank " +
                           Twine(type.getRank()) + " but " +
-                          countOf(expr.indices.size(), "index", "indices") +
-                          (expr.indices.size() == 1 ? " is" : " are") +
+                          countOf(expr.entries.size(), "index", "indices") +
+                          (expr.entries.size() == 1 ? " is" : " are") +
                           " given");
-  for (auto [dim, index] : llvm::enumerate(expr.indices)) {
+  // A loop index's values lie in [low, high) and the index reads
+  // [low + offset, high - 1 + offset + size); an empty loop reads nothing.
+  auto describeTerm = [](const std::string &var, int64_t offset) {
+    if (var.empty())
+      return std::to_string(offset);
+    if (offset == 0)
+      return var;
+    return var + (offset < 0 ? "-" : "+") +
+           std::to_string(offset < 0 ? -uint64_t(offset) : uint64_t(offset));
+  };
+  for (auto [dim, entry] : llvm::enumerate(expr.entries)) {
     int64_t size = type.shape[dim];
-    if (auto *number = llvm::dyn_cast<NumberExpr>(index.get())) {
-      int64_t value;
-      if (!number->isInteger)
-        return diag.error(index->getLoc(), "an index must be an integer");
-      // An integer too large for 64 bits is out of range like any other.
-      if (llvm::StringRef(number->spelling).getAsInteger(10, value))
-        return diag.error(index->getLoc(),
-                          "index " + number->spelling +
-                              " is out of range for dimension " + Twine(dim) +
-                              " of size " + Twine(size));
-      if (value < -size || value >= size)
-        return diag.error(index->getLoc(),
-                          "index " + Twine(value) + " is out of range for "
-                          "dimension " + Twine(dim) + " of size " + Twine(size));
-      index->type.kind = ValueType::Kind::index;
-      index->type.low = value < 0 ? value + size : value;
-      index->type.high = index->type.low + 1;
+    std::string dimension = "dimension " + std::to_string(dim) + " of " +
+                            describeOperand(*expr.base);
+    if (!entry.isRange) {
+      int64_t low = 0, high = 0;
+      if (!checkIndexTerm(*entry.start, entry.var, entry.offset, low, high))
+        return false;
+      entry.size = 1;
+      if (entry.var.empty()) {
+        if (entry.offset < -size || entry.offset >= size)
+          return diag.error(entry.loc,
+                            "index " + Twine(entry.offset) +
+                                " is out of range for " + dimension);
+        if (entry.offset < 0)
+          entry.offset += size;
+        continue;
+      }
+      if (low < high &&
+          (low + entry.offset < 0 || high - 1 + entry.offset >= size))
+        return diag.error(entry.loc,
+                          describeTerm(entry.var, entry.offset) +
+                              " ranges over " + Twine(low + entry.offset) +
+                              ".." + Twine(high + entry.offset) + " but " +
+                              dimension + " has size " + Twine(size));
       continue;
     }
-    if (!checkExpr(*index))
+    // A range: each end defaults to its end of the dimension.
+    std::string startVar, endVar;
+    int64_t start = 0, end = size, low = 0, high = 0, endLow, endHigh;
+    if (entry.start &&
+        !checkIndexTerm(*entry.start, startVar, start, low, high))
       return false;
-    if (index->type.kind != ValueType::Kind::index)
-      return diag.error(index->getLoc(),
-                        "an index must be a loop variable or an integer "
-                        "literal; use slice() for ranges");
-    if (index->type.low < 0 || index->type.high > size)
-      return diag.error(index->getLoc(),
-                        "the loop index ranges over " +
-                            Twine(index->type.low) + ".." +
-                            Twine(index->type.high) + " but dimension " +
-                            Twine(dim) + " of " + describeOperand(*expr.base) +
+    if (entry.end &&
+        !checkIndexTerm(*entry.end, endVar, end, endLow, endHigh))
+      return false;
+    if (startVar != endVar)
+      return diag.error(entry.loc,
+                        "a range with a loop index needs both ends relative "
+                        "to the same index, as in k:k+2, so that its size "
+                        "is known at compile time");
+    if (startVar.empty()) {
+      // Negative ends count from the end of the dimension.
+      if (start < 0)
+        start += size;
+      if (end < 0)
+        end += size;
+      if (start < 0 || end > size || start >= end)
+        return diag.error(entry.loc,
+                          "range " + Twine(start) + ":" + Twine(end) +
+                              " is " +
+                              (start >= end && start >= 0 && end <= size
+                                   ? "empty"
+                                   : "out of range") +
+                              " for " + dimension);
+    } else if (end <= start) {
+      return diag.error(entry.loc, "range " + describeTerm(startVar, start) +
+                                       ":" + describeTerm(endVar, end) +
+                                       " is empty");
+    } else if (low < high && (low + start < 0 || high - 1 + end > size)) {
+      return diag.error(entry.loc,
+                        "range " + describeTerm(startVar, start) + ":" +
+                            describeTerm(endVar, end) + " reads " +
+                            Twine(low + start) + ".." + Twine(high - 1 + end) +
+                            " over the loop but " + dimension +
                             " has size " + Twine(size));
+    }
+    entry.var = startVar;
+    entry.offset = start;
+    entry.size = end - start;
   }
-  type.shape.erase(type.shape.begin(),
-                   type.shape.begin() + expr.indices.size());
+  // The result: ranges keep their dimension, positions drop theirs.
+  std::vector<int64_t> result;
+  for (auto [dim, size] : llvm::enumerate(type.shape))
+    if (dim >= expr.entries.size())
+      result.push_back(size);
+    else if (expr.entries[dim].isRange)
+      result.push_back(expr.entries[dim].size);
+  type.shape.assign(result.begin(), result.end());
   expr.type = ValueType::getTensor(type);
   return true;
 }

@@ -100,6 +100,8 @@ private:
   bool checkUserCall(CallExpr &expr);
   bool checkBuiltinCall(CallExpr &expr);
   bool checkIndex(IndexExpr &expr);
+  bool checkIndexTerm(Expr &expr, std::string &var, int64_t &offset,
+                      int64_t &low, int64_t &high);
   bool checkCheckpointExpr(CheckpointExpr &expr);
   /// Checks that a value of type `actual` (the expression `expr`) can be
   /// used where `expected` is required, adapting a weak literal.

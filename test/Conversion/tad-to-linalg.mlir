@@ -75,6 +75,21 @@ func.func @take(%x: tensor<3x4xf32>, %i: index) -> tensor<4xf32> {
 
 // -----
 
+// Each offset of a dynamic slice is clamped into [0, size - block size]:
+// 6 - 2 = 4 along the second dimension, 0 along the first.
+// CHECK-LABEL: func.func @dynamic_slice
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: %[[LOW:.*]] = arith.maxsi %{{.*}}, %{{.*}} : index
+// CHECK: %[[K:.*]] = arith.minsi %[[LOW]], %[[C4]] : index
+// CHECK: %[[BLOCK:.*]] = tensor.extract_slice %{{.*}}[%{{.*}}, %[[K]]] [4, 2] [1, 1] : tensor<4x6xf32> to tensor<4x2xf32>
+// CHECK: tensor.insert_slice %[[BLOCK]] into %{{.*}}[%{{.*}}, %{{.*}}] [4, 2] [1, 1] : tensor<4x2xf32> into tensor<4x6xf32>
+func.func @dynamic_slice(%x: tensor<4x6xf32>, %k: index) -> tensor<4x6xf32> {
+  %c0 = arith.constant 0 : index
+  %b = tad.dynamic_slice %x[%c0, %k] : tensor<4x6xf32> -> tensor<4x2xf32>
+  %r = tad.dynamic_update_slice %b into %x[%c0, %k] : tensor<4x2xf32> into tensor<4x6xf32>
+  return %r : tensor<4x6xf32>
+}
+
 // Checkpoint regions are inlined; function attributes of tad are dropped.
 // CHECK-LABEL: func.func @checkpoint
 // CHECK-NOT: tad.

@@ -258,6 +258,17 @@ case("loop-take",
      "fn f(x: f32[4], ws: f32[5, 4]) -> (f32[4], f32) { let h = x; let s = 0.0; for i in 0..5 { h = tanh(h * ws[i]); s = s + mean(h); } return h, s; }",
      {"x": ("f32", (4,), -1, 1), "ws": ("f32", (5, 4), -2, 2)},
      lambda x, ws: loop_take_reference(x, ws), ["f32", "f32"])
+def loop_slice_reference(s):
+    acc = s[:, 0:2].copy()
+    for k in range(1, 5):
+        acc = acc + s[:, k:k + 2] * s[:, k:k + 1] + s[-1, k]
+    return [acc, s[1:3, -2:]]
+
+
+case("loop-slice",
+     "fn f(s: f32[4, 6]) -> (f32[4, 2], f32[2, 2]) { let acc = s[:, 0:2]; for k in 1..5 { acc = acc + s[:, k:k+2] * s[:, k:k+1] + s[-1, k]; } return acc, s[1:3, -2:]; }",
+     {"s": ("f32", (4, 6), -1, 1)},
+     loop_slice_reference, ["f32", "f32"])
 case("if-else",
      "fn f(x: f32[4], s: f32) -> f32[4] { let y = x; if s > 0.0 { y = y * s; } else if s < -0.5 { y = -y; } else { y = y + 1; } return y; }",
      {"x": ("f32", (4,), -1, 1), "s": ("f32", (), -1, 1)},

@@ -175,14 +175,28 @@ public:
   static bool classof(const Expr *e) { return e->getKind() == Kind::call; }
 };
 
-/// `ws[i]`, `x[0, j]`: indexes leading dimensions.
+/// One dimension's entry of an index: a position `i` (the dimension is
+/// dropped) or a range `start:end` (either end may be left out; `:` is
+/// the whole dimension). Positions and range ends are integer literals,
+/// loop indices, or a loop index plus or minus an integer literal.
+struct IndexEntry {
+  llvm::SMLoc loc;
+  bool isRange = false;
+  ExprPtr start, end; // a position is `start`; a range's may be null
+  /// Set by Sema: the first element read is `var + offset` (`offset` alone
+  /// where `var` is empty), and `size` elements are read.
+  std::string var;
+  int64_t offset = 0, size = 1;
+};
+
+/// `ws[i]`, `x[0, j]`, `s[:, k:k+2]`: positions and ranges of dimensions.
 class IndexExpr : public Expr {
 public:
-  IndexExpr(llvm::SMLoc loc, ExprPtr base, std::vector<ExprPtr> indices)
+  IndexExpr(llvm::SMLoc loc, ExprPtr base, std::vector<IndexEntry> entries)
       : Expr(Kind::index, loc), base(std::move(base)),
-        indices(std::move(indices)) {}
+        entries(std::move(entries)) {}
   ExprPtr base;
-  std::vector<ExprPtr> indices;
+  std::vector<IndexEntry> entries;
   static bool classof(const Expr *e) { return e->getKind() == Kind::index; }
 };
 

@@ -665,6 +665,52 @@ struct UpdateLowering : OpConversionPattern<UpdateOp> {
   }
 };
 
+/// The offsets, sizes and strides of the block `block` of `operand` at
+/// `offsets`, each offset clamped into [0, size - block size].
+static void blockSlice(OpBuilder &b, Location loc, RankedTensorType operand,
+                       RankedTensorType block, ValueRange offsets,
+                       SmallVectorImpl<OpFoldResult> &offsetsOut,
+                       SmallVectorImpl<OpFoldResult> &sizes,
+                       SmallVectorImpl<OpFoldResult> &strides) {
+  for (auto [d, offset] : llvm::enumerate(offsets)) {
+    int64_t size = block.getDimSize(d);
+    offsetsOut.push_back(
+        clampIndex(b, loc, offset, operand.getDimSize(d) - size + 1));
+    sizes.push_back(b.getIndexAttr(size));
+  }
+  strides.assign(operand.getRank(), b.getIndexAttr(1));
+}
+
+struct DynamicSliceLowering : OpConversionPattern<DynamicSliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(DynamicSliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    blockSlice(rewriter, op.getLoc(), tensorType(op.getOperand()), op.getType(),
+               adaptor.getOffsets(), offsets, sizes, strides);
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        op, op.getType(), adaptor.getOperand(), offsets, sizes, strides);
+    return success();
+  }
+};
+
+struct DynamicUpdateSliceLowering
+    : OpConversionPattern<DynamicUpdateSliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(DynamicUpdateSliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    blockSlice(rewriter, op.getLoc(), tensorType(op.getOperand()),
+               tensorType(op.getValue()), adaptor.getOffsets(), offsets, sizes,
+               strides);
+    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
+        op, adaptor.getValue(), adaptor.getOperand(), offsets, sizes, strides);
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // Contraction
 //===----------------------------------------------------------------------===//
@@ -919,6 +965,7 @@ void tad::populateTadToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<CompareLowering, CastLowering, ConstantLowering, EmptyLowering,
                BroadcastLowering, TransposeLowering, ReshapeLowering,
                SliceLowering, InsertSliceLowering, ConcatLowering, TakeLowering,
+               DynamicSliceLowering, DynamicUpdateSliceLowering,
                UpdateLowering,
                MatmulLowering, ReductionLowering<ReduceSumOp>,
                ReductionLowering<ReduceMeanOp>, ReductionLowering<ReduceMaxOp>,

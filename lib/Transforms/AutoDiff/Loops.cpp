@@ -288,8 +288,29 @@ static bool isPositiveZeros(Value v) {
 /// `update(take(acc, i) + g into acc at i)`, which bufferizes in place. The
 /// two are equal bit for bit: an accumulator starts at +0 and adds, so no
 /// element is ever -0, and acc + 0 is acc.
+/// Whether `c` is a row or a block written into zeros, or a sum of such
+/// (an iteration that reads `ws[i]` twice, or `s[:, k]` and `s[:, k+1]`).
+static bool isSparseCotangent(Value c) {
+  if (auto row = c.getDefiningOp<UpdateOp>())
+    return isPositiveZeros(row.getOperand());
+  if (auto block = c.getDefiningOp<DynamicUpdateSliceOp>())
+    return isPositiveZeros(block.getOperand());
+  if (auto sum = c.getDefiningOp<AddOp>())
+    return sum.getLhs().hasOneUse() && sum.getRhs().hasOneUse() &&
+           isSparseCotangent(sum.getLhs()) && isSparseCotangent(sum.getRhs());
+  return false;
+}
+
 Value Differentiator::addToAccumulator(Value acc, Value c) {
   Location loc = c.getLoc();
+  // A sum of rows and blocks is added one term at a time, each into its
+  // part of the accumulator.
+  if (auto sum = c.getDefiningOp<AddOp>();
+      sum && c.use_empty() && isSparseCotangent(c)) {
+    Value lhs = sum.getLhs(), rhs = sum.getRhs();
+    sum.erase();
+    return addToAccumulator(addToAccumulator(acc, lhs), rhs);
+  }
   auto row = c.getDefiningOp<UpdateOp>();
   if (row && c.use_empty() && isPositiveZeros(row.getOperand())) {
     Value old =
@@ -298,6 +319,18 @@ Value Differentiator::addToAccumulator(Value acc, Value c) {
     Value updated =
         UpdateOp::create(b, loc, acc.getType(), sum, acc, row.getIndex());
     row.erase();
+    return updated;
+  }
+  // The same for a block of `s[:, k]`, `s[k:k+2, j]`: only the block is
+  // read and written.
+  auto block = c.getDefiningOp<DynamicUpdateSliceOp>();
+  if (block && c.use_empty() && isPositiveZeros(block.getOperand())) {
+    Value old = DynamicSliceOp::create(b, loc, block.getValue().getType(), acc,
+                                       block.getOffsets());
+    Value sum = AddOp::create(b, loc, old, block.getValue());
+    Value updated = DynamicUpdateSliceOp::create(b, loc, acc.getType(), sum,
+                                                 acc, block.getOffsets());
+    block.erase();
     return updated;
   }
   return AddOp::create(b, loc, acc, c);

@@ -379,6 +379,38 @@ func.func @take_result(%x: tensor<4x3xf32>, %i: index) {
 
 // -----
 
+func.func @dynamic_slice_offsets(%x: tensor<4x3xf32>, %i: index) {
+  // expected-error @+1 {{takes one offset per dimension (2), not 1}}
+  %0 = tad.dynamic_slice %x[%i] : tensor<4x3xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic_slice_rank(%x: tensor<4x3xf32>, %i: index) {
+  // expected-error @+1 {{result rank 1 differs from the operand's 2}}
+  %0 = tad.dynamic_slice %x[%i, %i] : tensor<4x3xf32> -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic_slice_size(%x: tensor<4x3xf32>, %i: index) {
+  // expected-error @+1 {{result dimension 1 (5) is larger than the operand's (3)}}
+  %0 = tad.dynamic_slice %x[%i, %i] : tensor<4x3xf32> -> tensor<1x5xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic_update_slice_type(%x: tensor<4x3xf32>, %v: tensor<1x3xf64>, %i: index) {
+  // expected-error @+1 {{value element type 'f64' differs from the operand's 'f32'}}
+  %0 = tad.dynamic_update_slice %v into %x[%i, %i] : tensor<1x3xf64> into tensor<4x3xf32>
+  return
+}
+
+// -----
+
 func.func @update_value(%x: tensor<4x3xf32>, %v: tensor<3xf64>, %i: index) {
   // expected-error @+1 {{value type 'tensor<3xf64>' does not match the expected 'tensor<3xf32>'}}
   %0 = tad.update %v into %x[%i] : tensor<3xf64> into tensor<4x3xf32>

@@ -194,3 +194,13 @@ func.func @empty_checkpoint() {
   }
   return
 }
+
+// CHECK-LABEL: func.func @dynamic_slices
+func.func @dynamic_slices(%x: tensor<4x6xf32>, %k: index) -> tensor<4x6xf32> {
+  %c0 = arith.constant 0 : index
+  // CHECK: %[[B:.*]] = tad.dynamic_slice %{{.*}}[%{{.*}}, %{{.*}}] : tensor<4x6xf32> -> tensor<4x2xf32>
+  %b = tad.dynamic_slice %x[%c0, %k] : tensor<4x6xf32> -> tensor<4x2xf32>
+  // CHECK: tad.dynamic_update_slice %[[B]] into %{{.*}}[%{{.*}}, %{{.*}}] : tensor<4x2xf32> into tensor<4x6xf32>
+  %r = tad.dynamic_update_slice %b into %x[%c0, %k] : tensor<4x2xf32> into tensor<4x6xf32>
+  return %r : tensor<4x6xf32>
+}
