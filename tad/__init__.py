@@ -26,7 +26,8 @@ import time
 
 import numpy as np
 
-__all__ = ["compile", "CompileError", "Module", "Function", "Results"]
+__all__ = ["compile", "generic", "CompileError", "Generic", "Module",
+           "Function", "Results"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _ROOT = os.path.dirname(_HERE)
@@ -323,7 +324,8 @@ class Module:
         return list(super().__dir__()) + list(self.functions)
 
 
-def compile(source, entry=None, budget=None, target="cpu", options=()):
+def compile(source, entry=None, budget=None, target="cpu", options=(),
+            dims=None, inputs=None):
     """Compiles `source` (a .tad file's path, or the program's text) with
     `tadc --emit=lib`, once: the library is cached by the source, the
     options and the tadc that compiles it (its version, and the size and
@@ -331,7 +333,12 @@ def compile(source, entry=None, budget=None, target="cpu", options=()):
     `budget`: bytes (an int), or what `--remat-budget` takes ("64KiB",
     "14.8 MiB", or "60%" of the store-all peak of `entry` or of the
     program's one derivative).
-    `target`: "cpu" or "cuda". `options`: more tadc flags."""
+    `target`: "cpu" or "cuda". `options`: more tadc flags.
+    A generic `entry` (`fn f[B](...)`) compiles at the sizes `dims` gives
+    ({"B": 64}), or at those of example `inputs` ({"x": array}, by
+    parameter name; only their dtypes and shapes matter); the module then
+    calls its instance by the entry's name too. `tad.generic` does this at
+    each call."""
     if isinstance(source, os.PathLike) or (
             "\n" not in source and source.endswith((".tad", ".mlir"))):
         path = os.path.abspath(os.fspath(source))
@@ -345,11 +352,17 @@ def compile(source, entry=None, budget=None, target="cpu", options=()):
         args.append(f"--entry={entry}")
     if budget is not None:
         args.append(f"--remat-budget={budget}")
+    for name, size in (dims or {}).items():
+        args.append(f"--dim={name}={int(size)}")
     args += list(options)
+    # Example inputs count by their dtypes and shapes only.
+    examples = {name: np.asarray(a) for name, a in (inputs or {}).items()}
+    signature = [f"{name}:{_describe_array(a)}"
+                 for name, a in sorted(examples.items())]
     # A rebuilt tadc or runtime, another tadc, or another runtime
     # ($TAD_RUNTIME_STATIC_LIBRARY) compiles again.
     key = hashlib.sha256("\0".join(
-        [text, path or "", _tadc_identity(tadc)] + args).encode()
+        [text, path or "", _tadc_identity(tadc)] + args + signature).encode()
     ).hexdigest()[:24]
     folder = os.path.join(_cache_dir(), key)
     if not os.path.exists(os.path.join(folder, "libmodel.so")):
@@ -364,6 +377,10 @@ def compile(source, entry=None, budget=None, target="cpu", options=()):
                 f.write(text)
         command = [tadc, program, "--emit=lib", "-o",
                    os.path.join(work, "libmodel.so")] + args
+        for name, a in examples.items():
+            example = os.path.join(work, f"example_{name}.npy")
+            np.save(example, np.zeros(a.shape, a.dtype))
+            command.append(f"--input={name}={example}")
         if budget is not None:
             command.append(
                 f"--remat-report={os.path.join(work, 'report.json')}")
@@ -374,8 +391,38 @@ def compile(source, entry=None, budget=None, target="cpu", options=()):
             if not path:
                 message = message.replace(program, "<source>")
             raise CompileError(message)
+        for name in examples:
+            os.remove(os.path.join(work, f"example_{name}.npy"))
         try:
             os.rename(work, folder)
         except OSError:  # another process cached it first
             shutil.rmtree(work, ignore_errors=True)
-    return Module(folder)
+    module = Module(folder)
+    # A generic entry's library holds its one instance (F_B64): the
+    # entry's own name calls it too.
+    if entry and entry not in module.functions and len(module.functions) == 1:
+        module.functions[entry] = next(iter(module.functions.values()))
+    return module
+
+
+class Generic:
+    """A generic function (`fn f[B](...)`, or a derivative of one) that
+    compiles an instance at the sizes of each call's inputs, once per set
+    of dtypes and shapes (`tad.compile` caches it), and calls it. Inputs are
+    given by parameter name: `f(x=x, w=w)`."""
+
+    def __init__(self, source, entry, **compile_options):
+        self.source, self.entry = source, entry
+        self.compile_options = compile_options
+        self.module = None  # the instance called last
+
+    def __call__(self, **inputs):
+        self.module = compile(self.source, entry=self.entry,
+                              inputs=inputs, **self.compile_options)
+        return self.module.functions[self.entry](**inputs)
+
+
+def generic(source, entry, **compile_options):
+    """`Generic(source, entry)`: `entry` compiled at the sizes of each
+    call's inputs (see Generic; `compile_options` as tad.compile's)."""
+    return Generic(source, entry, **compile_options)

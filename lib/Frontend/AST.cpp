@@ -48,6 +48,39 @@ std::vector<TensorType> FunctionDecl::getResultTypes() const {
   return types;
 }
 
+std::vector<DimNames> FunctionDecl::getParamDims() const {
+  std::vector<DimNames> dims;
+  for (const Param &param : params)
+    dims.push_back(param.dims);
+  return dims;
+}
+
+std::vector<DimNames> FunctionDecl::getResultDims() const {
+  std::vector<DimNames> dims;
+  for (const TypeWithLoc &result : results)
+    dims.push_back(result.dims);
+  return dims;
+}
+
+bool tad::lang::isGenericDecl(const Decl &decl) {
+  if (auto *fn = llvm::dyn_cast<FunctionDecl>(&decl))
+    return fn->isGeneric();
+  if (auto *request = llvm::dyn_cast<DerivativeDecl>(&decl))
+    return request->isGeneric();
+  return false;
+}
+
+std::string tad::lang::formatGenericType(const TensorType &type,
+                                         const DimNames &dims) {
+  if (dims.empty())
+    return type.str();
+  std::string s = getElemKindName(type.elem).str() + "[";
+  for (auto [i, size] : llvm::enumerate(type.shape))
+    s += (i ? ", " : "") +
+         (dims[i].empty() ? std::to_string(size) : dims[i]);
+  return s + "]";
+}
+
 namespace {
 /// Prints one node per line, indented, as `Kind 'detail' : type @line:col`.
 class ASTPrinter {
@@ -79,11 +112,20 @@ private:
 
   void print(const Decl &decl) {
     if (auto *fn = llvm::dyn_cast<FunctionDecl>(&decl)) {
-      std::string params;
+      std::string params, dims, results;
       for (const Param &p : fn->params)
-        params += (params.empty() ? "" : ", ") + p.name + ": " + p.type.str();
-      line(fn->getLoc(), "Function " + fn->getName() + "(" + params + ") -> " +
-                             formatTypes(fn->getResultTypes()) +
+        params += (params.empty() ? "" : ", ") + p.name + ": " +
+                  formatGenericType(p.type, p.dims);
+      for (const Name &d : fn->dims)
+        dims += (dims.empty() ? "[" : ", ") + d.name;
+      for (const TypeWithLoc &r : fn->results)
+        results += (results.empty() ? "" : ", ") +
+                   formatGenericType(r.type, r.dims);
+      if (fn->results.size() != 1)
+        results = "(" + results + ")";
+      line(fn->getLoc(), "Function " + fn->getName() +
+                             (dims.empty() ? "" : dims + "]") + "(" + params +
+                             ") -> " + results +
                              (fn->checkpointAttr ? " @checkpoint" : ""));
       Indent in(*this);
       print(fn->body);

@@ -15,7 +15,15 @@ using namespace tad::lang;
 static void print(llvm::SourceMgr &sourceMgr, llvm::raw_ostream &os,
                   llvm::SMLoc loc, llvm::SourceMgr::DiagKind kind,
                   const llvm::Twine &message) {
-  unsigned buffer = loc.isValid() ? sourceMgr.FindBufferContainingLoc(loc) : 0;
+  // Without a location, the message is about the command line (a size
+  // for a generic entry): it reads as tadc's own.
+  if (!loc.isValid()) {
+    os << "tadc: "
+       << (kind == llvm::SourceMgr::DK_Error ? "error" : "note") << ": "
+       << message << "\n";
+    return;
+  }
+  unsigned buffer = sourceMgr.FindBufferContainingLoc(loc);
   if (!buffer) {
     sourceMgr.PrintMessage(os, loc, kind, message);
     return;

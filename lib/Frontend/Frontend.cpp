@@ -10,23 +10,41 @@
 
 using namespace tad::lang;
 
-std::unique_ptr<Module> tad::lang::parseAndCheck(llvm::SourceMgr &sourceMgr,
-                                                 llvm::raw_ostream &errs,
-                                                 unsigned bufferId) {
-  DiagnosticEngine diag(sourceMgr, &errs);
+static std::unique_ptr<Module> parse(llvm::SourceMgr &sourceMgr,
+                                     DiagnosticEngine &diag,
+                                     unsigned bufferId) {
   const llvm::MemoryBuffer *buffer = sourceMgr.getMemoryBuffer(
       bufferId ? bufferId : sourceMgr.getNumBuffers());
   Parser parser(buffer->getBuffer(), diag);
-  std::unique_ptr<Module> module = parser.parseModule();
-  if (!module || !checkModule(*module, diag))
+  return parser.parseModule();
+}
+
+std::unique_ptr<Module> tad::lang::parseOnly(llvm::SourceMgr &sourceMgr,
+                                             llvm::raw_ostream &errs,
+                                             unsigned bufferId) {
+  DiagnosticEngine diag(sourceMgr, &errs);
+  return parse(sourceMgr, diag, bufferId);
+}
+
+std::unique_ptr<Module>
+tad::lang::parseAndCheck(llvm::SourceMgr &sourceMgr, llvm::raw_ostream &errs,
+                         unsigned bufferId,
+                         llvm::ArrayRef<InstanceRequest> requests,
+                         std::vector<std::string> *instanceNames) {
+  DiagnosticEngine diag(sourceMgr, &errs);
+  std::unique_ptr<Module> module = parse(sourceMgr, diag, bufferId);
+  if (!module || !checkModule(*module, diag, requests, instanceNames))
     return nullptr;
   return module;
 }
 
 mlir::OwningOpRef<mlir::ModuleOp>
 tad::lang::compileToTad(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context,
-                        llvm::raw_ostream &errs, unsigned bufferId) {
-  std::unique_ptr<Module> module = parseAndCheck(sourceMgr, errs, bufferId);
+                        llvm::raw_ostream &errs, unsigned bufferId,
+                        llvm::ArrayRef<InstanceRequest> requests,
+                        std::vector<std::string> *instanceNames) {
+  std::unique_ptr<Module> module =
+      parseAndCheck(sourceMgr, errs, bufferId, requests, instanceNames);
   if (!module)
     return nullptr;
   DiagnosticEngine diag(sourceMgr, &errs);

@@ -203,6 +203,8 @@ mlir::OwningOpRef<mlir::ModuleOp> MLIRGenImpl::emit(const Module &ast) {
   builder.setInsertionPointToEnd(module.getBody());
   declareFunctions(ast);
   for (const auto &decl : ast.decls) {
+    if (isGenericDecl(*decl))
+      continue;
     if (auto *fn = llvm::dyn_cast<FunctionDecl>(decl.get()))
       emitFunction(*fn);
     else if (auto *rule = llvm::dyn_cast<RuleDecl>(decl.get()))
@@ -220,7 +222,7 @@ mlir::OwningOpRef<mlir::ModuleOp> MLIRGenImpl::emit(const Module &ast) {
 void MLIRGenImpl::declareFunctions(const Module &ast) {
   for (const auto &decl : ast.decls) {
     auto *fn = llvm::dyn_cast<FunctionDecl>(decl.get());
-    if (!fn)
+    if (!fn || fn->isGeneric())
       continue;
     auto op = mlir::func::FuncOp::create(
         builder, loc(fn->getLoc()), fn->getName(),
@@ -254,7 +256,7 @@ void MLIRGenImpl::declareFunctions(const Module &ast) {
       continue;
     }
     auto *request = llvm::dyn_cast<DerivativeDecl>(decl.get());
-    if (!request)
+    if (!request || request->isGeneric())
       continue;
     tad::DerivativeKind kind = request->kind == RequestKind::grad
                                    ? tad::DerivativeKind::grad
@@ -603,7 +605,10 @@ llvm::SmallVector<Value> MLIRGenImpl::emitCall(const CallExpr &expr) {
   llvm::SmallVector<Value> args;
   for (const CallArg &arg : expr.args)
     args.push_back(emitExpr(*arg.value));
-  mlir::func::FuncOp callee = functions[expr.callee];
+  // The declaration Sema resolved: for a generic callee, its instance.
+  mlir::func::FuncOp callee =
+      functions[expr.function ? expr.function->getName()
+                              : expr.derivative->getName()];
   mlir::TypeRange results = callee.getFunctionType().getResults();
   auto call = [&](mlir::ValueRange operands) {
     return mlir::func::CallOp::create(builder, l, callee, operands);

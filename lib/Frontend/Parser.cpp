@@ -87,6 +87,7 @@ bool Parser::tooDeep() {
 /// module ::= decl*
 std::unique_ptr<Module> Parser::parseModule() {
   auto module = std::make_unique<Module>();
+  module->source = lexer.getBuffer();
   while (!tok.is(TokenKind::eof)) {
     std::unique_ptr<Decl> decl = parseDecl();
     if (!decl)
@@ -125,7 +126,7 @@ std::unique_ptr<Decl> Parser::parseDecl() {
   return nullptr;
 }
 
-/// function ::= 'fn' IDENT '(' params ')' '->' results block
+/// function ::= 'fn' IDENT dims? params '->' results block
 std::unique_ptr<Decl>
 Parser::parseFunctionOrDerivative(std::optional<SMLoc> checkpointAttr) {
   SMLoc loc = checkpointAttr ? *checkpointAttr : tok.getLoc();
@@ -142,15 +143,43 @@ Parser::parseFunctionOrDerivative(std::optional<SMLoc> checkpointAttr) {
     }
     return parseDerivative(loc, std::move(name));
   }
+  std::vector<Name> dims;
+  if (tok.is(TokenKind::l_square) && !parseDimParams(dims))
+    return nullptr;
   std::vector<Param> params;
   std::vector<TypeWithLoc> results;
   Block body;
-  if (!parseParams(params) || !expect(TokenKind::arrow, "and the result types") ||
-      !parseResultTypes(results) || !parseBlock(body))
+  // Instances bind the dimensions to sizes: their types are static.
+  dimParams = sizes ? nullptr : &dims;
+  bool parsed = parseParams(params) &&
+                expect(TokenKind::arrow, "and the result types") &&
+                parseResultTypes(results);
+  dimParams = nullptr;
+  if (!parsed || !parseBlock(body))
     return nullptr;
-  return std::make_unique<FunctionDecl>(loc, std::move(name), std::move(params),
-                                        std::move(results), std::move(body),
-                                        checkpointAttr);
+  auto fn = std::make_unique<FunctionDecl>(
+      loc, std::move(name), std::move(params), std::move(results),
+      std::move(body), checkpointAttr);
+  if (!sizes)
+    fn->dims = std::move(dims);
+  return fn;
+}
+
+/// dims ::= '[' IDENT (',' IDENT)* ']'
+bool Parser::parseDimParams(std::vector<Name> &dims) {
+  consume(); // '['
+  do {
+    Name dim;
+    if (!expectIdentifier(dim, "a dimension name, as in fn f[B, D](...)"))
+      return false;
+    for (const Name &other : dims)
+      if (other.name == dim.name) {
+        diag.error(dim.loc, "dimension '" + dim.name + "' appears twice");
+        return false;
+      }
+    dims.push_back(std::move(dim));
+  } while (consumeIf(TokenKind::comma));
+  return expect(TokenKind::r_square, "to end the dimension parameters");
 }
 
 /// derivative ::= 'fn' IDENT '=' ('grad' | 'value_and_grad' | 'vjp')
@@ -255,7 +284,7 @@ bool Parser::parseParams(std::vector<Param> &params) {
     if (!expect(TokenKind::colon, "and the parameter's type"))
       return false;
     param.typeLoc = tok.getLoc();
-    if (!parseType(param.type))
+    if (!parseType(param.type, &param.dims))
       return false;
     params.push_back(std::move(param));
     if (!consumeIf(TokenKind::comma))
@@ -268,16 +297,17 @@ bool Parser::parseParams(std::vector<Param> &params) {
 bool Parser::parseResultTypes(std::vector<TypeWithLoc> &results) {
   bool parenthesized = consumeIf(TokenKind::l_paren);
   do {
-    TypeWithLoc result{tok.getLoc(), {}};
-    if (!parseType(result.type))
+    TypeWithLoc result{tok.getLoc(), {}, {}};
+    if (!parseType(result.type, &result.dims))
       return false;
     results.push_back(std::move(result));
   } while (parenthesized && consumeIf(TokenKind::comma));
   return !parenthesized || expect(TokenKind::r_paren, "to end the result types");
 }
 
-/// type ::= ('f32' | 'f64' | 'f16' | 'bf16') ('[' (INT (',' INT)*)? ']')?
-bool Parser::parseType(TensorType &type) {
+/// type ::= ('f32' | 'f64' | 'f16' | 'bf16') ('[' (dim (',' dim)*)? ']')?
+/// dim  ::= INT | IDENT   (a dimension parameter of a generic function)
+bool Parser::parseType(TensorType &type, DimNames *dims) {
   switch (tok.kind) {
   case TokenKind::kw_f32: type.elem = ElemKind::f32; break;
   case TokenKind::kw_f64: type.elem = ElemKind::f64; break;
@@ -292,8 +322,37 @@ bool Parser::parseType(TensorType &type) {
   if (!consumeIf(TokenKind::l_square))
     return true;
   int64_t elements = 1;
+  DimNames names;
   while (!tok.is(TokenKind::r_square)) {
     uint64_t size;
+    if (tok.is(TokenKind::identifier)) {
+      std::string dim = tok.spelling.str();
+      if (sizes && sizes->count(dim)) {
+        size = sizes->lookup(dim);
+      } else if (dims && dimParams &&
+                 llvm::any_of(*dimParams,
+                              [&](const Name &d) { return d.name == dim; })) {
+        names.resize(type.shape.size());
+        names.push_back(dim);
+        type.shape.push_back(kSymbolicDim);
+        consume();
+        if (!consumeIf(TokenKind::comma))
+          break;
+        continue;
+      } else {
+        return errorHere("unknown dimension '" + dim +
+                         "'; a generic function declares its dimensions "
+                         "after its name, as in fn f[B](x: f32[B, 4])");
+      }
+      if (elements > kMaxElements / int64_t(size))
+        return errorHere("tensor has more than 2^40 elements");
+      elements *= int64_t(size);
+      type.shape.push_back(int64_t(size));
+      consume();
+      if (!consumeIf(TokenKind::comma))
+        break;
+      continue;
+    }
     if (!tok.is(TokenKind::integer)) {
       if (tok.is(TokenKind::error))
         return false;
@@ -312,6 +371,10 @@ bool Parser::parseType(TensorType &type) {
     consume();
     if (!consumeIf(TokenKind::comma))
       break;
+  }
+  if (!names.empty()) {
+    names.resize(type.shape.size());
+    *dims = std::move(names);
   }
   return expect(TokenKind::r_square, "to end the shape");
 }

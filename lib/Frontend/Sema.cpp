@@ -17,8 +17,10 @@
 using namespace tad::lang;
 using llvm::SMLoc;
 
-bool tad::lang::checkModule(Module &module, DiagnosticEngine &diag) {
-  return SemaImpl(diag).checkModule(module);
+bool tad::lang::checkModule(Module &module, DiagnosticEngine &diag,
+                            llvm::ArrayRef<InstanceRequest> requests,
+                            std::vector<std::string> *instanceNames) {
+  return SemaImpl(diag).checkModule(module, requests, instanceNames);
 }
 
 //===----------------------------------------------------------------------===//
@@ -69,7 +71,10 @@ void SemaImpl::recordWrite(llvm::StringRef name, const Variable &var) {
 // Declarations
 //===----------------------------------------------------------------------===//
 
-bool SemaImpl::checkModule(Module &module) {
+bool SemaImpl::checkModule(Module &module,
+                           llvm::ArrayRef<InstanceRequest> requests,
+                           std::vector<std::string> *instanceNames) {
+  this->module = &module;
   if (!collectDecls(module))
     return false;
   for (auto &decl : module.decls)
@@ -80,11 +85,29 @@ bool SemaImpl::checkModule(Module &module) {
     if (auto *rule = llvm::dyn_cast<RuleDecl>(decl.get()))
       if (!checkRuleSignature(*rule))
         return false;
-  for (auto &decl : module.decls) {
-    if (auto *fn = llvm::dyn_cast<FunctionDecl>(decl.get())) {
-      if (!checkFunctionBody(*fn))
+  if (!instantiateRequests(requests, instanceNames))
+    return false;
+  // Instances join the module as calls need them: by index, since the
+  // vector grows while it is walked. A generic function's body is checked
+  // in each of its instances.
+  for (size_t i = 0; i < module.decls.size(); ++i) {
+    Decl *decl = module.decls[i].get();
+    if (auto *fn = llvm::dyn_cast<FunctionDecl>(decl)) {
+      if (fn->isGeneric())
+        continue;
+      if (!checkFunctionBody(*fn)) {
+        if (fn->generic) {
+          std::string sizes;
+          for (auto [dim, size] : llvm::zip(fn->generic->dims, fn->sizes))
+            sizes += (sizes.empty() ? "" : ", ") + dim.name + " = " +
+                     std::to_string(size);
+          diag.note(fn->instantiatedAt, "in '" + fn->generic->getName() +
+                                            "' at " + sizes +
+                                            ", instantiated here");
+        }
         return false;
-    } else if (auto *rule = llvm::dyn_cast<RuleDecl>(decl.get())) {
+      }
+    } else if (auto *rule = llvm::dyn_cast<RuleDecl>(decl)) {
       if (!checkRuleBodies(*rule))
         return false;
     }
@@ -116,6 +139,8 @@ bool SemaImpl::collectDecls(Module &module) {
     }
     // Parameters are variables of the function's scope: no duplicates.
     if (auto *fn = llvm::dyn_cast<FunctionDecl>(decl.get())) {
+      if (fn->isGeneric() && !checkGenericSignature(*fn))
+        return false;
       llvm::StringMap<SMLoc> seen;
       for (const Param &param : fn->params) {
         auto [pit, fresh] = seen.try_emplace(param.name, param.loc);
@@ -203,20 +228,30 @@ bool SemaImpl::checkDerivative(DerivativeDecl &decl) {
                           primalResults.front().str() + "; use vjp");
 
   decl.paramTypes = primal->getParamTypes();
+  decl.paramDims = primal->getParamDims();
   std::vector<TensorType> cotangents;
-  for (int64_t position : decl.wrtPositions)
+  std::vector<DimNames> cotangentDims;
+  for (int64_t position : decl.wrtPositions) {
     cotangents.push_back(primal->params[position].type);
+    cotangentDims.push_back(primal->params[position].dims);
+  }
+  std::vector<DimNames> primalResultDims = primal->getResultDims();
   switch (decl.kind) {
   case RequestKind::grad:
     decl.resultTypes = cotangents;
+    decl.resultDims = cotangentDims;
     break;
   case RequestKind::value_and_grad:
     decl.resultTypes = primalResults;
     llvm::append_range(decl.resultTypes, cotangents);
+    decl.resultDims = primalResultDims;
+    llvm::append_range(decl.resultDims, cotangentDims);
     break;
   case RequestKind::vjp:
     llvm::append_range(decl.paramTypes, primalResults);
+    llvm::append_range(decl.paramDims, primalResultDims);
     decl.resultTypes = cotangents;
+    decl.resultDims = cotangentDims;
     break;
   }
   return true;
@@ -238,6 +273,11 @@ bool SemaImpl::checkRuleSignature(RuleDecl &rule) {
     diag.note(*primal->checkpointAttr, "@checkpoint is here");
     return false;
   }
+  if (primal->isGeneric())
+    return diag.error(rule.getNameLoc(),
+                      "'" + rule.getName() +
+                          "' is generic; custom rules are for functions of "
+                          "fixed sizes");
   rule.primalDecl = primal;
   primal->rule = &rule;
   const std::string &name = primal->getName();
@@ -311,7 +351,8 @@ bool SemaImpl::checkFunctionBody(FunctionDecl &fn) {
       return false;
   BodyContext context;
   context.results = fn.getResultTypes();
-  context.owner = "function '" + fn.getName() + "'";
+  context.owner =
+      "function '" + (fn.generic ? fn.generic->getName() : fn.getName()) + "'";
   return checkBody(fn.body, context, fn.getNameLoc());
 }
 

@@ -339,21 +339,23 @@ bool SemaImpl::checkUserCall(CallExpr &expr) {
   Decl *decl = it->second;
   std::vector<TensorType> params, results;
   std::vector<std::string> paramNames;
-  if (auto *fn = llvm::dyn_cast<FunctionDecl>(decl)) {
-    expr.function = fn;
-    params = fn->getParamTypes();
-    results = fn->getResultTypes();
-    for (const Param &p : fn->params)
-      paramNames.push_back(p.name);
-  } else {
-    auto *derivative = llvm::cast<DerivativeDecl>(decl);
-    expr.derivative = derivative;
-    params = derivative->paramTypes;
-    results = derivative->resultTypes;
-    paramNames.assign(params.size(), "");
-  }
-  if (currentCalls)
-    currentCalls->insert({decl, expr.getLoc()});
+  auto readSignature = [&](Decl *d) {
+    paramNames.clear();
+    if (auto *fn = llvm::dyn_cast<FunctionDecl>(d)) {
+      expr.function = fn;
+      params = fn->getParamTypes();
+      results = fn->getResultTypes();
+      for (const Param &p : fn->params)
+        paramNames.push_back(p.name);
+    } else {
+      auto *derivative = llvm::cast<DerivativeDecl>(d);
+      expr.derivative = derivative;
+      params = derivative->paramTypes;
+      results = derivative->resultTypes;
+      paramNames.assign(params.size(), "");
+    }
+  };
+  readSignature(decl);
 
   for (const CallArg &arg : expr.args)
     if (!arg.name.empty())
@@ -367,12 +369,27 @@ bool SemaImpl::checkUserCall(CallExpr &expr) {
                           " but " + Twine(expr.args.size()) +
                           (expr.args.size() == 1 ? " was" : " were") +
                           " given");
+  // A generic callee: its instance at the sizes of the arguments.
+  bool argsChecked = false;
+  if (isGenericDecl(*decl)) {
+    std::vector<int64_t> sizes;
+    if (!inferSizes(expr, *decl, sizes))
+      return false;
+    decl = instantiate(*decl, sizes, expr.getLoc());
+    if (!decl)
+      return false;
+    readSignature(decl);
+    argsChecked = true;
+  }
+  if (currentCalls)
+    currentCalls->insert({decl, expr.getLoc()});
   for (auto [i, arg] : llvm::enumerate(expr.args)) {
     std::string what = "argument " + std::to_string(i + 1) + " of '" +
                        expr.callee + "'";
     if (!paramNames[i].empty())
       what += " ('" + paramNames[i] + "')";
-    if (!checkExpr(*arg.value) || !checkTensor(*arg.value, what) ||
+    if ((!argsChecked && !checkExpr(*arg.value)) ||
+        !checkTensor(*arg.value, what) ||
         !checkAssignable(*arg.value, params[i], what))
       return false;
   }

@@ -15,13 +15,15 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <deque>
+#include <map>
 
 namespace tad::lang {
 
 class SemaImpl {
 public:
   explicit SemaImpl(DiagnosticEngine &diag) : diag(diag) {}
-  bool checkModule(Module &module);
+  bool checkModule(Module &module, llvm::ArrayRef<InstanceRequest> requests,
+                   std::vector<std::string> *instanceNames);
 
 private:
 
@@ -79,6 +81,24 @@ private:
   bool checkSave(SaveStmt &stmt, BodyContext &context);
 
   //===--------------------------------------------------------------------===//
+  // Generic functions (SemaGeneric.cpp)
+  //===--------------------------------------------------------------------===//
+
+  bool checkGenericSignature(FunctionDecl &fn);
+  /// The instance of a generic function or derivative request at `sizes`
+  /// (one per dimension parameter), made at its first use (`at`).
+  Decl *instantiate(Decl &generic, llvm::ArrayRef<int64_t> sizes,
+                    llvm::SMLoc at);
+  FunctionDecl *instantiateFunction(FunctionDecl &generic,
+                                    llvm::ArrayRef<int64_t> sizes,
+                                    llvm::SMLoc at);
+  /// The sizes of a call's dimension parameters, from its checked
+  /// arguments' types; false after a located error naming the conflict.
+  bool inferSizes(CallExpr &expr, Decl &generic, std::vector<int64_t> &sizes);
+  bool instantiateRequests(llvm::ArrayRef<InstanceRequest> requests,
+                           std::vector<std::string> *instanceNames);
+
+  //===--------------------------------------------------------------------===//
   // Expressions (SemaExpr.cpp)
   //===--------------------------------------------------------------------===//
 
@@ -109,7 +129,10 @@ private:
                        const llvm::Twine &what);
 
   DiagnosticEngine &diag;
+  Module *module = nullptr;
   llvm::StringMap<Decl *> functions; // fn and derivative declarations
+  /// The instances made so far, by generic declaration and sizes.
+  std::map<std::pair<Decl *, std::vector<int64_t>>, Decl *> instances;
   llvm::StringMap<RuleDecl *> rules;  // by primal name
   /// A deque: pushing a scope must not move the others, since Variable
   /// pointers into them stay in use while nested expressions are checked.

@@ -11,6 +11,7 @@
 #include "tad/Driver/JitRunner.h"
 #include "tad/Driver/Signature.h"
 #include "tad/Driver/StoreAllPeak.h"
+#include "tad/Driver/Instances.h"
 #include "tad/Frontend/Frontend.h"
 #include "tad/InitAll.h"
 #include "tad/Pipeline/Pipeline.h"
@@ -107,6 +108,18 @@ cl::opt<std::string> entry(
     cl::desc("The function to run, or to keep when lowering (the others it "
              "does not call are dropped)"),
     cl::value_desc("name"), cl::cat(tadcCategory));
+
+cl::list<std::string> dimSizes(
+    "dim",
+    cl::desc("A size for a dimension parameter of a generic --entry "
+             "(repeatable; tadc run also reads them off the inputs)"),
+    cl::value_desc("NAME=SIZE[,NAME=SIZE...]"), cl::cat(tadcCategory));
+
+cl::list<std::string> instantiations(
+    "instantiate",
+    cl::desc("Compile generic function F at these sizes too, as an entry "
+             "named after them (F_B64_D128; repeatable)"),
+    cl::value_desc("F[NAME=SIZE,...]"), cl::cat(tadcCategory));
 
 cl::list<std::string>
     inputFiles("input",
@@ -595,6 +608,74 @@ emitResult(mlir::ModuleOp module, llvm::ArrayRef<tad::rt::EntrySpec> signatures,
   return mlir::success();
 }
 
+/// --entry as given: the compile of a generic entry renames it to its
+/// instance, and --split-input-file compiles each chunk from the start.
+static const std::string &requestedEntry() {
+  static const std::string requested = entry;
+  return requested;
+}
+
+/// The instances of generic functions that the command line asks for: the
+/// --entry's at --dim's sizes (for tadc run, at the sizes of its .npy
+/// inputs when --dim is not given), and each --instantiate.
+static mlir::LogicalResult
+getInstanceRequests(llvm::SourceMgr &sourceMgr, unsigned bufferId,
+                    std::vector<tad::lang::InstanceRequest> &requests,
+                    bool &entryRequested) {
+  auto fail = [](const llvm::Twine &message) {
+    llvm::errs() << "tadc: error: " << message << "\n";
+    return mlir::failure();
+  };
+  entryRequested = false;
+  bool generic = false;
+  if (!entry.empty()) {
+    // The parse is repeated by the compile; it is cheap against it.
+    std::string ignored;
+    llvm::raw_string_ostream quiet(ignored);
+    std::unique_ptr<tad::lang::Module> parsed =
+        tad::lang::parseOnly(sourceMgr, quiet, bufferId);
+    generic = parsed && tad::driver::isGenericEntry(*parsed, entry);
+    // Without --dim, the inputs' shapes: what tadc run reads, and for a
+    // compile the example inputs of the Python package's generic calls.
+    if (generic && dimSizes.empty() &&
+        (emitStage == Stage::run || !inputFiles.empty() ||
+         !inputDir.empty())) {
+      tad::rt::RunOptions run;
+      if (!parseInputFiles(run))
+        return mlir::failure();
+      auto inferred = tad::driver::inferSizesFromInputs(
+          *parsed, entry, run.inputFiles, inputDir);
+      if (!inferred)
+        return fail(llvm::toString(inferred.takeError()));
+      requests.push_back(std::move(*inferred));
+      entryRequested = true;
+    }
+  }
+  if (!dimSizes.empty()) {
+    if (entry.empty())
+      return fail("--dim gives sizes to the dimensions of --entry; name "
+                  "the entry, or use --instantiate 'F[B=64]'");
+    tad::lang::InstanceRequest request;
+    request.function = entry;
+    for (const std::string &text : dimSizes)
+      if (llvm::Error error = tad::driver::parseSizes(text, request.sizes))
+        return fail("--dim: " + llvm::toString(std::move(error)));
+    requests.push_back(std::move(request));
+    entryRequested = true;
+  } else if (generic && !entryRequested) {
+    return fail("'" + entry + "' is generic: give the sizes of its "
+                "dimensions with --dim NAME=SIZE, or inputs of those sizes "
+                "with --input / --inputs");
+  }
+  for (const std::string &spec : instantiations) {
+    auto request = tad::driver::parseInstanceSpec(spec);
+    if (!request)
+      return fail("--instantiate: " + llvm::toString(request.takeError()));
+    requests.push_back(std::move(*request));
+  }
+  return mlir::success();
+}
+
 /// Compiles one buffer (the whole input, or one chunk of it) and prints the
 /// requested stage to `os`. `source` is the whole input: diagnostics point
 /// into it, so that line numbers stay those of the file.
@@ -640,16 +721,26 @@ processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
 
   mlir::OwningOpRef<mlir::ModuleOp> module;
   if (getInputKind() == InputKind::tad) {
+    std::vector<tad::lang::InstanceRequest> requests;
+    bool entryRequested = false;
+    entry.setValue(requestedEntry());
+    if (mlir::failed(getInstanceRequests(sourceMgr, bufferId, requests,
+                                         entryRequested)))
+      return mlir::failure();
+    std::vector<std::string> instanceNames;
     if (emitStage == Stage::ast) {
-      std::unique_ptr<tad::lang::Module> ast =
-          tad::lang::parseAndCheck(sourceMgr, llvm::errs(), bufferId);
+      std::unique_ptr<tad::lang::Module> ast = tad::lang::parseAndCheck(
+          sourceMgr, llvm::errs(), bufferId, requests, &instanceNames);
       if (!ast)
         return mlir::failure();
       tad::lang::dumpAST(*ast, sourceMgr, os);
       return mlir::success();
     }
-    module =
-        tad::lang::compileToTad(sourceMgr, context, llvm::errs(), bufferId);
+    module = tad::lang::compileToTad(sourceMgr, context, llvm::errs(),
+                                     bufferId, requests, &instanceNames);
+    // --entry of a generic function names its instance from here on.
+    if (module && entryRequested)
+      entry.setValue(instanceNames.front());
   } else {
     if (emitStage == Stage::ast) {
       llvm::errs() << "tadc: error: --emit=ast needs .tad input\n";

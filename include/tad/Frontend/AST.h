@@ -346,16 +346,24 @@ public:
 // Declarations
 //===----------------------------------------------------------------------===//
 
+/// The dimension parameters each dimension of a type names, in a generic
+/// function's signature: `f32[B, 16]` is {"B", ""}. Empty for a type
+/// without any; its shape holds kSymbolicDim in their places.
+using DimNames = std::vector<std::string>;
+inline constexpr int64_t kSymbolicDim = -1;
+
 struct Param {
   llvm::SMLoc loc;
   std::string name;
   TensorType type;
   llvm::SMLoc typeLoc;
+  DimNames dims;
 };
 
 struct TypeWithLoc {
   llvm::SMLoc loc;
   TensorType type;
+  DimNames dims;
 };
 
 class Decl {
@@ -368,6 +376,8 @@ public:
   llvm::SMLoc getLoc() const { return loc; }
   const std::string &getName() const { return name.name; }
   llvm::SMLoc getNameLoc() const { return name.loc; }
+  /// An instance of a generic declaration takes the name of its sizes.
+  void rename(std::string newName) { name.name = std::move(newName); }
 
 private:
   const Kind kind;
@@ -391,11 +401,25 @@ public:
   Block body;
   /// Where `@checkpoint` was written, when it was.
   std::optional<llvm::SMLoc> checkpointAttr;
+  /// `fn f[B, D](...)`: the dimension parameters of a generic function,
+  /// which Sema instantiates at the sizes of each call (an instance is a
+  /// FunctionDecl of its own, parsed again with the sizes bound, whose
+  /// `dims` are empty).
+  std::vector<Name> dims;
   /// Set by Sema: the custom rule of this function, if any.
   RuleDecl *rule = nullptr;
+  /// Set by Sema on an instance: the generic function, its sizes (in the
+  /// order of its dims) and the call that first needed it.
+  FunctionDecl *generic = nullptr;
+  std::vector<int64_t> sizes;
+  llvm::SMLoc instantiatedAt;
+
+  bool isGeneric() const { return !dims.empty(); }
 
   std::vector<TensorType> getParamTypes() const;
   std::vector<TensorType> getResultTypes() const;
+  std::vector<DimNames> getParamDims() const;
+  std::vector<DimNames> getResultDims() const;
   static bool classof(const Decl *d) { return d->getKind() == Kind::function; }
 };
 
@@ -420,6 +444,13 @@ public:
   FunctionDecl *primalDecl = nullptr;
   std::vector<int64_t> wrtPositions;
   std::vector<TensorType> paramTypes, resultTypes;
+  /// The symbolic dimensions of paramTypes and resultTypes, where the
+  /// primal is generic (then the request is generic too, and instantiated
+  /// at the sizes of each call as its primal is).
+  std::vector<DimNames> paramDims, resultDims;
+  /// Set on an instance: the generic request.
+  DerivativeDecl *generic = nullptr;
+  bool isGeneric() const { return primalDecl && primalDecl->isGeneric(); }
   static bool classof(const Decl *d) {
     return d->getKind() == Kind::derivative;
   }
@@ -460,7 +491,17 @@ public:
 class Module {
 public:
   std::vector<std::unique_ptr<Decl>> decls;
+  /// The whole source text, which Sema parses again to instantiate a
+  /// generic function.
+  llvm::StringRef source;
 };
+
+/// Whether `decl` is a generic function or a request for the derivative
+/// of one: a template of instances, which MLIRGen does not emit.
+bool isGenericDecl(const Decl &decl);
+
+/// `f32[B, 16]`: a type of a generic signature with its dimension names.
+std::string formatGenericType(const TensorType &type, const DimNames &dims);
 
 /// Prints the tree with types (when checked) and line:col locations.
 void dumpAST(const Module &module, llvm::SourceMgr &sourceMgr,

@@ -93,6 +93,8 @@ public:
   /// after reporting it.
   Token lex();
 
+  llvm::StringRef getBuffer() const { return buffer; }
+
 private:
   Token make(TokenKind kind, const char *start) const {
     return Token{kind, llvm::StringRef(start, cur - start)};

@@ -9,6 +9,7 @@
 #define TAD_FRONTEND_PARSER_H
 
 #include "tad/Frontend/AST.h"
+#include "llvm/ADT/StringMap.h"
 #include "tad/Frontend/Lexer.h"
 
 #include <optional>
@@ -17,13 +18,20 @@ namespace tad::lang {
 
 class Parser {
 public:
-  Parser(llvm::StringRef buffer, DiagnosticEngine &diag)
-      : lexer(buffer, diag), diag(diag) {
+  /// `sizes` binds the dimension parameters of a generic function to
+  /// sizes, for Sema's instances: its types then read as static ones.
+  Parser(llvm::StringRef buffer, DiagnosticEngine &diag,
+         const llvm::StringMap<int64_t> *sizes = nullptr)
+      : lexer(buffer, diag), diag(diag), sizes(sizes) {
     tok = lexer.lex();
   }
 
   /// Parses a whole file; returns null after reporting the first error.
   std::unique_ptr<Module> parseModule();
+
+  /// Parses the one declaration at the start of the buffer (Sema's
+  /// instances of a generic function).
+  std::unique_ptr<Decl> parseOneDecl() { return parseDecl(); }
 
 private:
   // Declarations.
@@ -34,7 +42,8 @@ private:
   std::unique_ptr<Decl> parseRule();
   bool parseParams(std::vector<Param> &params);
   bool parseResultTypes(std::vector<TypeWithLoc> &results);
-  bool parseType(TensorType &type);
+  bool parseType(TensorType &type, DimNames *dims = nullptr);
+  bool parseDimParams(std::vector<Name> &dims);
 
   // Statements.
   bool parseBlock(Block &block);
@@ -96,6 +105,9 @@ private:
 
   Lexer lexer;
   DiagnosticEngine &diag;
+  const llvm::StringMap<int64_t> *sizes;
+  /// The dimension parameters of the generic function being parsed.
+  const std::vector<Name> *dimParams = nullptr;
   Token tok;
   std::optional<Token> peeked;
   unsigned depth = 0;

@@ -1,0 +1,138 @@
+//===- Instances.cpp - sizes for generic entries --------------------------===//
+//
+// Parses --dim and --instantiate, and reads the sizes of a generic entry
+// off the shapes of its .npy inputs for `tadc run`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tad/Driver/Instances.h"
+
+#include "tad/runtime/Npy.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+using namespace tad;
+using llvm::StringRef;
+
+llvm::Error
+driver::parseSizes(StringRef text,
+                   std::vector<std::pair<std::string, int64_t>> &sizes) {
+  llvm::SmallVector<StringRef> items;
+  text.split(items, ',', -1, /*KeepEmpty=*/false);
+  if (items.empty())
+    return llvm::createStringError("expected NAME=SIZE, got '" + text + "'");
+  for (StringRef item : items) {
+    auto [name, value] = item.trim().split('=');
+    int64_t size;
+    if (name.empty() || value.trim().getAsInteger(10, size))
+      return llvm::createStringError("expected NAME=SIZE with an integer "
+                                     "SIZE, got '" +
+                                     item.trim() + "'");
+    for (const auto &[other, _] : sizes)
+      if (other == name.trim())
+        return llvm::createStringError("dimension " + name.trim() +
+                                       " is given twice");
+    sizes.push_back({name.trim().str(), size});
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<lang::InstanceRequest>
+driver::parseInstanceSpec(StringRef spec) {
+  size_t open = spec.find('[');
+  if (open == StringRef::npos || open == 0 || !spec.ends_with("]"))
+    return llvm::createStringError("expected FUNCTION[NAME=SIZE,...], got '" +
+                                   spec + "'");
+  lang::InstanceRequest request;
+  request.function = spec.take_front(open).trim().str();
+  if (llvm::Error error =
+          parseSizes(spec.drop_front(open + 1).drop_back(), request.sizes))
+    return std::move(error);
+  return request;
+}
+
+/// The generic function behind `name`, and for a derivative request the
+/// positions of its parameters that are the primal's (all of them: vjp's
+/// cotangents come after, and their sizes follow from the primal's).
+static const lang::FunctionDecl *findGeneric(const lang::Module &module,
+                                             StringRef name) {
+  auto find = [&](StringRef n) -> const lang::Decl * {
+    for (const auto &decl : module.decls)
+      if (decl->getName() == n && !llvm::isa<lang::RuleDecl>(decl.get()))
+        return decl.get();
+    return nullptr;
+  };
+  const lang::Decl *decl = find(name);
+  if (auto *request = llvm::dyn_cast_or_null<lang::DerivativeDecl>(decl))
+    decl = find(request->primal.name);
+  auto *fn = llvm::dyn_cast_or_null<lang::FunctionDecl>(decl);
+  return fn && fn->isGeneric() ? fn : nullptr;
+}
+
+bool driver::isGenericEntry(const lang::Module &module, StringRef name) {
+  return findGeneric(module, name) != nullptr;
+}
+
+llvm::Expected<lang::InstanceRequest> driver::inferSizesFromInputs(
+    const lang::Module &module, StringRef name,
+    const std::map<std::string, std::string> &inputFiles, StringRef inputDir) {
+  const lang::FunctionDecl *fn = findGeneric(module, name);
+  if (!fn)
+    return llvm::createStringError("'" + name + "' is not generic");
+  std::vector<int64_t> sizes(fn->dims.size(), lang::kSymbolicDim);
+  std::vector<std::string> from(fn->dims.size());
+  for (const lang::Param &param : fn->params) {
+    if (param.dims.empty())
+      continue;
+    std::string path;
+    if (auto it = inputFiles.find(param.name); it != inputFiles.end())
+      path = it->second;
+    else if (!inputDir.empty()) {
+      llvm::SmallString<256> candidate(inputDir);
+      llvm::sys::path::append(candidate, param.name + ".npy");
+      if (llvm::sys::fs::exists(candidate))
+        path = candidate.str().str();
+    }
+    if (path.empty())
+      continue;
+    rt::NpyArray array;
+    std::string error;
+    // The header is what is needed; the runner reads the file again.
+    if (!rt::readNpy(path, array, error))
+      return llvm::createStringError(error);
+    if (array.shape.size() != param.dims.size())
+      return llvm::createStringError(
+          path + " holds " + rt::describeArray(array.dtype, array.shape) +
+          " but parameter '" + param.name + "' of '" + fn->getName() +
+          "' is " + lang::formatGenericType(param.type, param.dims));
+    for (auto [d, dim] : llvm::enumerate(param.dims)) {
+      if (dim.empty())
+        continue;
+      size_t k = llvm::find_if(fn->dims, [&](const lang::Name &n) {
+                   return n.name == dim;
+                 }) - fn->dims.begin();
+      if (sizes[k] == lang::kSymbolicDim) {
+        sizes[k] = array.shape[d];
+        from[k] = path;
+      } else if (sizes[k] != array.shape[d]) {
+        return llvm::createStringError(
+            "dimension " + dim + " of '" + fn->getName() + "' is " +
+            std::to_string(sizes[k]) + " in " + from[k] + " but " +
+            std::to_string(array.shape[d]) + " in " + path);
+      }
+    }
+  }
+  lang::InstanceRequest request;
+  request.function = name.str();
+  for (auto [dim, size] : llvm::zip(fn->dims, sizes)) {
+    if (size == lang::kSymbolicDim)
+      return llvm::createStringError(
+          "'" + name + "' is generic and no input gives its dimension " +
+          dim.name + "; give it with --dim " + dim.name + "=SIZE");
+    request.sizes.push_back({dim.name, size});
+  }
+  return request;
+}
