@@ -19,23 +19,21 @@ using llvm::StringRef;
 
 llvm::Error
 driver::parseSizes(StringRef text,
-                   std::vector<std::pair<std::string, int64_t>> &sizes) {
+                   std::vector<std::pair<std::string, std::string>> &sizes) {
   llvm::SmallVector<StringRef> items;
   text.split(items, ',', -1, /*KeepEmpty=*/false);
   if (items.empty())
     return llvm::createStringError("expected NAME=SIZE, got '" + text + "'");
   for (StringRef item : items) {
     auto [name, value] = item.trim().split('=');
-    int64_t size;
-    if (name.empty() || value.trim().getAsInteger(10, size))
-      return llvm::createStringError("expected NAME=SIZE with an integer "
-                                     "SIZE, got '" +
+    if (name.trim().empty() || value.trim().empty())
+      return llvm::createStringError("expected NAME=SIZE, got '" +
                                      item.trim() + "'");
     for (const auto &[other, _] : sizes)
       if (other == name.trim())
         return llvm::createStringError("dimension " + name.trim() +
                                        " is given twice");
-    sizes.push_back({name.trim().str(), size});
+    sizes.push_back({name.trim().str(), value.trim().str()});
   }
   return llvm::Error::success();
 }
@@ -84,8 +82,14 @@ llvm::Expected<lang::InstanceRequest> driver::inferSizesFromInputs(
     return llvm::createStringError("'" + name + "' is not generic");
   std::vector<int64_t> sizes(fn->dims.size(), lang::kSymbolicDim);
   std::vector<std::string> from(fn->dims.size());
+  auto indexOf = [&](StringRef dim) {
+    return size_t(llvm::find_if(fn->dims, [&](const lang::GenericParam &p) {
+                    return p.name == dim;
+                  }) -
+                  fn->dims.begin());
+  };
   for (const lang::Param &param : fn->params) {
-    if (param.dims.empty())
+    if (param.dims.empty() && param.elemParam.empty())
       continue;
     std::string path;
     if (auto it = inputFiles.find(param.name); it != inputFiles.end())
@@ -103,17 +107,35 @@ llvm::Expected<lang::InstanceRequest> driver::inferSizesFromInputs(
     // The header is what is needed; the runner reads the file again.
     if (!rt::readNpy(path, array, error))
       return llvm::createStringError(error);
+    if (!param.elemParam.empty()) {
+      size_t k = indexOf(param.elemParam);
+      int64_t elem = int64_t(array.dtype == rt::DType::f64   ? lang::ElemKind::f64
+                             : array.dtype == rt::DType::f16 ? lang::ElemKind::f16
+                             : array.dtype == rt::DType::bf16
+                                 ? lang::ElemKind::bf16
+                                 : lang::ElemKind::f32);
+      if (sizes[k] == lang::kSymbolicDim) {
+        sizes[k] = elem;
+        from[k] = path;
+      } else if (sizes[k] != elem) {
+        return llvm::createStringError(
+            "element type " + param.elemParam + " of '" + fn->getName() +
+            "' is " + lang::getElemKindName(lang::ElemKind(sizes[k])) +
+            " in " + from[k] + " but " +
+            lang::getElemKindName(lang::ElemKind(elem)) + " in " + path);
+      }
+    }
+    if (param.dims.empty())
+      continue;
     if (array.shape.size() != param.dims.size())
       return llvm::createStringError(
           path + " holds " + rt::describeArray(array.dtype, array.shape) +
           " but parameter '" + param.name + "' of '" + fn->getName() +
-          "' is " + lang::formatGenericType(param.type, param.dims));
+          "' is " + lang::formatGenericType(param));
     for (auto [d, dim] : llvm::enumerate(param.dims)) {
       if (dim.empty())
         continue;
-      size_t k = llvm::find_if(fn->dims, [&](const lang::Name &n) {
-                   return n.name == dim;
-                 }) - fn->dims.begin();
+      size_t k = indexOf(dim);
       if (sizes[k] == lang::kSymbolicDim) {
         sizes[k] = array.shape[d];
         from[k] = path;
@@ -130,9 +152,14 @@ llvm::Expected<lang::InstanceRequest> driver::inferSizesFromInputs(
   for (auto [dim, size] : llvm::zip(fn->dims, sizes)) {
     if (size == lang::kSymbolicDim)
       return llvm::createStringError(
-          "'" + name + "' is generic and no input gives its dimension " +
-          dim.name + "; give it with --dim " + dim.name + "=SIZE");
-    request.sizes.push_back({dim.name, size});
+          "'" + name + "' is generic and no input gives its " +
+          (dim.isType ? "element type " : "dimension ") + dim.name +
+          "; give it with --dim " + dim.name + "=" +
+          (dim.isType ? "f32" : "SIZE"));
+    request.sizes.push_back(
+        {dim.name, dim.isType
+                       ? lang::getElemKindName(lang::ElemKind(size)).str()
+                       : std::to_string(size)});
   }
   return request;
 }

@@ -62,6 +62,13 @@ std::vector<DimNames> FunctionDecl::getResultDims() const {
   return dims;
 }
 
+std::vector<std::string> FunctionDecl::getParamElemParams() const {
+  std::vector<std::string> names;
+  for (const Param &param : params)
+    names.push_back(param.elemParam);
+  return names;
+}
+
 bool tad::lang::isGenericDecl(const Decl &decl) {
   if (auto *fn = llvm::dyn_cast<FunctionDecl>(&decl))
     return fn->isGeneric();
@@ -71,14 +78,21 @@ bool tad::lang::isGenericDecl(const Decl &decl) {
 }
 
 std::string tad::lang::formatGenericType(const TensorType &type,
-                                         const DimNames &dims) {
+                                         const DimNames &dims,
+                                         const std::string &elemParam) {
+  std::string elem =
+      elemParam.empty() ? getElemKindName(type.elem).str() : elemParam;
   if (dims.empty())
-    return type.str();
-  std::string s = getElemKindName(type.elem).str() + "[";
+    return elem + type.str().substr(getElemKindName(type.elem).size());
+  std::string s = elem + "[";
   for (auto [i, size] : llvm::enumerate(type.shape))
     s += (i ? ", " : "") +
          (dims[i].empty() ? std::to_string(size) : dims[i]);
   return s + "]";
+}
+
+std::string tad::lang::formatGenericType(const Param &param) {
+  return formatGenericType(param.type, param.dims, param.elemParam);
 }
 
 namespace {
@@ -115,12 +129,13 @@ private:
       std::string params, dims, results;
       for (const Param &p : fn->params)
         params += (params.empty() ? "" : ", ") + p.name + ": " +
-                  formatGenericType(p.type, p.dims);
-      for (const Name &d : fn->dims)
-        dims += (dims.empty() ? "[" : ", ") + d.name;
+                  formatGenericType(p);
+      for (const GenericParam &d : fn->dims)
+        dims += (dims.empty() ? "[" : ", ") + d.name +
+                (d.isType ? ": type" : "");
       for (const TypeWithLoc &r : fn->results)
         results += (results.empty() ? "" : ", ") +
-                   formatGenericType(r.type, r.dims);
+                   formatGenericType(r.type, r.dims, r.elemParam);
       if (fn->results.size() != 1)
         results = "(" + results + ")";
       line(fn->getLoc(), "Function " + fn->getName() +

@@ -11,29 +11,35 @@
 using namespace tad::lang;
 
 static std::unique_ptr<Module> parse(llvm::SourceMgr &sourceMgr,
-                                     DiagnosticEngine &diag,
-                                     unsigned bufferId) {
-  const llvm::MemoryBuffer *buffer = sourceMgr.getMemoryBuffer(
-      bufferId ? bufferId : sourceMgr.getNumBuffers());
+                                     DiagnosticEngine &diag, unsigned bufferId,
+                                     const FrontendOptions &options) {
+  if (!bufferId)
+    bufferId = sourceMgr.getNumBuffers();
+  const llvm::MemoryBuffer *buffer = sourceMgr.getMemoryBuffer(bufferId);
   Parser parser(buffer->getBuffer(), diag);
-  return parser.parseModule();
+  std::unique_ptr<Module> module = parser.parseModule();
+  if (!module ||
+      !resolveImports(*module, sourceMgr, bufferId, diag, options.importPath))
+    return nullptr;
+  return module;
 }
 
 std::unique_ptr<Module> tad::lang::parseOnly(llvm::SourceMgr &sourceMgr,
                                              llvm::raw_ostream &errs,
-                                             unsigned bufferId) {
+                                             unsigned bufferId,
+                                             const FrontendOptions &options) {
   DiagnosticEngine diag(sourceMgr, &errs);
-  return parse(sourceMgr, diag, bufferId);
+  return parse(sourceMgr, diag, bufferId, options);
 }
 
 std::unique_ptr<Module>
 tad::lang::parseAndCheck(llvm::SourceMgr &sourceMgr, llvm::raw_ostream &errs,
-                         unsigned bufferId,
-                         llvm::ArrayRef<InstanceRequest> requests,
+                         unsigned bufferId, const FrontendOptions &options,
                          std::vector<std::string> *instanceNames) {
   DiagnosticEngine diag(sourceMgr, &errs);
-  std::unique_ptr<Module> module = parse(sourceMgr, diag, bufferId);
-  if (!module || !checkModule(*module, diag, requests, instanceNames))
+  std::unique_ptr<Module> module = parse(sourceMgr, diag, bufferId, options);
+  if (!module ||
+      !checkModule(*module, diag, options.requests, instanceNames))
     return nullptr;
   return module;
 }
@@ -41,10 +47,10 @@ tad::lang::parseAndCheck(llvm::SourceMgr &sourceMgr, llvm::raw_ostream &errs,
 mlir::OwningOpRef<mlir::ModuleOp>
 tad::lang::compileToTad(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context,
                         llvm::raw_ostream &errs, unsigned bufferId,
-                        llvm::ArrayRef<InstanceRequest> requests,
+                        const FrontendOptions &options,
                         std::vector<std::string> *instanceNames) {
   std::unique_ptr<Module> module =
-      parseAndCheck(sourceMgr, errs, bufferId, requests, instanceNames);
+      parseAndCheck(sourceMgr, errs, bufferId, options, instanceNames);
   if (!module)
     return nullptr;
   DiagnosticEngine diag(sourceMgr, &errs);

@@ -15,6 +15,7 @@ llvm::StringRef tad::lang::getTokenKindName(TokenKind kind) {
   case TokenKind::identifier: return "identifier";
   case TokenKind::integer: return "integer";
   case TokenKind::number: return "number";
+  case TokenKind::string: return "string";
   case TokenKind::l_paren: return "'('";
   case TokenKind::r_paren: return "')'";
   case TokenKind::l_brace: return "'{'";
@@ -47,6 +48,7 @@ llvm::StringRef tad::lang::getTokenKindName(TokenKind kind) {
   case TokenKind::kw_else: return "'else'";
   case TokenKind::kw_checkpoint: return "'checkpoint'";
   case TokenKind::kw_rrule: return "'rrule'";
+  case TokenKind::kw_import: return "'import'";
   case TokenKind::kw_forward: return "'forward'";
   case TokenKind::kw_pullback: return "'pullback'";
   case TokenKind::kw_save: return "'save'";
@@ -90,6 +92,7 @@ Token Lexer::lexIdentifier(const char *start) {
                        .Case("else", TokenKind::kw_else)
                        .Case("checkpoint", TokenKind::kw_checkpoint)
                        .Case("rrule", TokenKind::kw_rrule)
+                       .Case("import", TokenKind::kw_import)
                        .Case("forward", TokenKind::kw_forward)
                        .Case("pullback", TokenKind::kw_pullback)
                        .Case("save", TokenKind::kw_save)
@@ -194,6 +197,18 @@ Token Lexer::lex() {
     if (next('.'))
       return make(TokenKind::dotdot, start);
     break;
+  case '"': {
+    // A path, on one line, without escapes.
+    while (cur != buffer.end() && *cur != '"' && *cur != '\n')
+      ++cur;
+    if (cur == buffer.end() || *cur != '"') {
+      diag.error(llvm::SMLoc::getFromPointer(start),
+                 "this string has no closing '\"' on its line");
+      return make(TokenKind::error, start);
+    }
+    ++cur;
+    return make(TokenKind::string, start);
+  }
   default:
     break;
   }

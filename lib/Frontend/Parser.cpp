@@ -87,8 +87,13 @@ bool Parser::tooDeep() {
 /// module ::= decl*
 std::unique_ptr<Module> Parser::parseModule() {
   auto module = std::make_unique<Module>();
-  module->source = lexer.getBuffer();
+  module->sources.push_back(lexer.getBuffer());
   while (!tok.is(TokenKind::eof)) {
+    if (tok.is(TokenKind::kw_import)) {
+      if (!parseImport(*module))
+        return nullptr;
+      continue;
+    }
     std::unique_ptr<Decl> decl = parseDecl();
     if (!decl)
       return nullptr;
@@ -97,6 +102,25 @@ std::unique_ptr<Module> Parser::parseModule() {
   if (diag.hadError())
     return nullptr;
   return module;
+}
+
+/// import ::= 'import' STRING ';'
+bool Parser::parseImport(Module &module) {
+  consume(); // 'import'
+  if (!tok.is(TokenKind::string)) {
+    if (!tok.is(TokenKind::error))
+      errorHere("expected the path of a .tad file in quotes after import, "
+                "as in import \"nn.tad\";");
+    return false;
+  }
+  Import import{tok.getLoc(), tok.spelling.drop_front().drop_back().str()};
+  if (import.path.empty())
+    return errorHere("the path of an import is empty");
+  consume();
+  if (!expect(TokenKind::semicolon, "after the import"))
+    return false;
+  module.imports.push_back(std::move(import));
+  return true;
 }
 
 /// decl ::= ('@' 'checkpoint')? function | derivative | rule
@@ -143,14 +167,14 @@ Parser::parseFunctionOrDerivative(std::optional<SMLoc> checkpointAttr) {
     }
     return parseDerivative(loc, std::move(name));
   }
-  std::vector<Name> dims;
+  std::vector<GenericParam> dims;
   if (tok.is(TokenKind::l_square) && !parseDimParams(dims))
     return nullptr;
   std::vector<Param> params;
   std::vector<TypeWithLoc> results;
   Block body;
   // Instances bind the dimensions to sizes: their types are static.
-  dimParams = sizes ? nullptr : &dims;
+  dimParams = sizes || types ? nullptr : &dims;
   bool parsed = parseParams(params) &&
                 expect(TokenKind::arrow, "and the result types") &&
                 parseResultTypes(results);
@@ -160,24 +184,48 @@ Parser::parseFunctionOrDerivative(std::optional<SMLoc> checkpointAttr) {
   auto fn = std::make_unique<FunctionDecl>(
       loc, std::move(name), std::move(params), std::move(results),
       std::move(body), checkpointAttr);
-  if (!sizes)
+  if (!sizes && !types)
     fn->dims = std::move(dims);
   return fn;
 }
 
-/// dims ::= '[' IDENT (',' IDENT)* ']'
-bool Parser::parseDimParams(std::vector<Name> &dims) {
+bool Parser::checkNotDim(const Name &name) {
+  if (!(sizes && sizes->count(name.name)) &&
+      !(types && types->count(name.name)))
+    return true;
+  diag.error(name.loc, "'" + name.name + "' is a dimension parameter of "
+                                         "this function; a variable cannot "
+                                         "take its name");
+  return false;
+}
+
+/// dims ::= '[' dim (',' dim)* ']'
+/// dim  ::= IDENT (':' 'type')?
+bool Parser::parseDimParams(std::vector<GenericParam> &dims) {
   consume(); // '['
   do {
     Name dim;
     if (!expectIdentifier(dim, "a dimension name, as in fn f[B, D](...)"))
       return false;
-    for (const Name &other : dims)
+    for (const GenericParam &other : dims)
       if (other.name == dim.name) {
         diag.error(dim.loc, "dimension '" + dim.name + "' appears twice");
         return false;
       }
-    dims.push_back(std::move(dim));
+    GenericParam param{dim.loc, dim.name, false};
+    if (consumeIf(TokenKind::colon)) {
+      Name kind;
+      if (!expectIdentifier(kind, "'type' (an element type parameter)"))
+        return false;
+      if (kind.name != "type") {
+        diag.error(kind.loc, "a generic parameter is a dimension (B) or an "
+                             "element type (E: type), not '" +
+                                 kind.name + "'");
+        return false;
+      }
+      param.isType = true;
+    }
+    dims.push_back(std::move(param));
   } while (consumeIf(TokenKind::comma));
   return expect(TokenKind::r_square, "to end the dimension parameters");
 }
@@ -277,14 +325,14 @@ bool Parser::parseParams(std::vector<Param> &params) {
   while (!tok.is(TokenKind::r_paren)) {
     Param param;
     Name name;
-    if (!expectIdentifier(name, "a parameter name"))
+    if (!expectIdentifier(name, "a parameter name") || !checkNotDim(name))
       return false;
     param.loc = name.loc;
     param.name = std::move(name.name);
     if (!expect(TokenKind::colon, "and the parameter's type"))
       return false;
     param.typeLoc = tok.getLoc();
-    if (!parseType(param.type, &param.dims))
+    if (!parseType(param.type, &param.dims, &param.elemParam))
       return false;
     params.push_back(std::move(param));
     if (!consumeIf(TokenKind::comma))
@@ -297,8 +345,8 @@ bool Parser::parseParams(std::vector<Param> &params) {
 bool Parser::parseResultTypes(std::vector<TypeWithLoc> &results) {
   bool parenthesized = consumeIf(TokenKind::l_paren);
   do {
-    TypeWithLoc result{tok.getLoc(), {}, {}};
-    if (!parseType(result.type, &result.dims))
+    TypeWithLoc result{tok.getLoc(), {}, {}, {}};
+    if (!parseType(result.type, &result.dims, &result.elemParam))
       return false;
     results.push_back(std::move(result));
   } while (parenthesized && consumeIf(TokenKind::comma));
@@ -307,16 +355,39 @@ bool Parser::parseResultTypes(std::vector<TypeWithLoc> &results) {
 
 /// type ::= ('f32' | 'f64' | 'f16' | 'bf16') ('[' (dim (',' dim)*)? ']')?
 /// dim  ::= INT | IDENT   (a dimension parameter of a generic function)
-bool Parser::parseType(TensorType &type, DimNames *dims) {
-  switch (tok.kind) {
-  case TokenKind::kw_f32: type.elem = ElemKind::f32; break;
-  case TokenKind::kw_f64: type.elem = ElemKind::f64; break;
-  case TokenKind::kw_f16: type.elem = ElemKind::f16; break;
-  case TokenKind::kw_bf16: type.elem = ElemKind::bf16; break;
-  case TokenKind::error: return false;
-  default:
-    return errorHere("expected a type such as f32[64, 256] or f32, found " +
-                     describe(tok));
+bool Parser::parseType(TensorType &type, DimNames *dims,
+                       std::string *elemParam) {
+  auto param = [&](llvm::StringRef name) -> const GenericParam * {
+    if (!dimParams)
+      return nullptr;
+    auto it = llvm::find_if(*dimParams, [&](const GenericParam &p) {
+      return p.name == name;
+    });
+    return it == dimParams->end() ? nullptr : &*it;
+  };
+  if (tok.is(TokenKind::identifier)) {
+    // An element type parameter: bound in an instance, else a placeholder.
+    if (types && types->count(tok.spelling)) {
+      type.elem = types->lookup(tok.spelling);
+    } else if (const GenericParam *p = param(tok.spelling);
+               p && p->isType && elemParam) {
+      *elemParam = p->name;
+      type.elem = ElemKind::f32;
+    } else {
+      return errorHere("expected a type such as f32[64, 256] or f32, found " +
+                       describe(tok));
+    }
+  } else {
+    switch (tok.kind) {
+    case TokenKind::kw_f32: type.elem = ElemKind::f32; break;
+    case TokenKind::kw_f64: type.elem = ElemKind::f64; break;
+    case TokenKind::kw_f16: type.elem = ElemKind::f16; break;
+    case TokenKind::kw_bf16: type.elem = ElemKind::bf16; break;
+    case TokenKind::error: return false;
+    default:
+      return errorHere("expected a type such as f32[64, 256] or f32, found " +
+                       describe(tok));
+    }
   }
   consume();
   if (!consumeIf(TokenKind::l_square))
@@ -329,9 +400,10 @@ bool Parser::parseType(TensorType &type, DimNames *dims) {
       std::string dim = tok.spelling.str();
       if (sizes && sizes->count(dim)) {
         size = sizes->lookup(dim);
-      } else if (dims && dimParams &&
-                 llvm::any_of(*dimParams,
-                              [&](const Name &d) { return d.name == dim; })) {
+      } else if (const GenericParam *p = param(dim); p && p->isType) {
+        return errorHere("'" + dim + "' is an element type parameter; a "
+                         "dimension is a size");
+      } else if (dims && p) {
         names.resize(type.shape.size());
         names.push_back(dim);
         type.shape.push_back(kSymbolicDim);
@@ -444,7 +516,7 @@ StmtPtr Parser::parseLet() {
   bool destructure = consumeIf(TokenKind::l_paren);
   do {
     Name name;
-    if (!expectIdentifier(name, "a variable name"))
+    if (!expectIdentifier(name, "a variable name") || !checkNotDim(name))
       return nullptr;
     names.push_back(std::move(name));
   } while (destructure && consumeIf(TokenKind::comma));
@@ -500,7 +572,7 @@ StmtPtr Parser::parseFor() {
   SMLoc loc = tok.getLoc();
   consume();
   Name var;
-  if (!expectIdentifier(var, "a loop variable") ||
+  if (!expectIdentifier(var, "a loop variable") || !checkNotDim(var) ||
       !expect(TokenKind::kw_in, "after the loop variable"))
     return nullptr;
   ExprPtr low = parseAdditive();
@@ -747,6 +819,13 @@ ExprPtr Parser::parsePrimary() {
   case TokenKind::identifier: {
     std::string name = tok.spelling.str();
     consume();
+    // In an instance, a dimension parameter is its size: `rsqrt(D)`,
+    // `reshape(x, [B, 4, D])`, `for i in 0..N`.
+    if (sizes && sizes->count(name) && !tok.is(TokenKind::l_paren))
+      return std::make_unique<NumberExpr>(
+          loc, std::to_string(sizes->lookup(name)), /*isInteger=*/true);
+    if (types && types->count(name) && !tok.is(TokenKind::l_paren))
+      return std::make_unique<ElemTypeExpr>(loc, types->lookup(name));
     if (!tok.is(TokenKind::l_paren))
       return std::make_unique<VarExpr>(loc, std::move(name));
     std::vector<CallArg> args;

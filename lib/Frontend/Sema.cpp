@@ -96,15 +96,10 @@ bool SemaImpl::checkModule(Module &module,
       if (fn->isGeneric())
         continue;
       if (!checkFunctionBody(*fn)) {
-        if (fn->generic) {
-          std::string sizes;
-          for (auto [dim, size] : llvm::zip(fn->generic->dims, fn->sizes))
-            sizes += (sizes.empty() ? "" : ", ") + dim.name + " = " +
-                     std::to_string(size);
+        if (fn->generic)
           diag.note(fn->instantiatedAt, "in '" + fn->generic->getName() +
-                                            "' at " + sizes +
+                                            "' at " + describeInstance(*fn) +
                                             ", instantiated here");
-        }
         return false;
       }
     } else if (auto *rule = llvm::dyn_cast<RuleDecl>(decl)) {
@@ -229,6 +224,7 @@ bool SemaImpl::checkDerivative(DerivativeDecl &decl) {
 
   decl.paramTypes = primal->getParamTypes();
   decl.paramDims = primal->getParamDims();
+  decl.paramElemParams = primal->getParamElemParams();
   std::vector<TensorType> cotangents;
   std::vector<DimNames> cotangentDims;
   for (int64_t position : decl.wrtPositions) {
@@ -250,6 +246,8 @@ bool SemaImpl::checkDerivative(DerivativeDecl &decl) {
   case RequestKind::vjp:
     llvm::append_range(decl.paramTypes, primalResults);
     llvm::append_range(decl.paramDims, primalResultDims);
+    for (const TypeWithLoc &result : primal->results)
+      decl.paramElemParams.push_back(result.elemParam);
     decl.resultTypes = cotangents;
     decl.resultDims = cotangentDims;
     break;

@@ -17,6 +17,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace tad::lang;
 using llvm::SMLoc;
@@ -28,40 +29,60 @@ using llvm::Twine;
 static constexpr size_t kMaxInstances = 10000;
 
 std::string tad::lang::getInstanceName(llvm::StringRef function,
-                                       llvm::ArrayRef<std::string> dims,
+                                       llvm::ArrayRef<GenericParam> params,
                                        llvm::ArrayRef<int64_t> sizes) {
   std::string name = function.str();
-  for (auto [dim, size] : llvm::zip(dims, sizes))
-    name += "_" + dim + std::to_string(size);
+  for (auto [param, size] : llvm::zip(params, sizes))
+    name += "_" + (param.isType ? getElemKindName(ElemKind(size)).str()
+                                : param.name + std::to_string(size));
   return name;
 }
 
-/// The dimension parameters of a generic declaration.
-static const std::vector<Name> &getDims(Decl &generic) {
+/// The generic parameters of a generic declaration.
+static const std::vector<GenericParam> &getDims(Decl &generic) {
   if (auto *request = llvm::dyn_cast<DerivativeDecl>(&generic))
     return request->primalDecl->dims;
   return llvm::cast<FunctionDecl>(generic).dims;
 }
 
-static std::vector<std::string> getDimNames(Decl &generic) {
-  std::vector<std::string> names;
-  for (const Name &dim : getDims(generic))
-    names.push_back(dim.name);
-  return names;
+/// `B = 64, E = f64`.
+static std::string describeSizes(llvm::ArrayRef<GenericParam> params,
+                                 llvm::ArrayRef<int64_t> sizes) {
+  std::string text;
+  for (auto [param, size] : llvm::zip(params, sizes))
+    text += (text.empty() ? "" : ", ") + param.name + " = " +
+            (param.isType ? getElemKindName(ElemKind(size)).str()
+                          : std::to_string(size));
+  return text;
 }
 
-/// Every dimension parameter must be read off a parameter's type, so that
-/// a call's arguments determine it; results may only use those.
+std::string SemaImpl::describeInstance(const FunctionDecl &fn) {
+  return describeSizes(fn.generic->dims, fn.sizes);
+}
+
+/// Every generic parameter must be read off a parameter's type, so that a
+/// call's arguments determine it; results may only use those.
 bool SemaImpl::checkGenericSignature(FunctionDecl &fn) {
   llvm::StringSet<> inParams;
-  for (const Param &param : fn.params)
+  for (const Param &param : fn.params) {
+    if (llvm::any_of(fn.dims, [&](const GenericParam &d) {
+          return d.name == param.name;
+        }))
+      return diag.error(param.loc, "'" + param.name +
+                                       "' is a generic parameter of '" +
+                                       fn.getName() +
+                                       "'; a parameter cannot take its name");
     for (const std::string &dim : param.dims)
       if (!dim.empty())
         inParams.insert(dim);
-  for (const Name &dim : fn.dims)
+    if (!param.elemParam.empty())
+      inParams.insert(param.elemParam);
+  }
+  for (const GenericParam &dim : fn.dims)
     if (!inParams.contains(dim.name))
-      return diag.error(dim.loc, "dimension '" + dim.name + "' of '" +
-                                     fn.getName() +
+      return diag.error(dim.loc, std::string(dim.isType ? "element type '"
+                                                        : "dimension '") +
+                                     dim.name + "' of '" + fn.getName() +
                                      "' appears in no parameter's type, so "
                                      "no call can determine it");
   return true;
@@ -69,70 +90,95 @@ bool SemaImpl::checkGenericSignature(FunctionDecl &fn) {
 
 bool SemaImpl::inferSizes(CallExpr &expr, Decl &generic,
                           std::vector<int64_t> &sizes) {
-  const std::vector<Name> &dims = getDims(generic);
+  const std::vector<GenericParam> &dims = getDims(generic);
   std::vector<TensorType> params;
   std::vector<DimNames> paramDims;
-  std::vector<std::string> paramNames;
+  std::vector<std::string> paramElems, paramNames;
   if (auto *fn = llvm::dyn_cast<FunctionDecl>(&generic)) {
     params = fn->getParamTypes();
     paramDims = fn->getParamDims();
+    paramElems = fn->getParamElemParams();
     for (const Param &p : fn->params)
       paramNames.push_back(p.name);
   } else {
     auto *request = llvm::cast<DerivativeDecl>(&generic);
     params = request->paramTypes;
     paramDims = request->paramDims;
+    paramElems = request->paramElemParams;
     paramNames.assign(params.size(), "");
   }
   sizes.assign(dims.size(), kSymbolicDim);
   std::vector<size_t> boundBy(dims.size());
-  for (auto [i, arg] : llvm::enumerate(expr.args)) {
-    std::string what = "argument " + std::to_string(i + 1) + " of '" +
-                       expr.callee + "'";
+  auto indexOf = [&](llvm::StringRef name) {
+    return size_t(llvm::find_if(dims, [&](const GenericParam &p) {
+                    return p.name == name;
+                  }) -
+                  dims.begin());
+  };
+  auto describeArg = [&](size_t i) {
+    std::string what = "argument " + std::to_string(i + 1);
     if (!paramNames[i].empty())
       what += " ('" + paramNames[i] + "')";
+    return what;
+  };
+  // Binds generic parameter k to `value` from argument i, or reports the
+  // argument that bound it otherwise.
+  auto bind = [&](size_t k, int64_t value, size_t i, Expr &arg) {
+    if (sizes[k] == kSymbolicDim) {
+      sizes[k] = value, boundBy[k] = i;
+      return true;
+    }
+    if (sizes[k] == value)
+      return true;
+    auto show = [&](int64_t v) {
+      return dims[k].isType ? getElemKindName(ElemKind(v)).str()
+                            : std::to_string(v);
+    };
+    return diag.error(arg.getLoc(),
+                      std::string(dims[k].isType ? "element type "
+                                                 : "dimension ") +
+                          dims[k].name + " of '" + expr.callee + "' is " +
+                          show(sizes[k]) + " in " + describeArg(boundBy[k]) +
+                          " but " + show(value) + " in " + describeArg(i) +
+                          " (" + arg.type.tensor.str() + ")");
+  };
+  for (auto [i, arg] : llvm::enumerate(expr.args)) {
+    std::string what =
+        describeArg(i).insert(std::to_string(i + 1).size() + 9,
+                              " of '" + expr.callee + "'");
     if (!checkExpr(*arg.value) || !checkTensor(*arg.value, what))
       return false;
     const TensorType &type = arg.value->type.tensor;
+    if (!paramElems[i].empty()) {
+      // A literal takes the element type another argument gives, or f32.
+      if (!arg.value->type.weak && !type.isFloat())
+        return diag.error(arg.value->getLoc(),
+                          what + " has type " + type.str() +
+                              "; an element type parameter stands for a "
+                              "float type");
+      if (!arg.value->type.weak &&
+          !bind(indexOf(paramElems[i]), int64_t(type.elem), i, *arg.value))
+        return false;
+    }
     if (paramDims[i].empty())
       continue; // checkAssignable compares it with the instance's
     if (type.getRank() != params[i].getRank())
       return diag.error(arg.value->getLoc(),
                         what + " has type " + type.str() + " but '" +
                             expr.callee + "' takes " +
-                            formatGenericType(params[i], paramDims[i]) +
+                            formatGenericType(params[i], paramDims[i],
+                                              paramElems[i]) +
                             " there");
-    for (auto [d, dim] : llvm::enumerate(paramDims[i])) {
-      if (dim.empty())
-        continue;
-      size_t k = llvm::find_if(dims, [&](const Name &n) {
-                   return n.name == dim;
-                 }) - dims.begin();
-      int64_t size = type.shape[d];
-      if (sizes[k] == kSymbolicDim) {
-        sizes[k] = size;
-        boundBy[k] = i;
-        continue;
-      }
-      if (sizes[k] != size) {
-        std::string first = "argument " + std::to_string(boundBy[k] + 1);
-        if (!paramNames[boundBy[k]].empty())
-          first += " ('" + paramNames[boundBy[k]] + "')";
-        return diag.error(arg.value->getLoc(),
-                          "dimension " + dim + " of '" + expr.callee +
-                              "' is " + Twine(sizes[k]) + " in " + first +
-                              " but " + Twine(size) + " in " + what + " (" +
-                              type.str() + ")");
-      }
-    }
+    for (auto [d, dim] : llvm::enumerate(paramDims[i]))
+      if (!dim.empty() &&
+          !bind(indexOf(dim), type.shape[d], i, *arg.value))
+        return false;
   }
+  // An element type that only literals give is f32, as a literal's is.
+  for (auto [k, dim] : llvm::enumerate(dims))
+    if (dim.isType && sizes[k] == kSymbolicDim)
+      sizes[k] = int64_t(ElemKind::f32);
   return true;
-}
-
-FunctionDecl *SemaImpl::instantiateFunction(FunctionDecl &generic,
-                                            llvm::ArrayRef<int64_t> sizes,
-                                            SMLoc at) {
-  return llvm::cast_or_null<FunctionDecl>(instantiate(generic, sizes, at));
 }
 
 Decl *SemaImpl::instantiate(Decl &generic, llvm::ArrayRef<int64_t> sizes,
@@ -145,8 +191,7 @@ Decl *SemaImpl::instantiate(Decl &generic, llvm::ArrayRef<int64_t> sizes,
                        " instances of generic functions");
     return nullptr;
   }
-  std::string name =
-      getInstanceName(generic.getName(), getDimNames(generic), sizes);
+  std::string name = getInstanceName(generic.getName(), getDims(generic), sizes);
   if (Decl *other = functions.lookup(name)) {
     diag.error(at, "the instance of '" + generic.getName() +
                        "' at these sizes is named '" + name +
@@ -157,7 +202,8 @@ Decl *SemaImpl::instantiate(Decl &generic, llvm::ArrayRef<int64_t> sizes,
 
   std::unique_ptr<Decl> instance;
   if (auto *request = llvm::dyn_cast<DerivativeDecl>(&generic)) {
-    FunctionDecl *primal = instantiateFunction(*request->primalDecl, sizes, at);
+    auto *primal = llvm::cast_or_null<FunctionDecl>(
+        instantiate(*request->primalDecl, sizes, at));
     if (!primal)
       return nullptr;
     auto derivative = std::make_unique<DerivativeDecl>(
@@ -168,14 +214,23 @@ Decl *SemaImpl::instantiate(Decl &generic, llvm::ArrayRef<int64_t> sizes,
     instance = std::move(derivative);
   } else {
     // The declaration parsed again from its first token, with its
-    // dimensions bound: its locations are the generic one's.
+    // parameters bound: its locations are the generic one's.
     auto &fn = llvm::cast<FunctionDecl>(generic);
     llvm::StringMap<int64_t> bound;
-    for (auto [dim, size] : llvm::zip(fn.dims, sizes))
-      bound[dim.name] = size;
+    llvm::StringMap<ElemKind> types;
+    for (auto [dim, size] : llvm::zip(fn.dims, sizes)) {
+      if (dim.isType)
+        types[dim.name] = ElemKind(size);
+      else
+        bound[dim.name] = size;
+    }
     const char *start = fn.getLoc().getPointer();
-    llvm::StringRef text(start, module->source.end() - start);
-    Parser parser(text, diag, &bound);
+    auto source = llvm::find_if(module->sources, [&](llvm::StringRef text) {
+      return text.begin() <= start && start < text.end();
+    });
+    assert(source != module->sources.end() && "a declaration of no file");
+    llvm::StringRef text(start, source->end() - start);
+    Parser parser(text, diag, &bound, &types);
     instance = parser.parseOneDecl();
     if (!instance)
       return nullptr;
@@ -207,22 +262,40 @@ bool SemaImpl::instantiateRequests(llvm::ArrayRef<InstanceRequest> requests,
       return diag.error(SMLoc(), "'" + request.function +
                                      "' has no dimension parameters to "
                                      "give sizes to");
-    const std::vector<Name> &dims = getDims(*generic);
+    const std::vector<GenericParam> &dims = getDims(*generic);
     std::vector<int64_t> sizes(dims.size(), kSymbolicDim);
     std::string all;
-    for (const Name &dim : dims)
+    for (const GenericParam &dim : dims)
       all += (all.empty() ? "" : ", ") + dim.name;
-    for (auto [dim, size] : request.sizes) {
-      auto it = llvm::find_if(dims, [&](const Name &n) { return n.name == dim; });
+    for (const auto &[dim, text] : request.sizes) {
+      auto it = llvm::find_if(dims, [&, &dim = dim](const GenericParam &p) {
+        return p.name == dim;
+      });
       if (it == dims.end())
         return diag.error(SMLoc(), "'" + request.function +
                                        "' has no dimension '" + dim +
                                        "'; its dimensions are " + all);
-      if (size < 1 || size > (int64_t(1) << 40))
-        return diag.error(SMLoc(), "dimension " + dim + " = " + Twine(size) +
+      int64_t value;
+      if (it->isType) {
+        std::optional<ElemKind> elem = llvm::StringSwitch<std::optional<ElemKind>>(text)
+                                           .Case("f32", ElemKind::f32)
+                                           .Case("f64", ElemKind::f64)
+                                           .Case("f16", ElemKind::f16)
+                                           .Case("bf16", ElemKind::bf16)
+                                           .Default(std::nullopt);
+        if (!elem)
+          return diag.error(SMLoc(), "element type " + dim + " of '" +
+                                         request.function + "' is f32, f64, "
+                                         "f16 or bf16, not '" + text + "'");
+        value = int64_t(*elem);
+      } else if (llvm::StringRef(text).getAsInteger(10, value) || value < 1 ||
+                 value > (int64_t(1) << 40)) {
+        return diag.error(SMLoc(), "dimension " + dim + " = " + text +
                                        " of '" + request.function +
-                                       "' must be between 1 and 2^40");
-      sizes[it - dims.begin()] = size;
+                                       "' must be an integer between 1 and "
+                                       "2^40");
+      }
+      sizes[it - dims.begin()] = value;
     }
     for (auto [dim, size] : llvm::zip(dims, sizes))
       if (size == kSymbolicDim)

@@ -89,9 +89,8 @@ private:
   /// (one per dimension parameter), made at its first use (`at`).
   Decl *instantiate(Decl &generic, llvm::ArrayRef<int64_t> sizes,
                     llvm::SMLoc at);
-  FunctionDecl *instantiateFunction(FunctionDecl &generic,
-                                    llvm::ArrayRef<int64_t> sizes,
-                                    llvm::SMLoc at);
+  /// `B = 64, D = 128` for an instance, in messages.
+  static std::string describeInstance(const FunctionDecl &fn);
   /// The sizes of a call's dimension parameters, from its checked
   /// arguments' types; false after a located error naming the conflict.
   bool inferSizes(CallExpr &expr, Decl &generic, std::vector<int64_t> &sizes);

@@ -53,8 +53,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       llvm::SMLoc());
   std::string errors;
   llvm::raw_string_ostream errs(errors);
+  // Imports resolve from the folder the fuzzer runs in (scripts/fuzz.sh:
+  // the repository's, whose examples and tests it may import) and from
+  // the standard library, whose generic functions it then instantiates.
+  static const tad::lang::FrontendOptions options = [] {
+    tad::lang::FrontendOptions o;
+    o.importPath = {"stdlib"};
+    return o;
+  }();
   std::unique_ptr<tad::lang::Module> module =
-      tad::lang::parseAndCheck(sourceMgr, errs);
+      tad::lang::parseAndCheck(sourceMgr, errs, 0, options);
   if (!module)
     return 0; // a rejected program is fine; a crash is not
 

@@ -11,6 +11,7 @@
 #include "tad/Driver/JitRunner.h"
 #include "tad/Driver/Signature.h"
 #include "tad/Driver/StoreAllPeak.h"
+#include "tad/Driver/Config.h"
 #include "tad/Driver/Instances.h"
 #include "tad/Frontend/Frontend.h"
 #include "tad/InitAll.h"
@@ -108,6 +109,12 @@ cl::opt<std::string> entry(
     cl::desc("The function to run, or to keep when lowering (the others it "
              "does not call are dropped)"),
     cl::value_desc("name"), cl::cat(tadcCategory));
+
+cl::list<std::string> importPaths(
+    "import-path",
+    cl::desc("Look for imported .tad files in DIR too (repeatable; after "
+             "the importing file's folder, before tad's own library)"),
+    cl::value_desc("DIR"), cl::cat(tadcCategory));
 
 cl::list<std::string> dimSizes(
     "dim",
@@ -618,10 +625,20 @@ static const std::string &requestedEntry() {
 /// The instances of generic functions that the command line asks for: the
 /// --entry's at --dim's sizes (for tadc run, at the sizes of its .npy
 /// inputs when --dim is not given), and each --instantiate.
+/// Where imports are looked for after the importing file's folder: each
+/// --import-path, then tad's library ($TAD_STDLIB_DIR overrides it).
+static std::vector<std::string> getImportPath() {
+  std::vector<std::string> path(importPaths.begin(), importPaths.end());
+  const char *stdlib = std::getenv("TAD_STDLIB_DIR");
+  path.push_back(stdlib && *stdlib ? stdlib : TAD_STDLIB_DIR);
+  return path;
+}
+
 static mlir::LogicalResult
 getInstanceRequests(llvm::SourceMgr &sourceMgr, unsigned bufferId,
-                    std::vector<tad::lang::InstanceRequest> &requests,
+                    tad::lang::FrontendOptions &frontend,
                     bool &entryRequested) {
+  std::vector<tad::lang::InstanceRequest> &requests = frontend.requests;
   auto fail = [](const llvm::Twine &message) {
     llvm::errs() << "tadc: error: " << message << "\n";
     return mlir::failure();
@@ -633,7 +650,7 @@ getInstanceRequests(llvm::SourceMgr &sourceMgr, unsigned bufferId,
     std::string ignored;
     llvm::raw_string_ostream quiet(ignored);
     std::unique_ptr<tad::lang::Module> parsed =
-        tad::lang::parseOnly(sourceMgr, quiet, bufferId);
+        tad::lang::parseOnly(sourceMgr, quiet, bufferId, frontend);
     generic = parsed && tad::driver::isGenericEntry(*parsed, entry);
     // Without --dim, the inputs' shapes: what tadc run reads, and for a
     // compile the example inputs of the Python package's generic calls.
@@ -721,23 +738,24 @@ processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
 
   mlir::OwningOpRef<mlir::ModuleOp> module;
   if (getInputKind() == InputKind::tad) {
-    std::vector<tad::lang::InstanceRequest> requests;
+    tad::lang::FrontendOptions frontend;
+    frontend.importPath = getImportPath();
     bool entryRequested = false;
     entry.setValue(requestedEntry());
-    if (mlir::failed(getInstanceRequests(sourceMgr, bufferId, requests,
+    if (mlir::failed(getInstanceRequests(sourceMgr, bufferId, frontend,
                                          entryRequested)))
       return mlir::failure();
     std::vector<std::string> instanceNames;
     if (emitStage == Stage::ast) {
       std::unique_ptr<tad::lang::Module> ast = tad::lang::parseAndCheck(
-          sourceMgr, llvm::errs(), bufferId, requests, &instanceNames);
+          sourceMgr, llvm::errs(), bufferId, frontend, &instanceNames);
       if (!ast)
         return mlir::failure();
       tad::lang::dumpAST(*ast, sourceMgr, os);
       return mlir::success();
     }
     module = tad::lang::compileToTad(sourceMgr, context, llvm::errs(),
-                                     bufferId, requests, &instanceNames);
+                                     bufferId, frontend, &instanceNames);
     // --entry of a generic function names its instance from here on.
     if (module && entryRequested)
       entry.setValue(instanceNames.front());

@@ -20,9 +20,11 @@
 
 namespace tad::driver {
 
-/// Parses `B=64,D=128` (what --dim takes) and appends to `sizes`.
-llvm::Error parseSizes(llvm::StringRef text,
-                       std::vector<std::pair<std::string, int64_t>> &sizes);
+/// Parses `B=64,D=128` or `E=f64` (what --dim takes) and appends to
+/// `sizes`; Sema checks the values against the parameters.
+llvm::Error
+parseSizes(llvm::StringRef text,
+           std::vector<std::pair<std::string, std::string>> &sizes);
 
 /// Parses `F[B=64,D=128]` (what --instantiate takes).
 llvm::Expected<lang::InstanceRequest> parseInstanceSpec(llvm::StringRef spec);
@@ -31,11 +33,12 @@ llvm::Expected<lang::InstanceRequest> parseInstanceSpec(llvm::StringRef spec);
 /// request of one (parsed, not yet checked).
 bool isGenericEntry(const lang::Module &module, llvm::StringRef name);
 
-/// The sizes of the dimension parameters of the generic entry `name`, read
-/// from the shapes of the .npy files its parameters come from: `inputFiles`
-/// by parameter name, else `inputDir`/NAME.npy. A parameter without a file
-/// contributes nothing; a dimension no file determines is an error, as are
-/// two files that disagree about one.
+/// The sizes and element types of the generic parameters of the generic
+/// entry `name`, read from the shapes and dtypes of the .npy files its
+/// parameters come from: `inputFiles` by parameter name, else
+/// `inputDir`/NAME.npy. A parameter without a file contributes nothing; a
+/// dimension no file determines is an error, as are two files that
+/// disagree about one.
 llvm::Expected<lang::InstanceRequest>
 inferSizesFromInputs(const lang::Module &module, llvm::StringRef name,
                      const std::map<std::string, std::string> &inputFiles,

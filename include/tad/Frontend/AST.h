@@ -352,18 +352,30 @@ public:
 using DimNames = std::vector<std::string>;
 inline constexpr int64_t kSymbolicDim = -1;
 
+/// A parameter of a generic function: a dimension (`B`), or an element
+/// type (`E: type`).
+struct GenericParam {
+  llvm::SMLoc loc;
+  std::string name;
+  bool isType = false;
+};
+
 struct Param {
   llvm::SMLoc loc;
   std::string name;
   TensorType type;
   llvm::SMLoc typeLoc;
   DimNames dims;
+  /// The element type parameter its type names (`E[B, 4]`), if any; its
+  /// element type is then a placeholder.
+  std::string elemParam;
 };
 
 struct TypeWithLoc {
   llvm::SMLoc loc;
   TensorType type;
   DimNames dims;
+  std::string elemParam;
 };
 
 class Decl {
@@ -401,15 +413,16 @@ public:
   Block body;
   /// Where `@checkpoint` was written, when it was.
   std::optional<llvm::SMLoc> checkpointAttr;
-  /// `fn f[B, D](...)`: the dimension parameters of a generic function,
-  /// which Sema instantiates at the sizes of each call (an instance is a
-  /// FunctionDecl of its own, parsed again with the sizes bound, whose
-  /// `dims` are empty).
-  std::vector<Name> dims;
+  /// `fn f[B, D](...)`, `fn f[E: type, B](...)`: the parameters of a
+  /// generic function, which Sema instantiates at the sizes and element
+  /// types of each call (an instance is a FunctionDecl of its own, parsed
+  /// again with them bound, whose `dims` are empty).
+  std::vector<GenericParam> dims;
   /// Set by Sema: the custom rule of this function, if any.
   RuleDecl *rule = nullptr;
   /// Set by Sema on an instance: the generic function, its sizes (in the
-  /// order of its dims) and the call that first needed it.
+  /// order of its dims; an element type as its ElemKind) and the call that
+  /// first needed it.
   FunctionDecl *generic = nullptr;
   std::vector<int64_t> sizes;
   llvm::SMLoc instantiatedAt;
@@ -420,6 +433,7 @@ public:
   std::vector<TensorType> getResultTypes() const;
   std::vector<DimNames> getParamDims() const;
   std::vector<DimNames> getResultDims() const;
+  std::vector<std::string> getParamElemParams() const;
   static bool classof(const Decl *d) { return d->getKind() == Kind::function; }
 };
 
@@ -448,6 +462,7 @@ public:
   /// primal is generic (then the request is generic too, and instantiated
   /// at the sizes of each call as its primal is).
   std::vector<DimNames> paramDims, resultDims;
+  std::vector<std::string> paramElemParams;
   /// Set on an instance: the generic request.
   DerivativeDecl *generic = nullptr;
   bool isGeneric() const { return primalDecl && primalDecl->isGeneric(); }
@@ -488,20 +503,29 @@ public:
   static bool classof(const Decl *d) { return d->getKind() == Kind::rule; }
 };
 
+/// `import "nn.tad";`: the path as written, at the location of its string.
+struct Import {
+  llvm::SMLoc loc;
+  std::string path;
+};
+
 class Module {
 public:
   std::vector<std::unique_ptr<Decl>> decls;
-  /// The whole source text, which Sema parses again to instantiate a
-  /// generic function.
-  llvm::StringRef source;
+  std::vector<Import> imports;
+  /// The source text of the file and of each file it imports, which Sema
+  /// parses again to instantiate a generic function.
+  std::vector<llvm::StringRef> sources;
 };
 
 /// Whether `decl` is a generic function or a request for the derivative
 /// of one: a template of instances, which MLIRGen does not emit.
 bool isGenericDecl(const Decl &decl);
 
-/// `f32[B, 16]`: a type of a generic signature with its dimension names.
-std::string formatGenericType(const TensorType &type, const DimNames &dims);
+/// `f32[B, 16]`, `E[B]`: a type of a generic signature with its parameters.
+std::string formatGenericType(const TensorType &type, const DimNames &dims,
+                              const std::string &elemParam = "");
+std::string formatGenericType(const Param &param);
 
 /// Prints the tree with types (when checked) and line:col locations.
 void dumpAST(const Module &module, llvm::SourceMgr &sourceMgr,

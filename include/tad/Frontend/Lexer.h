@@ -22,6 +22,7 @@ enum class TokenKind {
   identifier,
   integer, // 42
   number,  // 4.2, 1e-3
+  string,  // "nn.tad": only in import
   // Punctuation.
   l_paren,
   r_paren,
@@ -56,6 +57,7 @@ enum class TokenKind {
   kw_else,
   kw_checkpoint,
   kw_rrule,
+  kw_import,
   kw_forward,
   kw_pullback,
   kw_save,

@@ -18,11 +18,13 @@ namespace tad::lang {
 
 class Parser {
 public:
-  /// `sizes` binds the dimension parameters of a generic function to
-  /// sizes, for Sema's instances: its types then read as static ones.
+  /// `sizes` and `types` bind the parameters of a generic function to
+  /// sizes and element types, for Sema's instances: its types then read as
+  /// static ones.
   Parser(llvm::StringRef buffer, DiagnosticEngine &diag,
-         const llvm::StringMap<int64_t> *sizes = nullptr)
-      : lexer(buffer, diag), diag(diag), sizes(sizes) {
+         const llvm::StringMap<int64_t> *sizes = nullptr,
+         const llvm::StringMap<ElemKind> *types = nullptr)
+      : lexer(buffer, diag), diag(diag), sizes(sizes), types(types) {
     tok = lexer.lex();
   }
 
@@ -42,8 +44,13 @@ private:
   std::unique_ptr<Decl> parseRule();
   bool parseParams(std::vector<Param> &params);
   bool parseResultTypes(std::vector<TypeWithLoc> &results);
-  bool parseType(TensorType &type, DimNames *dims = nullptr);
-  bool parseDimParams(std::vector<Name> &dims);
+  bool parseType(TensorType &type, DimNames *dims = nullptr,
+                 std::string *elemParam = nullptr);
+  bool parseDimParams(std::vector<GenericParam> &dims);
+  bool parseImport(Module &module);
+  /// In an instance: false, with an error, for a variable named as one of
+  /// the dimension parameters (their uses read as sizes there).
+  bool checkNotDim(const Name &name);
 
   // Statements.
   bool parseBlock(Block &block);
@@ -106,8 +113,9 @@ private:
   Lexer lexer;
   DiagnosticEngine &diag;
   const llvm::StringMap<int64_t> *sizes;
-  /// The dimension parameters of the generic function being parsed.
-  const std::vector<Name> *dimParams = nullptr;
+  const llvm::StringMap<ElemKind> *types;
+  /// The parameters of the generic function being parsed.
+  const std::vector<GenericParam> *dimParams = nullptr;
   Token tok;
   std::optional<Token> peeked;
   unsigned depth = 0;

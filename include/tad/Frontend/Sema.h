@@ -17,11 +17,12 @@ namespace tad::lang {
 
 /// Checks `module`, reporting the first error through `diag`. Returns true
 /// when the module is valid.
-/// A generic function or derivative to instantiate at given sizes, as an
-/// entry of the program (tadc's --dim and --instantiate).
+/// A generic function or derivative to instantiate at given sizes and
+/// element types, as an entry of the program (tadc's --dim and
+/// --instantiate): `{"B", "64"}`, `{"E", "f64"}`.
 struct InstanceRequest {
   std::string function;
-  std::vector<std::pair<std::string, int64_t>> sizes;
+  std::vector<std::pair<std::string, std::string>> sizes;
 };
 
 /// Checks `module`, instantiating its generic functions at the sizes of
@@ -31,10 +32,11 @@ bool checkModule(Module &module, DiagnosticEngine &diag,
                  llvm::ArrayRef<InstanceRequest> requests = {},
                  std::vector<std::string> *instanceNames = nullptr);
 
-/// The name of the instance of `function` at `sizes`, one per dimension
-/// parameter in declaration order: `layer_B64_D128`.
+/// The name of the instance of `function` at `sizes`, one per generic
+/// parameter in declaration order (an element type as its ElemKind):
+/// `layer_B64_D128`, `linear_f64_B2_I3_O4`.
 std::string getInstanceName(llvm::StringRef function,
-                            llvm::ArrayRef<std::string> dims,
+                            llvm::ArrayRef<GenericParam> params,
                             llvm::ArrayRef<int64_t> sizes);
 
 /// Returns the builtin called `name`, or Builtin::none.
