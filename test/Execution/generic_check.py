@@ -88,6 +88,10 @@ for batch, seed in ((8, 3), (3, 4)):
     out = getattr(m, f"net_grad_B{batch}")(**inputs(batch, seed))
     check(f"library net_grad_B{batch}", out, batch, seed)
 
+# The package's compile at sizes given by name.
+m = tad.compile(SOURCE, entry="net_grad", dims={"B": 4})
+check("tad.compile(dims=)", m.net_grad(**inputs(4, 7)), 4, seed=7)
+
 # The package's generic entry: an instance per batch size, at the call.
 f = tad.generic(SOURCE, "net_grad")
 for batch, seed in ((2, 5), (7, 6)):
