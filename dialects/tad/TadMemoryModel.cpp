@@ -216,9 +216,7 @@ std::optional<unsigned> DynamicUpdateSliceOp::getUpdatedOperand() {
 }
 // A tape's row write touches the row, not the stack it updates in place.
 double UpdateOp::getComputeCost() { return elementsOf(getValue()); }
-double DynamicUpdateSliceOp::getComputeCost() {
-  return elementsOf(getValue());
-}
+double DynamicUpdateSliceOp::getComputeCost() { return elementsOf(getValue()); }
 
 //===----------------------------------------------------------------------===//
 // Reductions

@@ -281,14 +281,13 @@ static LogicalResult checkBlockType(Operation *op, RankedTensorType operand,
                                     RankedTensorType block, size_t offsets,
                                     StringRef what) {
   if (block.getElementType() != operand.getElementType())
-    return op->emitOpError() << what << " element type "
-                             << block.getElementType()
-                             << " differs from the operand's "
-                             << operand.getElementType();
+    return op->emitOpError()
+           << what << " element type " << block.getElementType()
+           << " differs from the operand's " << operand.getElementType();
   if (block.getRank() != operand.getRank())
-    return op->emitOpError() << what << " rank " << block.getRank()
-                             << " differs from the operand's "
-                             << operand.getRank();
+    return op->emitOpError()
+           << what << " rank " << block.getRank()
+           << " differs from the operand's " << operand.getRank();
   if (offsets != size_t(operand.getRank()))
     return op->emitOpError() << "takes one offset per dimension ("
                              << operand.getRank() << "), not " << offsets;
@@ -297,8 +296,7 @@ static LogicalResult checkBlockType(Operation *op, RankedTensorType operand,
     if (std::get<0>(sizes) > std::get<1>(sizes))
       return op->emitOpError()
              << what << " dimension " << d << " (" << std::get<0>(sizes)
-             << ") is larger than the operand's (" << std::get<1>(sizes)
-             << ")";
+             << ") is larger than the operand's (" << std::get<1>(sizes) << ")";
   return success();
 }
 
@@ -308,8 +306,8 @@ LogicalResult DynamicSliceOp::verify() {
 }
 
 LogicalResult DynamicUpdateSliceOp::verify() {
-  return checkBlockType(*this, tensorType(getOperand()),
-                        tensorType(getValue()), getOffsets().size(), "value");
+  return checkBlockType(*this, tensorType(getOperand()), tensorType(getValue()),
+                        getOffsets().size(), "value");
 }
 
 LogicalResult InsertSliceOp::verify() {

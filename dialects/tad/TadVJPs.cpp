@@ -458,9 +458,9 @@ void DynamicUpdateSliceOp::buildVJP(OpBuilder &b, ValueRange dys,
   Location loc = getLoc();
   Value dValue =
       DynamicSliceOp::create(b, loc, typeOf(getValue()), dys[0], getOffsets());
-  Value dOperand = DynamicUpdateSliceOp::create(
-      b, loc, typeOf(dys[0]), zerosLike(b, loc, getValue()), dys[0],
-      getOffsets());
+  Value dOperand = DynamicUpdateSliceOp::create(b, loc, typeOf(dys[0]),
+                                                zerosLike(b, loc, getValue()),
+                                                dys[0], getOffsets());
   dxs.assign({dValue, dOperand});
   dxs.append(getOffsets().size(), Value());
 }

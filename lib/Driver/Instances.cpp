@@ -27,8 +27,8 @@ driver::parseSizes(StringRef text,
   for (StringRef item : items) {
     auto [name, value] = item.trim().split('=');
     if (name.trim().empty() || value.trim().empty())
-      return llvm::createStringError("expected NAME=SIZE, got '" +
-                                     item.trim() + "'");
+      return llvm::createStringError("expected NAME=SIZE, got '" + item.trim() +
+                                     "'");
     for (const auto &[other, _] : sizes)
       if (other == name.trim())
         return llvm::createStringError("dimension " + name.trim() +
@@ -83,9 +83,10 @@ llvm::Expected<lang::InstanceRequest> driver::inferSizesFromInputs(
   std::vector<int64_t> sizes(fn->dims.size(), lang::kSymbolicDim);
   std::vector<std::string> from(fn->dims.size());
   auto indexOf = [&](StringRef dim) {
-    return size_t(llvm::find_if(fn->dims, [&](const lang::GenericParam &p) {
-                    return p.name == dim;
-                  }) -
+    return size_t(llvm::find_if(fn->dims,
+                                [&](const lang::GenericParam &p) {
+                                  return p.name == dim;
+                                }) -
                   fn->dims.begin());
   };
   for (const lang::Param &param : fn->params) {
@@ -109,20 +110,20 @@ llvm::Expected<lang::InstanceRequest> driver::inferSizesFromInputs(
       return llvm::createStringError(error);
     if (!param.elemParam.empty()) {
       size_t k = indexOf(param.elemParam);
-      int64_t elem = int64_t(array.dtype == rt::DType::f64   ? lang::ElemKind::f64
-                             : array.dtype == rt::DType::f16 ? lang::ElemKind::f16
-                             : array.dtype == rt::DType::bf16
-                                 ? lang::ElemKind::bf16
-                                 : lang::ElemKind::f32);
+      int64_t elem =
+          int64_t(array.dtype == rt::DType::f64    ? lang::ElemKind::f64
+                  : array.dtype == rt::DType::f16  ? lang::ElemKind::f16
+                  : array.dtype == rt::DType::bf16 ? lang::ElemKind::bf16
+                                                   : lang::ElemKind::f32);
       if (sizes[k] == lang::kSymbolicDim) {
         sizes[k] = elem;
         from[k] = path;
       } else if (sizes[k] != elem) {
         return llvm::createStringError(
             "element type " + param.elemParam + " of '" + fn->getName() +
-            "' is " + lang::getElemKindName(lang::ElemKind(sizes[k])) +
-            " in " + from[k] + " but " +
-            lang::getElemKindName(lang::ElemKind(elem)) + " in " + path);
+            "' is " + lang::getElemKindName(lang::ElemKind(sizes[k])) + " in " +
+            from[k] + " but " + lang::getElemKindName(lang::ElemKind(elem)) +
+            " in " + path);
       }
     }
     if (param.dims.empty())
@@ -130,8 +131,8 @@ llvm::Expected<lang::InstanceRequest> driver::inferSizesFromInputs(
     if (array.shape.size() != param.dims.size())
       return llvm::createStringError(
           path + " holds " + rt::describeArray(array.dtype, array.shape) +
-          " but parameter '" + param.name + "' of '" + fn->getName() +
-          "' is " + lang::formatGenericType(param));
+          " but parameter '" + param.name + "' of '" + fn->getName() + "' is " +
+          lang::formatGenericType(param));
     for (auto [d, dim] : llvm::enumerate(param.dims)) {
       if (dim.empty())
         continue;

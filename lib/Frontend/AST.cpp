@@ -86,8 +86,7 @@ std::string tad::lang::formatGenericType(const TensorType &type,
     return elem + type.str().substr(getElemKindName(type.elem).size());
   std::string s = elem + "[";
   for (auto [i, size] : llvm::enumerate(type.shape))
-    s += (i ? ", " : "") +
-         (dims[i].empty() ? std::to_string(size) : dims[i]);
+    s += (i ? ", " : "") + (dims[i].empty() ? std::to_string(size) : dims[i]);
   return s + "]";
 }
 
@@ -128,11 +127,11 @@ private:
     if (auto *fn = llvm::dyn_cast<FunctionDecl>(&decl)) {
       std::string params, dims, results;
       for (const Param &p : fn->params)
-        params += (params.empty() ? "" : ", ") + p.name + ": " +
-                  formatGenericType(p);
+        params +=
+            (params.empty() ? "" : ", ") + p.name + ": " + formatGenericType(p);
       for (const GenericParam &d : fn->dims)
-        dims += (dims.empty() ? "[" : ", ") + d.name +
-                (d.isType ? ": type" : "");
+        dims +=
+            (dims.empty() ? "[" : ", ") + d.name + (d.isType ? ": type" : "");
       for (const TypeWithLoc &r : fn->results)
         results += (results.empty() ? "" : ", ") +
                    formatGenericType(r.type, r.dims, r.elemParam);
@@ -311,7 +310,8 @@ private:
         }
         line(entry.loc, "Range");
         Indent in2(*this);
-        for (const ExprPtr &end : {std::cref(entry.start), std::cref(entry.end)})
+        for (const ExprPtr &end :
+             {std::cref(entry.start), std::cref(entry.end)})
           if (end.get())
             print(*end.get());
       }

@@ -18,9 +18,8 @@ static void print(llvm::SourceMgr &sourceMgr, llvm::raw_ostream &os,
   // Without a location, the message is about the command line (a size
   // for a generic entry): it reads as tadc's own.
   if (!loc.isValid()) {
-    os << "tadc: "
-       << (kind == llvm::SourceMgr::DK_Error ? "error" : "note") << ": "
-       << message << "\n";
+    os << "tadc: " << (kind == llvm::SourceMgr::DK_Error ? "error" : "note")
+       << ": " << message << "\n";
     return;
   }
   unsigned buffer = sourceMgr.FindBufferContainingLoc(loc);

@@ -38,8 +38,7 @@ tad::lang::parseAndCheck(llvm::SourceMgr &sourceMgr, llvm::raw_ostream &errs,
                          std::vector<std::string> *instanceNames) {
   DiagnosticEngine diag(sourceMgr, &errs);
   std::unique_ptr<Module> module = parse(sourceMgr, diag, bufferId, options);
-  if (!module ||
-      !checkModule(*module, diag, options.requests, instanceNames))
+  if (!module || !checkModule(*module, diag, options.requests, instanceNames))
     return nullptr;
   return module;
 }

@@ -80,8 +80,8 @@ bool ImportLoader::load(Module &module, llvm::StringRef path) {
   for (const Import &import : module.imports) {
     std::string file = find(import.path, path);
     if (file.empty()) {
-      std::string where = "the folder of " +
-                          llvm::sys::path::filename(path).str();
+      std::string where =
+          "the folder of " + llvm::sys::path::filename(path).str();
       for (const std::string &folder : searchPath)
         where += ", " + folder;
       return diag.error(import.loc, "cannot find '" + import.path +
@@ -93,9 +93,8 @@ bool ImportLoader::load(Module &module, llvm::StringRef path) {
       auto first = llvm::find(stack, real);
       for (auto it = first; it != stack.end(); ++it)
         cycle += llvm::sys::path::filename(*it).str() + " imports ";
-      return diag.error(import.loc,
-                        "import cycle: " + cycle +
-                            llvm::sys::path::filename(real).str());
+      return diag.error(import.loc, "import cycle: " + cycle +
+                                        llvm::sys::path::filename(real).str());
     }
     if (done.contains(real))
       continue;

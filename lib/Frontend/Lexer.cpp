@@ -15,7 +15,8 @@ llvm::StringRef tad::lang::getTokenKindName(TokenKind kind) {
   case TokenKind::identifier: return "identifier";
   case TokenKind::integer: return "integer";
   case TokenKind::number: return "number";
-  case TokenKind::string: return "string";
+  case TokenKind::string:
+    return "string";
   case TokenKind::l_paren: return "'('";
   case TokenKind::r_paren: return "')'";
   case TokenKind::l_brace: return "'{'";
@@ -48,7 +49,8 @@ llvm::StringRef tad::lang::getTokenKindName(TokenKind kind) {
   case TokenKind::kw_else: return "'else'";
   case TokenKind::kw_checkpoint: return "'checkpoint'";
   case TokenKind::kw_rrule: return "'rrule'";
-  case TokenKind::kw_import: return "'import'";
+  case TokenKind::kw_import:
+    return "'import'";
   case TokenKind::kw_forward: return "'forward'";
   case TokenKind::kw_pullback: return "'pullback'";
   case TokenKind::kw_save: return "'save'";

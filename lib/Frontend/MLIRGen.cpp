@@ -642,8 +642,10 @@ Value MLIRGenImpl::emitBuiltin(const CallExpr &expr) {
   case Builtin::log: return tad::LogOp::create(builder, l, operands[0]);
   case Builtin::tanh: return tad::TanhOp::create(builder, l, operands[0]);
   case Builtin::sigmoid: return tad::SigmoidOp::create(builder, l, operands[0]);
-  case Builtin::log1p: return tad::Log1pOp::create(builder, l, operands[0]);
-  case Builtin::expm1: return tad::Expm1Op::create(builder, l, operands[0]);
+  case Builtin::log1p:
+    return tad::Log1pOp::create(builder, l, operands[0]);
+  case Builtin::expm1:
+    return tad::Expm1Op::create(builder, l, operands[0]);
   case Builtin::softplus:
     return tad::SoftplusOp::create(builder, l, operands[0]);
   case Builtin::logsigmoid:
@@ -763,16 +765,15 @@ Value MLIRGenImpl::emitIndex(const IndexExpr &expr) {
   if (dynamic) {
     llvm::SmallVector<Value> offsets;
     for (size_t d = 0; d < blockShape.size(); ++d)
-      offsets.push_back(d < rest.size()
-                            ? emitIndexTerm(l, rest[d])
-                            : mlir::arith::ConstantIndexOp::create(builder, l,
-                                                                   0)
-                                  .getResult());
+      offsets.push_back(
+          d < rest.size() ? emitIndexTerm(l, rest[d])
+                          : mlir::arith::ConstantIndexOp::create(builder, l, 0)
+                                .getResult());
     value = tad::DynamicSliceOp::create(builder, l, blockType, value, offsets);
   } else if (blockType != type) {
     llvm::SmallVector<int64_t> step(blockShape.size(), 1);
-    value = tad::SliceOp::create(builder, l, blockType, value, start, limit,
-                                 step);
+    value =
+        tad::SliceOp::create(builder, l, blockType, value, start, limit, step);
   }
   auto resultType = RankedTensorType::get(resultShape, type.getElementType());
   if (resultType != blockType)

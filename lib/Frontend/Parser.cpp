@@ -193,9 +193,10 @@ bool Parser::checkNotDim(const Name &name) {
   if (!(sizes && sizes->count(name.name)) &&
       !(types && types->count(name.name)))
     return true;
-  diag.error(name.loc, "'" + name.name + "' is a dimension parameter of "
-                                         "this function; a variable cannot "
-                                         "take its name");
+  diag.error(name.loc, "'" + name.name +
+                           "' is a dimension parameter of "
+                           "this function; a variable cannot "
+                           "take its name");
   return false;
 }
 
@@ -360,9 +361,8 @@ bool Parser::parseType(TensorType &type, DimNames *dims,
   auto param = [&](llvm::StringRef name) -> const GenericParam * {
     if (!dimParams)
       return nullptr;
-    auto it = llvm::find_if(*dimParams, [&](const GenericParam &p) {
-      return p.name == name;
-    });
+    auto it = llvm::find_if(
+        *dimParams, [&](const GenericParam &p) { return p.name == name; });
     return it == dimParams->end() ? nullptr : &*it;
   };
   if (tok.is(TokenKind::identifier)) {
@@ -379,11 +379,20 @@ bool Parser::parseType(TensorType &type, DimNames *dims,
     }
   } else {
     switch (tok.kind) {
-    case TokenKind::kw_f32: type.elem = ElemKind::f32; break;
-    case TokenKind::kw_f64: type.elem = ElemKind::f64; break;
-    case TokenKind::kw_f16: type.elem = ElemKind::f16; break;
-    case TokenKind::kw_bf16: type.elem = ElemKind::bf16; break;
-    case TokenKind::error: return false;
+    case TokenKind::kw_f32:
+      type.elem = ElemKind::f32;
+      break;
+    case TokenKind::kw_f64:
+      type.elem = ElemKind::f64;
+      break;
+    case TokenKind::kw_f16:
+      type.elem = ElemKind::f16;
+      break;
+    case TokenKind::kw_bf16:
+      type.elem = ElemKind::bf16;
+      break;
+    case TokenKind::error:
+      return false;
     default:
       return errorHere("expected a type such as f32[64, 256] or f32, found " +
                        describe(tok));
@@ -401,7 +410,8 @@ bool Parser::parseType(TensorType &type, DimNames *dims,
       if (sizes && sizes->count(dim)) {
         size = sizes->lookup(dim);
       } else if (const GenericParam *p = param(dim); p && p->isType) {
-        return errorHere("'" + dim + "' is an element type parameter; a "
+        return errorHere("'" + dim +
+                         "' is an element type parameter; a "
                          "dimension is a size");
       } else if (dims && p) {
         names.resize(type.shape.size());
@@ -786,7 +796,8 @@ ExprPtr Parser::parsePostfix() {
     } while (consumeIf(TokenKind::comma));
     if (!expect(TokenKind::r_square, "to end the index"))
       return nullptr;
-    base = std::make_unique<IndexExpr>(loc, std::move(base), std::move(entries));
+    base =
+        std::make_unique<IndexExpr>(loc, std::move(base), std::move(entries));
     if (!setHeight(*base, tallest))
       return nullptr;
   }

@@ -193,7 +193,9 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
   case Builtin::exp: case Builtin::log: case Builtin::tanh:
   case Builtin::sigmoid: case Builtin::relu: case Builtin::sqrt:
   case Builtin::rsqrt: case Builtin::abs: case Builtin::neg:
-  case Builtin::log1p: case Builtin::expm1: case Builtin::softplus:
+  case Builtin::log1p:
+  case Builtin::expm1:
+  case Builtin::softplus:
   case Builtin::logsigmoid:
   case Builtin::stop_gradient: case Builtin::zeros_like:
   case Builtin::ones_like: {

@@ -475,12 +475,11 @@ bool SemaImpl::checkIndex(IndexExpr &expr) {
     return false;
   TensorType type = expr.base->type.tensor;
   if (expr.entries.size() > size_t(type.getRank()))
-    return diag.error(expr.getLoc(),
-                      describeOperand(*expr.base) + " has rank " +
-                          Twine(type.getRank()) + " but " +
-                          countOf(expr.entries.size(), "index", "indices") +
-                          (expr.entries.size() == 1 ? " is" : " are") +
-                          " given");
+    return diag.error(
+        expr.getLoc(),
+        describeOperand(*expr.base) + " has rank " + Twine(type.getRank()) +
+            " but " + countOf(expr.entries.size(), "index", "indices") +
+            (expr.entries.size() == 1 ? " is" : " are") + " given");
   // A loop index's values lie in [low, high) and the index reads
   // [low + offset, high - 1 + offset + size); an empty loop reads nothing.
   auto describeTerm = [](const std::string &var, int64_t offset) {
@@ -502,9 +501,8 @@ bool SemaImpl::checkIndex(IndexExpr &expr) {
       entry.size = 1;
       if (entry.var.empty()) {
         if (entry.offset < -size || entry.offset >= size)
-          return diag.error(entry.loc,
-                            "index " + Twine(entry.offset) +
-                                " is out of range for " + dimension);
+          return diag.error(entry.loc, "index " + Twine(entry.offset) +
+                                           " is out of range for " + dimension);
         if (entry.offset < 0)
           entry.offset += size;
         continue;
@@ -524,8 +522,7 @@ bool SemaImpl::checkIndex(IndexExpr &expr) {
     if (entry.start &&
         !checkIndexTerm(*entry.start, startVar, start, low, high))
       return false;
-    if (entry.end &&
-        !checkIndexTerm(*entry.end, endVar, end, endLow, endHigh))
+    if (entry.end && !checkIndexTerm(*entry.end, endVar, end, endLow, endHigh))
       return false;
     if (startVar != endVar)
       return diag.error(entry.loc,
@@ -540,8 +537,7 @@ bool SemaImpl::checkIndex(IndexExpr &expr) {
         end += size;
       if (start < 0 || end > size || start >= end)
         return diag.error(entry.loc,
-                          "range " + Twine(start) + ":" + Twine(end) +
-                              " is " +
+                          "range " + Twine(start) + ":" + Twine(end) + " is " +
                               (start >= end && start >= 0 && end <= size
                                    ? "empty"
                                    : "out of range") +
@@ -551,12 +547,12 @@ bool SemaImpl::checkIndex(IndexExpr &expr) {
                                        ":" + describeTerm(endVar, end) +
                                        " is empty");
     } else if (low < high && (low + start < 0 || high - 1 + end > size)) {
-      return diag.error(entry.loc,
-                        "range " + describeTerm(startVar, start) + ":" +
-                            describeTerm(endVar, end) + " reads " +
-                            Twine(low + start) + ".." + Twine(high - 1 + end) +
-                            " over the loop but " + dimension +
-                            " has size " + Twine(size));
+      return diag.error(entry.loc, "range " + describeTerm(startVar, start) +
+                                       ":" + describeTerm(endVar, end) +
+                                       " reads " + Twine(low + start) + ".." +
+                                       Twine(high - 1 + end) +
+                                       " over the loop but " + dimension +
+                                       " has size " + Twine(size));
     }
     entry.var = startVar;
     entry.offset = start;

@@ -68,10 +68,9 @@ bool SemaImpl::checkGenericSignature(FunctionDecl &fn) {
     if (llvm::any_of(fn.dims, [&](const GenericParam &d) {
           return d.name == param.name;
         }))
-      return diag.error(param.loc, "'" + param.name +
-                                       "' is a generic parameter of '" +
-                                       fn.getName() +
-                                       "'; a parameter cannot take its name");
+      return diag.error(
+          param.loc, "'" + param.name + "' is a generic parameter of '" +
+                         fn.getName() + "'; a parameter cannot take its name");
     for (const std::string &dim : param.dims)
       if (!dim.empty())
         inParams.insert(dim);
@@ -80,11 +79,11 @@ bool SemaImpl::checkGenericSignature(FunctionDecl &fn) {
   }
   for (const GenericParam &dim : fn.dims)
     if (!inParams.contains(dim.name))
-      return diag.error(dim.loc, std::string(dim.isType ? "element type '"
-                                                        : "dimension '") +
-                                     dim.name + "' of '" + fn.getName() +
-                                     "' appears in no parameter's type, so "
-                                     "no call can determine it");
+      return diag.error(
+          dim.loc, std::string(dim.isType ? "element type '" : "dimension '") +
+                       dim.name + "' of '" + fn.getName() +
+                       "' appears in no parameter's type, so "
+                       "no call can determine it");
   return true;
 }
 
@@ -110,10 +109,10 @@ bool SemaImpl::inferSizes(CallExpr &expr, Decl &generic,
   sizes.assign(dims.size(), kSymbolicDim);
   std::vector<size_t> boundBy(dims.size());
   auto indexOf = [&](llvm::StringRef name) {
-    return size_t(llvm::find_if(dims, [&](const GenericParam &p) {
-                    return p.name == name;
-                  }) -
-                  dims.begin());
+    return size_t(
+        llvm::find_if(dims,
+                      [&](const GenericParam &p) { return p.name == name; }) -
+        dims.begin());
   };
   auto describeArg = [&](size_t i) {
     std::string what = "argument " + std::to_string(i + 1);
@@ -134,18 +133,16 @@ bool SemaImpl::inferSizes(CallExpr &expr, Decl &generic,
       return dims[k].isType ? getElemKindName(ElemKind(v)).str()
                             : std::to_string(v);
     };
-    return diag.error(arg.getLoc(),
-                      std::string(dims[k].isType ? "element type "
-                                                 : "dimension ") +
-                          dims[k].name + " of '" + expr.callee + "' is " +
-                          show(sizes[k]) + " in " + describeArg(boundBy[k]) +
-                          " but " + show(value) + " in " + describeArg(i) +
-                          " (" + arg.type.tensor.str() + ")");
+    return diag.error(
+        arg.getLoc(),
+        std::string(dims[k].isType ? "element type " : "dimension ") +
+            dims[k].name + " of '" + expr.callee + "' is " + show(sizes[k]) +
+            " in " + describeArg(boundBy[k]) + " but " + show(value) + " in " +
+            describeArg(i) + " (" + arg.type.tensor.str() + ")");
   };
   for (auto [i, arg] : llvm::enumerate(expr.args)) {
-    std::string what =
-        describeArg(i).insert(std::to_string(i + 1).size() + 9,
-                              " of '" + expr.callee + "'");
+    std::string what = describeArg(i).insert(std::to_string(i + 1).size() + 9,
+                                             " of '" + expr.callee + "'");
     if (!checkExpr(*arg.value) || !checkTensor(*arg.value, what))
       return false;
     const TensorType &type = arg.value->type.tensor;
@@ -163,15 +160,14 @@ bool SemaImpl::inferSizes(CallExpr &expr, Decl &generic,
     if (paramDims[i].empty())
       continue; // checkAssignable compares it with the instance's
     if (type.getRank() != params[i].getRank())
-      return diag.error(arg.value->getLoc(),
-                        what + " has type " + type.str() + " but '" +
-                            expr.callee + "' takes " +
-                            formatGenericType(params[i], paramDims[i],
-                                              paramElems[i]) +
-                            " there");
+      return diag.error(
+          arg.value->getLoc(),
+          what + " has type " + type.str() + " but '" + expr.callee +
+              "' takes " +
+              formatGenericType(params[i], paramDims[i], paramElems[i]) +
+              " there");
     for (auto [d, dim] : llvm::enumerate(paramDims[i]))
-      if (!dim.empty() &&
-          !bind(indexOf(dim), type.shape[d], i, *arg.value))
+      if (!dim.empty() && !bind(indexOf(dim), type.shape[d], i, *arg.value))
         return false;
   }
   // An element type that only literals give is f32, as a literal's is.
@@ -191,7 +187,8 @@ Decl *SemaImpl::instantiate(Decl &generic, llvm::ArrayRef<int64_t> sizes,
                        " instances of generic functions");
     return nullptr;
   }
-  std::string name = getInstanceName(generic.getName(), getDims(generic), sizes);
+  std::string name =
+      getInstanceName(generic.getName(), getDims(generic), sizes);
   if (Decl *other = functions.lookup(name)) {
     diag.error(at, "the instance of '" + generic.getName() +
                        "' at these sizes is named '" + name +
@@ -277,21 +274,24 @@ bool SemaImpl::instantiateRequests(llvm::ArrayRef<InstanceRequest> requests,
                                        "'; its dimensions are " + all);
       int64_t value;
       if (it->isType) {
-        std::optional<ElemKind> elem = llvm::StringSwitch<std::optional<ElemKind>>(text)
-                                           .Case("f32", ElemKind::f32)
-                                           .Case("f64", ElemKind::f64)
-                                           .Case("f16", ElemKind::f16)
-                                           .Case("bf16", ElemKind::bf16)
-                                           .Default(std::nullopt);
+        std::optional<ElemKind> elem =
+            llvm::StringSwitch<std::optional<ElemKind>>(text)
+                .Case("f32", ElemKind::f32)
+                .Case("f64", ElemKind::f64)
+                .Case("f16", ElemKind::f16)
+                .Case("bf16", ElemKind::bf16)
+                .Default(std::nullopt);
         if (!elem)
           return diag.error(SMLoc(), "element type " + dim + " of '" +
-                                         request.function + "' is f32, f64, "
-                                         "f16 or bf16, not '" + text + "'");
+                                         request.function +
+                                         "' is f32, f64, "
+                                         "f16 or bf16, not '" +
+                                         text + "'");
         value = int64_t(*elem);
       } else if (llvm::StringRef(text).getAsInteger(10, value) || value < 1 ||
                  value > (int64_t(1) << 40)) {
-        return diag.error(SMLoc(), "dimension " + dim + " = " + text +
-                                       " of '" + request.function +
+        return diag.error(SMLoc(), "dimension " + dim + " = " + text + " of '" +
+                                       request.function +
                                        "' must be an integer between 1 and "
                                        "2^40");
       }
@@ -299,9 +299,10 @@ bool SemaImpl::instantiateRequests(llvm::ArrayRef<InstanceRequest> requests,
     }
     for (auto [dim, size] : llvm::zip(dims, sizes))
       if (size == kSymbolicDim)
-        return diag.error(SMLoc(), "'" + request.function + "' needs a size "
-                                       "for each of its dimensions " + all +
-                                       "; " + dim.name + " has none");
+        return diag.error(SMLoc(), "'" + request.function +
+                                       "' needs a size "
+                                       "for each of its dimensions " +
+                                       all + "; " + dim.name + " has none");
     Decl *instance = instantiate(*generic, sizes, generic->getNameLoc());
     if (!instance)
       return false;

@@ -8,11 +8,11 @@
 
 #include "dialects/tad/TadDialect.h"
 #include "tad/Driver/Aot.h"
+#include "tad/Driver/Config.h"
+#include "tad/Driver/Instances.h"
 #include "tad/Driver/JitRunner.h"
 #include "tad/Driver/Signature.h"
 #include "tad/Driver/StoreAllPeak.h"
-#include "tad/Driver/Config.h"
-#include "tad/Driver/Instances.h"
 #include "tad/Frontend/Frontend.h"
 #include "tad/InitAll.h"
 #include "tad/Pipeline/Pipeline.h"
@@ -116,11 +116,11 @@ cl::list<std::string> importPaths(
              "the importing file's folder, before tad's own library)"),
     cl::value_desc("DIR"), cl::cat(tadcCategory));
 
-cl::list<std::string> dimSizes(
-    "dim",
-    cl::desc("A size for a dimension parameter of a generic --entry "
-             "(repeatable; tadc run also reads them off the inputs)"),
-    cl::value_desc("NAME=SIZE[,NAME=SIZE...]"), cl::cat(tadcCategory));
+cl::list<std::string>
+    dimSizes("dim",
+             cl::desc("A size for a dimension parameter of a generic --entry "
+                      "(repeatable; tadc run also reads them off the inputs)"),
+             cl::value_desc("NAME=SIZE[,NAME=SIZE...]"), cl::cat(tadcCategory));
 
 cl::list<std::string> instantiations(
     "instantiate",
@@ -655,8 +655,7 @@ getInstanceRequests(llvm::SourceMgr &sourceMgr, unsigned bufferId,
     // Without --dim, the inputs' shapes: what tadc run reads, and for a
     // compile the example inputs of the Python package's generic calls.
     if (generic && dimSizes.empty() &&
-        (emitStage == Stage::run || !inputFiles.empty() ||
-         !inputDir.empty())) {
+        (emitStage == Stage::run || !inputFiles.empty() || !inputDir.empty())) {
       tad::rt::RunOptions run;
       if (!parseInputFiles(run))
         return mlir::failure();
@@ -680,7 +679,8 @@ getInstanceRequests(llvm::SourceMgr &sourceMgr, unsigned bufferId,
     requests.push_back(std::move(request));
     entryRequested = true;
   } else if (generic && !entryRequested) {
-    return fail("'" + entry + "' is generic: give the sizes of its "
+    return fail("'" + entry +
+                "' is generic: give the sizes of its "
                 "dimensions with --dim NAME=SIZE, or inputs of those sizes "
                 "with --input / --inputs");
   }
@@ -742,8 +742,8 @@ processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
     frontend.importPath = getImportPath();
     bool entryRequested = false;
     entry.setValue(requestedEntry());
-    if (mlir::failed(getInstanceRequests(sourceMgr, bufferId, frontend,
-                                         entryRequested)))
+    if (mlir::failed(
+            getInstanceRequests(sourceMgr, bufferId, frontend, entryRequested)))
       return mlir::failure();
     std::vector<std::string> instanceNames;
     if (emitStage == Stage::ast) {
@@ -754,8 +754,8 @@ processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
       tad::lang::dumpAST(*ast, sourceMgr, os);
       return mlir::success();
     }
-    module = tad::lang::compileToTad(sourceMgr, context, llvm::errs(),
-                                     bufferId, frontend, &instanceNames);
+    module = tad::lang::compileToTad(sourceMgr, context, llvm::errs(), bufferId,
+                                     frontend, &instanceNames);
     // --entry of a generic function names its instance from here on.
     if (module && entryRequested)
       entry.setValue(instanceNames.front());

@@ -22,9 +22,8 @@ namespace tad::driver {
 
 /// Parses `B=64,D=128` or `E=f64` (what --dim takes) and appends to
 /// `sizes`; Sema checks the values against the parameters.
-llvm::Error
-parseSizes(llvm::StringRef text,
-           std::vector<std::pair<std::string, std::string>> &sizes);
+llvm::Error parseSizes(llvm::StringRef text,
+                       std::vector<std::pair<std::string, std::string>> &sizes);
 
 /// Parses `F[B=64,D=128]` (what --instantiate takes).
 llvm::Expected<lang::InstanceRequest> parseInstanceSpec(llvm::StringRef spec);

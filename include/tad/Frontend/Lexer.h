@@ -33,14 +33,14 @@ enum class TokenKind {
   comma,
   semicolon,
   colon,
-  arrow,    // ->
-  dotdot,   // ..
-  equal,    // =
-  eqeq,     // ==
-  noteq,    // !=
-  less,     // <
-  lesseq,   // <=
-  greater,  // >
+  arrow,     // ->
+  dotdot,    // ..
+  equal,     // =
+  eqeq,      // ==
+  noteq,     // !=
+  less,      // <
+  lesseq,    // <=
+  greater,   // >
   greatereq, // >=
   plus,
   minus,

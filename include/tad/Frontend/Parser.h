@@ -9,8 +9,8 @@
 #define TAD_FRONTEND_PARSER_H
 
 #include "tad/Frontend/AST.h"
-#include "llvm/ADT/StringMap.h"
 #include "tad/Frontend/Lexer.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <optional>
 

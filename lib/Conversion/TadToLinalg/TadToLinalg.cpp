@@ -329,11 +329,10 @@ static Value log1pOf(OpBuilder &b, Location loc, Value x, Type elementType) {
   Value one = floatConstant(b, loc, elementType, 1);
   Value u = arith::AddFOp::create(b, loc, one, x);
   Value d = arith::SubFOp::create(b, loc, u, one);
-  Value quotient = arith::MulFOp::create(
-      b, loc, math::LogOp::create(b, loc, u), arith::DivFOp::create(b, loc, x, d));
-  Value exact = arith::CmpFOp::create(
-      b, loc, arith::CmpFPredicate::OEQ, d,
-      floatConstant(b, loc, elementType, 0));
+  Value quotient = arith::MulFOp::create(b, loc, math::LogOp::create(b, loc, u),
+                                         arith::DivFOp::create(b, loc, x, d));
+  Value exact = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, d,
+                                      floatConstant(b, loc, elementType, 0));
   // x = +inf: u and d are inf, and x / d is NaN.
   Value infinite = arith::CmpFOp::create(
       b, loc, arith::CmpFPredicate::OEQ, u,
@@ -352,11 +351,10 @@ static Value softplusOf(OpBuilder &b, Location loc, Value x, Type elementType,
       b, loc, arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, x)));
   Value tail = log1pOf(b, loc, e, elementType);
   if (negated)
-    return arith::SubFOp::create(b, loc,
-                                 arith::MinimumFOp::create(b, loc, x, zero),
-                                 tail);
-  return arith::AddFOp::create(b, loc, arith::MaximumFOp::create(b, loc, x, zero),
-                               tail);
+    return arith::SubFOp::create(
+        b, loc, arith::MinimumFOp::create(b, loc, x, zero), tail);
+  return arith::AddFOp::create(
+      b, loc, arith::MaximumFOp::create(b, loc, x, zero), tail);
 }
 
 template <>
@@ -375,7 +373,8 @@ Value scalarOf<Expm1Op>(OpBuilder &b, Location loc, ValueRange args,
   Value u = math::ExpOp::create(b, loc, x);
   Value d = arith::SubFOp::create(b, loc, u, one);
   Value quotient = arith::MulFOp::create(
-      b, loc, d, arith::DivFOp::create(b, loc, x, math::LogOp::create(b, loc, u)));
+      b, loc, d,
+      arith::DivFOp::create(b, loc, x, math::LogOp::create(b, loc, u)));
   auto equals = [&](Value v, double c) {
     return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, v,
                                  floatConstant(b, loc, elementType, c));
@@ -695,8 +694,7 @@ struct DynamicSliceLowering : OpConversionPattern<DynamicSliceOp> {
   }
 };
 
-struct DynamicUpdateSliceLowering
-    : OpConversionPattern<DynamicUpdateSliceOp> {
+struct DynamicUpdateSliceLowering : OpConversionPattern<DynamicUpdateSliceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(DynamicUpdateSliceOp op, OpAdaptor adaptor,
@@ -951,22 +949,22 @@ struct ConvertTadToLinalgPass
 
 void tad::populateTadToLinalgPatterns(RewritePatternSet &patterns) {
   MLIRContext *context = patterns.getContext();
-  patterns.add<ElementwiseLowering<AddOp>, ElementwiseLowering<SubOp>,
-               ElementwiseLowering<MulOp>, ElementwiseLowering<DivOp>,
-               ElementwiseLowering<PowOp>, ElementwiseLowering<MaxOp>,
-               ElementwiseLowering<MinOp>, ElementwiseLowering<NegOp>,
-               ElementwiseLowering<AbsOp>, ElementwiseLowering<ExpOp>,
-               ElementwiseLowering<LogOp>, ElementwiseLowering<TanhOp>,
-               ElementwiseLowering<SqrtOp>, ElementwiseLowering<RsqrtOp>,
-               ElementwiseLowering<ReluOp>, ElementwiseLowering<SigmoidOp>,
-               ElementwiseLowering<Log1pOp>, ElementwiseLowering<Expm1Op>,
-               ElementwiseLowering<SoftplusOp>, ElementwiseLowering<LogSigmoidOp>,
-               ElementwiseLowering<SelectOp>>(context);
+  patterns
+      .add<ElementwiseLowering<AddOp>, ElementwiseLowering<SubOp>,
+           ElementwiseLowering<MulOp>, ElementwiseLowering<DivOp>,
+           ElementwiseLowering<PowOp>, ElementwiseLowering<MaxOp>,
+           ElementwiseLowering<MinOp>, ElementwiseLowering<NegOp>,
+           ElementwiseLowering<AbsOp>, ElementwiseLowering<ExpOp>,
+           ElementwiseLowering<LogOp>, ElementwiseLowering<TanhOp>,
+           ElementwiseLowering<SqrtOp>, ElementwiseLowering<RsqrtOp>,
+           ElementwiseLowering<ReluOp>, ElementwiseLowering<SigmoidOp>,
+           ElementwiseLowering<Log1pOp>, ElementwiseLowering<Expm1Op>,
+           ElementwiseLowering<SoftplusOp>, ElementwiseLowering<LogSigmoidOp>,
+           ElementwiseLowering<SelectOp>>(context);
   patterns.add<CompareLowering, CastLowering, ConstantLowering, EmptyLowering,
                BroadcastLowering, TransposeLowering, ReshapeLowering,
                SliceLowering, InsertSliceLowering, ConcatLowering, TakeLowering,
-               DynamicSliceLowering, DynamicUpdateSliceLowering,
-               UpdateLowering,
+               DynamicSliceLowering, DynamicUpdateSliceLowering, UpdateLowering,
                MatmulLowering, ReductionLowering<ReduceSumOp>,
                ReductionLowering<ReduceMeanOp>, ReductionLowering<ReduceMaxOp>,
                SoftmaxLowering, LogSumExpLowering, StopGradientLowering,
