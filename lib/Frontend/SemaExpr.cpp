@@ -459,11 +459,13 @@ bool SemaImpl::checkIndexTerm(Expr &expr, std::string &var, int64_t &offset,
     if (ok) {
       if (!*ok || !loopIndex(*indexSide))
         return false;
-      if (binary->op == BinaryOp::sub ? llvm::SubOverflow(int64_t(0), c, c)
-                                      : false)
-        return diag.error(expr.getLoc(), "the index offset does not fit in "
-                                         "64 bits");
-      offset = c;
+      // Far beyond any dimension (at most 2^40), and so that the range
+      // checks' sums cannot overflow.
+      constexpr int64_t kMaxOffset = int64_t(1) << 41;
+      if (c > kMaxOffset || c < -kMaxOffset)
+        return diag.error(binary->rhs->getLoc(),
+                          "index offset " + Twine(c) + " is out of range");
+      offset = binary->op == BinaryOp::sub ? -c : c;
       return true;
     }
   }

@@ -141,8 +141,11 @@ bool SemaImpl::inferSizes(CallExpr &expr, Decl &generic,
             describeArg(i) + " (" + arg.type.tensor.str() + ")");
   };
   for (auto [i, arg] : llvm::enumerate(expr.args)) {
-    std::string what = describeArg(i).insert(std::to_string(i + 1).size() + 9,
-                                             " of '" + expr.callee + "'");
+    // As checkUserCall names an argument: "argument 1 of 'f' ('x')".
+    std::string what =
+        "argument " + std::to_string(i + 1) + " of '" + expr.callee + "'";
+    if (!paramNames[i].empty())
+      what += " ('" + paramNames[i] + "')";
     if (!checkExpr(*arg.value) || !checkTensor(*arg.value, what))
       return false;
     const TensorType &type = arg.value->type.tensor;

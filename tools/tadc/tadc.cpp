@@ -118,8 +118,9 @@ cl::list<std::string> importPaths(
 
 cl::list<std::string>
     dimSizes("dim",
-             cl::desc("A size for a dimension parameter of a generic --entry "
-                      "(repeatable; tadc run also reads them off the inputs)"),
+             cl::desc("A size (or element type, E=f64) for a generic "
+                      "parameter of --entry (repeatable); without it, they "
+                      "are read off the inputs' .npy files"),
              cl::value_desc("NAME=SIZE[,NAME=SIZE...]"), cl::cat(tadcCategory));
 
 cl::list<std::string> instantiations(
@@ -622,9 +623,6 @@ static const std::string &requestedEntry() {
   return requested;
 }
 
-/// The instances of generic functions that the command line asks for: the
-/// --entry's at --dim's sizes (for tadc run, at the sizes of its .npy
-/// inputs when --dim is not given), and each --instantiate.
 /// Where imports are looked for after the importing file's folder: each
 /// --import-path, then tad's library ($TAD_STDLIB_DIR overrides it).
 static std::vector<std::string> getImportPath() {
@@ -634,6 +632,10 @@ static std::vector<std::string> getImportPath() {
   return path;
 }
 
+/// The instances of generic functions that the command line asks for: the
+/// --entry's at --dim's sizes (without --dim, at the sizes of its .npy
+/// inputs, which tadc run always reads and other stages read when given
+/// --input or --inputs), and each --instantiate.
 static mlir::LogicalResult
 getInstanceRequests(llvm::SourceMgr &sourceMgr, unsigned bufferId,
                     tad::lang::FrontendOptions &frontend,
