@@ -404,52 +404,45 @@ bool Parser::parseType(TensorType &type, DimNames *dims,
   int64_t elements = 1;
   DimNames names;
   while (!tok.is(TokenKind::r_square)) {
-    uint64_t size;
+    // A size: a literal, or a dimension parameter (bound in an instance,
+    // symbolic in a generic signature).
+    uint64_t size = 0;
     if (tok.is(TokenKind::identifier)) {
       std::string dim = tok.spelling.str();
+      const GenericParam *p = param(dim);
       if (sizes && sizes->count(dim)) {
         size = sizes->lookup(dim);
-      } else if (const GenericParam *p = param(dim); p && p->isType) {
+      } else if (p && p->isType) {
         return errorHere("'" + dim +
                          "' is an element type parameter; a "
                          "dimension is a size");
-      } else if (dims && p) {
-        names.resize(type.shape.size());
-        names.push_back(dim);
-        type.shape.push_back(kSymbolicDim);
-        consume();
-        if (!consumeIf(TokenKind::comma))
-          break;
-        continue;
-      } else {
+      } else if (!dims || !p) {
         return errorHere("unknown dimension '" + dim +
                          "'; a generic function declares its dimensions "
                          "after its name, as in fn f[B](x: f32[B, 4])");
+      } else {
+        names.resize(type.shape.size());
+        names.push_back(dim);
       }
-      if (elements > kMaxElements / int64_t(size))
-        return errorHere("tensor has more than 2^40 elements");
-      elements *= int64_t(size);
-      type.shape.push_back(int64_t(size));
-      consume();
-      if (!consumeIf(TokenKind::comma))
-        break;
-      continue;
-    }
-    if (!tok.is(TokenKind::integer)) {
+    } else if (!tok.is(TokenKind::integer)) {
       if (tok.is(TokenKind::error))
         return false;
       return errorHere("expected a dimension size (a positive integer), "
                        "found " + describe(tok));
-    }
-    if (tok.spelling.getAsInteger(10, size) || size == 0 ||
-        size > uint64_t(kMaxElements))
+    } else if (tok.spelling.getAsInteger(10, size) || size == 0 ||
+               size > uint64_t(kMaxElements)) {
       return errorHere("dimension size must be between 1 and 2^40, got " +
                        tok.spelling);
-    // Checked before multiplying: two sizes of 2^32 would overflow.
-    if (elements > kMaxElements / int64_t(size))
-      return errorHere("tensor has more than 2^40 elements");
-    elements *= int64_t(size);
-    type.shape.push_back(int64_t(size));
+    }
+    if (size == 0) {
+      type.shape.push_back(kSymbolicDim);
+    } else {
+      // Checked before multiplying: two sizes of 2^32 would overflow.
+      if (elements > kMaxElements / int64_t(size))
+        return errorHere("tensor has more than 2^40 elements");
+      elements *= int64_t(size);
+      type.shape.push_back(int64_t(size));
+    }
     consume();
     if (!consumeIf(TokenKind::comma))
       break;
