@@ -47,7 +47,7 @@ struct ValueType {
     none,     // not checked yet, or an error
     tensor,   // a tensor value
     tuple,    // the several results of a call; only `let (a, b) = ...` takes it
-    index,    // a loop index, which only indexes stacked tensors
+    index,    // a loop index, which only indexes tensors (ws[i], s[:, i])
     intList,  // a constant list of integers: axes, shapes, permutations
     elemType, // an element type name, the target of cast()
     boolean,  // `true` or `false`, for keepdims
