@@ -74,6 +74,51 @@ bool driver::isGenericEntry(const lang::Module &module, StringRef name) {
   return findGeneric(module, name) != nullptr;
 }
 
+llvm::Error
+driver::addInstanceRequests(const lang::Module *parsed,
+                            const InstanceOptions &options,
+                            std::vector<lang::InstanceRequest> &requests,
+                            bool &entryRequested) {
+  entryRequested = false;
+  const std::string &entry = options.entry;
+  bool generic = parsed && !entry.empty() && isGenericEntry(*parsed, entry);
+  if (generic && options.dims.empty() && options.readInputs) {
+    auto inferred = inferSizesFromInputs(*parsed, entry, options.inputFiles,
+                                         options.inputDir);
+    if (!inferred)
+      return inferred.takeError();
+    requests.push_back(std::move(*inferred));
+    entryRequested = true;
+  }
+  if (!options.dims.empty()) {
+    if (entry.empty())
+      return llvm::createStringError(
+          "--dim gives sizes to the dimensions of --entry; name the entry, "
+          "or use --instantiate 'F[B=64]'");
+    lang::InstanceRequest request;
+    request.function = entry;
+    for (const std::string &text : options.dims)
+      if (llvm::Error error = parseSizes(text, request.sizes))
+        return llvm::createStringError("--dim: " +
+                                       llvm::toString(std::move(error)));
+    requests.push_back(std::move(request));
+    entryRequested = true;
+  } else if (generic && !entryRequested) {
+    return llvm::createStringError(
+        "'" + entry +
+        "' is generic: give the sizes of its dimensions with --dim "
+        "NAME=SIZE, or inputs of those sizes with --input / --inputs");
+  }
+  for (const std::string &spec : options.instantiations) {
+    auto request = parseInstanceSpec(spec);
+    if (!request)
+      return llvm::createStringError("--instantiate: " +
+                                     llvm::toString(request.takeError()));
+    requests.push_back(std::move(*request));
+  }
+  return llvm::Error::success();
+}
+
 llvm::Expected<lang::InstanceRequest> driver::inferSizesFromInputs(
     const lang::Module &module, StringRef name,
     const std::map<std::string, std::string> &inputFiles, StringRef inputDir) {

@@ -632,65 +632,36 @@ static std::vector<std::string> getImportPath() {
   return path;
 }
 
-/// The instances of generic functions that the command line asks for: the
-/// --entry's at --dim's sizes (without --dim, at the sizes of its .npy
-/// inputs, which tadc run always reads and other stages read when given
-/// --input or --inputs), and each --instantiate.
+/// The instances of generic functions that the command line asks for
+/// (tad::driver::addInstanceRequests).
 static mlir::LogicalResult
 getInstanceRequests(llvm::SourceMgr &sourceMgr, unsigned bufferId,
                     tad::lang::FrontendOptions &frontend,
                     bool &entryRequested) {
-  std::vector<tad::lang::InstanceRequest> &requests = frontend.requests;
-  auto fail = [](const llvm::Twine &message) {
-    llvm::errs() << "tadc: error: " << message << "\n";
+  tad::driver::InstanceOptions options;
+  options.entry = entry;
+  options.dims.assign(dimSizes.begin(), dimSizes.end());
+  options.instantiations.assign(instantiations.begin(), instantiations.end());
+  options.inputDir = inputDir;
+  options.readInputs =
+      emitStage == Stage::run || !inputFiles.empty() || !inputDir.empty();
+  tad::rt::RunOptions run;
+  if (!parseInputFiles(run))
     return mlir::failure();
-  };
-  entryRequested = false;
-  bool generic = false;
+  options.inputFiles = run.inputFiles;
+  // Whether the entry is generic needs the program: the compile parses it
+  // again, which is cheap against the compile.
+  std::unique_ptr<tad::lang::Module> parsed;
   if (!entry.empty()) {
-    // The parse is repeated by the compile; it is cheap against it.
     std::string ignored;
     llvm::raw_string_ostream quiet(ignored);
-    std::unique_ptr<tad::lang::Module> parsed =
-        tad::lang::parseOnly(sourceMgr, quiet, bufferId, frontend);
-    generic = parsed && tad::driver::isGenericEntry(*parsed, entry);
-    // Without --dim, the inputs' shapes: what tadc run reads, and for a
-    // compile the example inputs of the Python package's generic calls.
-    if (generic && dimSizes.empty() &&
-        (emitStage == Stage::run || !inputFiles.empty() || !inputDir.empty())) {
-      tad::rt::RunOptions run;
-      if (!parseInputFiles(run))
-        return mlir::failure();
-      auto inferred = tad::driver::inferSizesFromInputs(
-          *parsed, entry, run.inputFiles, inputDir);
-      if (!inferred)
-        return fail(llvm::toString(inferred.takeError()));
-      requests.push_back(std::move(*inferred));
-      entryRequested = true;
-    }
+    parsed = tad::lang::parseOnly(sourceMgr, quiet, bufferId, frontend);
   }
-  if (!dimSizes.empty()) {
-    if (entry.empty())
-      return fail("--dim gives sizes to the dimensions of --entry; name "
-                  "the entry, or use --instantiate 'F[B=64]'");
-    tad::lang::InstanceRequest request;
-    request.function = entry;
-    for (const std::string &text : dimSizes)
-      if (llvm::Error error = tad::driver::parseSizes(text, request.sizes))
-        return fail("--dim: " + llvm::toString(std::move(error)));
-    requests.push_back(std::move(request));
-    entryRequested = true;
-  } else if (generic && !entryRequested) {
-    return fail("'" + entry +
-                "' is generic: give the sizes of its "
-                "dimensions with --dim NAME=SIZE, or inputs of those sizes "
-                "with --input / --inputs");
-  }
-  for (const std::string &spec : instantiations) {
-    auto request = tad::driver::parseInstanceSpec(spec);
-    if (!request)
-      return fail("--instantiate: " + llvm::toString(request.takeError()));
-    requests.push_back(std::move(*request));
+  if (llvm::Error error = tad::driver::addInstanceRequests(
+          parsed.get(), options, frontend.requests, entryRequested)) {
+    llvm::errs() << "tadc: error: " << llvm::toString(std::move(error))
+                 << "\n";
+    return mlir::failure();
   }
   return mlir::success();
 }

@@ -43,6 +43,28 @@ inferSizesFromInputs(const lang::Module &module, llvm::StringRef name,
                      const std::map<std::string, std::string> &inputFiles,
                      llvm::StringRef inputDir);
 
+/// What the command line says about instances: --entry, --dim, each
+/// --instantiate, and where inputs come from.
+struct InstanceOptions {
+  std::string entry;
+  std::vector<std::string> dims, instantiations;
+  std::map<std::string, std::string> inputFiles;
+  std::string inputDir;
+  /// Whether the entry's sizes may be read off its inputs when --dim is
+  /// not given: tadc run always reads them; other stages given inputs do.
+  bool readInputs = false;
+};
+
+/// Appends the instances `options` asks for to `requests`: the entry's at
+/// --dim's sizes (without --dim, at its inputs' shapes), then each
+/// --instantiate. `parsed` is the program, parsed (null when it does not
+/// parse: the compile reports why). `entryRequested` says whether the
+/// first request is the entry's, which the compile then renames.
+llvm::Error addInstanceRequests(const lang::Module *parsed,
+                                const InstanceOptions &options,
+                                std::vector<lang::InstanceRequest> &requests,
+                                bool &entryRequested);
+
 } // namespace tad::driver
 
 #endif // TAD_DRIVER_INSTANCES_H
