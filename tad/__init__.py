@@ -15,6 +15,7 @@ Inputs are checked against each parameter's dtype and shape with the
 errors of `tadc run`; an input that is already C-contiguous and of the
 parameter's dtype is passed as it is, without a copy.
 """
+import collections.abc
 import ctypes
 import hashlib
 import json
@@ -112,8 +113,8 @@ class _Tensor:
 def _parse_tensors(text):
     """`x: f32[64, 256], y: f32` as _Tensors."""
     tensors = []
-    for match in re.finditer(r"(\w+): (f32|f64|f16|bf16)(?:\[([0-9, ]*)\])?",
-                             text):
+    for match in re.finditer(
+            r"([\w.]+): (f32|f64|f16|bf16)(?:\[([0-9, ]*)\])?", text):
         shape = [int(d) for d in match.group(3).split(",")] \
             if match.group(3) else []
         tensors.append(_Tensor(match.group(1), match.group(2), shape))
@@ -145,17 +146,47 @@ class _Stats(ctypes.Structure):
                 ("frees", ctypes.c_int64)]
 
 
+def _flatten(name, value):
+    """`(leaf name, array)` pairs of an input: a record (a struct in the
+    .tad source) is given as a mapping of its fields, nested for nested
+    records, and its leaves are named after their paths (`p.l1.w`)."""
+    if isinstance(value, collections.abc.Mapping):
+        for field, inner in value.items():
+            yield from _flatten(f"{name}.{field}", inner)
+    else:
+        yield name, value
+
+
 class Results(dict):
     """A function's results by name (`value`, `grad_w1`, ... as tadc names
-    them), in order; also as attributes."""
+    them), in order; also as attributes. A record's leaves are named after
+    their paths (`grad_p.l1.w`), and `r.grad_p` is the record itself: a
+    Results of its fields (`r.grad_p.l1.w`), which a function taking the
+    record accepts as it is."""
 
     def __getattr__(self, name):
-        try:
+        if name in self:
             return self[name]
-        except KeyError:
+        prefix = name + "."
+        record = {key[len(prefix):]: value for key, value in self.items()
+                  if key.startswith(prefix)}
+        if not record:
             raise AttributeError(
-                f"no result '{name}'; the results are {', '.join(self)}"
-            ) from None
+                f"no result '{name}'; the results are {', '.join(self)}")
+        return _nest(record)
+
+
+def _nest(flat):
+    """`{"l1.w": a, "l1.b": b}` as `Results(l1=Results(w=a, b=b))`."""
+    nested = {}
+    for key, value in flat.items():
+        head, _, rest = key.partition(".")
+        if rest:
+            nested.setdefault(head, {})[rest] = value
+        else:
+            nested[head] = value
+    return Results((key, _nest(value) if type(value) is dict else value)
+                   for key, value in nested.items())
 
 
 class Function:
@@ -174,18 +205,22 @@ class Function:
                 f"({', '.join(map(repr, self.results))})")
 
     def _inputs(self, args, kwargs):
-        if len(args) > len(self.params):
-            raise TypeError(f"'{self.name}' takes {len(self.params)} "
+        # A record parameter is one input: its leaves share a first name.
+        groups = list(dict.fromkeys(p.name.split(".")[0] for p in self.params))
+        if len(args) > len(groups):
+            raise TypeError(f"'{self.name}' takes {len(groups)} "
                             f"inputs, got {len(args)}")
-        given = dict(zip((p.name for p in self.params), args))
-        for name, value in kwargs.items():
-            if not any(p.name == name for p in self.params):
-                raise TypeError(
-                    f"'{self.name}' has no parameter '{name}' (its "
-                    f"parameters are {', '.join(p.name for p in self.params)})")
-            if name in given:
-                raise TypeError(f"'{self.name}' got '{name}' twice")
-            given[name] = value
+        given = {}
+        for name, value in list(zip(groups, args)) + list(kwargs.items()):
+            for leaf, array in _flatten(name, value):
+                if not any(p.name == leaf for p in self.params):
+                    raise TypeError(
+                        f"'{self.name}' has no parameter '{leaf}' (its "
+                        f"parameters are "
+                        f"{', '.join(p.name for p in self.params)})")
+                if leaf in given:
+                    raise TypeError(f"'{self.name}' got '{leaf}' twice")
+                given[leaf] = array
         arrays = []
         for p in self.params:
             if p.name not in given:
@@ -356,7 +391,8 @@ def compile(source, entry=None, budget=None, target="cpu", options=(),
         args.append(f"--dim={name}={int(size)}")
     args += list(options)
     # Example inputs count by their dtypes and shapes only.
-    examples = {name: np.asarray(a) for name, a in (inputs or {}).items()}
+    examples = {leaf: np.asarray(a) for name, value in (inputs or {}).items()
+                for leaf, a in _flatten(name, value)}
     signature = [f"{name}:{_describe_array(a)}"
                  for name, a in sorted(examples.items())]
     # A rebuilt tadc or runtime, another tadc, or another runtime

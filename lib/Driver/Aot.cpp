@@ -44,6 +44,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <set>
 #include <thread>
 
 using namespace tad::driver;
@@ -276,6 +277,25 @@ static std::string cName(const std::string &name) {
   return name;
 }
 
+/// The C identifiers of an entry's parameters, then of its results: a
+/// record's leaf `p.l1.w` is `p_l1_w`, and a name that an earlier one took
+/// that way gets `_` appended.
+static std::vector<std::string> cNames(const rt::EntrySpec &entry) {
+  std::vector<std::string> names;
+  std::set<std::string> taken;
+  auto add = [&](const rt::TensorSpec &spec) {
+    std::string name = spec.name;
+    std::replace(name.begin(), name.end(), '.', '_');
+    name = cName(name);
+    while (!taken.insert(name).second)
+      name += "_";
+    names.push_back(name);
+  };
+  llvm::for_each(entry.params, add);
+  llvm::for_each(entry.results, add);
+  return names;
+}
+
 static std::string describe(const rt::TensorSpec &spec) {
   return rt::describeArray(spec.dtype, spec.shape);
 }
@@ -290,13 +310,14 @@ static std::string shapeInitializer(const rt::TensorSpec &spec) {
 }
 
 static std::string cParameterList(const rt::EntrySpec &entry) {
+  std::vector<std::string> names = cNames(entry);
   std::string list;
-  for (const rt::TensorSpec &p : entry.params)
+  for (auto [i, p] : llvm::enumerate(entry.params))
     list += (list.empty() ? "" : ", ") + std::string("const ") +
-            getCType(p.dtype) + " *" + cName(p.name);
-  for (const rt::TensorSpec &r : entry.results)
-    list += (list.empty() ? "" : ", ") + std::string(getCType(r.dtype)) +
-            " *" + cName(r.name);
+            getCType(p.dtype) + " *" + names[i];
+  for (auto [i, r] : llvm::enumerate(entry.results))
+    list += (list.empty() ? "" : ", ") + std::string(getCType(r.dtype)) + " *" +
+            names[entry.params.size() + i];
   return list.empty() ? "void" : list;
 }
 
@@ -327,14 +348,16 @@ std::string tad::driver::generateHeader(llvm::ArrayRef<rt::EntrySpec> entries,
          << describe(entry.results[i]);
     os << ") */\n";
     os << "int " << entry.function << "(" << cParameterList(entry) << ");\n";
-    for (const rt::TensorSpec &spec : entry.params)
-      os << "static const int64_t " << entry.function << "_" << spec.name
+    std::vector<std::string> names = cNames(entry);
+    auto shape = [&](const rt::TensorSpec &spec, const std::string &name) {
+      os << "static const int64_t " << entry.function << "_" << name
          << "_shape[] = " << shapeInitializer(spec) << "; /* rank "
          << spec.shape.size() << " */\n";
-    for (const rt::TensorSpec &spec : entry.results)
-      os << "static const int64_t " << entry.function << "_" << spec.name
-         << "_shape[] = " << shapeInitializer(spec) << "; /* rank "
-         << spec.shape.size() << " */\n";
+    };
+    for (auto [i, spec] : llvm::enumerate(entry.params))
+      shape(spec, names[i]);
+    for (auto [i, spec] : llvm::enumerate(entry.results))
+      shape(spec, names[entry.params.size() + i]);
     os << "\n";
   }
   os << "/* The runtime's allocator measurements (docs/runtime.md). */\n"
@@ -397,8 +420,9 @@ std::string tad::driver::generateLibraryWrappers(
       words += rt::getDescriptorWords(r.shape.size());
     // Locals are tad_-prefixed, so that they never clash with parameters.
     // On the GPU, each input is first copied to memory it can read.
+    std::vector<std::string> names = cNames(entry);
     for (auto [i, p] : llvm::enumerate(entry.params)) {
-      std::string data = cName(p.name);
+      std::string data = names[i];
       if (cuda) {
         os << "  void *tad_s" << i << " = tad_rt_stage_input(" << data
            << ", " << p.getByteSize() << ");\n";
@@ -407,7 +431,7 @@ std::string tad::driver::generateLibraryWrappers(
       os << "  int64_t tad_d" << i << "["
          << rt::getDescriptorWords(p.shape.size()) << "];\n  tad_describe(tad_d"
          << i << ", " << data << ", " << p.shape.size() << ", "
-         << entry.function << "_" << p.name << "_shape);\n";
+         << entry.function << "_" << names[i] << "_shape);\n";
     }
     os << "  int64_t tad_results[" << std::max<size_t>(words, 1) << "];\n"
        << "  _mlir_ciface_" << tad::getInternalName(entry.function) << "(";
@@ -416,10 +440,10 @@ std::string tad::driver::generateLibraryWrappers(
       callArgs += (callArgs.empty() ? "" : ", ") + ("tad_d" + std::to_string(i));
     os << callArgs << ");\n";
     size_t offset = 0;
-    for (const rt::TensorSpec &r : entry.results) {
+    for (auto [i, r] : llvm::enumerate(entry.results)) {
       os << "  tad_rt_copy_out(tad_results + " << offset << ", "
          << r.shape.size() << ", " << rt::getDTypeSize(r.dtype) << ", "
-         << cName(r.name) << ");\n";
+         << names[entry.params.size() + i] << ");\n";
       offset += rt::getDescriptorWords(r.shape.size());
     }
     offset = 0;

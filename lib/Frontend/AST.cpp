@@ -34,17 +34,17 @@ llvm::StringRef tad::lang::getRequestKindName(RequestKind kind) {
   return "?";
 }
 
-std::vector<TensorType> FunctionDecl::getParamTypes() const {
-  std::vector<TensorType> types;
+std::vector<Type> FunctionDecl::getParamTypes() const {
+  std::vector<Type> types;
   for (const Param &param : params)
-    types.push_back(param.type);
+    types.push_back(param.getType());
   return types;
 }
 
-std::vector<TensorType> FunctionDecl::getResultTypes() const {
-  std::vector<TensorType> types;
+std::vector<Type> FunctionDecl::getResultTypes() const {
+  std::vector<Type> types;
   for (const TypeWithLoc &result : results)
-    types.push_back(result.type);
+    types.push_back(result.getType());
   return types;
 }
 
@@ -91,6 +91,8 @@ std::string tad::lang::formatGenericType(const TensorType &type,
 }
 
 std::string tad::lang::formatGenericType(const Param &param) {
+  if (!param.recordName.empty())
+    return param.recordName;
   return formatGenericType(param.type, param.dims, param.elemParam);
 }
 
@@ -134,7 +136,9 @@ private:
             (dims.empty() ? "[" : ", ") + d.name + (d.isType ? ": type" : "");
       for (const TypeWithLoc &r : fn->results)
         results += (results.empty() ? "" : ", ") +
-                   formatGenericType(r.type, r.dims, r.elemParam);
+                   (r.recordName.empty()
+                        ? formatGenericType(r.type, r.dims, r.elemParam)
+                        : r.recordName);
       if (fn->results.size() != 1)
         results = "(" + results + ")";
       line(fn->getLoc(), "Function " + fn->getName() +
@@ -151,6 +155,12 @@ private:
                             getRequestKindName(d->kind) + "(" + d->primal.name +
                             (d->explicitWrt ? ", wrt: [" + wrt + "]" : "") +
                             ")");
+    } else if (auto *st = llvm::dyn_cast<StructDecl>(&decl)) {
+      std::string fields;
+      for (const Param &f : st->fields)
+        fields +=
+            (fields.empty() ? "" : ", ") + f.name + ": " + formatGenericType(f);
+      line(st->getLoc(), "Struct " + st->getName() + " {" + fields + "}");
     } else if (auto *r = llvm::dyn_cast<RuleDecl>(&decl)) {
       line(r->getLoc(), "Rule " + r->getName());
       Indent in(*this);
@@ -187,7 +197,10 @@ private:
     }
     case Stmt::Kind::assign: {
       auto &s = llvm::cast<AssignStmt>(stmt);
-      line(s.getLoc(), "Assign " + s.target.name);
+      std::string target = s.target.name;
+      for (const Name &f : s.fields)
+        target += "." + f.name;
+      line(s.getLoc(), "Assign " + target);
       Indent in(*this);
       print(*s.value);
       return;
@@ -321,6 +334,13 @@ private:
       line(expr.getLoc(), "CheckpointExpr" + suffix);
       Indent in(*this);
       print(*llvm::cast<CheckpointExpr>(expr).body);
+      return;
+    }
+    case Expr::Kind::field: {
+      auto &f = llvm::cast<FieldExpr>(expr);
+      line(expr.getLoc(), "Field '" + f.field + "'" + suffix);
+      Indent in(*this);
+      print(*f.base);
       return;
     }
     case Expr::Kind::tuple: {

@@ -27,6 +27,8 @@ llvm::StringRef tad::lang::getTokenKindName(TokenKind kind) {
   case TokenKind::semicolon: return "';'";
   case TokenKind::colon: return "':'";
   case TokenKind::arrow: return "'->'";
+  case TokenKind::dot:
+    return "'.'";
   case TokenKind::dotdot: return "'..'";
   case TokenKind::equal: return "'='";
   case TokenKind::eqeq: return "'=='";
@@ -51,6 +53,8 @@ llvm::StringRef tad::lang::getTokenKindName(TokenKind kind) {
   case TokenKind::kw_rrule: return "'rrule'";
   case TokenKind::kw_import:
     return "'import'";
+  case TokenKind::kw_struct:
+    return "'struct'";
   case TokenKind::kw_forward: return "'forward'";
   case TokenKind::kw_pullback: return "'pullback'";
   case TokenKind::kw_save: return "'save'";
@@ -95,6 +99,7 @@ Token Lexer::lexIdentifier(const char *start) {
                        .Case("checkpoint", TokenKind::kw_checkpoint)
                        .Case("rrule", TokenKind::kw_rrule)
                        .Case("import", TokenKind::kw_import)
+                       .Case("struct", TokenKind::kw_struct)
                        .Case("forward", TokenKind::kw_forward)
                        .Case("pullback", TokenKind::kw_pullback)
                        .Case("save", TokenKind::kw_save)
@@ -196,9 +201,7 @@ Token Lexer::lex() {
       return make(TokenKind::noteq, start);
     break;
   case '.':
-    if (next('.'))
-      return make(TokenKind::dotdot, start);
-    break;
+    return make(next('.') ? TokenKind::dotdot : TokenKind::dot, start);
   case '"': {
     // A path, on one line, without escapes.
     while (cur != buffer.end() && *cur != '"' && *cur != '\n')

@@ -64,12 +64,13 @@ private:
     return RankedTensorType::get(type.shape, getElementType(type.elem));
   }
 
-  mlir::FunctionType getFunctionType(llvm::ArrayRef<TensorType> params,
-                                     llvm::ArrayRef<TensorType> results) {
+  /// A record passes as its leaves, one argument or result each.
+  mlir::FunctionType getFunctionType(llvm::ArrayRef<Type> params,
+                                     llvm::ArrayRef<Type> results) {
     llvm::SmallVector<mlir::Type> in, out;
-    for (const TensorType &t : params)
+    for (const TensorType &t : flattenTypes(params))
       in.push_back(getType(t));
-    for (const TensorType &t : results)
+    for (const TensorType &t : flattenTypes(results))
       out.push_back(getType(t));
     return builder.getFunctionType(in, out);
   }
@@ -141,6 +142,29 @@ private:
     for (const std::string &name : names)
       values.push_back(lookup(name));
     return values;
+  }
+  /// A value of `type` named `name`, as its leaves: a record variable `p`
+  /// lives in the scopes as `p.w1`, `p.b1`, ...
+  void bindValue(llvm::StringRef name, const Type &type,
+                 mlir::ValueRange values) {
+    for (auto [leaf, value] : llvm::zip_equal(type.getLeafNames(name), values))
+      bind(leaf, value);
+  }
+  void assignValue(llvm::StringRef name, const Type &type,
+                   mlir::ValueRange values) {
+    for (auto [leaf, value] : llvm::zip_equal(type.getLeafNames(name), values))
+      assign(leaf, value);
+  }
+  /// `p`, `p.l1.w`: the name of the variable or field `expr` reads, when it
+  /// is one (empty otherwise).
+  static std::string getPath(const Expr &expr) {
+    if (auto *var = llvm::dyn_cast<VarExpr>(&expr))
+      return var->name;
+    if (auto *field = llvm::dyn_cast<FieldExpr>(&expr)) {
+      std::string base = getPath(*field->base);
+      return base.empty() ? base : base + "." + field->field;
+    }
+    return "";
   }
 
   //===--------------------------------------------------------------------===//
@@ -234,9 +258,10 @@ void MLIRGenImpl::declareFunctions(const Module &ast) {
   for (const auto &decl : ast.decls) {
     if (auto *rule = llvm::dyn_cast<RuleDecl>(decl.get())) {
       const FunctionDecl &primal = *rule->primalDecl;
-      std::vector<TensorType> forwardResults = primal.getResultTypes();
+      std::vector<Type> forwardResults = primal.getResultTypes();
       llvm::append_range(forwardResults, rule->savedTypes);
-      std::vector<TensorType> pullbackParams = rule->savedTypes;
+      std::vector<Type> pullbackParams(rule->savedTypes.begin(),
+                                       rule->savedTypes.end());
       llvm::append_range(pullbackParams, primal.getResultTypes());
       auto forward = mlir::func::FuncOp::create(
           builder, loc(rule->forwardLoc), forwardName(rule->getName()),
@@ -264,9 +289,23 @@ void MLIRGenImpl::declareFunctions(const Module &ast) {
                                    ? tad::DerivativeKind::value_and_grad
                                    : tad::DerivativeKind::vjp;
     mlir::func::FuncOp primal = functions[request->primal.name];
-    mlir::FailureOr<mlir::FunctionType> type = tad::getDerivativeType(
-        primal.getFunctionType(), kind, request->wrtPositions,
-        [&] { return mlir::emitError(loc(request->getLoc())); });
+    // A record parameter is differentiated leaf by leaf.
+    llvm::SmallVector<int64_t> wrt;
+    std::vector<unsigned> firstLeaf;
+    unsigned leaves = 0;
+    for (const Param &param : request->primalDecl->params) {
+      firstLeaf.push_back(leaves);
+      leaves += param.getType().getNumLeaves();
+    }
+    for (int64_t position : request->wrtPositions) {
+      const Param &param = request->primalDecl->params[position];
+      for (unsigned k = 0; k < param.getType().getNumLeaves(); ++k)
+        wrt.push_back(firstLeaf[position] + k);
+    }
+    mlir::FailureOr<mlir::FunctionType> type =
+        tad::getDerivativeType(primal.getFunctionType(), kind, wrt, [&] {
+          return mlir::emitError(loc(request->getLoc()));
+        });
     if (mlir::failed(type))
       continue; // Sema's rules are the same; the verifier will say more
     auto op = mlir::func::FuncOp::create(builder, loc(request->getLoc()),
@@ -275,8 +314,7 @@ void MLIRGenImpl::declareFunctions(const Module &ast) {
     op->setAttr(tad::TadDialect::kDerivativeAttrName,
                 tad::DerivativeAttr::get(
                     &context, kind,
-                    mlir::FlatSymbolRefAttr::get(primal.getNameAttr()),
-                    request->wrtPositions));
+                    mlir::FlatSymbolRefAttr::get(primal.getNameAttr()), wrt));
     functions[request->getName()] = op;
   }
 }
@@ -289,11 +327,17 @@ void MLIRGenImpl::emitFunction(const FunctionDecl &fn) {
   scopes.clear();
   scopes.emplace_back();
   // The parameter name travels as a NameLoc, so that the driver can match
-  // parameters with .npy files and the generated C header can name them.
-  for (auto [param, arg] : llvm::zip(fn.params, entry->getArguments())) {
-    arg.setLoc(mlir::NameLoc::get(builder.getStringAttr(param.name),
-                                  loc(param.loc)));
-    bind(param.name, arg);
+  // parameters with .npy files and the generated C header can name them;
+  // a record's leaves are named after their paths (`p.w1`).
+  unsigned next = 0;
+  for (const Param &param : fn.params) {
+    Type type = param.getType();
+    for (const std::string &leaf : type.getLeafNames(param.name)) {
+      mlir::BlockArgument arg = entry->getArgument(next++);
+      arg.setLoc(
+          mlir::NameLoc::get(builder.getStringAttr(leaf), loc(param.loc)));
+      bind(leaf, arg);
+    }
   }
   emitBody(fn.body, nullptr);
 }
@@ -351,7 +395,7 @@ llvm::SmallVector<Value> MLIRGenImpl::emitReturnValues(const ReturnStmt &stmt) {
   for (const ExprPtr &value : stmt.values) {
     if (auto *tuple = llvm::dyn_cast<TupleExpr>(value.get())) {
       for (const ExprPtr &element : tuple->elements)
-        values.push_back(emitExpr(*element));
+        llvm::append_range(values, emitValues(*element));
       continue;
     }
     llvm::append_range(values, emitValues(*value));
@@ -368,13 +412,22 @@ void MLIRGenImpl::emitStmt(const Stmt &stmt) {
   case Stmt::Kind::let: {
     auto &let = llvm::cast<LetStmt>(stmt);
     llvm::SmallVector<Value> values = emitValues(*let.value);
-    for (auto [name, value] : llvm::zip(let.names, values))
-      bind(name.name, value);
+    const ValueType &type = let.value->type;
+    if (!let.destructure) {
+      bindValue(let.names.front().name, type.getType(), values);
+      return;
+    }
+    mlir::ValueRange rest(values);
+    for (auto [name, t] : llvm::zip_equal(let.names, type.tuple)) {
+      bindValue(name.name, t, rest.take_front(t.getNumLeaves()));
+      rest = rest.drop_front(t.getNumLeaves());
+    }
     return;
   }
   case Stmt::Kind::assign: {
     auto &assignment = llvm::cast<AssignStmt>(stmt);
-    assign(assignment.target.name, emitExpr(*assignment.value));
+    assignValue(assignment.path, assignment.value->type.getType(),
+                emitValues(*assignment.value));
     return;
   }
   case Stmt::Kind::forLoop:
@@ -504,7 +557,19 @@ llvm::SmallVector<Value> MLIRGenImpl::emitValues(const Expr &expr) {
   case Expr::Kind::number:
     return {emitNumber(llvm::cast<NumberExpr>(expr))};
   case Expr::Kind::var:
-    return {lookup(llvm::cast<VarExpr>(expr).name)};
+    return lookupAll(
+        expr.type.getType().getLeafNames(llvm::cast<VarExpr>(expr).name));
+  case Expr::Kind::field: {
+    // A field of a variable is read by name: in a loop or checkpoint,
+    // only the leaves that are read are bound.
+    auto &field = llvm::cast<FieldExpr>(expr);
+    std::string path = getPath(field);
+    if (!path.empty())
+      return lookupAll(expr.type.getType().getLeafNames(path));
+    llvm::SmallVector<Value> base = emitValues(*field.base);
+    return llvm::SmallVector<Value>(
+        llvm::ArrayRef<Value>(base).slice(field.leafOffset, field.numLeaves));
+  }
   case Expr::Kind::unary: {
     Value operand = emitExpr(*llvm::cast<UnaryExpr>(expr).operand);
     return {tad::NegOp::create(builder, l, operand)};
@@ -601,10 +666,16 @@ Value MLIRGenImpl::emitMatmul(mlir::Location l, Value lhs, Value rhs,
 llvm::SmallVector<Value> MLIRGenImpl::emitCall(const CallExpr &expr) {
   if (expr.builtin != Builtin::none)
     return {emitBuiltin(expr)};
-  mlir::Location l = loc(expr.getLoc());
   llvm::SmallVector<Value> args;
+  if (expr.record) {
+    // A record is its leaves: building one emits nothing.
+    for (const Expr *value : expr.fieldValues)
+      llvm::append_range(args, emitValues(*value));
+    return args;
+  }
+  mlir::Location l = loc(expr.getLoc());
   for (const CallArg &arg : expr.args)
-    args.push_back(emitExpr(*arg.value));
+    llvm::append_range(args, emitValues(*arg.value));
   // The declaration Sema resolved: for a generic callee, its instance.
   mlir::func::FuncOp callee =
       functions[expr.function ? expr.function->getName()
@@ -784,11 +855,11 @@ Value MLIRGenImpl::emitIndex(const IndexExpr &expr) {
 llvm::SmallVector<Value>
 MLIRGenImpl::emitCheckpointExpr(const CheckpointExpr &expr) {
   llvm::SmallVector<mlir::Type> types;
-  if (expr.type.kind == ValueType::Kind::tuple)
-    for (const TensorType &t : expr.type.tuple)
-      types.push_back(getType(t));
-  else
-    types.push_back(getType(expr.type.tensor));
+  std::vector<Type> values = expr.type.kind == ValueType::Kind::tuple
+                                 ? expr.type.tuple
+                                 : std::vector<Type>{expr.type.getType()};
+  for (const TensorType &t : flattenTypes(values))
+    types.push_back(getType(t));
   tad::CheckpointOp op = emitCheckpointRegion(
       loc(expr.getLoc()), expr.captures, types,
       [&] { return emitValues(*expr.body); });

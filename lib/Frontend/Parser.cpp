@@ -123,7 +123,7 @@ bool Parser::parseImport(Module &module) {
   return true;
 }
 
-/// decl ::= ('@' 'checkpoint')? function | derivative | rule
+/// decl ::= ('@' 'checkpoint')? function | derivative | rule | struct
 std::unique_ptr<Decl> Parser::parseDecl() {
   if (tok.is(TokenKind::at)) {
     SMLoc attrLoc = tok.getLoc();
@@ -144,10 +144,43 @@ std::unique_ptr<Decl> Parser::parseDecl() {
     return parseFunctionOrDerivative(std::nullopt);
   if (tok.is(TokenKind::kw_rrule))
     return parseRule();
+  if (tok.is(TokenKind::kw_struct))
+    return parseStruct();
   if (!tok.is(TokenKind::error))
-    errorHere("expected 'fn' or 'rrule' at the top level, found '" +
+    errorHere("expected 'fn', 'rrule' or 'struct' at the top level, found '" +
               tok.spelling + "'");
   return nullptr;
+}
+
+/// struct ::= 'struct' IDENT '{' (IDENT ':' type (',' IDENT ':' type)* ','?)?
+/// '}'
+std::unique_ptr<Decl> Parser::parseStruct() {
+  SMLoc loc = tok.getLoc();
+  consume(); // 'struct'
+  Name name;
+  if (!expectIdentifier(name, "the name of the struct") ||
+      !expect(TokenKind::l_brace, "to start the fields"))
+    return nullptr;
+  std::vector<Param> fields;
+  while (!tok.is(TokenKind::r_brace)) {
+    Param field;
+    Name fieldName;
+    if (!expectIdentifier(fieldName, "a field name"))
+      return nullptr;
+    field.loc = fieldName.loc;
+    field.name = std::move(fieldName.name);
+    if (!expect(TokenKind::colon, "and the field's type"))
+      return nullptr;
+    field.typeLoc = tok.getLoc();
+    if (!parseType(field.type, nullptr, nullptr, &field.recordName))
+      return nullptr;
+    fields.push_back(std::move(field));
+    if (!consumeIf(TokenKind::comma))
+      break;
+  }
+  if (!expect(TokenKind::r_brace, "to end the fields"))
+    return nullptr;
+  return std::make_unique<StructDecl>(loc, std::move(name), std::move(fields));
 }
 
 /// function ::= 'fn' IDENT dims? params '->' results block
@@ -333,7 +366,8 @@ bool Parser::parseParams(std::vector<Param> &params) {
     if (!expect(TokenKind::colon, "and the parameter's type"))
       return false;
     param.typeLoc = tok.getLoc();
-    if (!parseType(param.type, &param.dims, &param.elemParam))
+    if (!parseType(param.type, &param.dims, &param.elemParam,
+                   &param.recordName))
       return false;
     params.push_back(std::move(param));
     if (!consumeIf(TokenKind::comma))
@@ -346,8 +380,9 @@ bool Parser::parseParams(std::vector<Param> &params) {
 bool Parser::parseResultTypes(std::vector<TypeWithLoc> &results) {
   bool parenthesized = consumeIf(TokenKind::l_paren);
   do {
-    TypeWithLoc result{tok.getLoc(), {}, {}, {}};
-    if (!parseType(result.type, &result.dims, &result.elemParam))
+    TypeWithLoc result{tok.getLoc(), {}, {}, {}, {}, nullptr};
+    if (!parseType(result.type, &result.dims, &result.elemParam,
+                   &result.recordName))
       return false;
     results.push_back(std::move(result));
   } while (parenthesized && consumeIf(TokenKind::comma));
@@ -355,9 +390,10 @@ bool Parser::parseResultTypes(std::vector<TypeWithLoc> &results) {
 }
 
 /// type ::= ('f32' | 'f64' | 'f16' | 'bf16') ('[' (dim (',' dim)*)? ']')?
+///        | IDENT   (a struct)
 /// dim  ::= INT | IDENT   (a dimension parameter of a generic function)
-bool Parser::parseType(TensorType &type, DimNames *dims,
-                       std::string *elemParam) {
+bool Parser::parseType(TensorType &type, DimNames *dims, std::string *elemParam,
+                       std::string *recordName) {
   auto param = [&](llvm::StringRef name) -> const GenericParam * {
     if (!dimParams)
       return nullptr;
@@ -373,6 +409,11 @@ bool Parser::parseType(TensorType &type, DimNames *dims,
                p && p->isType && elemParam) {
       *elemParam = p->name;
       type.elem = ElemKind::f32;
+    } else if (recordName && !peek().is(TokenKind::l_square)) {
+      // A struct: Sema looks it up (structs may be declared later).
+      *recordName = tok.spelling.str();
+      consume();
+      return true;
     } else {
       return errorHere("expected a type such as f32[64, 256] or f32, found " +
                        describe(tok));
@@ -534,10 +575,17 @@ StmtPtr Parser::parseLet() {
                                    std::move(value));
 }
 
-/// assign ::= IDENT '=' expr ';'
+/// assign ::= IDENT ('.' IDENT)* '=' expr ';'
 StmtPtr Parser::parseAssign() {
   Name target{tok.getLoc(), tok.spelling.str()};
   consume();
+  std::vector<Name> fields;
+  while (consumeIf(TokenKind::dot)) {
+    Name field;
+    if (!expectIdentifier(field, "a field name"))
+      return nullptr;
+    fields.push_back(std::move(field));
+  }
   if (!tok.is(TokenKind::equal)) {
     if (!tok.is(TokenKind::error))
       errorHere("expected '=' to assign to '" + target.name +
@@ -549,7 +597,7 @@ StmtPtr Parser::parseAssign() {
   if (!value || !expect(TokenKind::semicolon, "after the expression"))
     return nullptr;
   return std::make_unique<AssignStmt>(target.loc, std::move(target),
-                                      std::move(value));
+                                      std::move(fields), std::move(value));
 }
 
 /// return ::= 'return' expr (',' expr)* ';'
@@ -753,12 +801,24 @@ ExprPtr Parser::parseUnary() {
   return node;
 }
 
-/// postfix ::= primary ('[' entry (',' entry)* ']')*
+/// postfix ::= primary ('[' entry (',' entry)* ']' | '.' IDENT)*
 /// entry   ::= expr | expr? ':' expr?
 ExprPtr Parser::parsePostfix() {
   ExprPtr base = parsePrimary();
-  while (base && tok.is(TokenKind::l_square)) {
+  while (base && (tok.is(TokenKind::l_square) || tok.is(TokenKind::dot))) {
     SMLoc loc = tok.getLoc();
+    if (consumeIf(TokenKind::dot)) {
+      Name field;
+      if (!expectIdentifier(field, "a field name after '.'"))
+        return nullptr;
+      unsigned tallest = base->height;
+      SMLoc start = base->getLoc();
+      base = std::make_unique<FieldExpr>(start, std::move(base),
+                                         std::move(field.name), field.loc);
+      if (!setHeight(*base, tallest))
+        return nullptr;
+      continue;
+    }
     consume();
     std::vector<IndexEntry> entries;
     unsigned tallest = base->height;

@@ -56,15 +56,27 @@ static void addOnce(std::vector<std::string> &list, llvm::StringRef name) {
 }
 
 void SemaImpl::recordRead(llvm::StringRef name, const Variable &var) {
-  for (EffectFrame &frame : frames)
-    if (var.depth < frame.depth)
-      addOnce(frame.effects->reads, name);
+  recordRead(name, var.type.getType(), var);
 }
 
 void SemaImpl::recordWrite(llvm::StringRef name, const Variable &var) {
+  recordWrite(name, var.type.getType(), var);
+}
+
+void SemaImpl::recordRead(llvm::StringRef name, const Type &type,
+                          const Variable &var) {
   for (EffectFrame &frame : frames)
     if (var.depth < frame.depth)
-      addOnce(frame.effects->writes, name);
+      for (const std::string &leaf : type.getLeafNames(name))
+        addOnce(frame.effects->reads, leaf);
+}
+
+void SemaImpl::recordWrite(llvm::StringRef name, const Type &type,
+                           const Variable &var) {
+  for (EffectFrame &frame : frames)
+    if (var.depth < frame.depth)
+      for (const std::string &leaf : type.getLeafNames(name))
+        addOnce(frame.effects->writes, leaf);
 }
 
 //===----------------------------------------------------------------------===//
@@ -75,8 +87,11 @@ bool SemaImpl::checkModule(Module &module,
                            llvm::ArrayRef<InstanceRequest> requests,
                            std::vector<std::string> *instanceNames) {
   this->module = &module;
-  if (!collectDecls(module))
+  if (!collectDecls(module) || !resolveStructs(module))
     return false;
+  for (auto &decl : module.decls)
+    if (!resolveSignature(*decl))
+      return false;
   for (auto &decl : module.decls)
     if (auto *derivative = llvm::dyn_cast<DerivativeDecl>(decl.get()))
       if (!checkDerivative(*derivative))
@@ -113,6 +128,20 @@ bool SemaImpl::checkModule(Module &module,
 bool SemaImpl::collectDecls(Module &module) {
   for (auto &decl : module.decls) {
     const std::string &name = decl->getName();
+    if (auto *record = llvm::dyn_cast<StructDecl>(decl.get())) {
+      if (lookupBuiltin(name) != Builtin::none)
+        return diag.error(decl->getNameLoc(),
+                          "'" + name +
+                              "' is a builtin function; a struct "
+                              "cannot take its name");
+      auto [it, inserted] = structs.try_emplace(name, record);
+      if (!inserted) {
+        diag.error(decl->getNameLoc(), "redefinition of struct '" + name + "'");
+        diag.note(it->second->getNameLoc(), "'" + name + "' was defined here");
+        return false;
+      }
+      continue;
+    }
     if (auto *rule = llvm::dyn_cast<RuleDecl>(decl.get())) {
       auto [it, inserted] = rules.try_emplace(name, rule);
       if (!inserted) {
@@ -147,6 +176,15 @@ bool SemaImpl::collectDecls(Module &module) {
       }
     }
   }
+  // A struct's name is its constructor's: no function may take it.
+  for (auto &entry : structs)
+    if (Decl *fn = functions.lookup(entry.getKey())) {
+      diag.error(fn->getNameLoc(), "'" + entry.getKey().str() +
+                                       "' is the name of a struct; a "
+                                       "function cannot take it");
+      diag.note(entry.getValue()->getNameLoc(), "the struct is defined here");
+      return false;
+    }
   return true;
 }
 
@@ -201,9 +239,9 @@ bool SemaImpl::checkDerivative(DerivativeDecl &decl) {
     decl.wrtPositions.push_back(position);
   }
 
-  std::vector<TensorType> primalResults = primal->getResultTypes();
-  auto isScalarFloat = [](const TensorType &t) {
-    return t.isScalar() && t.isFloat();
+  std::vector<Type> primalResults = primal->getResultTypes();
+  auto isScalarFloat = [](const Type &t) {
+    return !t.isRecord() && t.tensor.isScalar() && t.tensor.isFloat();
   };
   if (decl.kind == RequestKind::grad &&
       (primalResults.size() != 1 || !isScalarFloat(primalResults.front())))
@@ -225,10 +263,10 @@ bool SemaImpl::checkDerivative(DerivativeDecl &decl) {
   decl.paramTypes = primal->getParamTypes();
   decl.paramDims = primal->getParamDims();
   decl.paramElemParams = primal->getParamElemParams();
-  std::vector<TensorType> cotangents;
+  std::vector<Type> cotangents;
   std::vector<DimNames> cotangentDims;
   for (int64_t position : decl.wrtPositions) {
-    cotangents.push_back(primal->params[position].type);
+    cotangents.push_back(primal->params[position].getType());
     cotangentDims.push_back(primal->params[position].dims);
   }
   std::vector<DimNames> primalResultDims = primal->getResultDims();
@@ -279,6 +317,23 @@ bool SemaImpl::checkRuleSignature(RuleDecl &rule) {
   rule.primalDecl = primal;
   primal->rule = &rule;
   const std::string &name = primal->getName();
+  // A rule's signature is the primal's, tensor by tensor.
+  auto firstRecord = [](auto &list) {
+    return llvm::find_if(list, [](const auto &p) { return p.record; });
+  };
+  for (auto *list : {&primal->params, &rule.params, &rule.pullbackParams})
+    if (auto it = firstRecord(*list); it != list->end())
+      return diag.error(it->typeLoc,
+                        "'" + it->name + "' is a record of type " +
+                            it->record->name +
+                            "; a function with an rrule takes and returns "
+                            "tensors only");
+  for (auto *list : {&primal->results, &rule.results, &rule.pullbackResults})
+    if (auto it = firstRecord(*list); it != list->end())
+      return diag.error(it->loc, "this result is a record of type " +
+                                     it->record->name +
+                                     "; a function with an rrule takes and "
+                                     "returns tensors only");
 
   if (rule.params.size() != primal->params.size())
     return diag.error(rule.getNameLoc(),
@@ -293,7 +348,7 @@ bool SemaImpl::checkRuleSignature(RuleDecl &rule) {
                             param.type.str() + " but parameter " +
                             llvm::Twine(i + 1) + " of '" + name +
                             "' has type " + primal->params[i].type.str());
-  std::vector<TensorType> results = primal->getResultTypes();
+  std::vector<TensorType> results = flattenTypes(primal->getResultTypes());
   if (rule.results.size() != results.size())
     return diag.error(rule.results.front().loc,
                       "the rrule returns " +
@@ -323,7 +378,7 @@ bool SemaImpl::checkRuleSignature(RuleDecl &rule) {
                             llvm::Twine(i + 1) + " of '" + name +
                             "' and must have type " + results[i].str() +
                             ", not " + param.type.str());
-  std::vector<TensorType> params = primal->getParamTypes();
+  std::vector<TensorType> params = flattenTypes(primal->getParamTypes());
   bool resultsMatch = rule.pullbackResults.size() == params.size();
   for (size_t i = 0; resultsMatch && i < params.size(); ++i)
     resultsMatch = rule.pullbackResults[i].type == params[i];
@@ -345,7 +400,7 @@ bool SemaImpl::checkFunctionBody(FunctionDecl &fn) {
   pushScope();
   for (const Param &param : fn.params)
     if (!declareVariable(Name{param.loc, param.name},
-                         ValueType::getTensor(param.type)))
+                         ValueType::get(param.getType())))
       return false;
   BodyContext context;
   context.results = fn.getResultTypes();
@@ -549,7 +604,7 @@ bool SemaImpl::checkLet(LetStmt &stmt) {
                         "this call returns " + llvm::Twine(type.tuple.size()) +
                             " values " + type.describe() +
                             "; bind them with let (a, b, ...) = ...");
-    if (!checkTensor(*stmt.value, "the value of a let"))
+    if (!checkValue(*stmt.value, "the value of a let"))
       return false;
     return declareVariable(stmt.names.front(), type);
   }
@@ -564,7 +619,7 @@ bool SemaImpl::checkLet(LetStmt &stmt) {
                                       countOf(type.tuple.size(), "value") +
                                       " " + type.describe());
   for (auto [name, t] : llvm::zip(stmt.names, type.tuple))
-    if (!declareVariable(name, ValueType::getTensor(t)))
+    if (!declareVariable(name, ValueType::get(t)))
       return false;
   return true;
 }
@@ -582,12 +637,28 @@ bool SemaImpl::checkAssign(AssignStmt &stmt) {
   if (var->type.kind == ValueType::Kind::index)
     return diag.error(stmt.target.loc, "cannot assign to loop index '" +
                                            stmt.target.name + "'");
+  // `p.l1.w = ...` assigns one field of a record variable.
+  Type type = var->type.getType();
+  stmt.path = stmt.target.name;
+  for (const Name &field : stmt.fields) {
+    if (!type.isRecord())
+      return diag.error(field.loc, "'" + stmt.path + "' is " + type.str() +
+                                       ", not a record; it has "
+                                       "no field '" +
+                                       field.name + "'");
+    int index = type.record->getFieldIndex(field.name);
+    if (index < 0)
+      return diag.error(field.loc, type.record->name + " has no field '" +
+                                       field.name + "'; its fields are " +
+                                       type.record->listFields());
+    type = type.record->fields[index].type;
+    stmt.path += "." + field.name;
+  }
   if (!checkExpr(*stmt.value) ||
-      !checkTensor(*stmt.value, "the value of an assignment") ||
-      !checkAssignable(*stmt.value, var->type.tensor,
-                       "'" + stmt.target.name + "'"))
+      !checkValue(*stmt.value, "the value of an assignment") ||
+      !checkAssignable(*stmt.value, type, "'" + stmt.path + "'"))
     return false;
-  recordWrite(stmt.target.name, *var);
+  recordWrite(stmt.path, type, *var);
   return true;
 }
 
@@ -626,7 +697,7 @@ bool SemaImpl::checkReturn(ReturnStmt &stmt, BodyContext &context) {
   for (auto [i, value] : llvm::enumerate(values)) {
     if (value->type.kind == ValueType::Kind::none && !checkExpr(*value))
       return false;
-    if (!checkTensor(*value, "a returned value") ||
+    if (!checkValue(*value, "a returned value") ||
         !checkAssignable(*value, context.results[i],
                          "result " + llvm::Twine(i + 1) + " of " +
                              context.owner))
@@ -707,6 +778,10 @@ bool SemaImpl::checkSave(SaveStmt &stmt, BodyContext &context) {
     // Only tensors are visible at the top level of a forward block.
     if (!seen.try_emplace(name.name, name.loc).second)
       return diag.error(name.loc, "'" + name.name + "' is saved twice");
+    if (var->type.isRecord())
+      return diag.error(name.loc, "'" + name.name + "' is a record of type " +
+                                      var->type.record->name +
+                                      "; save its fields");
     recordRead(name.name, *var);
   }
   return true;

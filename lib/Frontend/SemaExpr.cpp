@@ -138,8 +138,14 @@ bool SemaImpl::checkExpr(Expr &expr) {
     return diag.error(expr.getLoc(),
                       "a parenthesized list of values is only allowed after "
                       "return");
+  case Expr::Kind::field:
+    return checkField(llvm::cast<FieldExpr>(expr));
   }
   return false;
+}
+
+bool SemaImpl::checkValue(Expr &expr, llvm::StringRef what) {
+  return expr.type.isRecord() || checkTensor(expr, what);
 }
 
 bool SemaImpl::checkTensor(Expr &expr, llvm::StringRef what) {
@@ -152,6 +158,11 @@ bool SemaImpl::checkTensor(Expr &expr, llvm::StringRef what) {
                       what + " must be one tensor, but this call returns " +
                           Twine(type.tuple.size()) + " values " +
                           type.describe() + "; bind them with let (a, b) = ...");
+  case ValueType::Kind::record:
+    return diag.error(expr.getLoc(),
+                      what + " must be a tensor, but this is " +
+                          type.describe() + "; read one of its fields (" +
+                          type.record->listFields() + ") with '.'");
   case ValueType::Kind::index:
     return diag.error(expr.getLoc(),
                       "a loop index is not a tensor; it can only index "
@@ -197,9 +208,25 @@ bool SemaImpl::checkAssignable(Expr &expr, const TensorType &expected,
                                        expr.type.tensor.str());
 }
 
+bool SemaImpl::checkAssignable(Expr &expr, const Type &expected,
+                               const Twine &what) {
+  if (!expected.isRecord() && !expr.type.isRecord())
+    return checkAssignable(expr, expected.tensor, what);
+  if (expr.type.getType() == expected)
+    return true;
+  return diag.error(expr.getLoc(),
+                    what + " has type " + expected.str() + " but this value " +
+                        (expr.type.isRecord() ? "is " : "has type ") +
+                        expr.type.describe());
+}
+
 bool SemaImpl::checkVar(VarExpr &expr) {
   Variable *var = lookupVariable(expr.name);
   if (!var) {
+    if (structs.count(expr.name))
+      return diag.error(expr.getLoc(), "'" + expr.name +
+                                           "' is a struct; build one as " +
+                                           expr.name + "(field: value, ...)");
     if (functions.count(expr.name) || lookupBuiltin(expr.name) != Builtin::none)
       return diag.error(expr.getLoc(), "'" + expr.name +
                                            "' is a function; call it as " +
@@ -311,6 +338,8 @@ bool SemaImpl::checkOperandPair(Expr &lhsExpr, Expr &rhsExpr, SMLoc loc,
 bool SemaImpl::checkCall(CallExpr &expr) {
   if (lookupBuiltin(expr.callee) != Builtin::none)
     return checkBuiltinCall(expr);
+  if (StructDecl *record = structs.lookup(expr.callee))
+    return checkConstructor(expr, *record);
   return checkUserCall(expr);
 }
 
@@ -337,7 +366,7 @@ bool SemaImpl::checkUserCall(CallExpr &expr) {
     return diag.error(expr.getLoc(), message);
   }
   Decl *decl = it->second;
-  std::vector<TensorType> params, results;
+  std::vector<Type> params, results;
   std::vector<std::string> paramNames;
   auto readSignature = [&](Decl *d) {
     paramNames.clear();
@@ -389,12 +418,12 @@ bool SemaImpl::checkUserCall(CallExpr &expr) {
     if (!paramNames[i].empty())
       what += " ('" + paramNames[i] + "')";
     if ((!argsChecked && !checkExpr(*arg.value)) ||
-        !checkTensor(*arg.value, what) ||
+        !checkValue(*arg.value, what) ||
         !checkAssignable(*arg.value, params[i], what))
       return false;
   }
   if (results.size() == 1)
-    expr.type = ValueType::getTensor(results.front());
+    expr.type = ValueType::get(results.front());
   else {
     expr.type.kind = ValueType::Kind::tuple;
     expr.type.tuple = results;
@@ -582,7 +611,7 @@ bool SemaImpl::checkCheckpointExpr(CheckpointExpr &expr) {
   if (!ok)
     return false;
   if (expr.body->type.kind != ValueType::Kind::tuple &&
-      !checkTensor(*expr.body, "the value of checkpoint(...)"))
+      !checkValue(*expr.body, "the value of checkpoint(...)"))
     return false;
   expr.captures = effects.reads;
   expr.type = expr.body->type;

@@ -90,7 +90,7 @@ bool SemaImpl::checkGenericSignature(FunctionDecl &fn) {
 bool SemaImpl::inferSizes(CallExpr &expr, Decl &generic,
                           std::vector<int64_t> &sizes) {
   const std::vector<GenericParam> &dims = getDims(generic);
-  std::vector<TensorType> params;
+  std::vector<Type> params;
   std::vector<DimNames> paramDims;
   std::vector<std::string> paramElems, paramNames;
   if (auto *fn = llvm::dyn_cast<FunctionDecl>(&generic)) {
@@ -146,7 +146,11 @@ bool SemaImpl::inferSizes(CallExpr &expr, Decl &generic,
         "argument " + std::to_string(i + 1) + " of '" + expr.callee + "'";
     if (!paramNames[i].empty())
       what += " ('" + paramNames[i] + "')";
-    if (!checkExpr(*arg.value) || !checkTensor(*arg.value, what))
+    if (!checkExpr(*arg.value))
+      return false;
+    if (params[i].isRecord())
+      continue; // records are not generic; checkAssignable compares it
+    if (!checkTensor(*arg.value, what))
       return false;
     const TensorType &type = arg.value->type.tensor;
     if (!paramElems[i].empty()) {
@@ -162,12 +166,12 @@ bool SemaImpl::inferSizes(CallExpr &expr, Decl &generic,
     }
     if (paramDims[i].empty())
       continue; // checkAssignable compares it with the instance's
-    if (type.getRank() != params[i].getRank())
+    if (type.getRank() != params[i].tensor.getRank())
       return diag.error(
           arg.value->getLoc(),
           what + " has type " + type.str() + " but '" + expr.callee +
               "' takes " +
-              formatGenericType(params[i], paramDims[i], paramElems[i]) +
+              formatGenericType(params[i].tensor, paramDims[i], paramElems[i]) +
               " there");
     for (auto [d, dim] : llvm::enumerate(paramDims[i]))
       if (!dim.empty() && !bind(indexOf(dim), type.shape[d], i, *arg.value))
@@ -237,6 +241,8 @@ Decl *SemaImpl::instantiate(Decl &generic, llvm::ArrayRef<int64_t> sizes,
     auto *copy = llvm::cast<FunctionDecl>(instance.get());
     copy->rename(name);
     copy->generic = &fn;
+    if (!resolveSignature(*copy))
+      return nullptr;
     copy->sizes = sizes.vec();
     copy->instantiatedAt = at;
   }

@@ -33,7 +33,7 @@ private:
 
   struct Variable {
     llvm::SMLoc loc;
-    ValueType type; // a tensor or an index
+    ValueType type; // a tensor, a record or an index
     unsigned depth; // the scope it lives in
   };
 
@@ -48,8 +48,29 @@ private:
   bool declareVariable(const Name &name, ValueType type);
   void pushScope() { scopes.emplace_back(); }
   void popScope() { scopes.pop_back(); }
+  /// Records that `name` (a variable, or a field path `p.l1` below it) of
+  /// type `type` is read or written by the enclosing blocks: each of its
+  /// leaves, since MLIRGen passes a record's leaves one by one.
   void recordRead(llvm::StringRef name, const Variable &var);
   void recordWrite(llvm::StringRef name, const Variable &var);
+  void recordRead(llvm::StringRef name, const Type &type, const Variable &var);
+  void recordWrite(llvm::StringRef name, const Type &type, const Variable &var);
+
+  //===--------------------------------------------------------------------===//
+  // Records (SemaRecord.cpp)
+  //===--------------------------------------------------------------------===//
+
+  /// Resolves the fields of every struct, rejecting cycles.
+  bool resolveStructs(Module &module);
+  /// Resolves the struct names of a function's or rule's signature.
+  bool resolveSignature(Decl &decl);
+  bool resolveRecordName(const std::string &name, const RecordType *&record,
+                         llvm::SMLoc loc);
+  bool checkField(FieldExpr &expr);
+  /// `Mlp(w1: a, b1: b)` or `Mlp(a, b)`.
+  bool checkConstructor(CallExpr &expr, StructDecl &decl);
+  /// The variable and field path `p.l1.w` that `expr` names, if it is one.
+  bool getFieldPath(Expr &expr, std::string &path, Variable *&var);
 
   //===--------------------------------------------------------------------===//
   // Declarations and statements (Sema.cpp)
@@ -64,7 +85,7 @@ private:
 
   /// What the statements of a body may do.
   struct BodyContext {
-    std::vector<TensorType> results; // what `return` must return
+    std::vector<Type> results;       // what `return` must return
     std::string owner;               // "function 'f'", for messages
     bool allowSave = false;          // in an rrule's forward block
     SaveStmt *save = nullptr;        // the save statement, once seen
@@ -105,6 +126,9 @@ private:
   /// Checks `expr` and requires a tensor (not a tuple, index or list);
   /// `what` names the expression's role in messages.
   bool checkTensor(Expr &expr, llvm::StringRef what);
+  /// Checks that `expr` is a tensor or a record: what a variable, an
+  /// argument or a result may hold.
+  bool checkValue(Expr &expr, llvm::StringRef what);
   bool checkFloatTensor(Expr &expr, llvm::StringRef what);
   bool checkVar(VarExpr &expr);
   bool checkUnary(UnaryExpr &expr);
@@ -126,6 +150,8 @@ private:
   /// used where `expected` is required, adapting a weak literal.
   bool checkAssignable(Expr &expr, const TensorType &expected,
                        const llvm::Twine &what);
+  bool checkAssignable(Expr &expr, const Type &expected,
+                       const llvm::Twine &what);
 
   DiagnosticEngine &diag;
   Module *module = nullptr;
@@ -133,6 +159,7 @@ private:
   /// The instances made so far, by generic declaration and sizes.
   std::map<std::pair<Decl *, std::vector<int64_t>>, Decl *> instances;
   llvm::StringMap<RuleDecl *> rules;  // by primal name
+  llvm::StringMap<StructDecl *> structs;
   /// A deque: pushing a scope must not move the others, since Variable
   /// pointers into them stay in use while nested expressions are checked.
   std::deque<llvm::StringMap<Variable>> scopes;

@@ -26,20 +26,27 @@ CTYPE = {"double": np.float64, "float": np.float32}
 
 
 def parse_header(path):
-    """{function: [(name, dtype, shape, is_result)]} from the C header."""
+    """{function: [(name, dtype, shape, is_result)]} from the C header. The
+    names are the .tad ones of the header's comments: a record's leaves are
+    `p.l1.w` there (p_l1_w in C)."""
     text = open(path).read()
     functions = {}
     for m in re.finditer(r"^int (\w+)\((.*?)\);", text, re.M):
         name, params = m.group(1), m.group(2)
+        comment = re.search(rf"/\* {name}\((.*?)\)\n \*   -> \((.*?)\) \*/",
+                            text, re.S)
+        names = re.findall(r"([\w.]+): \w+", comment.group(1) + ", " +
+                           comment.group(2))
         entries = []
-        for p in params.split(", "):
+        for i, p in enumerate(params.split(", ")):
             ctype, pname = re.match(r"(?:const )?(\w+) \*(\w+)", p).groups()
             shape_m = re.search(
                 rf"{name}_{re.escape(pname.rstrip('_'))}_shape\[\] = \{{(.*?)\}}; /\* rank (\d+)",
                 text)
             rank = int(shape_m.group(2))
             shape = tuple(int(s) for s in shape_m.group(1).split(", ")) if rank else ()
-            entries.append((pname, CTYPE[ctype], shape, not p.startswith("const")))
+            entries.append((names[i], CTYPE[ctype], shape,
+                            not p.startswith("const")))
         functions[name] = entries
     return functions
 
@@ -114,7 +121,10 @@ def main():
             p_entries = functions[primal]
             params = [e for e in p_entries if not e[3]]
             results = [e for e in p_entries if e[3]]
-            wrt = wrt or [p[0] for p in params]
+            # A record differentiates as its leaves (p.l1.w, ...).
+            names = [p[0] for p in params]
+            wrt = [n for w in wrt for n in names
+                   if n == w or n.startswith(w + ".")] if wrt else names
             rng = np.random.default_rng(args.seed)
             if args.positive:
                 xs = [rng.uniform(0.5, 1.5, size=p[2]) for p in params]

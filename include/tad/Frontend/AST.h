@@ -47,7 +47,8 @@ public:
     call,
     index,
     checkpoint,
-    tuple
+    tuple,
+    field
   };
   Expr(Kind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}
   virtual ~Expr() = default;
@@ -191,6 +192,10 @@ public:
   Builtin builtin = Builtin::none;
   FunctionDecl *function = nullptr;
   DerivativeDecl *derivative = nullptr;
+  /// Set by Sema for `Mlp(w1: a, b1: b)`: the record it builds, and the
+  /// value of each field in field order.
+  const RecordType *record = nullptr;
+  std::vector<Expr *> fieldValues;
   /// Set by Sema for builtins: the tensor operands in order (for concat, all
   /// of them), and the static arguments, normalized: axes and permutations
   /// with negative entries resolved, reshape targets with -1 resolved.
@@ -238,6 +243,21 @@ public:
   static bool classof(const Expr *e) {
     return e->getKind() == Kind::checkpoint;
   }
+};
+
+/// `p.w1`: a field of a record.
+class FieldExpr : public Expr {
+public:
+  FieldExpr(llvm::SMLoc loc, ExprPtr base, std::string field,
+            llvm::SMLoc fieldLoc)
+      : Expr(Kind::field, loc), base(std::move(base)), field(std::move(field)),
+        fieldLoc(fieldLoc) {}
+  ExprPtr base;
+  std::string field;
+  llvm::SMLoc fieldLoc;
+  /// Set by Sema: the field's leaves among the base's.
+  unsigned leafOffset = 0, numLeaves = 0;
+  static bool classof(const Expr *e) { return e->getKind() == Kind::field; }
 };
 
 /// `(a, b)`: only as the value of a return statement.
@@ -292,14 +312,18 @@ public:
   static bool classof(const Stmt *s) { return s->getKind() == Kind::let; }
 };
 
-/// `x = e;`
+/// `x = e;`, or `p.w1 = e;` for a field of a record variable.
 class AssignStmt : public Stmt {
 public:
-  AssignStmt(llvm::SMLoc loc, Name target, ExprPtr value)
+  AssignStmt(llvm::SMLoc loc, Name target, std::vector<Name> fields,
+             ExprPtr value)
       : Stmt(Kind::assign, loc), target(std::move(target)),
-        value(std::move(value)) {}
+        fields(std::move(fields)), value(std::move(value)) {}
   Name target;
+  std::vector<Name> fields; // the path below `target`, if any
   ExprPtr value;
+  /// Set by Sema: `p.w1`, the name of what is assigned.
+  std::string path;
   static bool classof(const Stmt *s) { return s->getKind() == Kind::assign; }
 };
 
@@ -396,6 +420,10 @@ struct Param {
   /// The element type parameter its type names (`E[B, 4]`), if any; its
   /// element type is then a placeholder.
   std::string elemParam;
+  /// A record type, by name as written; Sema resolves it.
+  std::string recordName;
+  const RecordType *record = nullptr;
+  Type getType() const { return record ? Type(record) : Type(type); }
 };
 
 struct TypeWithLoc {
@@ -403,11 +431,14 @@ struct TypeWithLoc {
   TensorType type;
   DimNames dims;
   std::string elemParam;
+  std::string recordName;
+  const RecordType *record = nullptr;
+  Type getType() const { return record ? Type(record) : Type(type); }
 };
 
 class Decl {
 public:
-  enum class Kind { function, derivative, rule };
+  enum class Kind { function, derivative, rule, record };
   Decl(Kind kind, llvm::SMLoc loc, Name name)
       : kind(kind), loc(loc), name(std::move(name)) {}
   virtual ~Decl() = default;
@@ -456,8 +487,8 @@ public:
 
   bool isGeneric() const { return !dims.empty(); }
 
-  std::vector<TensorType> getParamTypes() const;
-  std::vector<TensorType> getResultTypes() const;
+  std::vector<Type> getParamTypes() const;
+  std::vector<Type> getResultTypes() const;
   std::vector<DimNames> getParamDims() const;
   std::vector<DimNames> getResultDims() const;
   std::vector<std::string> getParamElemParams() const;
@@ -484,7 +515,7 @@ public:
   /// Set by Sema.
   FunctionDecl *primalDecl = nullptr;
   std::vector<int64_t> wrtPositions;
-  std::vector<TensorType> paramTypes, resultTypes;
+  std::vector<Type> paramTypes, resultTypes;
   /// The symbolic dimensions of paramTypes and resultTypes, where the
   /// primal is generic (then the request is generic too, and instantiated
   /// at the sizes of each call as its primal is).
@@ -528,6 +559,18 @@ public:
   std::vector<Name> saved;
   std::vector<TensorType> savedTypes;
   static bool classof(const Decl *d) { return d->getKind() == Kind::rule; }
+};
+
+/// `struct Mlp { w1: f32[256, 128], b1: f32[128] }`: a record type. Its
+/// fields are tensors or records declared elsewhere in the program.
+class StructDecl : public Decl {
+public:
+  StructDecl(llvm::SMLoc loc, Name name, std::vector<Param> fields)
+      : Decl(Kind::record, loc, std::move(name)), fields(std::move(fields)) {}
+  std::vector<Param> fields;
+  /// Set by Sema once every field's type is resolved.
+  RecordType record;
+  static bool classof(const Decl *d) { return d->getKind() == Kind::record; }
 };
 
 /// `import "nn.tad";`: the path as written, at the location of its string.

@@ -34,6 +34,7 @@ enum class TokenKind {
   semicolon,
   colon,
   arrow,     // ->
+  dot,       // .
   dotdot,    // ..
   equal,     // =
   eqeq,      // ==
@@ -58,6 +59,7 @@ enum class TokenKind {
   kw_checkpoint,
   kw_rrule,
   kw_import,
+  kw_struct,
   kw_forward,
   kw_pullback,
   kw_save,

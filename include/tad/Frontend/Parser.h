@@ -45,7 +45,9 @@ private:
   bool parseParams(std::vector<Param> &params);
   bool parseResultTypes(std::vector<TypeWithLoc> &results);
   bool parseType(TensorType &type, DimNames *dims = nullptr,
-                 std::string *elemParam = nullptr);
+                 std::string *elemParam = nullptr,
+                 std::string *recordName = nullptr);
+  std::unique_ptr<Decl> parseStruct();
   bool parseDimParams(std::vector<GenericParam> &dims);
   bool parseImport(Module &module);
   /// In an instance: false, with an error, for a variable named as one of
