@@ -4,7 +4,9 @@
  * the budget, recomputing activations the budget cannot hold. The targets
  * come from a fixed random "teacher" layer, so the loss can fall. Prints the
  * loss, and the peak bytes of a gradient call as the runtime's allocator
- * measured them. `make demo` builds and runs this program. */
+ * measured them. `make demo` builds and runs this program. The C function
+ * takes the Mlp record `p` as its tensors in field order (p_l1_w, p_l1_b,
+ * ..., p_l8_b) and returns its gradient likewise (grad_p_l1_w, ...). */
 #include "libdeep_mlp.h"
 
 #include "random_fill.h"

@@ -37,6 +37,14 @@ static bool isScalarFloat(Type type) {
          isa<FloatType>(tensor.getElementType());
 }
 
+std::string tad::getResultName(Operation *function, unsigned i) {
+  if (auto name =
+          cast<FunctionOpInterface>(function).getResultAttrOfType<StringAttr>(
+              i, TadDialect::kResultNameAttrName))
+    return name.str();
+  return "result" + std::to_string(i);
+}
+
 FailureOr<FunctionType>
 tad::getDerivativeType(FunctionType primal, DerivativeKind kind,
                        ArrayRef<int64_t> wrt,

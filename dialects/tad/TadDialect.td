@@ -46,6 +46,11 @@ def Tad_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kDerivativeAttrName = "tad.derivative";
     static constexpr ::llvm::StringLiteral kCustomRuleAttrName = "tad.custom_rule";
     static constexpr ::llvm::StringLiteral kCheckpointedAttrName = "tad.checkpointed";
+    /// On the results of a function that returns a record (the frontend):
+    /// each result's name, `result1` or, for a leaf of a record result,
+    /// its path `result0.l1.w`, which the driver, the C header and a vjp's
+    /// cotangent parameters (`d_result0.l1.w`) use.
+    static constexpr ::llvm::StringLiteral kResultNameAttrName = "tad.result_name";
     /// On an scf.for that AD differentiates: its snapshots (0 for a full
     /// tape), in place of the AD pass's loop-snapshots option.
     /// tad-choose-loop-snapshots sets it per loop for a budget.

@@ -48,6 +48,11 @@ getDerivativeType(mlir::FunctionType primal, DerivativeKind kind,
                   llvm::ArrayRef<int64_t> wrt,
                   llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
+/// The name of result `i` of `function` (a function op): its
+/// tad.result_name, which the frontend gives the leaves of record results
+/// (`result0.l1.w`), or `result<i>`.
+std::string getResultName(mlir::Operation *function, unsigned i);
+
 /// Checks that `forward` and `pullback` form a custom rule for `primal` (see
 /// CustomRuleAttr), reporting the first mismatch through `emitError`.
 mlir::LogicalResult

@@ -62,7 +62,7 @@ static std::string getParamName(mlir::func::FuncOp fn, unsigned i) {
         return "arg" + std::to_string(i);
       unsigned params = primal.getNumArguments();
       if (i >= params)
-        return "d_result" + std::to_string(i - params);
+        return "d_" + tad::getResultName(primal, i - params);
       loc = primal.getArgument(i).getLoc();
     }
   if (auto named = llvm::dyn_cast<mlir::NameLoc>(loc))
@@ -73,8 +73,9 @@ static std::string getParamName(mlir::func::FuncOp fn, unsigned i) {
 /// What each of a derivative's results is: for grad and value_and_grad,
 /// `grad_W` for the gradient of parameter W, after value_and_grad's
 /// `value` (the differentiated result) and `value1`, ... (the primal's
-/// other results); for a vjp, `d_W`, the cotangent of W. Empty for other
-/// functions, and where the results are not laid out so.
+/// other results, `value1.l1.w` for a leaf of a record); for a vjp, `d_W`,
+/// the cotangent of W. Empty for other functions, and where the results
+/// are not laid out so.
 static std::vector<std::string> getDerivativeResultNames(mlir::func::FuncOp fn) {
   auto request = fn->getAttrOfType<tad::DerivativeAttr>(
       tad::TadDialect::kDerivativeAttrName);
@@ -86,8 +87,14 @@ static std::vector<std::string> getDerivativeResultNames(mlir::func::FuncOp fn) 
     return {};
   std::vector<std::string> names;
   if (request.getKind() == tad::DerivativeKind::value_and_grad)
-    for (unsigned k = 0; k < primal.getNumResults(); ++k)
-      names.push_back(k ? "value" + std::to_string(k) : "value");
+    for (unsigned k = 0; k < primal.getNumResults(); ++k) {
+      // `result2.l1.w` is `value2.l1.w`; result0 is `value`.
+      std::string name = tad::getResultName(primal, k);
+      name = "value" + name.substr(std::string("result").size());
+      if (llvm::StringRef(name).starts_with("value0"))
+        name.erase(5, 1);
+      names.push_back(name);
+    }
   const char *prefix =
       request.getKind() == tad::DerivativeKind::vjp ? "d_" : "grad_";
   for (int64_t position : request.getWrt()) {
@@ -128,8 +135,7 @@ tad::driver::getSignature(mlir::ModuleOp module, llvm::StringRef function) {
   for (const TensorSpec &param : signature.params)
     taken.insert(param.name);
   for (auto [i, resultType] : llvm::enumerate(type.getResults())) {
-    std::string name =
-        names.empty() ? "result" + std::to_string(i) : names[i];
+    std::string name = names.empty() ? tad::getResultName(fn, i) : names[i];
     while (!taken.insert(name).second)
       name += "_result";
     auto spec = getSpec(resultType, name, function);

@@ -253,6 +253,16 @@ void MLIRGenImpl::declareFunctions(const Module &ast) {
         getFunctionType(fn->getParamTypes(), fn->getResultTypes()));
     if (fn->checkpointAttr)
       op->setAttr(tad::TadDialect::kCheckpointedAttrName, builder.getUnitAttr());
+    // A record result's leaves are named after their paths.
+    std::vector<Type> results = fn->getResultTypes();
+    if (llvm::any_of(results, [](const Type &t) { return t.isRecord(); })) {
+      unsigned next = 0;
+      for (auto [k, type] : llvm::enumerate(results))
+        for (const std::string &leaf :
+             type.getLeafNames("result" + std::to_string(k)))
+          op.setResultAttr(next++, tad::TadDialect::kResultNameAttrName,
+                           builder.getStringAttr(leaf));
+    }
     functions[fn->getName()] = op;
   }
   for (const auto &decl : ast.decls) {

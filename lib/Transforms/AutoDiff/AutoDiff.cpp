@@ -73,10 +73,11 @@ LogicalResult Differentiator::generate(func::FuncOp fn,
     map.map(primal.getArgument(i), entry->getArgument(i));
     entry->getArgument(i).setLoc(primal.getArgument(i).getLoc());
   }
-  // vjp: the cotangent of result i is named d_result<i>.
+  // vjp: the cotangent of result i is named d_result<i> (d_result0.l1.w
+  // for a leaf of a record result).
   for (unsigned i = numParams; i < entry->getNumArguments(); ++i)
     entry->getArgument(i).setLoc(NameLoc::get(
-        b.getStringAttr("d_result" + std::to_string(i - numParams)), loc));
+        b.getStringAttr("d_" + getResultName(primal, i - numParams)), loc));
   SmallVector<Value> outputs;
   SmallVector<Operation *> callStack = {primal};
   wrtArgs.clear();
