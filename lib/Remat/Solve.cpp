@@ -11,7 +11,10 @@
 #include "tad/Remat/Exact.h"
 #include "tad/Remat/Solver.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 using namespace tad::remat;
@@ -52,6 +55,35 @@ static constexpr int64_t kWholeGraphProbeWork = int64_t(1) << 25;
 static constexpr int kExchangeStarts = 8;
 // How much less likely a guided run evicts the node it protects.
 static constexpr double kProtectWeight = 16;
+
+void SolveInfo::addPhase(llvm::StringRef name, double seconds) {
+  auto it =
+      llvm::find_if(phases, [&](const Phase &p) { return p.name == name; });
+  if (it == phases.end())
+    it = phases.insert(phases.end(), Phase{name.str(), 0, 0});
+  it->seconds += seconds;
+  ++it->runs;
+}
+
+namespace {
+/// Adds the wall time of its scope to a phase of `info`, when there is one.
+class PhaseTimer {
+public:
+  PhaseTimer(SolveInfo *info, const char *name)
+      : info(info), name(name), start(std::chrono::steady_clock::now()) {}
+  ~PhaseTimer() {
+    if (info)
+      info->addPhase(name, std::chrono::duration<double>(
+                               std::chrono::steady_clock::now() - start)
+                               .count());
+  }
+
+private:
+  SolveInfo *info;
+  const char *name;
+  std::chrono::steady_clock::time_point start;
+};
+} // namespace
 
 int64_t tad::remat::lowerBound(const Graph &graph) {
   int64_t footprint = 0;
@@ -273,39 +305,57 @@ bool tad::remat::solveSchedule(const Graph &graph, int64_t budget,
     };
     // Every breadth-first variant, and the depth-first ones of the score
     // that wins most often (perturbed runs below draw from all variants).
-    for (int variant = 0; variant < 8; ++variant)
-      lookahead(variant, 0, nullptr, "");
-    lookahead(8, 0, nullptr, "");
-    lookahead(12, 0, nullptr, "");
+    {
+      PhaseTimer timer(info, "lookahead variants");
+      for (int variant = 0; variant < 8; ++variant)
+        lookahead(variant, 0, nullptr, "");
+      lookahead(8, 0, nullptr, "");
+      lookahead(12, 0, nullptr, "");
+    }
     // DTR is stopped once its own cost passes the best: the portfolio is
     // never worse than DTR's schedule either way.
-    best.offer(dtrSchedule(graph, budget, schedule, best.cost), schedule,
-               "dtr");
+    {
+      PhaseTimer timer(info, "dtr");
+      best.offer(dtrSchedule(graph, budget, schedule, best.cost), schedule,
+                 "dtr");
+    }
     // The counts of the runs below depend only on the graph, so that the
     // answer is reproducible, and shrink as it grows, to keep the solver
     // fast.
     int share = kRunNodes / std::max(1, graph.size());
     // Perturbed scores: over the breadth-first variants, then (on small
     // graphs) over the depth-first ones.
-    for (int r = 0; r < std::min(kMaxRandomRuns, share); ++r)
-      lookahead(r < kMaxRandomRuns / 2 ? (r % 2) * 4 + (r / 2) % 4 : 8 + r % 8,
-                uint64_t(r) + 1, nullptr, ", perturbed");
-    std::vector<double> weights =
-        guidedRuns(graph, best.schedule, std::min(kMaxGuidedRuns, share),
-                   [&](const std::vector<double> &weights) {
-                     double before = best.cost;
-                     lookahead(bestVariant, 0, &weights, ", guided");
-                     return best.cost < before;
-                   });
+    {
+      PhaseTimer timer(info, "perturbed lookahead");
+      for (int r = 0; r < std::min(kMaxRandomRuns, share); ++r)
+        lookahead(r < kMaxRandomRuns / 2 ? (r % 2) * 4 + (r / 2) % 4
+                                         : 8 + r % 8,
+                  uint64_t(r) + 1, nullptr, ", perturbed");
+    }
+    std::vector<double> weights;
+    {
+      PhaseTimer timer(info, "guided lookahead");
+      weights =
+          guidedRuns(graph, best.schedule, std::min(kMaxGuidedRuns, share),
+                     [&](const std::vector<double> &weights) {
+                       double before = best.cost;
+                       lookahead(bestVariant, 0, &weights, ", guided");
+                       return best.cost < before;
+                     });
+    }
     int64_t n = std::max(1, graph.size());
-    weightSearch(graph, best.schedule, weights,
-                 int(std::min<int64_t>(kMaxSearchRuns, kSearchWork / (n * n))),
-                 bestVariant,
-                 [&](const std::vector<double> &weights, int variant) {
-                   return lookahead(variant, 0, &weights, ", weight search");
-                 });
+    {
+      PhaseTimer timer(info, "weight search");
+      weightSearch(
+          graph, best.schedule, weights,
+          int(std::min<int64_t>(kMaxSearchRuns, kSearchWork / (n * n))),
+          bestVariant, [&](const std::vector<double> &weights, int variant) {
+            return lookahead(variant, 0, &weights, ", weight search");
+          });
+    }
     // Exchanges, from each of the cheapest schedules: the cheapest one is
     // not always the one a few exchanges improve most.
+    PhaseTimer timer(info, "exchanges");
     std::vector<Best::Start> starts = std::move(best.top);
     int64_t work = std::min<int64_t>(kExchangeWork, kExchangeNodeWork / n) /
                    std::max<int64_t>(1, int64_t(starts.size()));
@@ -454,8 +504,13 @@ bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
       return false;
     // The heuristics may fail at one budget and succeed at a smaller one,
     // whose schedule fits here.
-    int64_t minimum = solverMinimumBudget(graph);
+    int64_t minimum;
+    {
+      PhaseTimer timer(info, "smallest budget of the heuristics (bisection)");
+      minimum = solverMinimumBudget(graph);
+    }
     if (minimum > budget || !solveSchedule(graph, minimum, out, info)) {
+      PhaseTimer timer(info, "whole-graph search");
       // Where they find nothing, a graph small enough for one window is
       // searched whole, from nothing. Where that search gives up, it may
       // still succeed at a smaller budget (the one fastMinimumBudget
@@ -479,6 +534,7 @@ bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
     return true;
   // The windows last, on the chosen schedule only: they cost more per
   // schedule than everything before them.
+  PhaseTimer timer(info, "windows");
   double before = simulate(graph, out).cost;
   int64_t n = std::max(1, graph.size());
   int64_t windowWork =

@@ -14,6 +14,7 @@
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -65,6 +66,12 @@ static cl::opt<bool>
                cl::desc("Add the solver's wall time in seconds to the output"),
                cl::cat(category));
 
+static cl::opt<bool> verboseOption(
+    "verbose",
+    cl::desc("Print where the fast solver's time went to stderr: each "
+             "phase's wall time and how often it ran"),
+    cl::cat(category));
+
 static cl::opt<std::string> replayFile(
     "replay",
     cl::desc("Replay the schedule in this file (tad-remat's output format, "
@@ -76,6 +83,15 @@ static cl::opt<std::string> replayFile(
 static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
                                        cl::value_desc("file"), cl::init("-"),
                                        cl::cat(category));
+
+/// The fast solver's phases, as --verbose prints them (also when it fails).
+static void printPhases(const SolveInfo &info, double seconds) {
+  llvm::errs() << llvm::format("tad-remat: %.3f s in all", seconds) << "\n";
+  for (const SolveInfo::Phase &phase : info.phases)
+    llvm::errs() << llvm::format("  %-48s %9.3f s  %d call%s\n",
+                                 phase.name.c_str(), phase.seconds, phase.runs,
+                                 phase.runs == 1 ? "" : "s");
+}
 
 static int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "tad-remat") << message << "\n";
@@ -246,11 +262,16 @@ int main(int argc, char **argv) {
       budget = storeAllPeak;
     if (budget < footprint)
       return failBelowFootprint(budget, footprint);
-    if (!fastSchedule(graph, budget, schedule, &info))
+    if (!fastSchedule(graph, budget, schedule, &info)) {
+      if (verboseOption)
+        printPhases(info, std::chrono::duration<double>(
+                              std::chrono::steady_clock::now() - start)
+                              .count());
       return fail(
           "the fast solver finds no schedule within " + llvm::Twine(budget) +
           " bytes; its smallest budget is " + llvm::Twine(info.minimumBudget) +
           " bytes (no schedule fits below " + llvm::Twine(footprint) + ")");
+    }
     break;
   case Solver::chen:
     solverName = "chen";
@@ -281,6 +302,8 @@ int main(int argc, char **argv) {
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
+  if (verboseOption)
+    printPhases(info, seconds);
   // Every schedule is replayed before it is printed: the printed cost and
   // peak are the simulator's, not the solver's.
   ScheduleStats stats = simulate(graph, schedule);

@@ -30,6 +30,8 @@
 
 #include "tad/Remat/Graph.h"
 
+#include "llvm/ADT/StringRef.h"
+
 #include <functional>
 #include <string>
 
@@ -126,6 +128,16 @@ struct SolveInfo {
   /// Set by fastSchedule when it fails, unless the budget is below
   /// lowerBound: what fastMinimumBudget returns.
   int64_t minimumBudget = -1;
+  /// Where the time went: each phase of solveSchedule and fastSchedule,
+  /// in the order they first ran, with their wall time and how often they
+  /// ran (tad-remat --verbose prints them).
+  struct Phase {
+    std::string name;
+    double seconds = 0;
+    int runs = 0;
+  };
+  std::vector<Phase> phases;
+  void addPhase(llvm::StringRef name, double seconds);
 };
 
 /// The best tightened schedule among the lookahead scores and DTR, or false
