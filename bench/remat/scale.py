@@ -3,6 +3,7 @@
 
     /usr/bin/python3 bench/remat/scale.py [--sizes 500,1000,2000]
         [--fractions 0.5,0.8,0.95] [--skip 0.05] [--timeout 120]
+        [--remat PATH]
 
 For each size, a dense layered joint graph (bench/remat/layered_graph.py,
 like Checkmate's random_layered) is scheduled at each fraction of its
@@ -28,12 +29,12 @@ from gaps import REMAT  # noqa: E402
 from layered_graph import layered_graph  # noqa: E402
 
 
-def run(path, timeout, *args):
+def run(remat, path, timeout, *args):
     """(summary or None, wall seconds, peak RSS in MB, failure reason)."""
     with tempfile.TemporaryFile("w+") as out, \
             tempfile.TemporaryFile("w+") as err:
         start = time.perf_counter()
-        proc = subprocess.Popen([REMAT, path, "--time", *args], stdout=out,
+        proc = subprocess.Popen([remat, path, "--time", *args], stdout=out,
                                 stderr=err)
         timer = threading.Timer(timeout, proc.kill)
         timer.start()
@@ -62,6 +63,8 @@ def main():
     parser.add_argument("--skip", type=float, default=0.05)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=120)
+    parser.add_argument("--remat", default=REMAT,
+                        help="the tad-remat to run (default: build/bin's)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     fractions = [float(f) for f in args.fractions.split(",")]
@@ -79,11 +82,12 @@ def main():
             path = os.path.join(tmp, f"layered{size}.json")
             with open(path, "w") as f:
                 json.dump(graph, f, separators=(",", ":"))
-            store_all, _, _, _ = run(path, args.timeout)
+            store_all, _, _, _ = run(args.remat, path, args.timeout)
             cells = []
             for fraction in fractions:
                 budget = int(store_all["peak"] * fraction)
-                result, wall, rss, failure = run(path, args.timeout,
+                result, wall, rss, failure = run(args.remat, path,
+                                                 args.timeout,
                                                  f"--budget={budget}")
                 if result is None:
                     cells.append(f"{failure} after {wall:.1f} s")

@@ -2,6 +2,8 @@
 
 #include "tad/Remat/Graph.h"
 
+#include "JsonReader.h"
+
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -29,108 +31,202 @@ int64_t Graph::getComputeFootprint(int v) const {
   return bytes;
 }
 
-bool tad::remat::parseGraphJson(const std::string &text, Graph &graph,
-                                std::string &error) {
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
-  if (!parsed) {
-    error = "invalid JSON: " + llvm::toString(parsed.takeError());
+/// The name a node's "id" (or a link's end) gives: an integer or a string.
+static std::string getKey(const JsonScalar &v) {
+  if (v.kind == JsonScalar::Kind::number && v.integral)
+    return std::to_string(v.integer);
+  if (v.kind == JsonScalar::Kind::string)
+    return v.string;
+  return "";
+}
+
+/// One node object as read, before its checks.
+struct NodeFields {
+  JsonScalar id, cost, ram, transient, recomputable;
+  bool hasId = false, hasCost = false, hasRam = false, hasTransient = false,
+       hasRecomputable = false;
+};
+
+/// Checks a node's fields and appends it; false with `error` set.
+static bool addNode(const NodeFields &f, Graph &graph,
+                    std::map<std::string, int> &index, int64_t &totalBytes,
+                    std::string &error) {
+  using Kind = JsonScalar::Kind;
+  std::string name = f.hasId ? getKey(f.id) : "";
+  std::string where = "node " + std::to_string(graph.nodes.size());
+  if (name.empty() || !f.hasCost || f.cost.kind != Kind::number ||
+      !f.hasRam || f.ram.kind != Kind::number) {
+    error = where + ": expected \"id\", \"cost_cpu\" and \"cost_ram\"";
     return false;
   }
-  const llvm::json::Object *root = parsed->getAsObject();
-  const llvm::json::Array *nodes = root ? root->getArray("nodes") : nullptr;
-  const llvm::json::Array *links = root ? root->getArray("links") : nullptr;
-  if (!nodes || !links) {
+  // Sizes are whole bytes; Checkmate's files write them as 4096 or 4096.0.
+  const double costValue = f.cost.number, ramValue = f.ram.number;
+  if (ramValue != std::floor(ramValue) || std::abs(ramValue) > kMaxNodeBytes ||
+      !std::isfinite(costValue)) {
+    error = where + " (\"" + name +
+            "\"): cost_ram must be a whole number of bytes up to 2^53 and "
+            "cost_cpu finite";
+    return false;
+  }
+  int64_t bytes = int64_t(ramValue);
+  if (costValue < 0 || bytes < 0) {
+    error = where + " (\"" + name + "\"): costs and sizes must be >= 0";
+    return false;
+  }
+  totalBytes += bytes;
+  if (totalBytes > kMaxTotalBytes) {
+    error = where + " (\"" + name + "\"): the graph's sizes add up to more "
+            "than 2^62 bytes";
+    return false;
+  }
+  if (!index.emplace(name, graph.size()).second) {
+    error = where + ": the id \"" + name + "\" appears twice";
+    return false;
+  }
+  Node node;
+  node.name = name;
+  node.cost = costValue;
+  node.bytes = bytes;
+  // Optional fields of graphs that the remat pass writes.
+  if (f.hasTransient && f.transient.kind == Kind::number) {
+    double transient = f.transient.number;
+    if (transient < 0 || transient != std::floor(transient) ||
+        transient > kMaxNodeBytes) {
+      error = where + " (\"" + name +
+              "\"): transient_ram must be a whole number of bytes >= 0";
+      return false;
+    }
+    node.transient = int64_t(transient);
+    totalBytes += node.transient;
+  }
+  if (f.hasRecomputable && f.recomputable.kind == Kind::boolean)
+    node.recomputable = f.recomputable.boolean;
+  graph.nodes.push_back(std::move(node));
+  return true;
+}
+
+bool tad::remat::parseGraphJson(const std::string &text, Graph &graph,
+                                std::string &error) {
+  // Read as a stream (JsonReader), not as a document: the links of a dense
+  // graph are millions of small objects.
+  JsonReader reader(text);
+  graph.nodes.clear();
+  std::map<std::string, int> index;
+  int64_t totalBytes = 0;
+  bool sawNodes = false, sawLinks = false;
+  // The first error of the graph itself; reported when the JSON is valid.
+  std::string problem;
+  // Links resolve once every node is read; those that come before the
+  // nodes wait here by name.
+  struct PendingLink {
+    std::string source, target;
+    bool complete;
+  };
+  std::vector<PendingLink> pending;
+  std::vector<std::pair<int, int>> edges;
+  auto addLink = [&](const std::string &source, const std::string &target,
+                     bool complete) {
+    if (!complete) {
+      problem = "a link without \"source\" and \"target\"";
+      return;
+    }
+    auto s = index.find(source), t = index.find(target);
+    if (s == index.end() || t == index.end()) {
+      problem = "a link names the unknown node \"" +
+                (s == index.end() ? source : target) + "\"";
+      return;
+    }
+    if (s->second >= t->second) {
+      problem = "the link \"" + s->first + "\" -> \"" + t->first +
+                "\" goes backwards: nodes must be in topological order";
+      return;
+    }
+    edges.push_back({s->second, t->second});
+  };
+  auto readNodes = [&] {
+    sawNodes = true;
+    return reader.readArray([&] {
+      NodeFields f;
+      if (!reader.atObject()) {
+        if (problem.empty())
+          problem = "node " + std::to_string(graph.nodes.size()) +
+                    ": expected \"id\", \"cost_cpu\" and \"cost_ram\"";
+        return reader.skipValue();
+      }
+      bool ok = reader.readObject([&](const std::string &key) {
+        auto field = [&](JsonScalar &into, bool &has) {
+          has = true;
+          return reader.readScalar(into);
+        };
+        if (key == "id")
+          return field(f.id, f.hasId);
+        if (key == "cost_cpu")
+          return field(f.cost, f.hasCost);
+        if (key == "cost_ram")
+          return field(f.ram, f.hasRam);
+        if (key == "transient_ram")
+          return field(f.transient, f.hasTransient);
+        if (key == "recomputable")
+          return field(f.recomputable, f.hasRecomputable);
+        return reader.skipValue();
+      });
+      if (ok && problem.empty())
+        addNode(f, graph, index, totalBytes, problem);
+      return ok;
+    });
+  };
+  auto readLinks = [&] {
+    sawLinks = true;
+    return reader.readArray([&] {
+      JsonScalar source, target;
+      bool hasSource = false, hasTarget = false;
+      bool ok = !reader.atObject()
+                    ? reader.skipValue()
+                    : reader.readObject([&](const std::string &key) {
+                        if (key == "source")
+                          return hasSource = true, reader.readScalar(source);
+                        if (key == "target")
+                          return hasTarget = true, reader.readScalar(target);
+                        return reader.skipValue();
+                      });
+      if (!ok || !problem.empty())
+        return ok;
+      bool complete = hasSource && hasTarget;
+      if (sawNodes)
+        addLink(getKey(source), getKey(target), complete);
+      else
+        pending.push_back({getKey(source), getKey(target), complete});
+      return true;
+    });
+  };
+  bool isObject = reader.atObject();
+  bool valid =
+      isObject
+          ? reader.readObject([&](const std::string &key) {
+              if (key == "nodes" && !sawNodes && reader.atArray())
+                return readNodes();
+              if (key == "links" && !sawLinks && reader.atArray())
+                return readLinks();
+              return reader.skipValue();
+            })
+          : reader.skipValue();
+  if (!valid || !reader.atEnd()) {
+    error = "invalid JSON: " + reader.error();
+    return false;
+  }
+  if (!isObject || !sawNodes || !sawLinks) {
     error = "expected an object with the arrays \"nodes\" and \"links\"";
     return false;
   }
-  std::map<std::string, int> index;
-  auto key = [](const llvm::json::Value &v) -> std::string {
-    if (auto i = v.getAsInteger())
-      return std::to_string(*i);
-    if (auto s = v.getAsString())
-      return s->str();
-    return "";
-  };
-  graph.nodes.clear();
-  int64_t totalBytes = 0;
-  for (const llvm::json::Value &n : *nodes) {
-    const llvm::json::Object *node = n.getAsObject();
-    const llvm::json::Value *id = node ? node->get("id") : nullptr;
-    std::optional<double> cost, ram;
-    if (node) {
-      cost = node->getNumber("cost_cpu");
-      ram = node->getNumber("cost_ram");
-    }
-    std::string name = id ? key(*id) : "";
-    std::string where = "node " + std::to_string(graph.nodes.size());
-    if (name.empty() || !cost.has_value() || !ram.has_value()) {
-      error = where + ": expected \"id\", \"cost_cpu\" and \"cost_ram\"";
-      return false;
-    }
-    // Sizes are whole bytes; Checkmate's files write them as 4096 or 4096.0.
-    const double costValue = cost.value(), ramValue = ram.value();
-    if (ramValue != std::floor(ramValue) ||
-        std::abs(ramValue) > kMaxNodeBytes || !std::isfinite(costValue)) {
-      error = where + " (\"" + name +
-              "\"): cost_ram must be a whole number of bytes up to 2^53 and "
-              "cost_cpu finite";
-      return false;
-    }
-    int64_t bytes = int64_t(ramValue);
-    if (costValue < 0 || bytes < 0) {
-      error = where + " (\"" + name + "\"): costs and sizes must be >= 0";
-      return false;
-    }
-    totalBytes += bytes;
-    if (totalBytes > kMaxTotalBytes) {
-      error = where + " (\"" + name + "\"): the graph's sizes add up to more "
-              "than 2^62 bytes";
-      return false;
-    }
-    if (!index.emplace(name, graph.size()).second) {
-      error = where + ": the id \"" + name + "\" appears twice";
-      return false;
-    }
-    Node node_;
-    node_.name = name;
-    node_.cost = costValue;
-    node_.bytes = bytes;
-    // Optional fields of graphs that the remat pass writes.
-    if (std::optional<double> transient = node->getNumber("transient_ram")) {
-      if (*transient < 0 || *transient != std::floor(*transient) ||
-          *transient > kMaxNodeBytes) {
-        error = where + " (\"" + name +
-                "\"): transient_ram must be a whole number of bytes >= 0";
-        return false;
-      }
-      node_.transient = int64_t(*transient);
-      totalBytes += node_.transient;
-    }
-    if (std::optional<bool> recomputable = node->getBoolean("recomputable"))
-      node_.recomputable = *recomputable;
-    graph.nodes.push_back(std::move(node_));
+  for (const PendingLink &link : pending)
+    if (problem.empty())
+      addLink(link.source, link.target, link.complete);
+  if (!problem.empty()) {
+    error = problem;
+    return false;
   }
-  for (const llvm::json::Value &l : *links) {
-    const llvm::json::Object *link = l.getAsObject();
-    const llvm::json::Value *source = link ? link->get("source") : nullptr;
-    const llvm::json::Value *target = link ? link->get("target") : nullptr;
-    if (!source || !target) {
-      error = "a link without \"source\" and \"target\"";
-      return false;
-    }
-    auto s = index.find(key(*source)), t = index.find(key(*target));
-    if (s == index.end() || t == index.end()) {
-      error = "a link names the unknown node \"" +
-              (s == index.end() ? key(*source) : key(*target)) + "\"";
-      return false;
-    }
-    if (s->second >= t->second) {
-      error = "the link \"" + s->first + "\" -> \"" + t->first +
-              "\" goes backwards: nodes must be in topological order";
-      return false;
-    }
-    graph.addEdge(s->second, t->second);
-  }
+  for (auto [source, target] : edges)
+    graph.addEdge(source, target);
   return true;
 }
 

@@ -33,11 +33,23 @@ public:
             int64_t(kDtrComputesPerNode) * graph.size(), kDtrMinComputeLimit)),
         n(graph.size()), users(n), nextUser(n, 0), resident(n, 0),
         computed(n, 0), where(n, -1), pins(n, 0), inStage(n, 0), rcStamp(n, 0),
-        rcValue(n, 0) {
+        rcValue(n, 0), iuFrom(n, -1), iuValue(n, 0), firstWord(n + 1, 0),
+        inputEdges(n) {
     for (int v = 0; v < n; ++v) {
       users[v] = graph.nodes[v].users;
       std::sort(users[v].begin(), users[v].end());
     }
+    // Nothing is resident yet: every input of every node is missing.
+    for (int w = 0; w < n; ++w) {
+      const std::vector<int> &inputs = graph.nodes[w].inputs;
+      firstWord[w + 1] = firstWord[w] + (inputs.size() + 63) / 64;
+      for (size_t p = 0; p < inputs.size(); ++p)
+        inputEdges[inputs[p]].push_back({w, int(p)});
+    }
+    missingBits.assign(firstWord[n], 0);
+    for (int w = 0; w < n; ++w)
+      for (size_t p = 0; p < graph.nodes[w].inputs.size(); ++p)
+        missingBits[firstWord[w] + p / 64] |= uint64_t(1) << (p % 64);
   }
 
   bool run(std::vector<Event> &out) {
@@ -62,9 +74,15 @@ private:
   /// When `v` itself is read no more: the first stage >= `from` that reads
   /// one of its users, which may have to be recomputed from `v`.
   int indirectUse(int v, int from) {
+    // Memoized per `from`: every eviction of a stage asks again, and a
+    // value of a dense graph has many users.
+    if (iuFrom[v] == from)
+      return iuValue[v];
     int first = kNoUse;
     for (int u : users[v])
       first = std::min(first, nextUse(u, from));
+    iuFrom[v] = from;
+    iuValue[v] = first;
     return first;
   }
 
@@ -177,6 +195,7 @@ private:
       return false;
     events.push_back({Event::compute, v});
     resident[v] = 1;
+    setMissing(v, false);
     where[v] = int(residentList.size());
     residentList.push_back(v);
     bytes += graph.nodes[v].bytes;
@@ -184,9 +203,20 @@ private:
     return true;
   }
 
+  /// Records that `v` became missing (or resident) as an input of each of
+  /// its users.
+  void setMissing(int v, bool missing) {
+    for (auto [w, p] : inputEdges[v]) {
+      uint64_t &word = missingBits[firstWord[w] + p / 64];
+      uint64_t bit = uint64_t(1) << (p % 64);
+      word = missing ? word | bit : word & ~bit;
+    }
+  }
+
   void free(int v) {
     events.push_back({Event::free, v});
     resident[v] = 0;
+    setMissing(v, true);
     int last = residentList.back();
     residentList[where[v]] = last;
     where[last] = where[v];
@@ -202,10 +232,17 @@ private:
     if (rcStamp[v] == residency)
       return rcValue[v];
     double c = graph.nodes[v].cost;
-    if (depth < 32)
-      for (int i : graph.nodes[v].inputs)
-        if (!resident[i])
-          c += recomputeCost(i, depth + 1);
+    // The missing inputs in input order, as a loop over every input that
+    // skips the resident ones would visit them (the memo makes the order
+    // matter), without that loop's cost on dense graphs.
+    if (depth < 32) {
+      const std::vector<int> &inputs = graph.nodes[v].inputs;
+      for (int word = firstWord[v]; word < firstWord[v + 1]; ++word)
+        for (uint64_t bits = missingBits[word]; bits; bits &= bits - 1) {
+          int p = (word - firstWord[v]) * 64 + __builtin_ctzll(bits);
+          c += recomputeCost(inputs[p], depth + 1);
+        }
+    }
     rcStamp[v] = residency;
     rcValue[v] = c;
     return c;
@@ -302,6 +339,14 @@ private:
   int64_t residency = 1;
   std::vector<int64_t> rcStamp;
   std::vector<double> rcValue;
+  // indirectUse's memo: the `from` it was computed for, and its value.
+  std::vector<int> iuFrom, iuValue;
+  // Which inputs of each node are not resident, one bit per input position
+  // (node w's bits start at word firstWord[w]), and for each node the
+  // (user, position) pairs at which it is an input.
+  std::vector<int> firstWord;
+  std::vector<uint64_t> missingBits;
+  std::vector<std::vector<std::pair<int, int>>> inputEdges;
   std::vector<Event> events;
 };
 
