@@ -38,12 +38,7 @@ std::string TensorType::str() const {
 }
 
 std::string tad::lang::formatTypes(llvm::ArrayRef<TensorType> types) {
-  if (types.size() == 1)
-    return types.front().str();
-  std::string s = "(";
-  for (size_t i = 0; i < types.size(); ++i)
-    s += (i ? ", " : "") + types[i].str();
-  return s + ")";
+  return formatTypes(std::vector<Type>(types.begin(), types.end()));
 }
 
 std::string Type::str() const { return record ? record->name : tensor.str(); }
