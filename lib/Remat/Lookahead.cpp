@@ -11,10 +11,13 @@
 
 #include "tad/Remat/Solver.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <tuple>
 
 using namespace tad::remat;
 
@@ -28,9 +31,12 @@ public:
       : graph(graph), budget(budget), costLimit(options.costLimit),
         score(options.score), weights(options.weights),
         keepAncestors(options.keepAncestors), depthFirst(options.depthFirst),
-        random(options.seed),
-        maxComputes(std::max<int64_t>(
-            int64_t(kDtrComputesPerNode) * graph.size(), kDtrMinComputeLimit)),
+        queue(options.queue), random(options.seed),
+        maxComputes(
+            options.computeLimit > 0
+                ? options.computeLimit
+                : std::max<int64_t>(int64_t(kDtrComputesPerNode) * graph.size(),
+                                    kDtrMinComputeLimit)),
         n(graph.size()), users(n), nextUser(n, 0), resident(n, 0),
         computed(n, 0), where(n, -1), pins(n, 0), inStage(n, 0), rcStamp(n, 0),
         rcValue(n, 0), iuFrom(n, -1), iuValue(n, 0), firstWord(n + 1, 0),
@@ -50,6 +56,16 @@ public:
     for (int w = 0; w < n; ++w)
       for (size_t p = 0; p < graph.nodes[w].inputs.size(); ++p)
         missingBits[firstWord[w] + p / 64] |= uint64_t(1) << (p % 64);
+    if (queue) {
+      version.assign(n, 0);
+      // One factor per node, drawn in node order: a queued score must not
+      // change between two looks at it.
+      if (random) {
+        nodeNoise.resize(n);
+        for (double &f : nodeNoise)
+          f = noise();
+      }
+    }
   }
 
   bool run(std::vector<Event> &out) {
@@ -95,6 +111,11 @@ private:
   /// Computes node `t` for the first time, after recomputing whatever of
   /// its inputs is missing.
   bool runStage(int t) {
+    // The inputs of the last stage were read there: their next use moved.
+    if (queue && t > 0)
+      for (int i : graph.nodes[t - 1].inputs)
+        if (resident[i])
+          enqueue(i);
     if (depthFirst)
       return runStageDepthFirst(t);
     // The missing inputs and, transitively, their missing inputs.
@@ -190,6 +211,7 @@ private:
       return false;
     if (!graph.nodes[v].recomputable && computed[v])
       return false; // needed again after it was freed: not allowed
+    bool again = computed[v];
     computed[v] = 1;
     if (!makeRoom(graph.nodes[v].bytes + graph.nodes[v].transient))
       return false;
@@ -200,6 +222,14 @@ private:
     residentList.push_back(v);
     bytes += graph.nodes[v].bytes;
     ++residency;
+    if (queue) {
+      enqueue(v);
+      // A recomputed value lowers the recompute cost of its resident users.
+      if (again)
+        for (int u : graph.nodes[v].users)
+          if (resident[u])
+            enqueue(u);
+    }
     return true;
   }
 
@@ -223,6 +253,8 @@ private:
     residentList.pop_back();
     bytes -= graph.nodes[v].bytes;
     ++residency;
+    if (queue)
+      ++version[v]; // its entries in the queue are void
   }
 
   /// The cost of computing `v` again now: its own and that of its missing
@@ -248,52 +280,68 @@ private:
     return c;
   }
 
+  /// The eviction score of resident `u` now, and its tie breaker: the
+  /// smallest goes first. Minus infinity for a value nobody reads any
+  /// more; false when `u` may not be evicted before its next use. `bound`
+  /// takes the value's own cost for its recompute cost: a lower bound,
+  /// without the walk over its missing inputs.
+  bool evictionScore(int u, double &s, double &tie, bool bound = false) {
+    int use = nextUse(u, stage);
+    if (!graph.nodes[u].recomputable && use != kNoUse)
+      return false; // freed only after its last reader
+    double indirect = 1;
+    if (use == kNoUse && keepAncestors) {
+      // Kept only to recompute a user from: worth less than a value
+      // that is read itself.
+      use = indirectUse(u, stage);
+      indirect = 2;
+    }
+    s = tie = 0;
+    if (use == kNoUse) { // read by nobody: free before anything else
+      s = -std::numeric_limits<double>::infinity();
+      return true;
+    }
+    double distance = double(use - stage + 1) * indirect;
+    double size = double(std::max<int64_t>(graph.nodes[u].bytes, 1));
+    double rc = bound ? graph.nodes[u].cost : recomputeCost(u);
+    switch (score) {
+    case EvictionScore::costPerByteDistance:
+      s = rc / (size * distance);
+      break;
+    case EvictionScore::costPerByteDistance2:
+      s = rc / (size * distance * distance);
+      break;
+    case EvictionScore::costPerByte:
+      s = rc / size;
+      tie = 1 / distance;
+      break;
+    case EvictionScore::farthestUse:
+      s = 1 / distance;
+      tie = rc / size;
+      break;
+    }
+    if (weights)
+      s *= (*weights)[u];
+    if (random)
+      s *= queue ? nodeNoise[u] : noise();
+    return true;
+  }
+
   bool makeRoom(int64_t needed) {
+    if (queue)
+      return makeRoomFromQueue(needed);
     while (bytes + needed > budget) {
       int victim = -1;
       double best = std::numeric_limits<double>::infinity();
       double bestTie = best;
       for (int u : residentList) {
-        if (pins[u])
+        double s, tie;
+        if (pins[u] || !evictionScore(u, s, tie))
           continue;
-        int use = nextUse(u, stage);
-        if (!graph.nodes[u].recomputable && use != kNoUse)
-          continue; // freed only after its last reader
-        double indirect = 1;
-        if (use == kNoUse && keepAncestors) {
-          // Kept only to recompute a user from: worth less than a value
-          // that is read itself.
-          use = indirectUse(u, stage);
-          indirect = 2;
-        }
-        if (use == kNoUse) { // read by nobody: free before anything else
+        if (s == -std::numeric_limits<double>::infinity()) {
           victim = u;
           break;
         }
-        double distance = double(use - stage + 1) * indirect;
-        double size = double(std::max<int64_t>(graph.nodes[u].bytes, 1));
-        double rc = recomputeCost(u);
-        double s = 0, tie = 0;
-        switch (score) {
-        case EvictionScore::costPerByteDistance:
-          s = rc / (size * distance);
-          break;
-        case EvictionScore::costPerByteDistance2:
-          s = rc / (size * distance * distance);
-          break;
-        case EvictionScore::costPerByte:
-          s = rc / size;
-          tie = 1 / distance;
-          break;
-        case EvictionScore::farthestUse:
-          s = 1 / distance;
-          tie = rc / size;
-          break;
-        }
-        if (weights)
-          s *= (*weights)[u];
-        if (random)
-          s *= noise();
         if (s < best || (s == best && tie < bestTie)) {
           best = s;
           bestTie = tie;
@@ -305,6 +353,81 @@ private:
       free(victim);
     }
     return true;
+  }
+
+  /// A queued score; `version` voids it once `node` is queued again or
+  /// freed.
+  struct Entry {
+    double score, tie;
+    int node;
+    uint32_t version;
+    /// Whether `other` goes first: the heap's order is a max-heap's.
+    bool operator<(const Entry &other) const {
+      return std::tie(other.score, other.tie, other.node) <
+             std::tie(score, tie, node);
+    }
+  };
+
+  /// Queues resident `u` at a lower bound of its score now, voiding its
+  /// older entries.
+  void enqueue(int u) {
+    ++version[u];
+    double s, tie;
+    if (!evictionScore(u, s, tie, /*bound=*/true))
+      return; // queued again once its next use passes
+    heap.push_back({s, tie, u, version[u]});
+    std::push_heap(heap.begin(), heap.end());
+    // Void entries pile up; drop them once they outnumber the live ones.
+    if (heap.size() > 4 * residentList.size() + 1024) {
+      llvm::erase_if(heap, [&](const Entry &e) {
+        return e.version != version[e.node] || !resident[e.node];
+      });
+      std::make_heap(heap.begin(), heap.end());
+    }
+  }
+
+  /// makeRoom by the queue (LookaheadOptions::queue). Scores only rise as
+  /// the stage nears a value's next use and as its inputs go, so a queued
+  /// score is mostly a lower bound: the smallest entry is scored again,
+  /// and queued at its new score if that is no longer the smallest.
+  bool makeRoomFromQueue(int64_t needed) {
+    std::vector<Entry> held; // pinned: back into the queue afterwards
+    bool ok = true;
+    while (ok && bytes + needed > budget) {
+      int victim = -1;
+      while (victim < 0 && !heap.empty()) {
+        std::pop_heap(heap.begin(), heap.end());
+        Entry e = heap.back();
+        heap.pop_back();
+        if (e.version != version[e.node] || !resident[e.node])
+          continue;
+        if (pins[e.node]) {
+          held.push_back(e);
+          continue;
+        }
+        double s, tie;
+        if (!evictionScore(e.node, s, tie)) {
+          ++version[e.node];
+          continue;
+        }
+        Entry now{s, tie, e.node, e.version};
+        if (!heap.empty() && now < heap.front()) {
+          heap.push_back(now);
+          std::push_heap(heap.begin(), heap.end());
+          continue;
+        }
+        victim = e.node;
+      }
+      if (victim < 0)
+        ok = false;
+      else
+        free(victim);
+    }
+    for (const Entry &e : held) {
+      heap.push_back(e);
+      std::push_heap(heap.begin(), heap.end());
+    }
+    return ok;
   }
 
   /// A factor in [1/2, 2) from a splitmix64 stream: perturbed scores give
@@ -322,7 +445,7 @@ private:
   double costLimit, cost = 0;
   EvictionScore score;
   const std::vector<double> *weights;
-  bool keepAncestors, depthFirst;
+  bool keepAncestors, depthFirst, queue;
   uint64_t random;
   std::vector<int> stageComputes; // what runStageDepthFirst recomputed
   int64_t maxComputes, computes = 0, bytes = 0;
@@ -348,6 +471,11 @@ private:
   std::vector<uint64_t> missingBits;
   std::vector<std::vector<std::pair<int, int>>> inputEdges;
   std::vector<Event> events;
+  // The eviction queue (LookaheadOptions::queue): a max-heap by Entry's
+  // order, each node's current entry version, and per-node noise.
+  std::vector<Entry> heap;
+  std::vector<uint32_t> version;
+  std::vector<double> nodeNoise;
 };
 
 } // namespace

@@ -257,14 +257,23 @@ void weightSearch(
 
 } // namespace
 
-bool tad::remat::solveSchedule(const Graph &graph, int64_t budget,
-                               std::vector<Event> &out, SolveInfo *info) {
+/// solveSchedule; with `anyFits`, it stops at the first schedule that fits
+/// (the runs up to it are the same, so it fits exactly where solveSchedule
+/// does): the bisection for the smallest budget needs no more.
+static bool solve(const Graph &graph, int64_t budget, std::vector<Event> &out,
+                  SolveInfo *info, const SolverLimits &limits, bool anyFits) {
   if (budget < lowerBound(graph))
     return false;
   Best best{graph, budget, {}, {}};
   bool optimal = false;
   std::vector<Event> schedule = storeAllSchedule(graph);
-  if (simulate(graph, schedule).peak <= budget) {
+  ScheduleStats storeAll = simulate(graph, schedule);
+  // Large graphs: the eviction queue, and runs that stop at
+  // limits.maxRecompute times the store-all cost.
+  bool large = graph.size() > limits.queueNodes;
+  double runLimit = large ? limits.maxRecompute * storeAll.cost : 1e300;
+  auto done = [&] { return anyFits && best.feasible > 0; };
+  if (storeAll.peak <= budget) {
     optimal = true;
     // Every node once: nothing is cheaper.
     best.offer(true, schedule, "store-all");
@@ -291,7 +300,8 @@ bool tad::remat::solveSchedule(const Graph &graph, int64_t budget,
                          const std::vector<double> *weights, const char *how) {
       LookaheadOptions options = lookaheadVariant(variant);
       options.seed = seed;
-      options.costLimit = 2 * best.cost;
+      options.costLimit = std::min(2 * best.cost, runLimit);
+      options.queue = large;
       options.weights = weights;
       std::string name = std::string(scores[variant % 4]) + how +
                          (options.keepAncestors ? ", keeping ancestors" : "") +
@@ -307,27 +317,28 @@ bool tad::remat::solveSchedule(const Graph &graph, int64_t budget,
     // that wins most often (perturbed runs below draw from all variants).
     {
       PhaseTimer timer(info, "lookahead variants");
-      for (int variant = 0; variant < 8; ++variant)
-        lookahead(variant, 0, nullptr, "");
-      lookahead(8, 0, nullptr, "");
-      lookahead(12, 0, nullptr, "");
+      for (int variant : {0, 1, 2, 3, 4, 5, 6, 7, 8, 12})
+        if (!done())
+          lookahead(variant, 0, nullptr, "");
     }
     // DTR is stopped once its own cost passes the best: the portfolio is
     // never worse than DTR's schedule either way.
     {
       PhaseTimer timer(info, "dtr");
-      best.offer(dtrSchedule(graph, budget, schedule, best.cost), schedule,
-                 "dtr");
+      if (!done())
+        best.offer(
+            dtrSchedule(graph, budget, schedule, std::min(best.cost, runLimit)),
+            schedule, "dtr");
     }
     // The counts of the runs below depend only on the graph, so that the
     // answer is reproducible, and shrink as it grows, to keep the solver
     // fast.
-    int share = kRunNodes / std::max(1, graph.size());
+    int share = done() ? 0 : kRunNodes / std::max(1, graph.size());
     // Perturbed scores: over the breadth-first variants, then (on small
     // graphs) over the depth-first ones.
     {
       PhaseTimer timer(info, "perturbed lookahead");
-      for (int r = 0; r < std::min(kMaxRandomRuns, share); ++r)
+      for (int r = 0; r < std::min(kMaxRandomRuns, share) && !done(); ++r)
         lookahead(r < kMaxRandomRuns / 2 ? (r % 2) * 4 + (r / 2) % 4
                                          : 8 + r % 8,
                   uint64_t(r) + 1, nullptr, ", perturbed");
@@ -338,6 +349,8 @@ bool tad::remat::solveSchedule(const Graph &graph, int64_t budget,
       weights =
           guidedRuns(graph, best.schedule, std::min(kMaxGuidedRuns, share),
                      [&](const std::vector<double> &weights) {
+                       if (done())
+                         return false;
                        double before = best.cost;
                        lookahead(bestVariant, 0, &weights, ", guided");
                        return best.cost < before;
@@ -348,7 +361,9 @@ bool tad::remat::solveSchedule(const Graph &graph, int64_t budget,
       PhaseTimer timer(info, "weight search");
       weightSearch(
           graph, best.schedule, weights,
-          int(std::min<int64_t>(kMaxSearchRuns, kSearchWork / (n * n))),
+          done()
+              ? 0
+              : int(std::min<int64_t>(kMaxSearchRuns, kSearchWork / (n * n))),
           bestVariant, [&](const std::vector<double> &weights, int variant) {
             return lookahead(variant, 0, &weights, ", weight search");
           });
@@ -356,7 +371,9 @@ bool tad::remat::solveSchedule(const Graph &graph, int64_t budget,
     // Exchanges, from each of the cheapest schedules: the cheapest one is
     // not always the one a few exchanges improve most.
     PhaseTimer timer(info, "exchanges");
-    std::vector<Best::Start> starts = std::move(best.top);
+    std::vector<Best::Start> starts;
+    if (!done())
+      starts = std::move(best.top);
     int64_t work = std::min<int64_t>(kExchangeWork, kExchangeNodeWork / n) /
                    std::max<int64_t>(1, int64_t(starts.size()));
     for (Best::Start &start : starts) {
@@ -377,6 +394,12 @@ bool tad::remat::solveSchedule(const Graph &graph, int64_t budget,
   return true;
 }
 
+bool tad::remat::solveSchedule(const Graph &graph, int64_t budget,
+                               std::vector<Event> &out, SolveInfo *info,
+                               const SolverLimits &limits) {
+  return solve(graph, budget, out, info, limits, /*anyFits=*/false);
+}
+
 int64_t
 tad::remat::smallestFittingBudget(int64_t low, int64_t high,
                                   const std::function<bool(int64_t)> &fits) {
@@ -391,12 +414,13 @@ tad::remat::smallestFittingBudget(int64_t low, int64_t high,
   return h == high || fits(h) ? h : high;
 }
 
-int64_t tad::remat::solverMinimumBudget(const Graph &graph) {
+int64_t tad::remat::solverMinimumBudget(const Graph &graph,
+                                        const SolverLimits &limits) {
   int64_t low = lowerBound(graph);
   int64_t high = std::max(low, simulate(graph, storeAllSchedule(graph)).peak);
   std::vector<Event> schedule;
   return smallestFittingBudget(low, high, [&](int64_t budget) {
-    return solveSchedule(graph, budget, schedule);
+    return solve(graph, budget, schedule, nullptr, limits, /*anyFits=*/true);
   });
 }
 
@@ -495,11 +519,11 @@ static int64_t lowerByWholeGraphSearch(const Graph &graph,
 
 bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
                               std::vector<Event> &out, SolveInfo *info,
-                              bool improve) {
+                              bool improve, const SolverLimits &limits) {
   SolveInfo local;
   if (!info)
     info = &local;
-  if (!solveSchedule(graph, budget, out, info)) {
+  if (!solveSchedule(graph, budget, out, info, limits)) {
     if (budget < lowerBound(graph))
       return false;
     // The heuristics may fail at one budget and succeed at a smaller one,
@@ -507,9 +531,9 @@ bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
     int64_t minimum;
     {
       PhaseTimer timer(info, "smallest budget of the heuristics (bisection)");
-      minimum = solverMinimumBudget(graph);
+      minimum = solverMinimumBudget(graph, limits);
     }
-    if (minimum > budget || !solveSchedule(graph, minimum, out, info)) {
+    if (minimum > budget || !solveSchedule(graph, minimum, out, info, limits)) {
       PhaseTimer timer(info, "whole-graph search");
       // Where they find nothing, a graph small enough for one window is
       // searched whole, from nothing. Where that search gives up, it may
@@ -547,8 +571,9 @@ bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
   return true;
 }
 
-int64_t tad::remat::fastMinimumBudget(const Graph &graph) {
-  return lowerByWholeGraphSearch(graph, solverMinimumBudget(graph));
+int64_t tad::remat::fastMinimumBudget(const Graph &graph,
+                                      const SolverLimits &limits) {
+  return lowerByWholeGraphSearch(graph, solverMinimumBudget(graph, limits));
 }
 
 int64_t tad::remat::autoMinimumBudget(const Graph &graph) {

@@ -15,6 +15,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -71,6 +72,18 @@ static cl::opt<bool> verboseOption(
     cl::desc("Print where the fast solver's time went to stderr: each "
              "phase's wall time and how often it ran"),
     cl::cat(category));
+
+static cl::opt<int> queueNodesOption(
+    "queue-nodes",
+    cl::desc("The fast solver evicts through a priority queue, and stops "
+             "runs at --max-recompute, on graphs of more nodes than this"),
+    cl::init(SolverLimits().queueNodes), cl::cat(category));
+
+static cl::opt<double> maxRecomputeOption(
+    "max-recompute",
+    cl::desc("On graphs over --queue-nodes, a run of the fast solver gives "
+             "up once its cost passes this many times the store-all cost"),
+    cl::init(SolverLimits().maxRecompute), cl::cat(category));
 
 static cl::opt<std::string> replayFile(
     "replay",
@@ -162,6 +175,15 @@ int main(int argc, char **argv) {
       argc, argv,
       "tad remat solver: schedules a node-link graph within a byte budget\n");
 
+  if (queueNodesOption < 0)
+    return fail("--queue-nodes must be 0 or more, not " +
+                llvm::Twine(int(queueNodesOption)));
+  // NaN fails this test too.
+  if (!(maxRecomputeOption >= 1))
+    return fail("--max-recompute must be at least 1 (the store-all cost), "
+                "not " +
+                llvm::formatv("{0}", double(maxRecomputeOption)).str());
+
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile, /*IsText=*/true);
   if (!buffer)
     return fail("cannot read '" + inputFile +
@@ -190,6 +212,9 @@ int main(int argc, char **argv) {
 
   const char *solverName = "store-all";
   SolveInfo info; // which run of the fast solver won
+  SolverLimits limits;
+  limits.queueNodes = queueNodesOption;
+  limits.maxRecompute = maxRecomputeOption;
   switch (solver) {
   case Solver::replay: {
     auto text = llvm::MemoryBuffer::getFile(replayFile, /*IsText=*/true);
@@ -223,7 +248,8 @@ int main(int argc, char **argv) {
     if (result == ExactResult::tooLarge && automatic) {
       // The search ran out of states: the fast solver answers instead.
       solverName = "fast";
-      if (!fastSchedule(graph, budget, schedule, &info))
+      if (!fastSchedule(graph, budget, schedule, &info, /*improve=*/true,
+                        limits))
         return fail("no schedule found within " + llvm::Twine(budget) +
                     " bytes; the fast solver's smallest budget is " +
                     llvm::Twine(info.minimumBudget) +
@@ -262,7 +288,8 @@ int main(int argc, char **argv) {
       budget = storeAllPeak;
     if (budget < footprint)
       return failBelowFootprint(budget, footprint);
-    if (!fastSchedule(graph, budget, schedule, &info)) {
+    if (!fastSchedule(graph, budget, schedule, &info, /*improve=*/true,
+                      limits)) {
       if (verboseOption)
         printPhases(info, std::chrono::duration<double>(
                               std::chrono::steady_clock::now() - start)

@@ -272,4 +272,67 @@ TEST(SolverTest, LargeGraphs) {
   }
 }
 
+// The eviction queue (LookaheadOptions::queue) gives valid schedules
+// within the budget in every variant, perturbed ones included, and finds
+// them about as often as the scan of every resident value.
+TEST(SolverTest, LookaheadQueue) {
+  std::mt19937 rng(29);
+  int solved[2] = {0, 0};
+  for (int trial = 0; trial < 12; ++trial) {
+    Graph g = randomJointGraph(trial % 2 ? 30 : 120, rng);
+    int64_t peak = simulate(g, storeAllSchedule(g)).peak;
+    for (double fraction : {0.5, 0.7, 0.9}) {
+      int64_t budget =
+          std::max(lowerBound(g), int64_t(fraction * double(peak)));
+      for (int variant = 0; variant < kLookaheadVariants; ++variant)
+        for (bool queue : {false, true}) {
+          LookaheadOptions options = lookaheadVariant(variant);
+          options.queue = queue;
+          options.seed = variant % 3 ? 0 : 7;
+          std::vector<Event> schedule;
+          if (!lookaheadSchedule(g, budget, options, schedule))
+            continue;
+          checked(g, schedule, budget);
+          ++solved[queue];
+        }
+    }
+  }
+  EXPECT_GT(solved[0], 100);
+  EXPECT_GT(solved[1], solved[0] * 9 / 10);
+}
+
+// Past SolverLimits::queueNodes, every run stops at maxRecompute times the
+// store-all cost. At 1 no run may recompute anything, and below its
+// store-all peak a joint graph needs recomputation: no schedule.
+TEST(SolverTest, RecomputeLimitOnLargeGraphs) {
+  std::mt19937 rng(31);
+  Graph g = randomJointGraph(60, rng);
+  int64_t peak = simulate(g, storeAllSchedule(g)).peak;
+  int64_t budget = std::max(lowerBound(g), int64_t(0.8 * double(peak)));
+  SolverLimits limits;
+  limits.queueNodes = 0;
+  std::vector<Event> schedule;
+  ASSERT_TRUE(solveSchedule(g, budget, schedule, nullptr, limits));
+  checked(g, schedule, budget);
+  limits.maxRecompute = 1;
+  EXPECT_FALSE(solveSchedule(g, budget, schedule, nullptr, limits));
+}
+
+// The bisection for the smallest budget stops each probe at the first
+// schedule that fits; its answer is the one of probes by the whole
+// portfolio.
+TEST(SolverTest, MinimumBudgetProbes) {
+  std::mt19937 rng(37);
+  for (int trial = 0; trial < 3; ++trial) {
+    Graph g = randomJointGraph(24, rng);
+    int64_t peak = simulate(g, storeAllSchedule(g)).peak;
+    std::vector<Event> schedule;
+    int64_t reference =
+        smallestFittingBudget(lowerBound(g), peak, [&](int64_t budget) {
+          return solveSchedule(g, budget, schedule);
+        });
+    EXPECT_EQ(solverMinimumBudget(g), reference);
+  }
+}
+
 } // namespace

@@ -70,6 +70,18 @@ struct LookaheadOptions {
   /// When given, multiplies each node's score (one per node): a weight
   /// above 1 makes the node less likely to be evicted.
   const std::vector<double> *weights = nullptr;
+  /// Evict from a priority queue of scores instead of scanning every
+  /// resident value at every eviction: O(log n) per eviction rather than
+  /// O(n), which is what makes graphs of thousands of nodes fast. A score
+  /// is recomputed when its value is popped, when its next use passes, and
+  /// when one of its inputs is recomputed; a value whose recompute cost
+  /// fell because a more distant ancestor came back keeps its older, higher
+  /// score until it is popped, so the choice can differ from the scan's.
+  /// A seed draws one factor per node instead of one per scan.
+  bool queue = false;
+  /// The run gives up after this many computes (recomputations included):
+  /// a run that thrashes stops here.
+  int64_t computeLimit = 0; // 0: kDtrComputesPerNode per node
 };
 
 /// The lookahead variants the fast solver runs, numbered: variant % 4 is
@@ -121,6 +133,20 @@ WholeGraphResult wholeGraphSchedule(const Graph &graph, int64_t budget,
                                     std::vector<Event> &schedule,
                                     int64_t workLimit);
 
+/// What the fast solver changes on large graphs, where scanning every
+/// resident value at every eviction and letting a failing run thrash to
+/// kDtrComputesPerNode computes per node take minutes (docs/remat.md,
+/// "Large graphs"). tad-remat's --queue-nodes and --max-recompute set them.
+struct SolverLimits {
+  /// Graphs of more nodes than this evict through a priority queue
+  /// (LookaheadOptions::queue).
+  int queueNodes = 256;
+  /// On those graphs, a lookahead or DTR run gives up once its cost passes
+  /// this many times the store-all cost (every node once): a run that
+  /// thrashes stops early, and no schedule dearer than that is sought.
+  double maxRecompute = 8;
+};
+
 struct SolveInfo {
   std::string winner; // which heuristic produced the returned schedule
   int attempts = 0, feasible = 0;
@@ -143,7 +169,8 @@ struct SolveInfo {
 /// The best tightened schedule among the lookahead scores and DTR, or false
 /// when none of them fits `budget`.
 bool solveSchedule(const Graph &graph, int64_t budget, std::vector<Event> &out,
-                   SolveInfo *info = nullptr);
+                   SolveInfo *info = nullptr,
+                   const SolverLimits &limits = SolverLimits());
 
 /// solveSchedule, and where it fails, the schedule of the smallest budget
 /// at which it succeeds if that is within `budget`: the heuristics'
@@ -154,12 +181,14 @@ bool solveSchedule(const Graph &graph, int64_t budget, std::vector<Event> &out,
 /// only some schedule within the budget, such as a search for the smallest
 /// budget.
 bool fastSchedule(const Graph &graph, int64_t budget, std::vector<Event> &out,
-                  SolveInfo *info = nullptr, bool improve = true);
+                  SolveInfo *info = nullptr, bool improve = true,
+                  const SolverLimits &limits = SolverLimits());
 
 /// The smallest budget in [lowerBound(graph), store-all peak] at which
 /// solveSchedule succeeds, found by bisection and checked (heuristic
 /// feasibility need not be monotone; the store-all peak always works).
-int64_t solverMinimumBudget(const Graph &graph);
+int64_t solverMinimumBudget(const Graph &graph,
+                            const SolverLimits &limits = SolverLimits());
 
 /// The smallest budget in [low, high] at which `fits` holds, by bisection.
 /// Heuristic feasibility need not be monotone in the budget, so the answer
@@ -170,7 +199,8 @@ int64_t smallestFittingBudget(int64_t low, int64_t high,
 /// The smallest budget at which fastSchedule succeeds: solverMinimumBudget,
 /// lowered by bisection over the whole-graph search where the graph is
 /// small enough for it.
-int64_t fastMinimumBudget(const Graph &graph);
+int64_t fastMinimumBudget(const Graph &graph,
+                          const SolverLimits &limits = SolverLimits());
 
 /// No schedule fits below this: the bytes of the largest single compute.
 int64_t lowerBound(const Graph &graph);
