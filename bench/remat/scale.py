@@ -3,7 +3,7 @@
 
     /usr/bin/python3 bench/remat/scale.py [--sizes 500,1000,2000]
         [--fractions 0.5,0.8,0.95] [--skip 0.05] [--timeout 120]
-        [--remat PATH]
+        [--remat PATH] [--extra ARGS] [--json OUT.json] [--plot OUT.png]
 
 For each size, a dense layered joint graph (bench/remat/layered_graph.py,
 like Checkmate's random_layered) is scheduled at each fraction of its
@@ -11,7 +11,10 @@ store-all peak with the default solver. Each run reports tad-remat's own
 solver time (`--time`, without reading the file), its wall time and its
 peak RSS (the kernel's maxrss of the process), or why it gave no schedule
 (none fits: tad-remat's error; or it ran past --timeout). Prints a
-markdown table (recorded in docs/remat.md).
+markdown table (recorded in docs/remat.md). `--extra` passes more options
+to tad-remat (e.g. "--queue-nodes=1000000" for the scan on every graph);
+`--json` writes every run, `--plot` draws time and peak RSS against the
+number of nodes (matplotlib).
 """
 import argparse
 import json
@@ -65,7 +68,13 @@ def main():
     parser.add_argument("--timeout", type=float, default=120)
     parser.add_argument("--remat", default=REMAT,
                         help="the tad-remat to run (default: build/bin's)")
+    parser.add_argument("--extra", default="",
+                        help="more tad-remat options, space-separated")
+    parser.add_argument("--json", help="write every run here")
+    parser.add_argument("--plot", help="draw time and RSS against size here")
     args = parser.parse_args()
+    extra = args.extra.split()
+    runs = []
     sizes = [int(s) for s in args.sizes.split(",")]
     fractions = [float(f) for f in args.fractions.split(",")]
 
@@ -88,7 +97,14 @@ def main():
                 budget = int(store_all["peak"] * fraction)
                 result, wall, rss, failure = run(args.remat, path,
                                                  args.timeout,
-                                                 f"--budget={budget}")
+                                                 f"--budget={budget}", *extra)
+                runs.append({
+                    "nodes": len(graph["nodes"]), "edges": len(graph["links"]),
+                    "fraction": fraction, "wall": wall, "rss_mb": rss,
+                    "found": result is not None, "failure": failure,
+                    "seconds": result["seconds"] if result else None,
+                    "cost": result["cost"] / store_all["cost"]
+                    if result else None})
                 if result is None:
                     cells.append(f"{failure} after {wall:.1f} s")
                 else:
@@ -97,6 +113,48 @@ def main():
                                  f"/ {rss:.0f}")
             print(f"| {len(graph['nodes'])} | {len(graph['links'])} | " +
                   " | ".join(cells) + " |", flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"machine": machine(), "skip": args.skip,
+                       "seed": args.seed, "timeout": args.timeout,
+                       "extra": args.extra, "runs": runs}, f, indent=1)
+    if args.plot:
+        plot(runs, fractions, args.plot)
+
+
+def plot(runs, fractions, out):
+    """Time (solver time where a schedule was found, wall time where none
+    was: the time to the error) and peak RSS against the number of nodes,
+    one line per budget fraction."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    for fraction in fractions:
+        mine = [r for r in runs if r["fraction"] == fraction]
+        nodes = [r["nodes"] for r in mine]
+        seconds = [r["seconds"] if r["found"] else r["wall"] for r in mine]
+        line, = left.plot(nodes, seconds, marker="o",
+                          label=f"{fraction:g} of store-all")
+        # Hollow markers: no schedule (the time to the error or timeout).
+        for r, t in zip(mine, seconds):
+            if not r["found"]:
+                left.plot([r["nodes"]], [t], marker="o", color="white",
+                          markeredgecolor=line.get_color())
+        right.plot(nodes, [r["rss_mb"] for r in mine], marker="o",
+                   label=f"{fraction:g} of store-all")
+    for axis, label in ((left, "seconds (hollow: no schedule)"),
+                        (right, "peak RSS, MB")):
+        axis.set_xscale("log")
+        axis.set_yscale("log")
+        axis.set_xlabel("nodes")
+        axis.set_ylabel(label)
+        axis.grid(True, which="both", alpha=0.3)
+        axis.legend()
+    left.set_title("tad-remat time")
+    right.set_title("tad-remat memory")
+    fig.tight_layout()
+    fig.savefig(out, dpi=100)
 
 
 if __name__ == "__main__":

@@ -402,9 +402,13 @@ bool tad::remat::solveSchedule(const Graph &graph, int64_t budget,
 
 int64_t
 tad::remat::smallestFittingBudget(int64_t low, int64_t high,
-                                  const std::function<bool(int64_t)> &fits) {
+                                  const std::function<bool(int64_t)> &fits,
+                                  int64_t slack) {
   int64_t l = low, h = high;
-  while (l < h) {
+  // With a slack, h fits (or is `high`) and l - 1 does not (or is below
+  // `low`): stopping early leaves h within the slack of the bisection's
+  // answer.
+  while (h - l > slack) {
     int64_t mid = l + (h - l) / 2;
     if (fits(mid))
       h = mid;
@@ -414,14 +418,27 @@ tad::remat::smallestFittingBudget(int64_t low, int64_t high,
   return h == high || fits(h) ? h : high;
 }
 
+int64_t tad::remat::minimumBudgetSlack(const Graph &graph,
+                                       const SolverLimits &limits) {
+  if (graph.size() <= limits.queueNodes)
+    return 0;
+  int64_t low = lowerBound(graph);
+  int64_t high = std::max(low, simulate(graph, storeAllSchedule(graph)).peak);
+  return int64_t(double(high - low) * limits.minimumPrecision);
+}
+
 int64_t tad::remat::solverMinimumBudget(const Graph &graph,
                                         const SolverLimits &limits) {
   int64_t low = lowerBound(graph);
   int64_t high = std::max(low, simulate(graph, storeAllSchedule(graph)).peak);
   std::vector<Event> schedule;
-  return smallestFittingBudget(low, high, [&](int64_t budget) {
-    return solve(graph, budget, schedule, nullptr, limits, /*anyFits=*/true);
-  });
+  return smallestFittingBudget(
+      low, high,
+      [&](int64_t budget) {
+        return solve(graph, budget, schedule, nullptr, limits,
+                     /*anyFits=*/true);
+      },
+      minimumBudgetSlack(graph, limits));
 }
 
 std::vector<Event> tad::remat::chenSchedule(const Graph &graph) {

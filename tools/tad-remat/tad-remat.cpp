@@ -85,6 +85,13 @@ static cl::opt<double> maxRecomputeOption(
              "up once its cost passes this many times the store-all cost"),
     cl::init(SolverLimits().maxRecompute), cl::cat(category));
 
+static cl::opt<double> minimumPrecisionOption(
+    "minimum-precision",
+    cl::desc("On graphs over --queue-nodes, the search for the fast "
+             "solver's smallest budget stops within this fraction of the "
+             "range from the largest compute to the store-all peak"),
+    cl::init(SolverLimits().minimumPrecision), cl::cat(category));
+
 static cl::opt<std::string> replayFile(
     "replay",
     cl::desc("Replay the schedule in this file (tad-remat's output format, "
@@ -184,6 +191,9 @@ int main(int argc, char **argv) {
                 "not " +
                 llvm::formatv("{0}", double(maxRecomputeOption)).str());
 
+  if (!(minimumPrecisionOption >= 0 && minimumPrecisionOption < 1))
+    return fail("--minimum-precision must be at least 0 and below 1, not " +
+                llvm::formatv("{0}", double(minimumPrecisionOption)).str());
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile, /*IsText=*/true);
   if (!buffer)
     return fail("cannot read '" + inputFile +
@@ -215,6 +225,7 @@ int main(int argc, char **argv) {
   SolverLimits limits;
   limits.queueNodes = queueNodesOption;
   limits.maxRecompute = maxRecomputeOption;
+  limits.minimumPrecision = minimumPrecisionOption;
   switch (solver) {
   case Solver::replay: {
     auto text = llvm::MemoryBuffer::getFile(replayFile, /*IsText=*/true);
@@ -294,10 +305,14 @@ int main(int argc, char **argv) {
         printPhases(info, std::chrono::duration<double>(
                               std::chrono::steady_clock::now() - start)
                               .count());
-      return fail(
-          "the fast solver finds no schedule within " + llvm::Twine(budget) +
-          " bytes; its smallest budget is " + llvm::Twine(info.minimumBudget) +
-          " bytes (no schedule fits below " + llvm::Twine(footprint) + ")");
+      // On large graphs the bisection stops within a slack of the answer.
+      int64_t slack = minimumBudgetSlack(graph, limits);
+      std::string within =
+          slack ? " to within " + std::to_string(slack) + " bytes" : "";
+      return fail("the fast solver finds no schedule within " +
+                  llvm::Twine(budget) + " bytes; its smallest budget is " +
+                  llvm::Twine(info.minimumBudget) + " bytes" + within +
+                  " (no schedule fits below " + llvm::Twine(footprint) + ")");
     }
     break;
   case Solver::chen:

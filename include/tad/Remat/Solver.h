@@ -145,7 +145,17 @@ struct SolverLimits {
   /// this many times the store-all cost (every node once): a run that
   /// thrashes stops early, and no schedule dearer than that is sought.
   double maxRecompute = 8;
+  /// On those graphs, the bisection for the smallest budget stops once its
+  /// interval is this fraction of [lowerBound, store-all peak] or less:
+  /// each budget it tries costs a whole failing solve there.
+  double minimumPrecision = 1.0 / 64;
 };
+
+/// How far above the heuristics' smallest budget solverMinimumBudget's
+/// answer may be under `limits`: 0 on graphs of at most limits.queueNodes
+/// nodes, where the bisection is exact.
+int64_t minimumBudgetSlack(const Graph &graph,
+                           const SolverLimits &limits = SolverLimits());
 
 struct SolveInfo {
   std::string winner; // which heuristic produced the returned schedule
@@ -194,7 +204,8 @@ int64_t solverMinimumBudget(const Graph &graph,
 /// Heuristic feasibility need not be monotone in the budget, so the answer
 /// is checked, and `high` (which the caller knows fits) is the fallback.
 int64_t smallestFittingBudget(int64_t low, int64_t high,
-                              const std::function<bool(int64_t)> &fits);
+                              const std::function<bool(int64_t)> &fits,
+                              int64_t slack = 0);
 
 /// The smallest budget at which fastSchedule succeeds: solverMinimumBudget,
 /// lowered by bisection over the whole-graph search where the graph is
