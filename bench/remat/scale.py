@@ -29,7 +29,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from common import machine  # noqa: E402
 from gaps import REMAT  # noqa: E402
-from layered_graph import layered_graph  # noqa: E402
+
+GENERATOR = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                         "layered_graph.py")
 
 
 def run(remat, path, timeout, *args):
@@ -87,10 +89,18 @@ def main():
     print("| --- | --- |" + " --- |" * len(fractions))
     with tempfile.TemporaryDirectory() as tmp:
         for size in sizes:
-            graph = layered_graph(size, args.skip, args.seed)
+            # Drawn in a child process: a child's peak RSS starts at its
+            # parent's (Linux keeps the high-water mark across exec), so
+            # this process must not hold a large graph when it starts
+            # tad-remat.
             path = os.path.join(tmp, f"layered{size}.json")
-            with open(path, "w") as f:
-                json.dump(graph, f, separators=(",", ":"))
+            drawn = subprocess.run(
+                [sys.executable, GENERATOR, str(size), "--skip",
+                 str(args.skip), "--seed", str(args.seed), "-o", path],
+                check=True, capture_output=True, text=True)
+            # It prints "N nodes, M edges".
+            nodes, links = [int(word) for word in drawn.stderr.split()
+                            if word.isdigit()][:2]
             store_all, _, _, _ = run(args.remat, path, args.timeout)
             cells = []
             for fraction in fractions:
@@ -99,7 +109,7 @@ def main():
                                                  args.timeout,
                                                  f"--budget={budget}", *extra)
                 runs.append({
-                    "nodes": len(graph["nodes"]), "edges": len(graph["links"]),
+                    "nodes": nodes, "edges": links,
                     "fraction": fraction, "wall": wall, "rss_mb": rss,
                     "found": result is not None, "failure": failure,
                     "seconds": result["seconds"] if result else None,
@@ -111,7 +121,7 @@ def main():
                     cells.append(f"{result['seconds']:.3f} / "
                                  f"{result['cost'] / store_all['cost']:.3f} "
                                  f"/ {rss:.0f}")
-            print(f"| {len(graph['nodes'])} | {len(graph['links'])} | " +
+            print(f"| {nodes} | {links} | " +
                   " | ".join(cells) + " |", flush=True)
     if args.json:
         with open(args.json, "w") as f:
