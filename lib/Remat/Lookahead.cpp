@@ -32,11 +32,8 @@ public:
         score(options.score), weights(options.weights),
         keepAncestors(options.keepAncestors), depthFirst(options.depthFirst),
         queue(options.queue), random(options.seed),
-        maxComputes(
-            options.computeLimit > 0
-                ? options.computeLimit
-                : std::max<int64_t>(int64_t(kDtrComputesPerNode) * graph.size(),
-                                    kDtrMinComputeLimit)),
+        maxComputes(std::max<int64_t>(
+            int64_t(kDtrComputesPerNode) * graph.size(), kDtrMinComputeLimit)),
         n(graph.size()), users(n), nextUser(n, 0), resident(n, 0),
         computed(n, 0), where(n, -1), pins(n, 0), inStage(n, 0), rcStamp(n, 0),
         rcValue(n, 0), iuFrom(n, -1), iuValue(n, 0), firstWord(n + 1, 0),

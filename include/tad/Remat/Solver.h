@@ -71,17 +71,14 @@ struct LookaheadOptions {
   /// above 1 makes the node less likely to be evicted.
   const std::vector<double> *weights = nullptr;
   /// Evict from a priority queue of scores instead of scanning every
-  /// resident value at every eviction: O(log n) per eviction rather than
-  /// O(n), which is what makes graphs of thousands of nodes fast. A score
+  /// resident value at every eviction: O(log n) per look at a value
+  /// rather than O(n) looks per eviction. A score
   /// is recomputed when its value is popped, when its next use passes, and
   /// when one of its inputs is recomputed; a value whose recompute cost
   /// fell because a more distant ancestor came back keeps its older, higher
   /// score until it is popped, so the choice can differ from the scan's.
   /// A seed draws one factor per node instead of one per scan.
   bool queue = false;
-  /// The run gives up after this many computes (recomputations included):
-  /// a run that thrashes stops here.
-  int64_t computeLimit = 0; // 0: kDtrComputesPerNode per node
 };
 
 /// The lookahead variants the fast solver runs, numbered: variant % 4 is
@@ -136,7 +133,8 @@ WholeGraphResult wholeGraphSchedule(const Graph &graph, int64_t budget,
 /// What the fast solver changes on large graphs, where scanning every
 /// resident value at every eviction and letting a failing run thrash to
 /// kDtrComputesPerNode computes per node take minutes (docs/remat.md,
-/// "Large graphs"). tad-remat's --queue-nodes and --max-recompute set them.
+/// "Large graphs"). tad-remat's --queue-nodes, --max-recompute and
+/// --minimum-precision set them.
 struct SolverLimits {
   /// Graphs of more nodes than this evict through a priority queue
   /// (LookaheadOptions::queue).
@@ -196,7 +194,9 @@ bool fastSchedule(const Graph &graph, int64_t budget, std::vector<Event> &out,
 
 /// The smallest budget in [lowerBound(graph), store-all peak] at which
 /// solveSchedule succeeds, found by bisection and checked (heuristic
-/// feasibility need not be monotone; the store-all peak always works).
+/// feasibility need not be monotone; the store-all peak always works). On
+/// graphs over limits.queueNodes the bisection stops early: the answer
+/// fits, and is within minimumBudgetSlack of the bisection's.
 int64_t solverMinimumBudget(const Graph &graph,
                             const SolverLimits &limits = SolverLimits());
 
