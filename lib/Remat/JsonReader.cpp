@@ -47,20 +47,38 @@ bool JsonReader::atEnd() {
   return pos == text.size() || fail("text after the end of the document");
 }
 
-bool JsonReader::readObject(
-    const std::function<bool(const std::string &)> &member) {
+bool JsonReader::readSequence(char open, char close, const char *what,
+                              const std::function<bool()> &item) {
   skipSpace();
-  if (pos >= text.size() || text[pos] != '{')
-    return fail("expected an object");
+  if (pos >= text.size() || text[pos] != open)
+    return fail(std::string("expected ") + what);
   if (++depth > kMaxDepth)
     return fail("values nested too deep");
   ++pos;
   skipSpace();
-  if (pos < text.size() && text[pos] == '}') {
+  if (pos < text.size() && text[pos] == close) {
     ++pos, --depth;
     return true;
   }
   while (true) {
+    if (!item())
+      return false;
+    skipSpace();
+    if (pos < text.size() && text[pos] == ',') {
+      ++pos;
+      continue;
+    }
+    if (pos < text.size() && text[pos] == close) {
+      ++pos, --depth;
+      return true;
+    }
+    return fail(std::string("expected ',' or '") + close + "'");
+  }
+}
+
+bool JsonReader::readObject(
+    const std::function<bool(const std::string &)> &member) {
+  return readSequence('{', '}', "an object", [&] {
     skipSpace();
     std::string key;
     if (!readString(key))
@@ -69,47 +87,12 @@ bool JsonReader::readObject(
     if (pos >= text.size() || text[pos] != ':')
       return fail("expected ':'");
     ++pos;
-    if (!member(key))
-      return false;
-    skipSpace();
-    if (pos < text.size() && text[pos] == ',') {
-      ++pos;
-      continue;
-    }
-    if (pos < text.size() && text[pos] == '}') {
-      ++pos, --depth;
-      return true;
-    }
-    return fail("expected ',' or '}'");
-  }
+    return member(key);
+  });
 }
 
 bool JsonReader::readArray(const std::function<bool()> &element) {
-  skipSpace();
-  if (pos >= text.size() || text[pos] != '[')
-    return fail("expected an array");
-  if (++depth > kMaxDepth)
-    return fail("values nested too deep");
-  ++pos;
-  skipSpace();
-  if (pos < text.size() && text[pos] == ']') {
-    ++pos, --depth;
-    return true;
-  }
-  while (true) {
-    if (!element())
-      return false;
-    skipSpace();
-    if (pos < text.size() && text[pos] == ',') {
-      ++pos;
-      continue;
-    }
-    if (pos < text.size() && text[pos] == ']') {
-      ++pos, --depth;
-      return true;
-    }
-    return fail("expected ',' or ']'");
-  }
+  return readSequence('[', ']', "an array", element);
 }
 
 bool JsonReader::skipValue() {

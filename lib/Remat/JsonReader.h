@@ -56,6 +56,11 @@ public:
 private:
   void skipSpace();
   bool fail(const std::string &what);
+  /// An object's or an array's items between `open` and `close`, separated
+  /// by commas; `what` names the container in the error when `open` is
+  /// missing.
+  bool readSequence(char open, char close, const char *what,
+                    const std::function<bool()> &item);
   bool readString(std::string &out);
   bool readNumber(JsonScalar &value);
   bool readLiteral(llvm::StringRef word);
