@@ -418,19 +418,24 @@ tad::remat::smallestFittingBudget(int64_t low, int64_t high,
   return h == high || fits(h) ? h : high;
 }
 
+/// Where the smallest budget lies: from the largest compute to the
+/// store-all peak.
+static std::pair<int64_t, int64_t> budgetRange(const Graph &graph) {
+  int64_t low = lowerBound(graph);
+  return {low, std::max(low, simulate(graph, storeAllSchedule(graph)).peak)};
+}
+
 int64_t tad::remat::minimumBudgetSlack(const Graph &graph,
                                        const SolverLimits &limits) {
   if (graph.size() <= limits.queueNodes)
     return 0;
-  int64_t low = lowerBound(graph);
-  int64_t high = std::max(low, simulate(graph, storeAllSchedule(graph)).peak);
+  auto [low, high] = budgetRange(graph);
   return int64_t(double(high - low) * limits.minimumPrecision);
 }
 
 int64_t tad::remat::solverMinimumBudget(const Graph &graph,
                                         const SolverLimits &limits) {
-  int64_t low = lowerBound(graph);
-  int64_t high = std::max(low, simulate(graph, storeAllSchedule(graph)).peak);
+  auto [low, high] = budgetRange(graph);
   std::vector<Event> schedule;
   return smallestFittingBudget(
       low, high,
