@@ -48,7 +48,7 @@ bool JsonReader::atEnd() {
 }
 
 bool JsonReader::readSequence(char open, char close, const char *what,
-                              const std::function<bool()> &item) {
+                              llvm::function_ref<bool()> item) {
   skipSpace();
   if (pos >= text.size() || text[pos] != open)
     return fail(std::string("expected ") + what);
@@ -77,7 +77,7 @@ bool JsonReader::readSequence(char open, char close, const char *what,
 }
 
 bool JsonReader::readObject(
-    const std::function<bool(const std::string &)> &member) {
+    llvm::function_ref<bool(const std::string &)> member) {
   return readSequence('{', '}', "an object", [&] {
     skipSpace();
     std::string key;
@@ -91,7 +91,7 @@ bool JsonReader::readObject(
   });
 }
 
-bool JsonReader::readArray(const std::function<bool()> &element) {
+bool JsonReader::readArray(llvm::function_ref<bool()> element) {
   return readSequence('[', ']', "an array", element);
 }
 
@@ -225,15 +225,21 @@ bool JsonReader::readString(std::string &out) {
     return true;
   };
   while (pos < text.size()) {
+    // Plain characters are copied a run at a time: a dense graph's links
+    // are millions of short names.
+    size_t run = pos;
+    while (run < text.size() && text[run] != '"' && text[run] != '\\' &&
+           static_cast<unsigned char>(text[run]) >= 0x20)
+      ++run;
+    out.append(text.data() + pos, run - pos);
+    pos = run;
+    if (pos >= text.size())
+      break;
     char c = text[pos++];
     if (c == '"')
       return true;
-    if (static_cast<unsigned char>(c) < 0x20)
+    if (c != '\\')
       return fail("a control character in a string");
-    if (c != '\\') {
-      out += c;
-      continue;
-    }
     if (pos >= text.size())
       break;
     switch (char e = text[pos++]) {

@@ -10,10 +10,10 @@
 #ifndef TAD_LIB_REMAT_JSONREADER_H
 #define TAD_LIB_REMAT_JSONREADER_H
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 
@@ -36,10 +36,10 @@ public:
   /// Reads an object, calling `member` with each key; `member` must read
   /// the member's value (or skip it). False on invalid JSON or when
   /// `member` returns false.
-  bool readObject(const std::function<bool(const std::string &)> &member);
+  bool readObject(llvm::function_ref<bool(const std::string &)> member);
   /// Reads an array, calling `element` for each element, which must read
   /// it.
-  bool readArray(const std::function<bool()> &element);
+  bool readArray(llvm::function_ref<bool()> element);
   /// Reads a scalar; a nested object or array is skipped and reported as
   /// Kind::other.
   bool readScalar(JsonScalar &value);
@@ -60,7 +60,7 @@ private:
   /// by commas; `what` names the container in the error when `open` is
   /// missing.
   bool readSequence(char open, char close, const char *what,
-                    const std::function<bool()> &item);
+                    llvm::function_ref<bool()> item);
   bool readString(std::string &out);
   bool readNumber(JsonScalar &value);
   bool readLiteral(llvm::StringRef word);

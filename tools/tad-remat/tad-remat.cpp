@@ -200,7 +200,7 @@ int main(int argc, char **argv) {
                 "': " + buffer.getError().message());
   Graph graph;
   std::string error;
-  if (!parseGraphJson((*buffer)->getBuffer().str(), graph, error))
+  if (!parseGraphJson((*buffer)->getBuffer(), graph, error))
     return fail(inputFile + ": " + error);
 
   std::vector<Event> schedule = storeAllSchedule(graph);

@@ -20,6 +20,8 @@
 #ifndef TAD_REMAT_GRAPH_H
 #define TAD_REMAT_GRAPH_H
 
+#include "llvm/ADT/StringRef.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -49,7 +51,7 @@ struct Graph {
 /// Parses node-link JSON. On failure returns false with `error` describing
 /// the problem (a missing field, an edge that is not in topological order,
 /// a negative cost, ...).
-bool parseGraphJson(const std::string &text, Graph &graph, std::string &error);
+bool parseGraphJson(llvm::StringRef text, Graph &graph, std::string &error);
 
 /// Writes `graph` as node-link JSON that parseGraphJson reads back; nodes
 /// with transient bytes or that must not be recomputed carry the optional
