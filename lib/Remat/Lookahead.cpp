@@ -31,7 +31,8 @@ public:
       : graph(graph), budget(budget), costLimit(options.costLimit),
         score(options.score), weights(options.weights),
         keepAncestors(options.keepAncestors), depthFirst(options.depthFirst),
-        queue(options.queue), random(options.seed),
+        queue(options.queue), walkLimit(options.walkLimit),
+        random(options.seed),
         maxComputes(std::max<int64_t>(
             int64_t(kDtrComputesPerNode) * graph.size(), kDtrMinComputeLimit)),
         n(graph.size()), users(n), nextUser(n, 0), resident(n, 0),
@@ -50,6 +51,13 @@ public:
         inputEdges[inputs[p]].push_back({w, int(p)});
     }
     missingBits.assign(firstWord[n], 0);
+    // A bounded walk (walkLimit) needs each node's missing inputs' cost.
+    if (walkLimit != std::numeric_limits<int64_t>::max()) {
+      missingCost.assign(n, 0);
+      for (int w = 0; w < n; ++w)
+        for (int i : graph.nodes[w].inputs)
+          missingCost[w] += graph.nodes[i].cost;
+    }
     for (int w = 0; w < n; ++w)
       for (size_t p = 0; p < graph.nodes[w].inputs.size(); ++p)
         missingBits[firstWord[w] + p / 64] |= uint64_t(1) << (p % 64);
@@ -233,10 +241,13 @@ private:
   /// Records that `v` became missing (or resident) as an input of each of
   /// its users.
   void setMissing(int v, bool missing) {
+    double delta = missing ? graph.nodes[v].cost : -graph.nodes[v].cost;
     for (auto [w, p] : inputEdges[v]) {
       uint64_t &word = missingBits[firstWord[w] + p / 64];
       uint64_t bit = uint64_t(1) << (p % 64);
       word = missing ? word | bit : word & ~bit;
+      if (!missingCost.empty())
+        missingCost[w] += delta;
     }
   }
 
@@ -256,20 +267,37 @@ private:
 
   /// The cost of computing `v` again now: its own and that of its missing
   /// inputs, memoized until residency changes. Shared ancestors count once
-  /// per path, and the depth is capped: an estimate, not a schedule.
+  /// per path, the depth is capped, and the walk visits at most `walkLeft`
+  /// values (LookaheadOptions::walkLimit): an estimate, not a schedule.
   double recomputeCost(int v, int depth = 0) {
     if (rcStamp[v] == residency)
       return rcValue[v];
+    // Past the limit a value counts its own cost, and is not memoized:
+    // that is not its recompute cost.
+    if (walkLeft-- <= 0)
+      return graph.nodes[v].cost;
     double c = graph.nodes[v].cost;
     // The missing inputs in input order, as a loop over every input that
     // skips the resident ones would visit them (the memo makes the order
     // matter), without that loop's cost on dense graphs.
     if (depth < 32) {
       const std::vector<int> &inputs = graph.nodes[v].inputs;
+      // A bounded walk starts from the missing inputs' own costs, kept
+      // as values come and go, and adds what the inputs it reaches cost
+      // beyond their own: what it does not reach costs it nothing, so a
+      // value of a dense graph is scored in O(walkLimit), not in O(its
+      // missing inputs).
+      bool bounded = !missingCost.empty();
+      if (bounded)
+        c += missingCost[v];
       for (int word = firstWord[v]; word < firstWord[v + 1]; ++word)
         for (uint64_t bits = missingBits[word]; bits; bits &= bits - 1) {
+          if (bounded && walkLeft <= 0)
+            break;
           int p = (word - firstWord[v]) * 64 + __builtin_ctzll(bits);
-          c += recomputeCost(inputs[p], depth + 1);
+          int i = inputs[p];
+          c +=
+              recomputeCost(i, depth + 1) - (bounded ? graph.nodes[i].cost : 0);
         }
     }
     rcStamp[v] = residency;
@@ -300,6 +328,7 @@ private:
     }
     double distance = double(use - stage + 1) * indirect;
     double size = double(std::max<int64_t>(graph.nodes[u].bytes, 1));
+    walkLeft = walkLimit;
     double rc = bound ? graph.nodes[u].cost : recomputeCost(u);
     switch (score) {
     case EvictionScore::costPerByteDistance:
@@ -443,6 +472,7 @@ private:
   EvictionScore score;
   const std::vector<double> *weights;
   bool keepAncestors, depthFirst, queue;
+  int64_t walkLimit, walkLeft = 0;
   uint64_t random;
   std::vector<int> stageComputes; // what runStageDepthFirst recomputed
   int64_t maxComputes, computes = 0, bytes = 0;
@@ -466,6 +496,8 @@ private:
   // (user, position) pairs at which it is an input.
   std::vector<int> firstWord;
   std::vector<uint64_t> missingBits;
+  // With a bounded walk: the sum of each node's missing inputs' own costs.
+  std::vector<double> missingCost;
   std::vector<std::vector<std::pair<int, int>>> inputEdges;
   std::vector<Event> events;
   // The eviction queue (LookaheadOptions::queue): a max-heap by Entry's

@@ -11,6 +11,7 @@
 #include "tad/Remat/Exact.h"
 #include "tad/Remat/Solver.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
@@ -53,6 +54,18 @@ static constexpr int64_t kWholeGraphWork = int64_t(1) << 27;
 static constexpr int64_t kWholeGraphProbeWork = int64_t(1) << 25;
 // The exchange search starts from this many of the cheapest schedules.
 static constexpr int kExchangeStarts = 8;
+// The lookahead variants (lookaheadVariant) that a solve runs first: every
+// breadth-first one and the depth-first ones of the score that wins most
+// often. Large dense graphs (SolverLimits::denseInputs) run
+// kDenseGraphVariants instead, the first kLeadVariants of which fit the
+// smallest budgets there: rc/b and rc/(b*d). The variants that keep
+// ancestors are left out there: on the dense layered graphs measured
+// (docs/remat.md) none of them was ever the cheapest, and they take 5 to
+// 50 times as long as the others. (On sparse ones, such as the random
+// joint graphs, the other runs do fit where the lead variants fail.)
+static constexpr int kVariants[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 12};
+static constexpr int kLeadVariants = 2;
+static constexpr int kDenseGraphVariants[] = {2, 0, 8, 1, 3};
 // How much less likely a guided run evicts the node it protects.
 static constexpr double kProtectWeight = 16;
 
@@ -257,6 +270,30 @@ void weightSearch(
 
 } // namespace
 
+/// Whether the nodes of `graph` have more than limits.denseInputs inputs
+/// on average.
+static bool isDense(const Graph &graph, const SolverLimits &limits) {
+  int64_t inputs = 0;
+  for (const Node &node : graph.nodes)
+    inputs += int64_t(node.inputs.size());
+  return double(inputs) > limits.denseInputs * double(graph.size());
+}
+
+/// The end of a solve: what `info` reports, and the best schedule.
+static bool finish(Best &best, SolveInfo *info, bool optimal,
+                   std::vector<Event> &out) {
+  if (info) {
+    info->attempts = best.attempts;
+    info->feasible = best.feasible;
+    info->winner = best.name;
+    info->optimal = optimal;
+  }
+  if (best.feasible == 0)
+    return false;
+  out = std::move(best.schedule);
+  return true;
+}
+
 /// solveSchedule; with `anyFits`, it stops at the first schedule that fits
 /// (the runs up to it are the same, so it fits exactly where solveSchedule
 /// does): the bisection for the smallest budget needs no more.
@@ -271,6 +308,7 @@ static bool solve(const Graph &graph, int64_t budget, std::vector<Event> &out,
   // Large graphs: the eviction queue, and runs that stop at
   // limits.maxRecompute times the store-all cost.
   bool large = graph.size() > limits.queueNodes;
+  bool dense = large && isDense(graph, limits);
   double runLimit = large ? limits.maxRecompute * storeAll.cost : 1e300;
   auto done = [&] { return anyFits && best.feasible > 0; };
   if (storeAll.peak <= budget) {
@@ -302,6 +340,8 @@ static bool solve(const Graph &graph, int64_t budget, std::vector<Event> &out,
       options.seed = seed;
       options.costLimit = std::min(2 * best.cost, runLimit);
       options.queue = large;
+      if (dense)
+        options.walkLimit = limits.recomputeWalk;
       options.weights = weights;
       std::string name = std::string(scores[variant % 4]) + how +
                          (options.keepAncestors ? ", keeping ancestors" : "") +
@@ -313,13 +353,20 @@ static bool solve(const Graph &graph, int64_t budget, std::vector<Event> &out,
         bestVariant = variant;
       return cost;
     };
-    // Every breadth-first variant, and the depth-first ones of the score
-    // that wins most often (perturbed runs below draw from all variants).
+    // kVariants (perturbed runs below draw from all variants). On large
+    // dense graphs, where none of the lead variants fits, nothing else is
+    // tried: on the graphs measured (docs/remat.md), no other run fit a
+    // budget that both missed, and failing runs are what takes their time.
     {
       PhaseTimer timer(info, "lookahead variants");
-      for (int variant : {0, 1, 2, 3, 4, 5, 6, 7, 8, 12})
-        if (!done())
-          lookahead(variant, 0, nullptr, "");
+      llvm::ArrayRef<int> order(kVariants);
+      if (dense)
+        order = kDenseGraphVariants;
+      for (size_t i = 0; i < order.size() && !done(); ++i) {
+        lookahead(order[i], 0, nullptr, "");
+        if (dense && i + 1 == kLeadVariants && best.feasible == 0)
+          return finish(best, info, optimal, out);
+      }
     }
     // DTR is stopped once its own cost passes the best: the portfolio is
     // never worse than DTR's schedule either way.
@@ -382,16 +429,7 @@ static bool solve(const Graph &graph, int64_t budget, std::vector<Event> &out,
         best.offer(true, start.schedule, start.name + ", exchanges");
     }
   }
-  if (info) {
-    info->attempts = best.attempts;
-    info->feasible = best.feasible;
-    info->winner = best.name;
-    info->optimal = optimal;
-  }
-  if (best.feasible == 0)
-    return false;
-  out = std::move(best.schedule);
-  return true;
+  return finish(best, info, optimal, out);
 }
 
 bool tad::remat::solveSchedule(const Graph &graph, int64_t budget,
@@ -434,8 +472,11 @@ int64_t tad::remat::minimumBudgetSlack(const Graph &graph,
 }
 
 int64_t tad::remat::solverMinimumBudget(const Graph &graph,
-                                        const SolverLimits &limits) {
+                                        const SolverLimits &limits,
+                                        int64_t failed) {
   auto [low, high] = budgetRange(graph);
+  if (graph.size() > limits.queueNodes)
+    low = std::max(low, std::min(high, failed + 1));
   std::vector<Event> schedule;
   return smallestFittingBudget(
       low, high,
@@ -553,7 +594,7 @@ bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
     int64_t minimum;
     {
       PhaseTimer timer(info, "smallest budget of the heuristics (bisection)");
-      minimum = solverMinimumBudget(graph, limits);
+      minimum = solverMinimumBudget(graph, limits, budget);
     }
     if (minimum > budget || !solveSchedule(graph, minimum, out, info, limits)) {
       PhaseTimer timer(info, "whole-graph search");

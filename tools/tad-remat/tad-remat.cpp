@@ -92,6 +92,20 @@ static cl::opt<double> minimumPrecisionOption(
              "range from the largest compute to the store-all peak"),
     cl::init(SolverLimits().minimumPrecision), cl::cat(category));
 
+static cl::opt<int64_t> recomputeWalkOption(
+    "recompute-walk",
+    cl::desc("On dense graphs (--dense-inputs), the fast solver's "
+             "lookahead runs visit at most this many missing ancestors of a "
+             "value to estimate its recompute cost"),
+    cl::init(SolverLimits().recomputeWalk), cl::cat(category));
+
+static cl::opt<double> denseInputsOption(
+    "dense-inputs",
+    cl::desc("A graph over --queue-nodes whose nodes have more inputs than "
+             "this on average is dense: the fast solver runs fewer "
+             "lookahead variants on it, and stops when the first two fail"),
+    cl::init(SolverLimits().denseInputs), cl::cat(category));
+
 static cl::opt<std::string> replayFile(
     "replay",
     cl::desc("Replay the schedule in this file (tad-remat's output format, "
@@ -194,6 +208,12 @@ int main(int argc, char **argv) {
   if (!(minimumPrecisionOption >= 0 && minimumPrecisionOption < 1))
     return fail("--minimum-precision must be at least 0 and below 1, not " +
                 llvm::formatv("{0}", double(minimumPrecisionOption)).str());
+  if (recomputeWalkOption < 1)
+    return fail("--recompute-walk must be at least 1, not " +
+                llvm::Twine(int64_t(recomputeWalkOption)));
+  if (!(denseInputsOption >= 0))
+    return fail("--dense-inputs must be 0 or more, not " +
+                llvm::formatv("{0}", double(denseInputsOption)).str());
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile, /*IsText=*/true);
   if (!buffer)
     return fail("cannot read '" + inputFile +
@@ -226,6 +246,8 @@ int main(int argc, char **argv) {
   limits.queueNodes = queueNodesOption;
   limits.maxRecompute = maxRecomputeOption;
   limits.minimumPrecision = minimumPrecisionOption;
+  limits.recomputeWalk = recomputeWalkOption;
+  limits.denseInputs = denseInputsOption;
   switch (solver) {
   case Solver::replay: {
     auto text = llvm::MemoryBuffer::getFile(replayFile, /*IsText=*/true);

@@ -336,3 +336,74 @@ TEST(SolverTest, MinimumBudgetProbes) {
 }
 
 } // namespace
+
+/// A dense layered joint graph like bench/remat/layered_graph.py's: a chain
+/// of `layers` forward nodes in which each earlier layer feeds a later one
+/// with probability `skip`, then one adjoint per forward node that reads
+/// the adjoints of the node's users and the node's own inputs.
+static Graph denseLayeredGraph(int layers, double skip, std::mt19937 &rng) {
+  std::uniform_int_distribution<int> cost(1, 10), size(1, 8);
+  std::bernoulli_distribution edge(skip);
+  Graph g;
+  auto add = [&](const std::string &name) {
+    Node node;
+    node.name = name;
+    node.cost = cost(rng);
+    node.bytes = 16 * size(rng);
+    g.nodes.push_back(node);
+    return g.size() - 1;
+  };
+  std::vector<std::vector<int>> inputs(layers), users(layers);
+  for (int v = 0; v < layers; ++v) {
+    add("f" + std::to_string(v));
+    for (int u = 0; u < v; ++u)
+      if (u == v - 1 || edge(rng)) {
+        inputs[v].push_back(u);
+        users[u].push_back(v);
+        g.addEdge(u, v);
+      }
+  }
+  std::vector<int> adjoint(layers);
+  for (int v = layers - 1; v >= 0; --v) {
+    adjoint[v] = add("g" + std::to_string(v));
+    if (v == layers - 1)
+      g.addEdge(v, adjoint[v]);
+    for (int w : users[v])
+      g.addEdge(adjoint[w], adjoint[v]);
+    for (int u : inputs[v])
+      g.addEdge(u, adjoint[v]);
+  }
+  return g;
+}
+
+// A large dense graph runs the lead lookahead variants with a bounded
+// walk, and stops when they fail: its schedules fit, and the search for
+// its smallest budget starts above a budget that failed.
+TEST(SolverTest, DenseGraphs) {
+  std::mt19937 rng(41);
+  Graph g = denseLayeredGraph(160, 0.15, rng);
+  SolverLimits limits;
+  limits.queueNodes = 0;
+  ScheduleStats storeAll = simulate(g, storeAllSchedule(g));
+  int64_t edges = 0;
+  for (const Node &node : g.nodes)
+    edges += int64_t(node.inputs.size());
+  ASSERT_GT(double(edges), limits.denseInputs * g.size());
+  std::vector<Event> schedule;
+  int64_t budget = int64_t(0.97 * double(storeAll.peak));
+  ASSERT_TRUE(solveSchedule(g, budget, schedule, nullptr, limits));
+  checked(g, schedule, budget);
+  int64_t failed = lowerBound(g) + 1;
+  ASSERT_FALSE(solveSchedule(g, failed, schedule, nullptr, limits));
+  int64_t minimum = solverMinimumBudget(g, limits, failed);
+  EXPECT_GT(minimum, failed);
+  ASSERT_TRUE(solveSchedule(g, minimum, schedule, nullptr, limits));
+  checked(g, schedule, minimum);
+  // A lead variant whose walk stops at the value itself (its own cost and
+  // its missing inputs') still fits a budget with room.
+  LookaheadOptions options = lookaheadVariant(2);
+  options.queue = true;
+  options.walkLimit = 1;
+  ASSERT_TRUE(lookaheadSchedule(g, budget, options, schedule));
+  checked(g, schedule, budget);
+}

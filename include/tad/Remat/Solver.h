@@ -79,6 +79,10 @@ struct LookaheadOptions {
   /// score until it is popped, so the choice can differ from the scan's.
   /// A seed draws one factor per node instead of one per scan.
   bool queue = false;
+  /// How many values a score's walk over a value's missing ancestors
+  /// (its recompute cost) visits at most; the ancestors it does not reach
+  /// count their own cost only.
+  int64_t walkLimit = std::numeric_limits<int64_t>::max();
 };
 
 /// The lookahead variants the fast solver runs, numbered: variant % 4 is
@@ -147,6 +151,14 @@ struct SolverLimits {
   /// interval is this fraction of [lowerBound, store-all peak] or less:
   /// each budget it tries costs a whole failing solve there.
   double minimumPrecision = 1.0 / 64;
+  /// Those graphs are dense when their nodes have more inputs than this on
+  /// average. A dense graph runs fewer lookahead variants, and none after
+  /// the lead variants fail: its failing runs are slow, and the others
+  /// were never cheaper there (docs/remat.md).
+  double denseInputs = 8;
+  /// On dense graphs, the lookahead runs walk at most this many missing
+  /// ancestors of a value to score it (LookaheadOptions::walkLimit).
+  int64_t recomputeWalk = 16;
 };
 
 /// How far above the heuristics' smallest budget solverMinimumBudget's
@@ -196,9 +208,13 @@ bool fastSchedule(const Graph &graph, int64_t budget, std::vector<Event> &out,
 /// solveSchedule succeeds, found by bisection and checked (heuristic
 /// feasibility need not be monotone; the store-all peak always works). On
 /// graphs over limits.queueNodes the bisection stops early: the answer
-/// fits, and is within minimumBudgetSlack of the bisection's.
+/// fits, and is within minimumBudgetSlack of the bisection's. There, a
+/// budget `failed` at which solveSchedule failed starts the search above
+/// it: each budget tried costs a failing solve, and on large graphs the
+/// search takes feasibility to be monotone.
 int64_t solverMinimumBudget(const Graph &graph,
-                            const SolverLimits &limits = SolverLimits());
+                            const SolverLimits &limits = SolverLimits(),
+                            int64_t failed = -1);
 
 /// The smallest budget in [low, high] at which `fits` holds, by bisection.
 /// Heuristic feasibility need not be monotone in the budget, so the answer
