@@ -56,16 +56,18 @@ static constexpr int64_t kWholeGraphProbeWork = int64_t(1) << 25;
 static constexpr int kExchangeStarts = 8;
 // The lookahead variants (lookaheadVariant) that a solve runs first: every
 // breadth-first one and the depth-first ones of the score that wins most
-// often. Large dense graphs (SolverLimits::denseInputs) run
-// kDenseGraphVariants instead, the first kLeadVariants of which fit the
-// smallest budgets there: rc/b and rc/(b*d). The variants that keep
-// ancestors are left out there: on the dense layered graphs measured
-// (docs/remat.md) none of them was ever the cheapest, and they take 5 to
-// 50 times as long as the others. (On sparse ones, such as the random
-// joint graphs, the other runs do fit where the lead variants fail.)
+// often. Large graphs (SolverLimits::queueNodes) leave out the variants
+// that keep ancestors: on the large graphs measured (dense and random
+// joint graphs, the transformer's; docs/remat.md) none of them was ever
+// the cheapest, and they take 5 to 50 times as long as the others. Large
+// dense graphs (SolverLimits::denseInputs) run first the kLeadVariants
+// that fit the smallest budgets there, rc/b and rc/(b*d), and stop when
+// both fail. (On sparse graphs, such as the random joint graphs, the
+// other runs do fit where those two fail.)
 static constexpr int kVariants[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 12};
-static constexpr int kLeadVariants = 2;
+static constexpr int kLargeGraphVariants[] = {0, 1, 2, 3, 8};
 static constexpr int kDenseGraphVariants[] = {2, 0, 8, 1, 3};
+static constexpr int kLeadVariants = 2;
 // How much less likely a guided run evicts the node it protects.
 static constexpr double kProtectWeight = 16;
 
@@ -362,6 +364,8 @@ static bool solve(const Graph &graph, int64_t budget, std::vector<Event> &out,
       llvm::ArrayRef<int> order(kVariants);
       if (dense)
         order = kDenseGraphVariants;
+      else if (large)
+        order = kLargeGraphVariants;
       for (size_t i = 0; i < order.size() && !done(); ++i) {
         lookahead(order[i], 0, nullptr, "");
         if (dense && i + 1 == kLeadVariants && best.feasible == 0)
