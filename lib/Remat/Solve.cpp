@@ -59,7 +59,7 @@ static constexpr int kExchangeStarts = 8;
 // often. Large graphs (SolverLimits::queueNodes) leave out the variants
 // that keep ancestors: on the large graphs measured (dense and random
 // joint graphs, the transformer's; docs/remat.md) none of them was ever
-// the cheapest, and they take 5 to 50 times as long as the others. Large
+// the cheapest, and they take 5 to 20 times as long as the others. Large
 // dense graphs (SolverLimits::denseInputs) run first the kLeadVariants
 // that fit the smallest budgets there, rc/b and rc/(b*d), and stop when
 // both fail. (On sparse graphs, such as the random joint graphs, the
