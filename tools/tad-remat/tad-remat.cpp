@@ -102,8 +102,9 @@ static cl::opt<int64_t> recomputeWalkOption(
 static cl::opt<double> denseInputsOption(
     "dense-inputs",
     cl::desc("A graph over --queue-nodes whose nodes have more inputs than "
-             "this on average is dense: the fast solver runs fewer "
-             "lookahead variants on it, and stops when the first two fail"),
+             "this on average is dense: the fast solver stops when its "
+             "first two lookahead variants fail there, and bounds their "
+             "walk (--recompute-walk)"),
     cl::init(SolverLimits().denseInputs), cl::cat(category));
 
 static cl::opt<std::string> replayFile(

@@ -152,9 +152,9 @@ struct SolverLimits {
   /// each budget it tries costs a whole failing solve there.
   double minimumPrecision = 1.0 / 64;
   /// Those graphs are dense when their nodes have more inputs than this on
-  /// average. A dense graph runs fewer lookahead variants, and none after
-  /// the lead variants fail: its failing runs are slow, and the others
-  /// were never cheaper there (docs/remat.md).
+  /// average. A dense graph runs its lead lookahead variants first and
+  /// nothing after they fail: its failing runs are slow, and no other run
+  /// fit where they failed (docs/remat.md).
   double denseInputs = 8;
   /// On dense graphs, the lookahead runs walk at most this many missing
   /// ancestors of a value to score it (LookaheadOptions::walkLimit).
