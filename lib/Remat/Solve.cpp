@@ -58,8 +58,9 @@ static constexpr int kExchangeStarts = 8;
 // breadth-first one and the depth-first ones of the score that wins most
 // often. Large graphs (SolverLimits::queueNodes) leave out the variants
 // that keep ancestors: on the large graphs measured (dense and random
-// joint graphs, the transformer's; docs/remat.md) none of them was ever
-// the cheapest, and they take 5 to 20 times as long as the others. Large
+// joint graphs, the transformer's; bench/remat/variants.py) none of them
+// was ever the cheapest or fit a smaller budget, and they take up to 20
+// times as long as the others. Large
 // dense graphs (SolverLimits::denseInputs) run first the kLeadVariants
 // that fit the smallest budgets there, rc/b and rc/(b*d), and stop when
 // both fail. (On sparse graphs, such as the random joint graphs, the
@@ -281,6 +282,20 @@ static bool isDense(const Graph &graph, const SolverLimits &limits) {
   return double(inputs) > limits.denseInputs * double(graph.size());
 }
 
+LookaheadOptions tad::remat::fastLookaheadOptions(int variant,
+                                                  const Graph &graph,
+                                                  const SolverLimits &limits,
+                                                  double storeAllCost) {
+  LookaheadOptions options = lookaheadVariant(variant);
+  if (graph.size() > limits.queueNodes) {
+    options.queue = true;
+    options.costLimit = limits.maxRecompute * storeAllCost;
+    if (isDense(graph, limits))
+      options.walkLimit = limits.recomputeWalk;
+  }
+  return options;
+}
+
 /// The end of a solve: what `info` reports, and the best schedule.
 static bool finish(Best &best, SolveInfo *info, bool optimal,
                    std::vector<Event> &out) {
@@ -338,12 +353,10 @@ static bool solve(const Graph &graph, int64_t budget, std::vector<Event> &out,
     // thrash.
     auto lookahead = [&](int variant, uint64_t seed,
                          const std::vector<double> *weights, const char *how) {
-      LookaheadOptions options = lookaheadVariant(variant);
+      LookaheadOptions options =
+          fastLookaheadOptions(variant, graph, limits, storeAll.cost);
       options.seed = seed;
-      options.costLimit = std::min(2 * best.cost, runLimit);
-      options.queue = large;
-      if (dense)
-        options.walkLimit = limits.recomputeWalk;
+      options.costLimit = std::min(2 * best.cost, options.costLimit);
       options.weights = weights;
       std::string name = std::string(scores[variant % 4]) + how +
                          (options.keepAncestors ? ", keeping ancestors" : "") +

@@ -42,7 +42,16 @@ static cl::opt<std::string>
                  cl::value_desc("bytes"), cl::cat(category));
 
 // `replay` is not a --solver value: --replay selects it.
-enum class Solver { automatic, exact, fast, dtr, chen, storeAll, replay };
+enum class Solver {
+  automatic,
+  exact,
+  fast,
+  lookahead,
+  dtr,
+  chen,
+  storeAll,
+  replay
+};
 static cl::opt<Solver> solverOption(
     "solver", cl::desc("Which solver schedules the graph"),
     cl::values(clEnumValN(Solver::automatic, "auto",
@@ -52,6 +61,9 @@ static cl::opt<Solver> solverOption(
                clEnumValN(Solver::fast, "fast",
                           "lookahead eviction and tightening, the best of "
                           "several scores and DTR"),
+               clEnumValN(Solver::lookahead, "lookahead",
+                          "one lookahead variant of the fast solver "
+                          "(--variant), tightened: to measure the variants"),
                clEnumValN(Solver::chen, "chen",
                           "Chen et al.'s sqrt(n) checkpointing (a "
                           "baseline; ignores the budget's size)"),
@@ -91,6 +103,12 @@ static cl::opt<double> minimumPrecisionOption(
              "solver's smallest budget stops within this fraction of the "
              "range from the largest compute to the store-all peak"),
     cl::init(SolverLimits().minimumPrecision), cl::cat(category));
+
+static cl::opt<int> variantOption(
+    "variant",
+    cl::desc("With --solver=lookahead, which variant runs (0 to 15): the "
+             "score is variant % 4, +4 keeps ancestors, +8 depth first"),
+    cl::init(0), cl::cat(category));
 
 static cl::opt<int64_t> recomputeWalkOption(
     "recompute-walk",
@@ -209,6 +227,10 @@ int main(int argc, char **argv) {
   if (!(minimumPrecisionOption >= 0 && minimumPrecisionOption < 1))
     return fail("--minimum-precision must be at least 0 and below 1, not " +
                 llvm::formatv("{0}", double(minimumPrecisionOption)).str());
+  if (variantOption < 0 || variantOption >= kLookaheadVariants)
+    return fail("--variant must be from 0 to " +
+                llvm::Twine(kLookaheadVariants - 1) + ", not " +
+                llvm::Twine(int(variantOption)));
   if (recomputeWalkOption < 1)
     return fail("--recompute-walk must be at least 1, not " +
                 llvm::Twine(int64_t(recomputeWalkOption)));
@@ -338,6 +360,21 @@ int main(int argc, char **argv) {
                   " (no schedule fits below " + llvm::Twine(footprint) + ")");
     }
     break;
+  case Solver::lookahead: {
+    solverName = "lookahead";
+    if (budget < 0)
+      budget = storeAllPeak;
+    if (budget < footprint)
+      return failBelowFootprint(budget, footprint);
+    LookaheadOptions options = fastLookaheadOptions(
+        variantOption, graph, limits, simulate(graph, schedule).cost);
+    if (!lookaheadSchedule(graph, budget, options, schedule))
+      return fail("lookahead variant " + llvm::Twine(int(variantOption)) +
+                  " finds no schedule within " + llvm::Twine(budget) +
+                  " bytes");
+    tightenSchedule(graph, budget, schedule);
+    break;
+  }
   case Solver::chen:
     solverName = "chen";
     schedule = chenSchedule(graph);

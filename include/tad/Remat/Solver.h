@@ -161,6 +161,16 @@ struct SolverLimits {
   int64_t recomputeWalk = 16;
 };
 
+/// How the fast solver runs lookahead variant `variant` (lookaheadVariant)
+/// on `graph` under `limits`, whose store-all schedule costs
+/// `storeAllCost`: on graphs over limits.queueNodes with the eviction queue
+/// and a cost limit of limits.maxRecompute times that cost, and on dense
+/// ones with the bounded walk. (The portfolio also stops each run at twice
+/// its best cost so far.)
+LookaheadOptions fastLookaheadOptions(int variant, const Graph &graph,
+                                      const SolverLimits &limits,
+                                      double storeAllCost);
+
 /// How far above the heuristics' smallest budget solverMinimumBudget's
 /// answer may be under `limits`: 0 on graphs of at most limits.queueNodes
 /// nodes, where the bisection is exact.
