@@ -56,15 +56,15 @@ static constexpr int64_t kWholeGraphProbeWork = int64_t(1) << 25;
 static constexpr int kExchangeStarts = 8;
 // The lookahead variants (lookaheadVariant) that a solve runs first: every
 // breadth-first one and the depth-first ones of the score that wins most
-// often. Large graphs (SolverLimits::queueNodes) leave out the variants
-// that keep ancestors: on the large graphs measured (dense and random
-// joint graphs, the transformer's; bench/remat/variants.py) none of them
-// was ever the cheapest or fit a smaller budget, and they take up to 20
-// times as long as the others. Large
-// dense graphs (SolverLimits::denseInputs) run first the kLeadVariants
-// that fit the smallest budgets there, rc/b and rc/(b*d), and stop when
-// both fail. (On sparse graphs, such as the random joint graphs, the
-// other runs do fit where those two fail.)
+// often. Large graphs (SolverLimits::queueNodes) leave out of these the
+// variants that keep ancestors (perturbed runs still draw from all): on the
+// large graphs measured (dense and random joint graphs, the transformer's;
+// bench/remat/variants.py) none of them was ever the cheapest or fit a smaller
+// budget, and they take up to 20 times as long as the others. Large dense
+// graphs (SolverLimits::denseInputs) run first the kLeadVariants that fit the
+// smallest budgets there, rc/b and rc/(b*d), and stop when both fail. (On
+// sparse graphs, such as the random joint graphs, the other runs do fit where
+// those two fail.)
 static constexpr int kVariants[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 12};
 static constexpr int kLargeGraphVariants[] = {0, 1, 2, 3, 8};
 static constexpr int kDenseGraphVariants[] = {2, 0, 8, 1, 3};
