@@ -87,6 +87,23 @@ import shutil
 if shutil.which("cbc"):
     config.available_features.add("cbc")
 
+# Collectives (docs/distributed.md): tests of several processes need a tad
+# built with MPI and an mpirun (scripts/apt-packages.txt installs Open
+# MPI); elsewhere they are reported as unsupported. %mpirun starts N
+# processes on this machine alone: oversubscribed (2 cores may run 4
+# processes), over shared memory and loopback, and as root where CI runs
+# as root. Shared memory copies without cross-memory attach, which
+# containers often forbid.
+if config.tad_have_mpi and shutil.which("mpirun"):
+    config.available_features.add("mpi")
+    for name, value in [("OMPI_ALLOW_RUN_AS_ROOT", "1"),
+                        ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"),
+                        ("OMPI_MCA_btl", "self,vader,tcp"),
+                        ("OMPI_MCA_btl_vader_single_copy_mechanism", "none"),
+                        ("OMPI_MCA_btl_tcp_if_include", "lo")]:
+        config.environment[name] = value
+    config.substitutions.append(("%mpirun", "mpirun --oversubscribe"))
+
 # GPU tests (docs/gpu.md): compiling for --target=cuda needs the CUDA
 # toolkit's ptxas and fatbinary; running needs a GPU and its driver, which
 # CI machines do not have: those tests are reported as unsupported there.

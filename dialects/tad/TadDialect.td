@@ -143,6 +143,15 @@ def Tad_ComparePredicate : I32EnumAttr<"ComparePredicate",
   let cppNamespace = "::tad";
 }
 
+// How tad.all_reduce combines the processes' tensors.
+def Tad_ReduceKind : I32EnumAttr<"ReduceKind",
+    "how a collective combines the processes' tensors", [
+      I32EnumAttrCase<"sum", 0>,
+      I32EnumAttrCase<"mean", 1>
+    ]> {
+  let cppNamespace = "::tad";
+}
+
 //===----------------------------------------------------------------------===//
 // Base op class
 //===----------------------------------------------------------------------===//

@@ -299,3 +299,18 @@ std::optional<int64_t> LogSumExpOp::getFusableTailBytes() {
   return rowsAlong(getOperand(), axis) * elementBytes(typeOf(getOperand())) +
          rowSumBytes(getOperand(), axis);
 }
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+// MPI reads a contiguous buffer: a view's elements (a slice, a row of a
+// stacked tensor) are first copied into one of their own, alive while the
+// collective runs.
+int64_t AllReduceOp::getTransientBytes(bool) {
+  Operation *producer = getOperand().getDefiningOp();
+  auto model = dyn_cast_or_null<MemoryModelOpInterface>(producer);
+  if (model && model.getViewedOperand())
+    return getByteSize(getType());
+  return 0;
+}

@@ -383,6 +383,20 @@ LogicalResult CastOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// AllReduceOp
+//===----------------------------------------------------------------------===//
+
+// MPI has no standard datatype for the 16-bit floats: a collective of them
+// would have to widen, and tad does not yet.
+LogicalResult AllReduceOp::verify() {
+  Type element = getType().getElementType();
+  if (!element.isF32() && !element.isF64())
+    return emitOpError("reduces f32 and f64 tensors only, not ")
+           << element << "; cast to f32 first";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//
 

@@ -716,6 +716,41 @@ def Tad_LogSumExpOp : Tad_Op<"logsumexp", [DeclareOpInterfaceMethods<Tad_MemoryM
 }
 
 //===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+def Tad_AllReduceOp : Tad_Op<"all_reduce", [SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>,
+    DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["getTransientBytes"]>,
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "sums or averages a tensor across the processes of a run";
+  let description = [{
+    Every process of the run (the ranks of `MPI_COMM_WORLD`) passes a tensor
+    of the same type and receives the elementwise sum of them all (`sum`)
+    or that sum divided by the number of processes (`mean`). A run of one
+    process returns the operand.
+
+    The op has effects: every process must reach the same collectives in
+    the same order, so no pass may remove, merge or duplicate one on its
+    own, and the remat pass never recomputes one (it would communicate
+    again). Its derivative is taken of the sum over the processes of what
+    each computes (the SPMD convention, as JAX's `psum`): the cotangent of
+    the operand is the same collective of the result's cotangent.
+
+    On the CPU it lowers to `mpi.allreduce` (docs/distributed.md); other
+    targets reject it.
+
+    ```mlir
+    %g = tad.all_reduce mean, %x : tensor<256x128xf32>
+    ```
+  }];
+  let arguments = (ins Tad_ReduceKind:$kind, Tad_Tensor:$operand);
+  let results = (outs Tad_Tensor:$result);
+  let assemblyFormat = "$kind `,` $operand attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Differentiation control
 //===----------------------------------------------------------------------===//
 

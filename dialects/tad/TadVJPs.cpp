@@ -326,6 +326,20 @@ void StopGradientOp::buildVJP(OpBuilder &, ValueRange,
 }
 void StopGradientOp::getResiduals(SmallVectorImpl<Value> &) {}
 
+// The derivative of the sum over processes: x_p reaches every process's
+// result, so its cotangent is the same collective of the results'
+// cotangents (a mean's is their mean). A zero cotangent is zero on every
+// process, since all run the same program: none of them communicates.
+void AllReduceOp::buildVJP(OpBuilder &b, ValueRange dys,
+                           SmallVectorImpl<Value> &dxs) {
+  if (!dys[0]) {
+    dxs.assign({Value()});
+    return;
+  }
+  dxs.assign({AllReduceOp::create(b, getLoc(), getKind(), dys[0])});
+}
+void AllReduceOp::getResiduals(SmallVectorImpl<Value> &) {}
+
 //===----------------------------------------------------------------------===//
 // Contraction and shape ops
 //===----------------------------------------------------------------------===//

@@ -18,10 +18,12 @@
 /// tad-forward-copies writes values straight into the tape rows that
 /// store them where one-shot bufferization made a copy, and
 /// tad-plan-buffers places every free (docs/memory.md).
-std::string tad::getBufferizationPipeline(int64_t budget) {
+std::string tad::getBufferizationPipeline(int64_t budget, bool collectives) {
   // No CSE between conversion and bufferization: it would merge the
   // zero-filled outputs of matmuls and force copies of the shared zeros.
-  return "convert-tad-to-linalg,"
+  return std::string(collectives
+                         ? "convert-tad-to-linalg,"
+                         : "convert-tad-to-linalg{collectives=false},") +
          "canonicalize,"
          "tad-fuse-elementwise,"
          "tad-split-reductions,"
@@ -65,6 +67,7 @@ static std::string getCpuCodegenPipeline() {
          "finalize-memref-to-llvm{use-generic-functions},"
          "convert-to-llvm,"
          "reconcile-unrealized-casts,"
+         "tad-openmpi-handles,"
          "llvm.func(canonicalize),"
          "tad-parallelize-calls,"
          "tad-annotate-llvm-functions";
@@ -83,8 +86,9 @@ static std::string getKernelMapping() {
 }
 
 std::string tad::getCudaEmulatorPipeline(int64_t budget) {
-  return getBufferizationPipeline(budget) + getKernelMapping() +
-         "tad-emulate-gpu-launches," + getCpuCodegenPipeline();
+  return getBufferizationPipeline(budget, /*collectives=*/false) +
+         getKernelMapping() + "tad-emulate-gpu-launches," +
+         getCpuCodegenPipeline();
 }
 
 std::string tad::getCudaLoweringPipeline(llvm::ArrayRef<std::string> archs,
@@ -100,17 +104,18 @@ std::string tad::getCudaLoweringPipeline(llvm::ArrayRef<std::string> archs,
   for (const std::string &a : archs)
     if (std::stoi(a.substr(3)) < std::stoi(lowest.substr(3)))
       lowest = a;
-  return getBufferizationPipeline(budget) +
-         std::string(cublasMatmul ? "tad-matmul-to-runtime{prefix=tad_rt_cuda_},"
-                                  : "") +
+  return getBufferizationPipeline(budget, /*collectives=*/false) +
+         std::string(cublasMatmul
+                         ? "tad-matmul-to-runtime{prefix=tad_rt_cuda_},"
+                         : "") +
          getKernelMapping() +
          "gpu-kernel-outlining,"
          "tad-merge-gpu-modules,"
          "expand-strided-metadata,"
          "lower-affine,"
          "convert-scf-to-cf," +
-         getFloatEmulation() +
-         "nvvm-attach-target{chip=" + lowest + " features=+ptx80 O=3},"
+         getFloatEmulation() + "nvvm-attach-target{chip=" + lowest +
+         " features=+ptx80 O=3},"
          "gpu.module(convert-gpu-to-nvvm,canonicalize,cse,"
          "reconcile-unrealized-casts),"
          "convert-math-to-llvm,"
@@ -120,8 +125,11 @@ std::string tad::getCudaLoweringPipeline(llvm::ArrayRef<std::string> archs,
          "gpu-to-llvm,"
          "convert-to-llvm,"
          "reconcile-unrealized-casts,"
-         "gpu-module-to-binary{format=isa toolkit=" + toolkit.str() + "},"
-         "tad-gpu-fatbin{archs=" + list + " toolkit=" + toolkit.str() + "}";
+         "gpu-module-to-binary{format=isa toolkit=" +
+         toolkit.str() +
+         "},"
+         "tad-gpu-fatbin{archs=" +
+         list + " toolkit=" + toolkit.str() + "}";
 }
 
 void tad::registerTadLoweringPipelines() {

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tad/Driver/Aot.h"
+#include "tad/Conversion/Passes.h"
 
 #include "tad/Transforms/Passes.h"
 
@@ -459,7 +460,8 @@ std::string tad::driver::generateLibraryWrappers(
   return s;
 }
 
-std::string tad::driver::generateMain(const rt::EntrySpec &entry, bool cuda) {
+std::string tad::driver::generateMain(const rt::EntrySpec &entry, bool cuda,
+                                      bool collectives) {
   std::string s;
   llvm::raw_string_ostream os(s);
   auto dtype = [](rt::DType d) {
@@ -476,6 +478,7 @@ std::string tad::driver::generateMain(const rt::EntrySpec &entry, bool cuda) {
      << "#include \"tad/runtime/Runner.h\"\n\n#include <cstring>\n"
      << "#include <iostream>\n\n"
      << "extern \"C\" " << cifaceDeclaration(entry) << "\n"
+     << (collectives ? "extern \"C\" void tad_rt_mpi_init(void);\n" : "")
      << "static void invoke(void **args) {\n  _mlir_ciface_"
      << tad::getInternalName(entry.function) << "(";
   size_t count = entry.params.size() + (entry.results.empty() ? 0 : 1);
@@ -505,12 +508,16 @@ std::string tad::driver::generateMain(const rt::EntrySpec &entry, bool cuda) {
      << "      std::cout << \"  \" << r.name << \": \" << "
         "tad::rt::describeArray(r.dtype, r.shape) << \"\\n\";\n"
      << "    return 0;\n  }\n"
+     << (collectives ? "  // MPI first: the paths may name the rank (%r).\n"
+                       "  tad_rt_mpi_init();\n"
+                     : "")
      << "  tad::rt::RunOptions options;\n  std::string error;\n"
      << (cuda ? "  options.cuda = true;\n" : "")
      << "  if (!tad::rt::parseRunArguments(argc, argv, options, error)) {\n"
      << "    std::cerr << argv[0] << \": error: \" << error << \"\\n\";\n"
      << "    return 2;\n  }\n"
-     << "  if (!tad::rt::runEntry(entry, invoke, options, std::cout, error)) {\n"
+     << "  if (!tad::rt::runEntry(entry, invoke, options, std::cout, error)) "
+        "{\n"
      << "    std::cerr << argv[0] << \": error: \" << error << \"\\n\";\n"
      << "    return 1;\n  }\n  return 0;\n}\n";
   return s;
@@ -612,6 +619,30 @@ static std::vector<std::string> runtimeLinkArgs(bool cuda) {
   return {threads, runtime.staticLibrary, "-ldl", "-lm"};
 }
 
+bool tad::driver::usesCollectives(mlir::ModuleOp module) {
+  return module.lookupSymbol(kMpiInitFunction) ||
+         module.lookupSymbol(std::string("_mlir_ciface_") + kMpiInitFunction);
+}
+
+/// A program with collectives links the MPI runtime and the MPI library,
+/// found at run time where this build found it (as OpenBLAS is).
+static llvm::Expected<std::vector<std::string>> mpiLinkArgs() {
+  if (!TAD_HAVE_MPI)
+    return llvm::createStringError(
+        "this program has collectives (all_reduce), but tad was built "
+        "without MPI: install libopenmpi-dev and rebuild tad "
+        "(docs/distributed.md)");
+  std::vector<std::string> args = {getenvOr("TAD_RUNTIME_MPI_STATIC_LIBRARY",
+                                            TAD_RUNTIME_MPI_STATIC_LIBRARY)};
+  llvm::SmallVector<llvm::StringRef> libraries;
+  llvm::StringRef(TAD_MPI_LIBRARIES).split(libraries, ' ', -1, false);
+  for (llvm::StringRef library : libraries) {
+    args.push_back(library.str());
+    args.push_back("-Wl,-rpath," + llvm::sys::path::parent_path(library).str());
+  }
+  return args;
+}
+
 /// Compiles the glue (`glueArgs`, writing `glueObject`) in a second
 /// process while LLVM generates `module`'s code into objects named
 /// `objectPrefix`N.o, then links `linkFlags`, the objects and the runtime
@@ -636,6 +667,12 @@ static llvm::Error compileAndLink(mlir::ModuleOp module,
   std::vector<std::string> args = std::move(linkFlags);
   args.push_back(std::string(glueObject));
   llvm::append_range(args, *objects);
+  if (usesCollectives(module)) {
+    auto mpi = mpiLinkArgs();
+    if (!mpi)
+      return mpi.takeError();
+    llvm::append_range(args, *mpi);
+  }
   llvm::append_range(args, runtimeLinkArgs(cuda));
   args.push_back("-o");
   args.push_back(output.str());
@@ -708,7 +745,8 @@ llvm::Error tad::driver::linkExecutable(mlir::ModuleOp module,
   llvm::SmallString<128> object(temp.path), main(temp.path);
   llvm::sys::path::append(object, "model");
   llvm::sys::path::append(main, "main.cpp");
-  if (llvm::Error e = writeFile(main, generateMain(entry, cuda)))
+  if (llvm::Error e =
+          writeFile(main, generateMain(entry, cuda, usesCollectives(module))))
     return e;
   llvm::SmallString<128> mainObject(temp.path);
   llvm::sys::path::append(mainObject, "main.o");

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "tad/Driver/JitRunner.h"
+#include "tad/Driver/Aot.h"
+#include "tad/Driver/Config.h"
 #include "tad/Driver/ResultStores.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -16,16 +18,46 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
 #include <iostream>
+
+/// Code with collectives calls MPI and the MPI runtime, which tadc does not
+/// link: they are loaded into the process, whose symbols the JIT-compiled
+/// code resolves against, and MPI starts before the inputs are read (their
+/// paths may name the rank).
+static llvm::Error loadMpiRuntime() {
+  if (!TAD_HAVE_MPI)
+    return llvm::createStringError(
+        "this program has collectives (all_reduce), but tad was built "
+        "without MPI: install libopenmpi-dev and rebuild tad "
+        "(docs/distributed.md)");
+  const char *override = std::getenv("TAD_RUNTIME_MPI_SHARED_LIBRARY");
+  std::string path =
+      override && *override ? override : TAD_RUNTIME_MPI_SHARED_LIBRARY;
+  std::string message;
+  if (llvm::sys::DynamicLibrary::LoadLibraryPermanently(path.c_str(), &message))
+    return llvm::createStringError("cannot load the MPI runtime " + path +
+                                   ": " + message);
+  auto init = reinterpret_cast<void (*)()>(
+      llvm::sys::DynamicLibrary::SearchForAddressOfSymbol("tad_rt_mpi_init"));
+  if (!init)
+    return llvm::createStringError(path + " defines no tad_rt_mpi_init");
+  init();
+  return llvm::Error::success();
+}
 
 llvm::Error tad::driver::runEntry(mlir::ModuleOp module,
                                   const rt::EntrySpec &entry,
                                   const rt::RunOptions &options,
                                   llvm::StringRef optimizedIR) {
+  if (usesCollectives(module))
+    if (llvm::Error e = loadMpiRuntime())
+      return e;
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   mlir::registerBuiltinDialectTranslation(*module->getContext());

@@ -738,6 +738,11 @@ Value MLIRGenImpl::emitBuiltin(const CallExpr &expr) {
   case Builtin::neg: return tad::NegOp::create(builder, l, operands[0]);
   case Builtin::stop_gradient:
     return tad::StopGradientOp::create(builder, l, operands[0]);
+  case Builtin::all_reduce:
+    return tad::AllReduceOp::create(builder, l,
+                                    expr.reduceMean ? tad::ReduceKind::mean
+                                                    : tad::ReduceKind::sum,
+                                    operands[0]);
   case Builtin::zeros_like: return splat(l, type, 0.0);
   case Builtin::ones_like: return splat(l, type, 1.0);
   case Builtin::pow:

@@ -59,6 +59,7 @@ llvm::ArrayRef<BuiltinSignature> tad::lang::getBuiltinSignatures() {
       {"stop_gradient", Builtin::stop_gradient, {"x"}, 1},
       {"zeros_like", Builtin::zeros_like, {"x"}, 1},
       {"ones_like", Builtin::ones_like, {"x"}, 1},
+      {"all_reduce", Builtin::all_reduce, {"x", "op"}, 1},
   };
   return builtins;
 }
@@ -135,9 +136,12 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
   if (sig->variadic && args.variadic.empty())
     return diag.error(call.getLoc(), call.callee + " needs at least one tensor");
 
-  // Check every argument once, in source order.
+  // Check every argument once, in source order. all_reduce's `op` names
+  // the reduction (sum, mean), which is no value.
   for (CallArg &arg : call.args)
-    if (!checkExpr(*arg.value))
+    if (arg.value.get() !=
+            (id == Builtin::all_reduce ? args.get("op") : nullptr) &&
+        !checkExpr(*arg.value))
       return false;
 
   auto tensorArg = [&](llvm::StringRef name) -> Expr * {
@@ -535,6 +539,27 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
     call.castTo = to->type.elemType;
     call.operands = {x};
     return setResult(TensorType{call.castTo, x->type.tensor.shape});
+  }
+  case Builtin::all_reduce: {
+    Expr *x = tensorArg("x");
+    if (!x)
+      return false;
+    adaptWeak(*x, ElemKind::f32);
+    if (x->type.tensor.elem != ElemKind::f32 &&
+        x->type.tensor.elem != ElemKind::f64)
+      return diag.error(x->getLoc(), "all_reduce reduces f32 and f64 tensors "
+                                     "only, not " +
+                                         x->type.tensor.str() +
+                                         "; cast to f32 first");
+    if (Expr *op = args.get("op")) {
+      auto *name = llvm::dyn_cast<VarExpr>(op);
+      if (!name || (name->name != "sum" && name->name != "mean"))
+        return diag.error(op->getLoc(), "argument 'op' of all_reduce must be "
+                                        "sum or mean");
+      call.reduceMean = name->name == "mean";
+    }
+    call.operands = {x};
+    return setResult(x->type.tensor);
   }
   case Builtin::none:
     break;

@@ -99,6 +99,8 @@ tad::buildPipeline(OpPassManager &pm, const PipelineOptions &options,
   ad.countRevolveActions = options.countRevolveActions;
   ad.loopResiduals = options.loopResiduals;
   pm.addPass(createAutoDiff(ad));
+  if (options.dataParallel)
+    pm.addPass(createDataParallel());
   if (!options.entry.empty()) {
     RestrictToEntryOptions restrict;
     restrict.entry = options.entry;

@@ -206,9 +206,26 @@ static bool writeMemoryTrace(const std::string &path, double start,
   return writeTextFile(path, json.str(), error);
 }
 
+/// `path` with every `%r` replaced by this process's rank, so that the
+/// processes of an MPI run read and write files of their own.
+static std::string forThisProcess(std::string path) {
+  std::string rank = std::to_string(tad_rt_process_rank());
+  for (size_t at = path.find("%r"); at != std::string::npos;
+       at = path.find("%r", at + rank.size()))
+    path.replace(at, 2, rank);
+  return path;
+}
+
 bool tad::rt::runEntry(const EntrySpec &entry, PackedFunction function,
-                       const RunOptions &options, std::ostream &out,
+                       const RunOptions &givenOptions, std::ostream &out,
                        std::string &error) {
+  RunOptions options = givenOptions;
+  options.inputDir = forThisProcess(options.inputDir);
+  for (auto &named : options.inputFiles)
+    named.second = forThisProcess(named.second);
+  options.outputDir = forThisProcess(options.outputDir);
+  options.statsJson = forThisProcess(options.statsJson);
+  options.memoryTrace = forThisProcess(options.memoryTrace);
   if (options.cuda && tad_rt_cuda_begin() != 0) {
     error = tad_rt_cuda_error();
     return false;
@@ -347,6 +364,9 @@ bool tad::rt::runEntry(const EntrySpec &entry, PackedFunction function,
       json << ",\n  \"planned_peak_bytes\": " << entry.plannedPeak
            << ",\n  \"planned_peak_exact\": "
            << (entry.plannedPeakIsBound ? "false" : "true");
+    if (tad_rt_processes_known())
+      json << ",\n  \"rank\": " << tad_rt_process_rank()
+           << ",\n  \"processes\": " << tad_rt_process_count();
     json << ",\n  \"allocations\": " << after.allocations
          << ",\n  \"blas_core\": \"" << tad_rt_blas_core() << "\"\n}\n";
     if (!writeTextFile(options.statsJson, json.str(), error))

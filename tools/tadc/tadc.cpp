@@ -287,6 +287,13 @@ cl::opt<bool> countRevolveActions(
              "last call"),
     cl::init(false), cl::cat(tadcCategory));
 
+cl::opt<bool> dataParallel(
+    "data-parallel",
+    cl::desc("Average every gradient across the processes of an MPI run "
+             "(mpirun -np N), so that each process may differentiate its "
+             "shard of the batch (docs/distributed.md)"),
+    cl::init(false), cl::cat(tadcCategory));
+
 cl::list<std::string> checkpointCalls(
     "checkpoint-calls",
     cl::desc("Checkpoint every call of these functions, as if each were "
@@ -372,6 +379,8 @@ static mlir::LogicalResult getPipelineOptions(tad::PipelineOptions &options) {
   };
   if (emitStage < Stage::ad && !checkpointCalls.empty())
     return fail("--checkpoint-calls needs --emit=ad or later");
+  if (emitStage < Stage::ad && dataParallel)
+    return fail("--data-parallel needs --emit=ad or later");
   if (emitStage != Stage::run && !jitLLVMIR.empty())
     return fail("--jit-llvm-ir needs tadc run");
   // Given at all, even empty (`--remat-budget=`), it must parse: an empty
@@ -391,6 +400,7 @@ static mlir::LogicalResult getPipelineOptions(tad::PipelineOptions &options) {
                                                : tad::PipelineStage::llvm;
   options.optimize = optimize;
   options.checkpointCalls = llvm::ArrayRef<std::string>(checkpointCalls);
+  options.dataParallel = dataParallel;
   if (emitStage > Stage::tad)
     options.entry = entry;
   budgetPercent = 0;

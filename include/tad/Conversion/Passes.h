@@ -4,9 +4,13 @@
 #define TAD_CONVERSION_PASSES_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MPI/IR/MPI.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
@@ -25,6 +29,15 @@ namespace tad {
 /// math ops, so that pipelines can compose them with others.
 void populateTadToLinalgPatterns(mlir::RewritePatternSet &patterns);
 
+/// Adds the patterns that rewrite tad's collectives (tad.all_reduce) into
+/// the mpi dialect on buffers (lib/Conversion/Collectives/AllReduceToMpi.cpp).
+void populateCollectivesToMpiPatterns(mlir::RewritePatternSet &patterns);
+
+/// The runtime function that initializes MPI once per process (and is
+/// declared only in modules with collectives): what tells tadc to link the
+/// MPI runtime.
+inline constexpr const char kMpiInitFunction[] = "tad_rt_mpi_init";
+
 #define GEN_PASS_REGISTRATION
 #include "tad/Conversion/Passes.h.inc"
 
@@ -34,8 +47,10 @@ void populateTadToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// and the GPU share, and that the remat pass runs on copies to check its
 /// schedules. A comma-separated list to run on a builtin.module. With a
 /// `budget` in bytes, a derivative whose buffers peak above it fails to
-/// compile (tad-buffer-peak).
-std::string getBufferizationPipeline(int64_t budget = -1);
+/// compile (tad-buffer-peak). Without `collectives` (the GPU targets), a
+/// tad.all_reduce is an error.
+std::string getBufferizationPipeline(int64_t budget = -1,
+                                     bool collectives = true);
 
 /// The passes from the tad dialect (after AD) to the LLVM dialect for the
 /// CPU, as a comma-separated list to run on a builtin.module; also

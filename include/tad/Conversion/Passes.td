@@ -19,6 +19,9 @@ def ConvertTadToLinalg : Pass<"convert-tad-to-linalg", "mlir::ModuleOp"> {
     shape ops become `tensor` ops, and softmax and logsumexp become the
     numerically stable max-subtracted form. `tad.checkpoint` regions are
     inlined: by this point AD and remat have given them their meaning.
+    `tad.all_reduce` becomes `mpi.allreduce` on buffers where `collectives`
+    is set (the CPU target), and an error elsewhere; the module then gets
+    the DLTI entry `MPI:Implementation` of the MPI that tad was built with.
 
     ```mlir
     %z = tad.add %x, %y : tensor<4xf32>
@@ -37,7 +40,15 @@ def ConvertTadToLinalg : Pass<"convert-tad-to-linalg", "mlir::ModuleOp"> {
   }];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
-    "mlir::math::MathDialect", "mlir::tensor::TensorDialect"
+    "mlir::math::MathDialect", "mlir::tensor::TensorDialect",
+    "mlir::bufferization::BufferizationDialect",
+    "mlir::memref::MemRefDialect", "mlir::mpi::MPIDialect",
+    "mlir::DLTIDialect"
+  ];
+  let options = [
+    Option<"collectives", "collectives", "bool", "true",
+           "Lower tad.all_reduce to the mpi dialect (else it is an error: "
+           "the target has no collectives)">
   ];
 }
 
@@ -237,6 +248,20 @@ def AnnotateLLVMFunctions
     points to the caller's memory, which nothing else touches while the
     interface runs (tadc then moves each result's stores to where the
     result is made; lib/Driver/ResultStores.cpp).
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
+def OpenMpiHandles : Pass<"tad-openmpi-handles", "mlir::ModuleOp"> {
+  let summary = "Names Open MPI's reduction operations as its library does";
+  let description = [{
+    MLIR 22's MPIToLLVM names Open MPI's predefined reduction operations
+    `ompi_mpi_sum`, `ompi_mpi_max`, ...; the library (Open MPI 4.1, and
+    `mpi.h` since 1.x) defines them as `ompi_mpi_op_sum`, `ompi_mpi_op_max`,
+    ..., so a program with a collective does not link. This pass renames
+    the external globals and their uses after the conversion to LLVM. It
+    changes nothing in a module without them (MPICH's handles are
+    integers).
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }

@@ -25,6 +25,10 @@ struct RuntimeFiles {
 };
 RuntimeFiles getRuntimeFiles();
 
+/// Whether `module` (after lowering) has collectives: it calls the MPI
+/// runtime's initializer, and links the MPI runtime and library.
+bool usesCollectives(mlir::ModuleOp module);
+
 /// Compiles `module` (LLVM dialect) for the host CPU into an object file.
 llvm::Error emitObjectFile(mlir::ModuleOp module, llvm::StringRef path);
 
@@ -48,7 +52,9 @@ std::string generateHeader(llvm::ArrayRef<rt::EntrySpec> entries,
 std::string generateLibraryWrappers(llvm::ArrayRef<rt::EntrySpec> entries,
                                     llvm::StringRef header, bool cuda = false);
 /// The main() of an executable running `entry` on .npy files.
-std::string generateMain(const rt::EntrySpec &entry, bool cuda = false);
+/// With `collectives`, main initializes MPI first (tad_rt_mpi_init).
+std::string generateMain(const rt::EntrySpec &entry, bool cuda = false,
+                         bool collectives = false);
 
 /// Writes `output` (a shared library) and its header (`output` with the
 /// extension .h), exporting `entries` with a plain C ABI. Its code is

@@ -172,6 +172,7 @@ enum class Builtin {
   stop_gradient,
   zeros_like,
   ones_like,
+  all_reduce,
 };
 
 struct CallArg {
@@ -204,6 +205,8 @@ public:
   int64_t axis = 0;
   bool keepdims = false;
   ElemKind castTo = ElemKind::f32;
+  /// all_reduce's `op`: whether it averages (else it sums).
+  bool reduceMean = false;
   static bool classof(const Expr *e) { return e->getKind() == Kind::call; }
 };
 

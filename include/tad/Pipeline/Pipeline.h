@@ -70,6 +70,11 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
                      "again (tad-autodiff's option); under remat-budget, "
                      "whether that is a candidate"),
       llvm::cl::init(true)};
+  Option<bool> dataParallel{
+      *this, "data-parallel",
+      llvm::cl::desc("Average every gradient across the processes of an "
+                     "MPI run (tad-data-parallel)"),
+      llvm::cl::init(false)};
   Option<bool> countRevolveActions{
       *this, "count-revolve-actions",
       llvm::cl::desc("Make revolve's reverse loops count their actions in "

@@ -291,6 +291,32 @@ def ChooseLoopSnapshots : Pass<"tad-choose-loop-snapshots", "mlir::ModuleOp"> {
   ];
 }
 
+def DataParallel : Pass<"tad-data-parallel", "mlir::ModuleOp"> {
+  let summary = "Averages every gradient across the processes of a run";
+  let description = [{
+    Runs after tad-autodiff. Every gradient that a `grad` or
+    `value_and_grad` derivative returns becomes its `tad.all_reduce mean`
+    across the processes (MPI ranks) of the run: when each process computes
+    the gradient of a mean loss over its shard of the batch, and the shards
+    are of one size, the average is the gradient over the whole batch, so an
+    unchanged model trains data-parallel (`tadc --data-parallel`,
+    docs/distributed.md). The values that `value_and_grad` returns (the loss,
+    auxiliary values) stay each process's own, as in PyTorch's
+    DistributedDataParallel. `vjp` derivatives, the pullbacks' building
+    block, are left as they are: a gradient is averaged once, where it is
+    returned to the program.
+
+    ```mlir
+    return %loss, %gw : tensor<f32>, tensor<4x4xf32>
+    ```
+    becomes
+    ```mlir
+    %avg = tad.all_reduce mean, %gw : tensor<4x4xf32>
+    return %loss, %avg : tensor<f32>, tensor<4x4xf32>
+    ```
+  }];
+}
+
 def RestrictToEntry : Pass<"tad-restrict-to-entry", "mlir::ModuleOp"> {
   let summary = "Keeps one public function and what it reaches";
   let description = [{

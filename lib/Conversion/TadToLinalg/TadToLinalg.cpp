@@ -914,6 +914,7 @@ struct CheckpointLowering : OpConversionPattern<CheckpointOp> {
 
 struct ConvertTadToLinalgPass
     : tad::impl::ConvertTadToLinalgBase<ConvertTadToLinalgPass> {
+  using Base::Base;
   void runOnOperation() override {
     // The function attributes of tad only mean something before AD. A
     // derivative that is still a declaration was never generated.
@@ -932,13 +933,37 @@ struct ConvertTadToLinalgPass
     if (undefined)
       return signalPassFailure();
 
+    bool hasCollectives = false;
+    getOperation().walk([&](AllReduceOp op) {
+      hasCollectives = true;
+      if (!collectives) {
+        op.emitError() << "all_reduce is supported on the CPU target only "
+                          "(through MPI); this target has no collectives yet";
+        undefined = true;
+      }
+    });
+    if (undefined)
+      return signalPassFailure();
+    // MPIToLLVM names the MPI library's handles by this entry.
+    if (hasCollectives)
+      getOperation()->setAttr(
+          DLTIDialect::kMapAttrName,
+          MapAttr::get(
+              &getContext(),
+              {DataLayoutEntryAttr::get(
+                  StringAttr::get(&getContext(), "MPI:Implementation"),
+                  StringAttr::get(&getContext(), TAD_MPI_IMPLEMENTATION))}));
+
     ConversionTarget target(getContext());
     target.addIllegalDialect<TadDialect>();
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
                            math::MathDialect, tensor::TensorDialect,
                            scf::SCFDialect, func::FuncDialect>();
+    target.addLegalDialect<bufferization::BufferizationDialect,
+                           memref::MemRefDialect, mpi::MPIDialect>();
     RewritePatternSet patterns(&getContext());
     populateTadToLinalgPatterns(patterns);
+    populateCollectivesToMpiPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();

@@ -177,6 +177,25 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
                       intptr_t blockZ, int32_t sharedMemory, void *stream,
                       void **params, void **extra, size_t paramsCount);
 
+/*===-- Processes (docs/distributed.md) ---------------------------------===*/
+/* Programs with collectives (all_reduce) run as MPI processes. */
+
+/* Initializes MPI the first time it is called, unless the host program did,
+ * and finalizes it at exit if it initialized it; records the rank and the
+ * number of processes. Compiled code calls it before every collective;
+ * a caller may call it first to learn its rank. Defined only in programs
+ * with collectives (libtad_runtime_mpi); exits with a message when MPI
+ * cannot start or a launcher of another MPI started the process. */
+void tad_rt_mpi_init(void);
+/* This process's rank and the number of processes: 0 and 1 until MPI is
+ * initialized (and in programs without collectives). */
+int tad_rt_process_rank(void);
+int tad_rt_process_count(void);
+/* Whether MPI was initialized for this process's collectives. */
+int tad_rt_processes_known(void);
+/* What tad_rt_mpi_init() records. */
+void tad_rt_set_processes(int rank, int count);
+
 /*===-- Timing ------------------------------------------------------------===*/
 
 /* Seconds on a monotonic clock. */
