@@ -242,3 +242,19 @@ func.func @empty_tape(%x: tensor<4x8xf64>, %w: tensor<8x8xf64>) -> (tensor<4x8xf
   }
   return %r#0, %r#1 : tensor<4x8xf64>, tensor<3x4x8xf64>
 }
+
+// A collective's result is a buffer of its own; MPI reads the operand's
+// in place, or a contiguous copy of a view's, alive while it runs.
+// CHECK: @all_reduce: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @all_reduce(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = tad.tanh %x : tensor<4x8xf32>
+  %1 = tad.all_reduce mean, %0 : tensor<4x8xf32>
+  return %1 : tensor<4x8xf32>
+}
+
+// CHECK: @all_reduce_view: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @all_reduce_view(%x: tensor<4x8xf32>) -> tensor<2x4xf32> {
+  %0 = tad.slice %x start [1, 2] limit [3, 6] step [1, 1] : tensor<4x8xf32> -> tensor<2x4xf32>
+  %1 = tad.all_reduce sum, %0 : tensor<2x4xf32>
+  return %1 : tensor<2x4xf32>
+}

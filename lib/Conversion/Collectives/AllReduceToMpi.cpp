@@ -86,9 +86,11 @@ struct AllReduceLowering : OpConversionPattern<AllReduceOp> {
                          ValueRange{});
     auto commType = mpi::CommType::get(rewriter.getContext());
     Value comm = mpi::CommWorldOp::create(rewriter, loc, commType);
+    // In this order (not as call arguments, whose order C++ leaves open).
+    Value sendVector = asVector(rewriter, loc, send);
+    Value receiveVector = asVector(rewriter, loc, receive);
     mpi::AllReduceOp::create(
-        rewriter, loc, TypeRange{}, asVector(rewriter, loc, send),
-        asVector(rewriter, loc, receive),
+        rewriter, loc, TypeRange{}, sendVector, receiveVector,
         mpi::MPI_ReductionOpEnumAttr::get(rewriter.getContext(),
                                           mpi::MPI_ReductionOpEnum::MPI_SUM),
         comm);

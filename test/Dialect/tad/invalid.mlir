@@ -858,3 +858,11 @@ func.func @g(%x: tensor<f32>, %k: index) -> tensor<f32> {
   }
   return %r : tensor<f32>
 }
+
+// -----
+
+func.func @all_reduce_bf16(%x: tensor<4xbf16>) {
+  // expected-error @+1 {{reduces f32 and f64 tensors only, not 'bf16'; cast to f32 first}}
+  %0 = tad.all_reduce sum, %x : tensor<4xbf16>
+  return
+}

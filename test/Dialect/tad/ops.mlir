@@ -204,3 +204,13 @@ func.func @dynamic_slices(%x: tensor<4x6xf32>, %k: index) -> tensor<4x6xf32> {
   %r = tad.dynamic_update_slice %b into %x[%c0, %k] : tensor<4x2xf32> into tensor<4x6xf32>
   return %r : tensor<4x6xf32>
 }
+
+// CHECK-LABEL: func.func @collectives
+func.func @collectives(%x: tensor<4x8xf32>, %s: tensor<f64>)
+    -> (tensor<4x8xf32>, tensor<f64>) {
+  // CHECK: tad.all_reduce mean, %{{.*}} : tensor<4x8xf32>
+  %m = tad.all_reduce mean, %x : tensor<4x8xf32>
+  // CHECK: tad.all_reduce sum, %{{.*}} : tensor<f64>
+  %t = tad.all_reduce sum, %s : tensor<f64>
+  return %m, %t : tensor<4x8xf32>, tensor<f64>
+}

@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Data-parallel training against one process (Inputs/mlp.tad).
+
+For float32 and float64: 50 SGD steps of the MLP (the `train` entry) run
+once by one process on the whole batch (compiled without --data-parallel),
+then with --data-parallel by 2 and by 4 processes (mpirun), each on its
+own rows of the batch. Every process must end with the single process's
+weights, to 1e-5 (float32) or 1e-12 (float64), and report its rank and the
+number of processes in --stats-json.
+
+Then the budget per process: the gradient compiled with --data-parallel
+and a remat budget below its store-all peak, run by 2 processes; each
+one's peak, as the runtime's allocator measured it, is within the budget.
+
+    data_parallel_check.py TADC MPIRUN SCRATCH
+"""
+import json
+import os
+import shlex
+import subprocess
+import sys
+
+import numpy as np
+
+tadc, mpirun, scratch = sys.argv[1], shlex.split(sys.argv[2]), sys.argv[3]
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE = os.path.join(HERE, "Inputs", "mlp.tad")
+BATCH = 8
+TOLERANCE = {"f32": 1e-5, "f64": 1e-12}
+
+
+def run(args, **kwargs):
+    done = subprocess.run(args, capture_output=True, text=True, **kwargs)
+    if done.returncode != 0:
+        sys.exit(f"FAIL: {' '.join(args)}\n{done.stdout}{done.stderr}")
+    return done.stdout
+
+
+def write_inputs(folder, arrays):
+    os.makedirs(folder, exist_ok=True)
+    for name, array in arrays.items():
+        np.save(os.path.join(folder, name + ".npy"), array)
+
+
+def problem(dtype):
+    rng = np.random.default_rng(7)
+    arrays = {"x": rng.standard_normal((BATCH, 16)),
+              "y": rng.standard_normal((BATCH, 4)),
+              "w1": rng.standard_normal((16, 32)) * 0.3,
+              "b1": rng.standard_normal(32) * 0.1,
+              "w2": rng.standard_normal((32, 4)) * 0.3,
+              "b2": rng.standard_normal(4) * 0.1,
+              "lr": np.array(0.05)}
+    return {k: v.astype(dtype) for k, v in arrays.items()}
+
+
+def read_results(folder):
+    return [np.load(os.path.join(folder, f"result{i}.npy")) for i in range(4)]
+
+
+for elem, dtype in (("f32", np.float32), ("f64", np.float64)):
+    arrays = problem(dtype)
+    base = os.path.join(scratch, elem)
+    os.makedirs(base, exist_ok=True)
+    # One process, the whole batch, no collectives.
+    exe = os.path.join(base, "train")
+    run([tadc, SOURCE, "--entry", "train", "--dim", f"E={elem},B={BATCH}",
+         "--emit=exe", "-o", exe])
+    write_inputs(os.path.join(base, "all"), arrays)
+    run([exe, "--inputs", os.path.join(base, "all"),
+         "--output-dir", os.path.join(base, "single")])
+    expected = read_results(os.path.join(base, "single"))
+    for processes in (2, 4):
+        rows = BATCH // processes
+        exe = os.path.join(base, f"train{processes}")
+        run([tadc, SOURCE, "--entry", "train", "--dim", f"E={elem},B={rows}",
+             "--data-parallel", "--emit=exe", "-o", exe])
+        folder = os.path.join(base, f"np{processes}")
+        for rank in range(processes):
+            shard = dict(arrays)
+            shard["x"] = arrays["x"][rank * rows:(rank + 1) * rows]
+            shard["y"] = arrays["y"][rank * rows:(rank + 1) * rows]
+            write_inputs(os.path.join(folder, f"in{rank}"), shard)
+        run(mpirun + ["-np", str(processes), exe,
+                      "--inputs", os.path.join(folder, "in%r"),
+                      "--output-dir", os.path.join(folder, "out%r"),
+                      "--stats-json", os.path.join(folder, "stats%r.json")])
+        worst = 0.0
+        for rank in range(processes):
+            stats = json.load(open(os.path.join(folder, f"stats{rank}.json")))
+            if stats.get("rank") != rank or stats.get("processes") != processes:
+                sys.exit(f"FAIL: {elem} np {processes}: rank {rank}'s stats "
+                         f"say rank {stats.get('rank')} of "
+                         f"{stats.get('processes')}")
+            got = read_results(os.path.join(folder, f"out{rank}"))
+            for g, e in zip(got, expected):
+                worst = max(worst, float(np.max(np.abs(g - e))))
+        # The weights moved: the comparison is not of the initial ones.
+        moved = max(float(np.max(np.abs(e - arrays[n])))
+                    for e, n in zip(expected, ["w1", "b1", "w2", "b2"]))
+        if worst > TOLERANCE[elem] or moved < 1e-3:
+            sys.exit(f"FAIL: {elem} np {processes}: weights differ by "
+                     f"{worst:.3g} (tolerance {TOLERANCE[elem]}); training "
+                     f"moved them by {moved:.3g}")
+        print(f"PASS {elem}: {processes} processes x {rows} rows, 50 steps: "
+              f"weights within {TOLERANCE[elem]:g} of one process on "
+              f"{BATCH} rows")
+        print(f"  largest difference {worst:.3g}", file=sys.stderr)
+
+# The budget holds in every process.
+os.makedirs(scratch, exist_ok=True)
+exe = os.path.join(scratch, "loss_grad")
+report = run([tadc, SOURCE, "--entry", "loss_grad", "--dim", "E=f32,B=32",
+              "--data-parallel", "--remat-budget=8704", "--emit=exe",
+              "-o", exe])
+if "recomputed" not in report:
+    sys.exit("FAIL: the budget recomputes nothing:\n" + report)
+folder = os.path.join(scratch, "budget")
+run(mpirun + ["-np", "2", exe, "--seed", "3",
+              "--stats-json", os.path.join(folder, "stats%r.json")])
+for rank in range(2):
+    stats = json.load(open(os.path.join(folder, f"stats{rank}.json")))
+    if stats["peak_bytes"] > 8704:
+        sys.exit(f"FAIL: rank {rank} peaked at {stats['peak_bytes']} bytes, "
+                 f"above the budget of 8704")
+print("PASS budget: each of 2 processes peaked within 8704 bytes")
