@@ -2,7 +2,8 @@
 # `make demo`: trains the MLP example for 300 SGD steps (its gradients come
 # from tad's AD, through a compiled library driven by a small C program),
 # trains an eight-layer MLP within a memory budget well below its store-all
-# peak (the remat report's summary, then the allocator's measured peak), then
+# peak (the remat report's summary, then the allocator's measured peak),
+# trains the MLP example data-parallel on 2 MPI processes, then
 # runs the gradient of every example on the CPU (JIT) with the memory
 # the runtime allocator measured.
 set -euo pipefail
@@ -26,6 +27,26 @@ echo "   (tadc --remat-budget=1600KiB; examples/train_deep_mlp.c). The remat rep
 cc -O2 -I"$tmp" examples/train_deep_mlp.c -L"$tmp" -ldeep_mlp \
   -Wl,-rpath,"$tmp" -lm -o "$tmp/train_deep_mlp"
 "$tmp/train_deep_mlp" 100
+echo
+
+echo "== data-parallel training of examples/mlp.tad on 2 processes: 100 SGD steps"
+echo "   (tadc --data-parallel; mpirun -np 2 examples/train_mlp_dp.c), each on its"
+echo "   half of a 128-row batch, with the gradients averaged across processes"
+if command -v mpirun >/dev/null; then
+  "$tadc" examples/mlp.tad --emit=lib --entry sgd_step --data-parallel \
+    -o "$tmp/libmlp_dp.so"
+  cc -O2 -I"$tmp" examples/train_mlp_dp.c -L"$tmp" -lmlp_dp \
+    -Wl,-rpath,"$tmp" -lm -o "$tmp/train_mlp_dp"
+  # This machine alone (shared memory, loopback); as root where the demo
+  # runs as root.
+  root=()
+  [[ $(id -u) -eq 0 ]] && root=(--allow-run-as-root)
+  OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo \
+  OMPI_MCA_btl_vader_single_copy_mechanism=none \
+    mpirun "${root[@]}" --oversubscribe -np 2 "$tmp/train_mlp_dp" 100
+else
+  echo "   (skipped: no mpirun; scripts/install-deps.sh installs Open MPI)"
+fi
 echo
 
 run() {

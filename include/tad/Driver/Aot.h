@@ -43,10 +43,12 @@ emitObjectFiles(mlir::ModuleOp module, llvm::StringRef prefix,
                 unsigned threads);
 
 /// The C header of a shared library exporting `entries`. With `cuda`, the
-/// functions are GPU code: they return 1 when no GPU can run them.
+/// functions are GPU code: they return 1 when no GPU can run them. With
+/// `collectives`, the library runs as one of the processes of an MPI run,
+/// and the header declares what tells which.
 std::string generateHeader(llvm::ArrayRef<rt::EntrySpec> entries,
                            llvm::StringRef guard, llvm::StringRef source,
-                           bool cuda = false);
+                           bool cuda = false, bool collectives = false);
 /// The C wrappers behind that header (with `cuda`, they start the CUDA
 /// runtime and copy inputs to memory the GPU reads).
 std::string generateLibraryWrappers(llvm::ArrayRef<rt::EntrySpec> entries,
