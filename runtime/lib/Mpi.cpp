@@ -7,10 +7,11 @@
 // number of processes in the core runtime, and finalizes MPI at exit.
 //
 // Run without a launcher, a program is one process of its own (MPI's
-// singleton start). A launcher of another MPI implementation would start N
-// processes that each believe they are alone, and each would train on its
-// own shard in silence: that is detected from the launcher's environment
-// and is an error.
+// singleton start); where Open MPI cannot start one (its daemon is not on
+// PATH), that is an error that says to use mpirun. A launcher of another
+// MPI implementation would start N processes that each believe they are
+// alone, and each would train on its own shard in silence: that is
+// detected from the launcher's environment and is an error.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,9 +19,12 @@
 
 #include <mpi.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
+#include <string>
 
 namespace {
 
@@ -31,6 +35,23 @@ int launcherProcessCount() {
     if (const char *value = std::getenv(name))
       return std::atoi(value);
   return 0;
+}
+
+/// Whether `program` is an executable file in a folder of $PATH.
+bool onPath(const char *program) {
+  const char *path = std::getenv("PATH");
+  std::string folders = path ? path : "";
+  size_t begin = 0;
+  while (begin <= folders.size()) {
+    size_t end = folders.find(':', begin);
+    if (end == std::string::npos)
+      end = folders.size();
+    std::string file = folders.substr(begin, end - begin) + "/" + program;
+    if (end > begin && ::access(file.c_str(), X_OK) == 0)
+      return true;
+    begin = end + 1;
+  }
+  return false;
 }
 
 void finalize() {
@@ -55,6 +76,14 @@ extern "C" void tad_rt_mpi_init(void) {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) {
+#ifdef OPEN_MPI
+    // Alone, Open MPI starts its daemon (orted) for the process; where it
+    // cannot, MPI_Init exits with pages about orte_init. Say what to do.
+    if (!launcherProcessCount() && !onPath("orted"))
+      fail("this program has collectives and was started without mpirun, "
+           "and Open MPI cannot run it alone here (no orted on PATH): start "
+           "it with mpirun -np N (docs/distributed.md)");
+#endif
     if (MPI_Init(nullptr, nullptr) != MPI_SUCCESS)
       fail("MPI failed to start: run the program with mpirun (see "
            "docs/distributed.md)");
