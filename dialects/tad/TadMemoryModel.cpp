@@ -304,13 +304,44 @@ std::optional<int64_t> LogSumExpOp::getFusableTailBytes() {
 // Collectives
 //===----------------------------------------------------------------------===//
 
-// MPI reads a contiguous buffer: a view's elements (a slice, a row of a
-// stacked tensor) are first copied into one of their own, alive while the
-// collective runs.
+/// Whether a block of `block`'s shape, read with unit steps where it spans
+/// more than one index, is one run of `source`'s row-major elements: its
+/// inner dimensions whole, then one partial dimension, then dimensions of
+/// size 1.
+static bool isContiguousBlock(ArrayRef<int64_t> block,
+                              ArrayRef<int64_t> source) {
+  size_t d = block.size();
+  while (d > 0 && block[d - 1] == source[d - 1])
+    --d;
+  for (size_t i = 0; i + 1 < d; ++i)
+    if (block[i] != 1)
+      return false;
+  return true;
+}
+
+bool tad::hasContiguousBuffer(Value value) {
+  Operation *producer = value.getDefiningOp();
+  if (auto slice = dyn_cast_or_null<SliceOp>(producer)) {
+    ArrayRef<int64_t> shape = slice.getType().getShape();
+    for (auto [size, step] : llvm::zip(shape, slice.getStep()))
+      if (size > 1 && step != 1)
+        return false;
+    return isContiguousBlock(shape, typeOf(slice.getOperand()).getShape()) &&
+           hasContiguousBuffer(slice.getOperand());
+  }
+  if (auto slice = dyn_cast_or_null<DynamicSliceOp>(producer))
+    return isContiguousBlock(slice.getType().getShape(),
+                             typeOf(slice.getOperand()).getShape()) &&
+           hasContiguousBuffer(slice.getOperand());
+  // A row of a stacked tensor, or the same elements in another shape.
+  if (isa_and_nonnull<TakeOp, ReshapeOp>(producer))
+    return hasContiguousBuffer(producer->getOperand(0));
+  return true;
+}
+
+// MPI reads a contiguous buffer in place, at any offset: a view that is not
+// contiguous (a strided slice, a block of columns) is first copied into one
+// of its own, alive while the collective runs.
 int64_t AllReduceOp::getTransientBytes(bool) {
-  Operation *producer = getOperand().getDefiningOp();
-  auto model = dyn_cast_or_null<MemoryModelOpInterface>(producer);
-  if (model && model.getViewedOperand())
-    return getByteSize(getType());
-  return 0;
+  return hasContiguousBuffer(getOperand()) ? 0 : getByteSize(getType());
 }

@@ -30,6 +30,12 @@ namespace tad {
 /// byte); 0 for other types and dynamic shapes.
 int64_t getByteSize(mlir::Type type);
 
+/// Whether the buffer of `value` is one contiguous run of elements after
+/// bufferization: a buffer of its own, or a view (a slice, a row, a
+/// reshape) that reads one run of a contiguous buffer. MPI reads such a
+/// buffer in place; another view is copied first.
+bool hasContiguousBuffer(mlir::Value value);
+
 /// An i1 tensor with the shape of `type` (the result type of tad.compare and
 /// the condition type of tad.select).
 mlir::Type getBoolTensorLike(mlir::Type type);

@@ -69,6 +69,29 @@ for p in range(P):
                  f"{numpy_f(p)}")
 print(f"PASS forward: sum and mean across {P} processes match NumPy")
 
+# Views as operands: rows (read in place), a block of columns (copied
+# first), one element.
+views_exe = os.path.join(scratch, "views")
+run([tadc, SOURCE, "--entry", "views", "--emit=exe", "-o", views_exe])
+mats = [rng.standard_normal((4, 6)) for _ in range(P)]
+folder = os.path.join(scratch, "views_run")
+for p in range(P):
+    os.makedirs(os.path.join(folder, f"in{p}"), exist_ok=True)
+    np.save(os.path.join(folder, f"in{p}", "a.npy"), mats[p])
+run(mpirun + ["-np", str(P), views_exe, "--inputs",
+              os.path.join(folder, "in%r"), "--output-dir",
+              os.path.join(folder, "out%r")])
+expected = [sum(m[1:3, :] for m in mats), sum(m[0:2, 2:5] for m in mats) / P,
+            sum(m[3, 1] for m in mats)]
+for p in range(P):
+    for i, e in enumerate(expected):
+        got = np.load(os.path.join(folder, f"out{p}", f"result{i}.npy"))
+        if got.shape != np.shape(e) or np.max(np.abs(got - e)) > 1e-12:
+            sys.exit(f"FAIL: views: result {i} of process {p} is {got}, "
+                     f"NumPy {e}")
+print(f"PASS views: rows, a block of columns and an element across {P} "
+      f"processes match NumPy")
+
 grads = evaluate(grad_exe, xs, ws, "grad")
 worst = 0.0
 for q in range(P):

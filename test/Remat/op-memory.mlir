@@ -244,7 +244,9 @@ func.func @empty_tape(%x: tensor<4x8xf64>, %w: tensor<8x8xf64>) -> (tensor<4x8xf
 }
 
 // A collective's result is a buffer of its own; MPI reads the operand's
-// in place, or a contiguous copy of a view's, alive while it runs.
+// in place, at any offset when it is a contiguous view (rows, a row of a
+// stacked tensor, a reshape), and a copy of another view (a block of
+// columns), made while the view's source is alive.
 // CHECK: @all_reduce: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
 func.func @all_reduce(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %0 = tad.tanh %x : tensor<4x8xf32>
@@ -252,9 +254,35 @@ func.func @all_reduce(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   return %1 : tensor<4x8xf32>
 }
 
-// CHECK: @all_reduce_view: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
-func.func @all_reduce_view(%x: tensor<4x8xf32>) -> tensor<2x4xf32> {
-  %0 = tad.slice %x start [1, 2] limit [3, 6] step [1, 1] : tensor<4x8xf32> -> tensor<2x4xf32>
+// CHECK: @all_reduce_rows: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @all_reduce_rows(%x: tensor<4x8xf32>) -> tensor<2x8xf32> {
+  %t = tad.tanh %x : tensor<4x8xf32>
+  %0 = tad.slice %t start [1, 0] limit [3, 8] step [1, 1] : tensor<4x8xf32> -> tensor<2x8xf32>
+  %1 = tad.all_reduce sum, %0 : tensor<2x8xf32>
+  return %1 : tensor<2x8xf32>
+}
+
+// CHECK: @all_reduce_columns: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @all_reduce_columns(%x: tensor<4x8xf32>) -> tensor<2x4xf32> {
+  %t = tad.tanh %x : tensor<4x8xf32>
+  %0 = tad.slice %t start [1, 2] limit [3, 6] step [1, 1] : tensor<4x8xf32> -> tensor<2x4xf32>
   %1 = tad.all_reduce sum, %0 : tensor<2x4xf32>
   return %1 : tensor<2x4xf32>
+}
+
+// CHECK: @all_reduce_row: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @all_reduce_row(%x: tensor<4xf64>) -> tensor<f64> {
+  %t = tad.tanh %x : tensor<4xf64>
+  %c = arith.constant 2 : index
+  %0 = tad.take %t[%c] : tensor<4xf64> -> tensor<f64>
+  %1 = tad.all_reduce mean, %0 : tensor<f64>
+  return %1 : tensor<f64>
+}
+
+// CHECK: @all_reduce_reshape: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @all_reduce_reshape(%x: tensor<4x8xf32>) -> tensor<32xf32> {
+  %t = tad.tanh %x : tensor<4x8xf32>
+  %0 = tad.reshape %t : tensor<4x8xf32> -> tensor<32xf32>
+  %1 = tad.all_reduce sum, %0 : tensor<32xf32>
+  return %1 : tensor<32xf32>
 }

@@ -2,8 +2,9 @@
 //
 // A collective becomes MLIR's `mpi.allreduce` on buffers, here, before
 // bufferization: the operand's buffer is read in place (`to_buffer
-// read_only`; a strided view is first copied, which the memory model
-// counts), the result is a fresh allocation that bufferization then owns
+// read_only`, at any offset; a view that is not contiguous is first
+// copied, which the memory model counts), the result is a fresh allocation that
+// bufferization then owns
 // (`to_tensor restrict writable`), and a mean divides that buffer by the
 // number of processes in place (the runtime's count: MLIR 22 does not lower
 // mpi.comm_size).
@@ -55,11 +56,16 @@ static Value asVector(OpBuilder &b, Location loc, Value buffer) {
   auto type = cast<MemRefType>(buffer.getType());
   if (type.getRank() == 1)
     return buffer;
-  if (type.getRank() == 0)
+  if (type.getRank() == 0) {
+    MemRefLayoutAttrInterface layout;
+    if (!type.getLayout().isIdentity())
+      layout =
+          StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, {1});
     return memref::ExpandShapeOp::create(
-        b, loc, MemRefType::get({1}, type.getElementType()), buffer,
+        b, loc, MemRefType::get({1}, type.getElementType(), layout), buffer,
         ArrayRef<ReassociationIndices>{},
         ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+  }
   ReassociationIndices all;
   for (int64_t i = 0; i < type.getRank(); ++i)
     all.push_back(i);
@@ -76,9 +82,24 @@ struct AllReduceLowering : OpConversionPattern<AllReduceOp> {
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
     auto bufferType = MemRefType::get(type.getShape(), type.getElementType());
-    Value send = bufferization::ToBufferOp::create(
-        rewriter, loc, bufferType, adaptor.getOperand(), /*read_only=*/true);
+    // The result's buffer first: a copy of a view (below) is then made
+    // while the view's source is alive, the order the memory model counts.
     Value receive = memref::AllocOp::create(rewriter, loc, bufferType);
+    // A contiguous view (a row of a stacked tensor, a reshape) is read
+    // where it is, at any offset; for another, bufferization copies the
+    // elements into a buffer of this identity layout.
+    MemRefType sendType = bufferType;
+    if (hasContiguousBuffer(op.getOperand())) {
+      SmallVector<int64_t> strides(type.getRank(), 1);
+      for (int64_t d = type.getRank() - 2; d >= 0; --d)
+        strides[d] = strides[d + 1] * type.getDimSize(d + 1);
+      sendType = MemRefType::get(type.getShape(), type.getElementType(),
+                                 StridedLayoutAttr::get(rewriter.getContext(),
+                                                        ShapedType::kDynamic,
+                                                        strides));
+    }
+    Value send = bufferization::ToBufferOp::create(
+        rewriter, loc, sendType, adaptor.getOperand(), /*read_only=*/true);
 
     func::CallOp::create(rewriter, loc,
                          getRuntimeFunction(op, rewriter, kMpiInitFunction,
