@@ -32,7 +32,7 @@ echo
 echo "== data-parallel training of examples/mlp.tad on 2 processes: 100 SGD steps"
 echo "   (tadc --data-parallel; mpirun -np 2 examples/train_mlp_dp.c), each on its"
 echo "   half of a 128-row batch, with the gradients averaged across processes"
-if command -v mpirun >/dev/null; then
+if command -v mpirun >/dev/null && ! "$tadc" --version | grep -q "mpi: none"; then
   "$tadc" examples/mlp.tad --emit=lib --entry sgd_step --data-parallel \
     -o "$tmp/libmlp_dp.so"
   cc -O2 -I"$tmp" examples/train_mlp_dp.c -L"$tmp" -lmlp_dp \
@@ -45,7 +45,8 @@ if command -v mpirun >/dev/null; then
   OMPI_MCA_btl_vader_single_copy_mechanism=none \
     mpirun "${root[@]}" --oversubscribe -np 2 "$tmp/train_mlp_dp" 100
 else
-  echo "   (skipped: no mpirun; scripts/install-deps.sh installs Open MPI)"
+  echo "   (skipped: no mpirun, or tad built without MPI; scripts/install-deps.sh"
+  echo "   installs Open MPI)"
 fi
 echo
 

@@ -857,7 +857,12 @@ int main(int argc, char **argv) {
        << "\n  executable: " << executable
        << "\n  runtime: " << runtime.staticLibrary
        << "\n  cuda runtime: " << runtime.cudaStaticLibrary
-       << "\n  runtime headers: " << runtime.includeDir << "\n";
+       << "\n  runtime headers: " << runtime.includeDir
+       << "\n  mpi: "
+       << (TAD_HAVE_MPI ? std::string(TAD_MPI_LIBRARIES)
+                        : std::string("none (built without MPI: no "
+                                      "collectives)"))
+       << "\n";
   });
   cl::ParseCommandLineOptions(
       argc, argv,
