@@ -87,13 +87,15 @@ import shutil
 if shutil.which("cbc"):
     config.available_features.add("cbc")
 
-# Collectives (docs/distributed.md): tests of several processes need a tad
-# built with MPI and an mpirun (scripts/apt-packages.txt installs Open
+# Collectives (docs/distributed.md): `mpi-build` is a tad built with MPI;
+# tests of several processes need it and an mpirun (scripts/apt-packages.txt installs Open
 # MPI); elsewhere they are reported as unsupported. %mpirun starts N
 # processes on this machine alone: oversubscribed (2 cores may run 4
 # processes), over shared memory and loopback, and as root where CI runs
 # as root. Shared memory copies without cross-memory attach, which
 # containers often forbid.
+if config.tad_have_mpi:
+    config.available_features.add("mpi-build")
 if config.tad_have_mpi and shutil.which("mpirun"):
     config.available_features.add("mpi")
     for name, value in [("OMPI_ALLOW_RUN_AS_ROOT", "1"),
