@@ -33,13 +33,7 @@ int main(int argc, char **argv) {
   int steps = argc > 1 ? atoi(argv[1]) : 100;
   fill(x, kBatch * kWidth, 1.0f);
   fill(teacher, kWidth * kWidth, 0.1f);
-  for (int i = 0; i < kBatch; ++i)
-    for (int j = 0; j < kWidth; ++j) {
-      float s = 0;
-      for (int k = 0; k < kWidth; ++k)
-        s += x[i * kWidth + k] * teacher[k * kWidth + j];
-      y[i * kWidth + j] = tanhf(s);
-    }
+  teacher_targets(x, kBatch, kWidth, kWidth, teacher, y);
   for (int l = 0; l < kLayers; ++l)
     fill(w[l], kWidth * kWidth, 1.0f / sqrtf((float)kWidth));
   tad_rt_set_num_threads(1);

@@ -30,13 +30,7 @@ int main(int argc, char **argv) {
   fill(all_x, processes * ROWS * 256, 1.0f);
   memcpy(x, all_x + (size_t)rank * ROWS * 256, sizeof(x));
   free(all_x);
-  for (int i = 0; i < ROWS; ++i)
-    for (int j = 0; j < 10; ++j) {
-      float s = 0;
-      for (int k = 0; k < 256; ++k)
-        s += x[i * 256 + k] * teacher[k * 10 + j];
-      y[i * 10 + j] = tanhf(s);
-    }
+  teacher_targets(x, ROWS, 256, 10, teacher, y);
   fill(w1, 256 * 128, 0.06f);
   fill(w2, 128 * 10, 0.09f);
   memset(b1, 0, sizeof(b1));
