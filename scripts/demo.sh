@@ -42,6 +42,7 @@ if command -v mpirun >/dev/null && ! "$tadc" --version | grep -q "mpi: none"; th
   root=()
   [[ $(id -u) -eq 0 ]] && root=(--allow-run-as-root)
   OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo \
+  OMPI_MCA_oob_tcp_if_include=lo \
   OMPI_MCA_btl_vader_single_copy_mechanism=none \
     mpirun "${root[@]}" --oversubscribe -np 2 "$tmp/train_mlp_dp" 100
 else

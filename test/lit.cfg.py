@@ -91,9 +91,11 @@ if shutil.which("cbc"):
 # tests of several processes need it and an mpirun (scripts/apt-packages.txt installs Open
 # MPI); elsewhere they are reported as unsupported. %mpirun starts N
 # processes on this machine alone: oversubscribed (2 cores may run 4
-# processes), over shared memory and loopback, and as root where CI runs
-# as root. Shared memory copies without cross-memory attach, which
-# containers often forbid.
+# processes), over shared memory and loopback (Open MPI's own daemons
+# too), and as root where CI runs as root. Shared memory copies without
+# cross-memory attach, which containers often forbid. A run that hangs
+# (a process waiting on a collective that another never reaches) fails
+# after 4 minutes instead of holding the suite.
 if config.tad_have_mpi:
     config.available_features.add("mpi-build")
 if config.tad_have_mpi and shutil.which("mpirun"):
@@ -102,9 +104,11 @@ if config.tad_have_mpi and shutil.which("mpirun"):
                         ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"),
                         ("OMPI_MCA_btl", "self,vader,tcp"),
                         ("OMPI_MCA_btl_vader_single_copy_mechanism", "none"),
-                        ("OMPI_MCA_btl_tcp_if_include", "lo")]:
+                        ("OMPI_MCA_btl_tcp_if_include", "lo"),
+                        ("OMPI_MCA_oob_tcp_if_include", "lo")]:
         config.environment[name] = value
-    config.substitutions.append(("%mpirun", "mpirun --oversubscribe"))
+    config.substitutions.append(("%mpirun",
+                                 "timeout 240 mpirun --oversubscribe"))
 
 # GPU tests (docs/gpu.md): compiling for --target=cuda needs the CUDA
 # toolkit's ptxas and fatbinary; running needs a GPU and its driver, which
