@@ -4,6 +4,7 @@
 
 #include "dialects/tad/TadDialect.h"
 #include "dialects/tad/TadOps.h"
+#include "tad/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -144,4 +145,20 @@ tad::driver::getSignature(mlir::ModuleOp module, llvm::StringRef function) {
     signature.results.push_back(std::move(*spec));
   }
   return signature;
+}
+
+void tad::driver::readPlannedPeaks(mlir::ModuleOp module,
+                                   std::vector<rt::EntrySpec> &entries) {
+  for (rt::EntrySpec &spec : entries) {
+    // (Compiled outputs call it by its internal name.)
+    mlir::Operation *fn = module.lookupSymbol(spec.function);
+    if (!fn)
+      fn = module.lookupSymbol(tad::getInternalName(spec.function));
+    if (!fn)
+      continue;
+    if (auto peak = fn->getAttrOfType<mlir::IntegerAttr>(
+            TadDialect::kBufferPeakAttrName))
+      spec.plannedPeak = peak.getInt();
+    spec.plannedPeakIsBound = fn->hasAttr(TadDialect::kBufferPeakBoundAttrName);
+  }
 }

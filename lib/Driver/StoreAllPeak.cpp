@@ -2,6 +2,9 @@
 
 #include "tad/Driver/StoreAllPeak.h"
 
+#include "dialects/tad/TadDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FileSystem.h"
@@ -210,4 +213,33 @@ llvm::Error tad::driver::describeMemory(mlir::ModuleOp module,
                  {"budgets", std::move(rows)}}))
       << "\n";
   return llvm::Error::success();
+}
+
+llvm::Expected<int64_t> tad::driver::resolveBudgetPercent(
+    mlir::ModuleOp module, PipelineOptions &options, llvm::StringRef entry,
+    llvm::StringRef given, double percent, int64_t &peak, std::string &of) {
+  of = entry.str();
+  if (of.empty()) {
+    std::vector<std::string> derivatives;
+    for (auto fn : module.getOps<mlir::func::FuncOp>())
+      if (fn->hasAttr(TadDialect::kDerivativeAttrName))
+        derivatives.push_back(fn.getName().str());
+    if (derivatives.size() != 1) {
+      std::string names;
+      for (const std::string &d : derivatives)
+        names += (names.empty() ? "" : ", ") + d;
+      return llvm::createStringError(
+          "--remat-budget=" + given +
+          " needs --entry: the share is of one derivative's store-all peak, "
+          "and the program has " +
+          (derivatives.empty() ? "none" : names));
+    }
+    of = derivatives.front();
+  }
+  llvm::Expected<int64_t> storeAll = getStoreAllPeak(module, options, of);
+  if (!storeAll)
+    return llvm::createStringError("--remat-budget=" + given + ": " +
+                                   llvm::toString(storeAll.takeError()));
+  peak = *storeAll;
+  return int64_t(double(peak) * percent / 100);
 }

@@ -503,38 +503,21 @@ static bool parseInputFiles(tad::rt::RunOptions &options) {
 /// store-all peak (rounded down), said with the remat report.
 static mlir::LogicalResult resolveBudgetPercent(mlir::ModuleOp module,
                                                 tad::PipelineOptions &options) {
-  std::string of = entry;
-  if (of.empty()) {
-    std::vector<std::string> derivatives;
-    for (auto fn : module.getOps<mlir::func::FuncOp>())
-      if (fn->hasAttr(tad::TadDialect::kDerivativeAttrName))
-        derivatives.push_back(fn.getName().str());
-    if (derivatives.size() != 1) {
-      std::string names;
-      for (const std::string &d : derivatives)
-        names += (names.empty() ? "" : ", ") + d;
-      llvm::errs() << "tadc: error: --remat-budget=" << rematBudget
-                   << " needs --entry: the share is of one derivative's "
-                      "store-all peak, and the program has "
-                   << (derivatives.empty() ? "none" : names) << "\n";
-      return mlir::failure();
-    }
-    of = derivatives.front();
-  }
-  llvm::Expected<int64_t> peak =
-      tad::driver::getStoreAllPeak(module, options, of);
-  if (!peak) {
-    llvm::errs() << "tadc: error: --remat-budget=" << rematBudget << ": "
-                 << llvm::toString(peak.takeError()) << "\n";
+  int64_t peak = 0;
+  std::string of;
+  llvm::Expected<int64_t> bytes = tad::driver::resolveBudgetPercent(
+      module, options, entry, rematBudget, budgetPercent, peak, of);
+  if (!bytes) {
+    llvm::errs() << "tadc: error: " << llvm::toString(bytes.takeError())
+                 << "\n";
     return mlir::failure();
   }
-  int64_t bytes = int64_t(double(*peak) * budgetPercent / 100);
-  options.rematBudget = tad::ByteSize{bytes};
+  options.rematBudget = tad::ByteSize{*bytes};
   llvm::raw_ostream &summary =
       options.rematSummary == tad::ReportStream::standardError ? llvm::errs()
                                                                : llvm::outs();
   summary << "remat: --remat-budget=" << rematBudget << " of @" << of
-          << "'s store-all peak (" << *peak << " bytes) is " << bytes
+          << "'s store-all peak (" << peak << " bytes) is " << *bytes
           << " bytes\n";
   return mlir::success();
 }
@@ -546,19 +529,7 @@ emitResult(mlir::ModuleOp module, llvm::ArrayRef<tad::rt::EntrySpec> signatures,
            llvm::raw_ostream &os) {
   // The plan's peak, which tad-buffer-peak left on the lowered entry.
   std::vector<tad::rt::EntrySpec> planned(signatures.begin(), signatures.end());
-  for (tad::rt::EntrySpec &spec : planned) {
-    // (Compiled outputs call it by its internal name.)
-    mlir::Operation *fn = module.lookupSymbol(spec.function);
-    if (!fn)
-      fn = module.lookupSymbol(tad::getInternalName(spec.function));
-    if (!fn)
-      continue;
-    if (auto peak = fn->getAttrOfType<mlir::IntegerAttr>(
-            tad::TadDialect::kBufferPeakAttrName))
-      spec.plannedPeak = peak.getInt();
-    spec.plannedPeakIsBound =
-        fn->hasAttr(tad::TadDialect::kBufferPeakBoundAttrName);
-  }
+  tad::driver::readPlannedPeaks(module, planned);
   signatures = planned;
   const tad::rt::EntrySpec *signature =
       signatures.empty() ? nullptr : &signatures.front();

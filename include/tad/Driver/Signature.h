@@ -28,6 +28,12 @@ bool isEntryPoint(mlir::func::FuncOp fn);
 llvm::Expected<rt::EntrySpec> getSignature(mlir::ModuleOp module,
                                            llvm::StringRef function);
 
+/// Copies into each of `entries` the peak that the buffer plan
+/// (tad-buffer-peak) left on its function in the lowered `module`, found
+/// by its name or its internal name, and whether that peak is a bound.
+void readPlannedPeaks(mlir::ModuleOp module,
+                      std::vector<rt::EntrySpec> &entries);
+
 } // namespace tad::driver
 
 #endif // TAD_DRIVER_SIGNATURE_H

@@ -58,6 +58,16 @@ llvm::Error describeMemory(mlir::ModuleOp module, PipelineOptions &options,
 bool parseBudgetPercent(llvm::StringRef text, double &percent,
                         std::string &error);
 
+/// The budget in bytes that `--remat-budget=<given>` (`percent` of a
+/// store-all peak) names for `entry`, or, when `entry` is empty, for the
+/// program's one derivative: the peak times `percent` / 100, rounded down.
+/// `of` is set to the derivative. The error says why there is none (no
+/// derivative or several without an entry, a peak that cannot be planned).
+llvm::Expected<int64_t>
+resolveBudgetPercent(mlir::ModuleOp module, PipelineOptions &options,
+                     llvm::StringRef entry, llvm::StringRef given,
+                     double percent, int64_t &peak, std::string &of);
+
 } // namespace tad::driver
 
 #endif // TAD_DRIVER_STOREALLPEAK_H
