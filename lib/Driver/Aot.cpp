@@ -635,14 +635,19 @@ bool tad::driver::usesCollectives(mlir::ModuleOp module) {
          module.lookupSymbol(std::string("_mlir_ciface_") + kMpiInitFunction);
 }
 
+llvm::Error tad::driver::checkMpiBuild() {
+  if (TAD_HAVE_MPI)
+    return llvm::Error::success();
+  return llvm::createStringError(
+      "this program has collectives (all_reduce), but tad was built without "
+      "MPI: install libopenmpi-dev and rebuild tad (docs/distributed.md)");
+}
+
 /// A program with collectives links the MPI runtime and the MPI library,
 /// found at run time where this build found it (as OpenBLAS is).
 static llvm::Expected<std::vector<std::string>> mpiLinkArgs() {
-  if (!TAD_HAVE_MPI)
-    return llvm::createStringError(
-        "this program has collectives (all_reduce), but tad was built "
-        "without MPI: install libopenmpi-dev and rebuild tad "
-        "(docs/distributed.md)");
+  if (llvm::Error e = checkMpiBuild())
+    return std::move(e);
   std::vector<std::string> args = {getenvOr("TAD_RUNTIME_MPI_STATIC_LIBRARY",
                                             TAD_RUNTIME_MPI_STATIC_LIBRARY)};
   llvm::SmallVector<llvm::StringRef> libraries;

@@ -31,11 +31,8 @@
 /// code resolves against, and MPI starts before the inputs are read (their
 /// paths may name the rank).
 static llvm::Error loadMpiRuntime() {
-  if (!TAD_HAVE_MPI)
-    return llvm::createStringError(
-        "this program has collectives (all_reduce), but tad was built "
-        "without MPI: install libopenmpi-dev and rebuild tad "
-        "(docs/distributed.md)");
+  if (llvm::Error e = tad::driver::checkMpiBuild())
+    return e;
   const char *override = std::getenv("TAD_RUNTIME_MPI_SHARED_LIBRARY");
   std::string path =
       override && *override ? override : TAD_RUNTIME_MPI_SHARED_LIBRARY;

@@ -207,8 +207,11 @@ static bool writeMemoryTrace(const std::string &path, double start,
 }
 
 /// `path` with every `%r` replaced by this process's rank, so that the
-/// processes of an MPI run read and write files of their own.
+/// processes of an MPI run read and write files of their own; as it is in
+/// programs without collectives.
 static std::string forThisProcess(std::string path) {
+  if (!tad_rt_processes_known())
+    return path;
   std::string rank = std::to_string(tad_rt_process_rank());
   for (size_t at = path.find("%r"); at != std::string::npos;
        at = path.find("%r", at + rank.size()))

@@ -29,6 +29,10 @@ RuntimeFiles getRuntimeFiles();
 /// runtime's initializer, and links the MPI runtime and library.
 bool usesCollectives(mlir::ModuleOp module);
 
+/// Success where this build has MPI; else the error that a program with
+/// collectives gets.
+llvm::Error checkMpiBuild();
+
 /// Compiles `module` (LLVM dialect) for the host CPU into an object file.
 llvm::Error emitObjectFile(mlir::ModuleOp module, llvm::StringRef path);
 
