@@ -8,7 +8,8 @@ Needs python3 and numpy. For each program: runs it on seed 0's inputs,
 compares every result with NAME.expected/ (within the bundle's tolerance of
 the result's largest magnitude, or bit for bit at tolerance 0), checks the
 measured peak against the budget it was compiled with, and prints one line
-with the median time and the peak. Exits non-zero on the first failure.
+with the median time and the peak. Runs every program, so that one run on a
+GPU machine reports all of them, and exits non-zero if any failed.
 """
 import argparse
 import glob
@@ -65,7 +66,7 @@ def check(case, repeat, tmp):
            else f"within {worst:.3g}")
     print(f"ok: {name}: {len(expected)} results {how}, peak {peak} bytes"
           + (f" (budget {case['budget']})" if case["budget"] else "")
-          + f", median {measured['median_seconds'] * 1e3:.3f} ms")
+          + f", median {measured['median_seconds'] * 1e3:.3f} ms", flush=True)
     return None
 
 
@@ -75,11 +76,15 @@ def main():
     args = parser.parse_args()
     with open(os.path.join(HERE, "cases.json")) as f:
         cases = json.load(f)
+    failures = 0
     with tempfile.TemporaryDirectory() as tmp:
         for case in cases:
             failure = check(case, args.repeat, tmp)
             if failure:
-                sys.exit("FAIL: " + failure)
+                print("FAIL: " + failure, flush=True)
+                failures += 1
+    if failures:
+        sys.exit(f"{failures} of {len(cases)} programs failed")
     print(f"all {len(cases)} programs match the CPU")
 
 

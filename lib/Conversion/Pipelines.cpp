@@ -81,7 +81,8 @@ std::string tad::getCpuLoweringPipeline(bool blasMatmul, int64_t budget) {
 
 /// The loop nests that become kernels, as --target=cuda maps them.
 static std::string getKernelMapping() {
-  return "convert-linalg-to-parallel-loops,"
+  return "func.func(tad-parallel-loops-outermost),"
+         "convert-linalg-to-parallel-loops,"
          "func.func(tad-loops-to-gpu),";
 }
 

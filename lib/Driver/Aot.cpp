@@ -17,6 +17,7 @@
 #include "tad/Transforms/Passes.h"
 
 #include "tad/Driver/Config.h"
+#include "tad/Driver/LaunchParameters.h"
 #include "tad/Driver/ResultStores.h"
 #include "tad/runtime/Memref.h"
 
@@ -94,6 +95,7 @@ translateAndOptimize(mlir::ModuleOp module, llvm::LLVMContext &context,
     return llvm::createStringError("could not translate the module to LLVM IR");
   llvmModule->setDataLayout(machine.createDataLayout());
   llvmModule->setTargetTriple(machine.getTargetTriple());
+  hoistLaunchParameters(*llvmModule);
   auto optimize = mlir::makeOptimizingTransformer(3, 0, &machine);
   if (llvm::Error e = optimize(llvmModule.get()))
     return std::move(e);

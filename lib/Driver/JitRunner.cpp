@@ -11,6 +11,7 @@
 #include "tad/Driver/JitRunner.h"
 #include "tad/Driver/Aot.h"
 #include "tad/Driver/Config.h"
+#include "tad/Driver/LaunchParameters.h"
 #include "tad/Driver/ResultStores.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -76,6 +77,7 @@ llvm::Error tad::driver::runEntry(mlir::ModuleOp module,
   // once the engine is made.)
   std::string printed;
   auto transform = [&](llvm::Module *llvmModule) -> llvm::Error {
+    hoistLaunchParameters(*llvmModule);
     if (llvm::Error e = optimize(llvmModule))
       return e;
     storeResultsEarly(*llvmModule);

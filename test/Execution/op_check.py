@@ -7,6 +7,12 @@ result type at the end), never from tad.
     op_check.py --tadc PATH --family NAME   (NAME and NAME-f32, NAME-f64, ...)
     op_check.py --tadc PATH --all [--tadc-arg=--target=cuda-emulator]
     op_check.py --list
+    op_check.py --tadc PATH --all --bundle DIR [--tadc-arg=--target=cuda]
+    op_check.py --run-bundle DIR
+
+--bundle compiles each selected case into an executable in DIR/CASE/, beside
+its inputs, for a machine without tad (a GPU machine, say); --run-bundle
+runs them there (python3 and numpy only) and compares with NumPy as above.
 """
 
 import argparse
@@ -340,33 +346,28 @@ def make_input(name, spec, rng):
     return rounded(x, dtype)
 
 
-def run_case(name, tadc, workdir, extra=()):
-    program, params, reference, result_types = CASES[name]
+def write_case(name, workdir):
+    """Writes case NAME's program and its inputs (NAME.npy, or arg<i>.npy
+    for an MLIR program, whose parameters have no names) into WORKDIR.
+    Returns the program's path and the inputs."""
+    program, params, _, _ = CASES[name]
     is_mlir = program.lstrip().startswith("func.func")
     src = os.path.join(workdir, "program.mlir" if is_mlir else "program.tad")
     with open(src, "w") as f:
         f.write(program)
     rng = np.random.default_rng(zlib.crc32(name.encode()))
     inputs = {}
-    for pname, spec in params.items():
+    for i, (pname, spec) in enumerate(params.items()):
         inputs[pname] = make_input(pname, spec, rng)
-        if is_mlir:
-            # MLIR parameters are named arg0, arg1, ...
-            pass
-        save(os.path.join(workdir, pname + ".npy"), inputs[pname], spec[0])
-    stats = os.path.join(workdir, "stats.json")
-    args = [tadc, "run", src, "--entry", ENTRY[name], "--output-dir",
-            workdir, f"--stats-json={stats}"] + list(extra)
-    if is_mlir:
-        for i, pname in enumerate(params):
-            args.append(f"--input=arg{i}={os.path.join(workdir, pname + '.npy')}")
-    else:
-        args += ["--inputs", workdir]
-    proc = subprocess.run(args, capture_output=True, text=True)
-    if proc.returncode != 0:
-        print(proc.stdout + proc.stderr)
-        print(f"FAIL {name}: tadc exited with {proc.returncode}")
-        return False
+        save(os.path.join(workdir, (f"arg{i}" if is_mlir else pname) + ".npy"),
+             inputs[pname], spec[0])
+    return src, inputs
+
+
+def compare(name, inputs, outdir, stats):
+    """Compares the results in OUTDIR (named by the run's --stats-json
+    STATS) with NumPy's; prints PASS or FAIL lines."""
+    _, _, reference, result_types = CASES[name]
     expected = reference(**inputs)
     # The result files' names, in order (result<i>, or a derivative's
     # value and grad_<param>).
@@ -374,7 +375,7 @@ def run_case(name, tadc, workdir, extra=()):
         names = json.load(f)["results"]
     ok = True
     for i, (want, dtype) in enumerate(zip(expected, result_types)):
-        got = load(os.path.join(workdir, f"{names[i]}.npy"), dtype)
+        got = load(os.path.join(outdir, f"{names[i]}.npy"), dtype)
         want = rounded(np.asarray(want, dtype=np.float64), dtype)
         rtol, atol = TOLERANCE[dtype]
         if got.shape != want.shape:
@@ -389,6 +390,51 @@ def run_case(name, tadc, workdir, extra=()):
     return ok
 
 
+def execute(name, args):
+    proc = subprocess.run(args, capture_output=True, text=True)
+    if proc.returncode != 0:
+        print(proc.stdout + proc.stderr)
+        print(f"FAIL {name}: {os.path.basename(args[0])} exited with "
+              f"{proc.returncode}")
+        return False
+    return True
+
+
+def run_case(name, tadc, workdir, extra=()):
+    src, inputs = write_case(name, workdir)
+    stats = os.path.join(workdir, "stats.json")
+    args = [tadc, "run", src, "--entry", ENTRY[name], "--output-dir",
+            workdir, f"--stats-json={stats}", "--inputs", workdir]
+    return (execute(name, args + list(extra)) and
+            compare(name, inputs, workdir, stats))
+
+
+def bundle_case(name, tadc, folder, extra=()):
+    """Compiles case NAME into FOLDER/NAME/program (--emit=exe) beside its
+    inputs, for --run-bundle on a machine without tad."""
+    workdir = os.path.join(folder, name)
+    os.makedirs(workdir, exist_ok=True)
+    src, _ = write_case(name, workdir)
+    args = [tadc, src, "--entry", ENTRY[name], "--emit=exe", "-o",
+            os.path.join(workdir, "program")]
+    if not execute(name, args + list(extra)):
+        return False
+    print(f"compiled {name}")
+    return True
+
+
+def run_bundled_case(name, folder):
+    workdir = os.path.join(folder, name)
+    with tempfile.TemporaryDirectory() as outdir:
+        stats = os.path.join(outdir, "stats.json")
+        args = [os.path.join(workdir, "program"), "--inputs", workdir,
+                "--output-dir", outdir, f"--stats-json={stats}"]
+        # The inputs are made again from the case's seed, to hand them to
+        # the reference; they equal the files the executable reads.
+        _, inputs = write_case(name, outdir)
+        return execute(name, args) and compare(name, inputs, outdir, stats)
+
+
 def main():
     np.seterr(divide="ignore", invalid="ignore", over="ignore")
     parser = argparse.ArgumentParser(description=__doc__)
@@ -401,7 +447,14 @@ def main():
     parser.add_argument("--tadc-arg", action="append", default=[],
                         help="pass this argument to tadc run as well "
                              "(e.g. --tadc-arg=--target=cuda-emulator)")
+    parser.add_argument("--bundle", metavar="DIR",
+                        help="compile the cases into DIR instead of running them")
+    parser.add_argument("--run-bundle", metavar="DIR",
+                        help="run the cases compiled into DIR by --bundle")
     args = parser.parse_args()
+    if args.run_bundle:
+        args.case += sorted(n for n in os.listdir(args.run_bundle)
+                            if n in CASES)
     if args.list:
         print("\n".join(sorted(CASES)))
         return 0
@@ -420,8 +473,14 @@ def main():
             print(f"unknown case {name}")
             failed += 1
             continue
-        with tempfile.TemporaryDirectory() as workdir:
-            failed += not run_case(name, args.tadc, workdir, args.tadc_arg)
+        if args.run_bundle:
+            failed += not run_bundled_case(name, args.run_bundle)
+        elif args.bundle:
+            failed += not bundle_case(name, args.tadc, args.bundle,
+                                      args.tadc_arg)
+        else:
+            with tempfile.TemporaryDirectory() as workdir:
+                failed += not run_case(name, args.tadc, workdir, args.tadc_arg)
     return 1 if failed else 0
 
 

@@ -159,6 +159,25 @@ def ConvertLoopsToGPU : Pass<"tad-loops-to-gpu", "mlir::func::FuncOp"> {
   ];
 }
 
+def ParallelLoopsOutermost
+    : Pass<"tad-parallel-loops-outermost", "mlir::func::FuncOp"> {
+  let summary = "Puts the parallel loops of each linalg.generic outermost";
+  let description = [{
+    For `--target=cuda`, before `convert-linalg-to-parallel-loops`:
+    interchanges the loops of each `linalg.generic` whose reduction loops
+    come before a parallel one, so that the parallel loops come first, in
+    their order, and the reduction loops after them, in theirs. Every
+    output element then sums its terms in the same order as before (the
+    same bits), but the nest is one `scf.parallel` around `scf.for`s, which
+    `tad-loops-to-gpu` launches once, instead of an `scf.for` on the host
+    around a launch per iteration. `tad-split-reductions` makes such sums
+    for the CPU's vector lanes: a sum of a million f32 elements is 62500
+    rows of 16 lanes, which was 62500 launches of 16 threads.
+
+    A generic with an output indexed by a reduction loop is left as it is.
+  }];
+}
+
 def MergeGpuModules : Pass<"tad-merge-gpu-modules", "mlir::ModuleOp"> {
   let summary = "Moves every kernel into one GPU module";
   let description = [{
