@@ -29,6 +29,7 @@ class Lookahead {
 public:
   Lookahead(const Graph &graph, int64_t budget, const LookaheadOptions &options)
       : graph(graph), budget(budget), costLimit(options.costLimit),
+        thrashRatio(options.thrashRatio), thrashSlack(options.thrashSlack),
         score(options.score), weights(options.weights),
         keepAncestors(options.keepAncestors), depthFirst(options.depthFirst),
         queue(options.queue), walkLimit(options.walkLimit),
@@ -74,7 +75,11 @@ public:
   }
 
   bool run(std::vector<Event> &out) {
+    double reached = 0; // the store-all cost of stages 0 to `stage`
     for (stage = 0; stage < n; ++stage) {
+      reached += graph.nodes[stage].cost;
+      if (thrashRatio > 0)
+        stageLimit = thrashRatio * reached + thrashSlack;
       if (!runStage(stage))
         return false;
     }
@@ -212,7 +217,8 @@ private:
   }
 
   bool compute(int v) {
-    if (++computes > maxComputes || (cost += graph.nodes[v].cost) > costLimit)
+    if (++computes > maxComputes ||
+        (cost += graph.nodes[v].cost) > std::min(costLimit, stageLimit))
       return false;
     if (!graph.nodes[v].recomputable && computed[v])
       return false; // needed again after it was freed: not allowed
@@ -469,6 +475,10 @@ private:
   const Graph &graph;
   int64_t budget;
   double costLimit, cost = 0;
+  double thrashRatio, thrashSlack;
+  /// The cost at which the run gives up in this stage: thrashRatio times
+  /// the stages' store-all cost so far, plus thrashSlack.
+  double stageLimit = std::numeric_limits<double>::infinity();
   EvictionScore score;
   const std::vector<double> *weights;
   bool keepAncestors, depthFirst, queue;

@@ -290,6 +290,8 @@ LookaheadOptions tad::remat::fastLookaheadOptions(int variant,
   if (graph.size() > limits.queueNodes) {
     options.queue = true;
     options.costLimit = limits.maxRecompute * storeAllCost;
+    options.thrashRatio = limits.thrashRecompute;
+    options.thrashSlack = 0.02 * storeAllCost;
     if (isDense(graph, limits))
       options.walkLimit = limits.recomputeWalk;
   }
@@ -495,10 +497,16 @@ int64_t tad::remat::solverMinimumBudget(const Graph &graph,
   if (graph.size() > limits.queueNodes)
     low = std::max(low, std::min(high, failed + 1));
   std::vector<Event> schedule;
+  SolverLimits probe = limits;
+  if (limits.thrashRecompute > 0 && limits.searchThrashRecompute > 0)
+    probe.thrashRecompute =
+        std::min(limits.thrashRecompute, limits.searchThrashRecompute);
+  else
+    probe.thrashRecompute = 0;
   return smallestFittingBudget(
       low, high,
       [&](int64_t budget) {
-        return solve(graph, budget, schedule, nullptr, limits,
+        return solve(graph, budget, schedule, nullptr, probe,
                      /*anyFits=*/true);
       },
       minimumBudgetSlack(graph, limits));

@@ -97,6 +97,20 @@ static cl::opt<double> maxRecomputeOption(
              "up once its cost passes this many times the store-all cost"),
     cl::init(SolverLimits().maxRecompute), cl::cat(category));
 
+static cl::opt<double> thrashRecomputeOption(
+    "thrash-recompute",
+    cl::desc("On graphs over --queue-nodes, a lookahead run of the fast "
+             "solver also gives up once its cost passes this many times the "
+             "store-all cost of the stages it has reached, plus 2% of the "
+             "store-all cost (0: never)"),
+    cl::init(SolverLimits().thrashRecompute), cl::cat(category));
+
+static cl::opt<double> searchThrashRecomputeOption(
+    "search-thrash-recompute",
+    cl::desc("The same for the budgets that the search for the smallest "
+             "budget tries; the smaller of the two applies (0: never)"),
+    cl::init(SolverLimits().searchThrashRecompute), cl::cat(category));
+
 static cl::opt<double> minimumPrecisionOption(
     "minimum-precision",
     cl::desc("On graphs over --queue-nodes, the search for the fast "
@@ -224,6 +238,13 @@ int main(int argc, char **argv) {
                 "not " +
                 llvm::formatv("{0}", double(maxRecomputeOption)).str());
 
+  if (!(thrashRecomputeOption == 0 || thrashRecomputeOption >= 1))
+    return fail("--thrash-recompute must be 0 (never) or at least 1, not " +
+                llvm::formatv("{0}", double(thrashRecomputeOption)).str());
+  if (!(searchThrashRecomputeOption == 0 || searchThrashRecomputeOption >= 1))
+    return fail(
+        "--search-thrash-recompute must be 0 (never) or at least 1, not " +
+        llvm::formatv("{0}", double(searchThrashRecomputeOption)).str());
   if (!(minimumPrecisionOption >= 0 && minimumPrecisionOption < 1))
     return fail("--minimum-precision must be at least 0 and below 1, not " +
                 llvm::formatv("{0}", double(minimumPrecisionOption)).str());
@@ -268,6 +289,8 @@ int main(int argc, char **argv) {
   SolverLimits limits;
   limits.queueNodes = queueNodesOption;
   limits.maxRecompute = maxRecomputeOption;
+  limits.thrashRecompute = thrashRecomputeOption;
+  limits.searchThrashRecompute = searchThrashRecomputeOption;
   limits.minimumPrecision = minimumPrecisionOption;
   limits.recomputeWalk = recomputeWalkOption;
   limits.denseInputs = denseInputsOption;

@@ -407,3 +407,27 @@ TEST(SolverTest, DenseGraphs) {
   ASSERT_TRUE(lookaheadSchedule(g, budget, options, schedule));
   checked(g, schedule, budget);
 }
+
+// A run stops once its cost passes thrashRatio times the store-all cost of
+// the stages it has reached (plus the slack): at a ratio of 1 without
+// slack, the first recompute stops it, and a budget with room for every
+// value needs none. The default ratio leaves a run that fits unchanged.
+TEST(SolverTest, ThrashingRunsStop) {
+  std::mt19937 rng(41);
+  Graph g = denseLayeredGraph(160, 0.15, rng);
+  ScheduleStats storeAll = simulate(g, storeAllSchedule(g));
+  int64_t budget = int64_t(0.97 * double(storeAll.peak));
+  LookaheadOptions options = lookaheadVariant(2);
+  options.queue = true;
+  std::vector<Event> unlimited, limited;
+  ASSERT_TRUE(lookaheadSchedule(g, budget, options, unlimited));
+  ASSERT_GT(simulate(g, unlimited).cost, storeAll.cost);
+  options.thrashRatio = 1;
+  EXPECT_FALSE(lookaheadSchedule(g, budget, options, limited));
+  ASSERT_TRUE(lookaheadSchedule(g, storeAll.peak, options, limited));
+  EXPECT_EQ(simulate(g, limited).cost, storeAll.cost);
+  options.thrashRatio = SolverLimits().thrashRecompute;
+  options.thrashSlack = 0.02 * storeAll.cost;
+  ASSERT_TRUE(lookaheadSchedule(g, budget, options, limited));
+  EXPECT_EQ(simulate(g, limited).cost, simulate(g, unlimited).cost);
+}

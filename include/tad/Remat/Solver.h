@@ -67,6 +67,15 @@ struct LookaheadOptions {
   uint64_t seed = 0;
   /// The run gives up once its cost exceeds this.
   double costLimit = 1e300;
+  /// When positive, the run also gives up once its cost exceeds
+  /// `thrashRatio` times the store-all cost of the stages it has reached
+  /// (nodes 0 to the current one, once each) plus `thrashSlack`. A run
+  /// that starts to thrash keeps thrashing: on dense graphs, failing runs
+  /// computed every value once up to their middle stage, then passed 3
+  /// times the cost of the stages reached within a few hundred stages and
+  /// went on to the cost limit, which took most of their time.
+  double thrashRatio = 0;
+  double thrashSlack = 0;
   /// When given, multiplies each node's score (one per node): a weight
   /// above 1 makes the node less likely to be evicted.
   const std::vector<double> *weights = nullptr;
@@ -147,6 +156,19 @@ struct SolverLimits {
   /// this many times the store-all cost (every node once): a run that
   /// thrashes stops early, and no schedule dearer than that is sought.
   double maxRecompute = 8;
+  /// On those graphs, a lookahead run also gives up once its cost passes
+  /// this many times the store-all cost of the stages it has reached, plus
+  /// 2% of the whole store-all cost (LookaheadOptions::thrashRatio): a
+  /// failing run stops when it starts to thrash rather than at
+  /// maxRecompute. 0 turns it off.
+  double thrashRecompute = 3;
+  /// The same ratio for the budgets that the search for the smallest
+  /// budget tries (solverMinimumBudget), where failing runs take most of
+  /// the time: a budget at which a run fits under the stricter ratio fits
+  /// under thrashRecompute too, so the answer still fits, perhaps a little
+  /// above the smallest that thrashRecompute would find. The smaller of
+  /// the two applies; 0 in either turns it off.
+  double searchThrashRecompute = 2;
   /// On those graphs, the bisection for the smallest budget stops once its
   /// interval is this fraction of [lowerBound, store-all peak] or less:
   /// each budget it tries costs a whole failing solve there.
@@ -221,7 +243,8 @@ bool fastSchedule(const Graph &graph, int64_t budget, std::vector<Event> &out,
 /// fits, and is within minimumBudgetSlack of the bisection's. There, a
 /// budget `failed` at which solveSchedule failed starts the search above
 /// it: each budget tried costs a failing solve, and on large graphs the
-/// search takes feasibility to be monotone.
+/// search takes feasibility to be monotone. Its solves stop thrashing runs
+/// at limits.searchThrashRecompute.
 int64_t solverMinimumBudget(const Graph &graph,
                             const SolverLimits &limits = SolverLimits(),
                             int64_t failed = -1);
