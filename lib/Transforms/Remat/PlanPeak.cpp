@@ -6,6 +6,7 @@
 #include "tad/Conversion/Passes.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -38,7 +39,12 @@ static OwningOpRef<ModuleOp> lowerCopy(ModuleOp module, func::FuncOp func,
   copy->walk([](scf::ForOp loop) {
     loop->removeAttr(TadDialect::kLoopSnapshotsAttrName);
   });
+  // The copy holds the remat pass's rewrite: verified once here, not after
+  // every pass of the lowering, which measures it many times a compile.
+  if (failed(verify(*copy)))
+    return nullptr;
   PassManager pm(module.getContext());
+  pm.enableVerifier(false);
   pm.addPass(createSymbolDCEPass());
   if (failed(parsePassPipeline(StringRef(getBufferizationPipeline()).rtrim(','),
                                pm))) {
