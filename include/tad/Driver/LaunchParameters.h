@@ -1,5 +1,4 @@
-//===- LaunchParameters.h - kernel parameters off the loop's stack -*- C++
-//-*-===//
+//===- LaunchParameters.h - launch slots in the entry block -*- C++ -*-===//
 
 #ifndef TAD_DRIVER_LAUNCHPARAMETERS_H
 #define TAD_DRIVER_LAUNCHPARAMETERS_H
