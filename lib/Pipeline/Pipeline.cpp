@@ -5,7 +5,9 @@
 #include "tad/Conversion/Passes.h"
 #include "tad/Transforms/Passes.h"
 
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Transforms/Passes.h"
 
 #include <cstdlib>
@@ -147,6 +149,21 @@ tad::buildPipeline(OpPassManager &pm, const PipelineOptions &options,
   if (failed(parsePassPipeline(lowering, pm)))
     return emitError("invalid built-in lowering pipeline");
   return success();
+}
+
+LogicalResult
+tad::runPipeline(ModuleOp module, const PipelineOptions &options,
+                 bool verifyEach,
+                 function_ref<LogicalResult(const Twine &)> emitError) {
+  PassManager pm(module.getContext());
+  pm.enableVerifier(verifyEach);
+  if (failed(applyPassManagerCLOptions(pm)))
+    return failure();
+  applyDefaultTimingPassManagerCLOptions(pm);
+  if (failed(buildPipeline(pm, options, emitError)) || failed(verify(module)) ||
+      failed(pm.run(module)))
+    return failure();
+  return verify(module);
 }
 
 void tad::registerPipelines() {

@@ -30,7 +30,6 @@
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
@@ -474,30 +473,17 @@ static mlir::LogicalResult runPipeline(mlir::ModuleOp module,
   // threads, 0.29 s with, by --mlir-timing).
   if (!options.rematBudget.getValue().isSet())
     context->disableMultithreading();
-  mlir::PassManager pm(context);
-  // Verifying the module after each of the pipeline's passes took half of
-  // their time (the 4 transformer blocks: 0.65 s of passes with it, 0.33 s
-  // without): tadc verifies what goes in and what comes out, as a
-  // compiler's release build does, and --verify-each brings the rest back.
-  pm.enableVerifier(verifyEach);
-  if (mlir::failed(mlir::applyPassManagerCLOptions(pm)))
-    return mlir::failure();
-  mlir::applyDefaultTimingPassManagerCLOptions(pm);
   auto fail = [](const llvm::Twine &message) {
     // The pipeline's messages name its options, which are tadc's too.
     llvm::errs() << "tadc: error: --" << message << "\n";
     return mlir::failure();
   };
-  if (mlir::failed(tad::buildPipeline(pm, options, fail)))
-    return mlir::failure();
   if (printPipeline) {
     llvm::errs() << "builtin.module(tad-pipeline";
     options.print(llvm::errs());
     llvm::errs() << ")\n";
   }
-  if (mlir::failed(mlir::verify(module)) || mlir::failed(pm.run(module)))
-    return mlir::failure();
-  return mlir::verify(module);
+  return tad::runPipeline(module, options, verifyEach, fail);
 }
 
 static bool parseInputFiles(tad::rt::RunOptions &options) {

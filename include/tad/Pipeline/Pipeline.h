@@ -15,6 +15,7 @@
 
 #include "tad/Transforms/Options.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -144,6 +145,16 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
 /// be used, are reported through `emitError`, and nothing is added.
 mlir::LogicalResult buildPipeline(
     mlir::OpPassManager &pm, const PipelineOptions &options,
+    llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> emitError);
+
+/// Runs the passes of `options` on `module`, as tadc does. The module is
+/// verified before the passes and after them, and after every pass only
+/// with `verifyEach`: verifying after each pass took half of the passes'
+/// time (docs/performance.md). MLIR's pass manager and timing command-line
+/// options apply where they are registered (tadc's --mlir-timing, IR
+/// printing). Options that buildPipeline rejects go to `emitError`.
+mlir::LogicalResult runPipeline(
+    mlir::ModuleOp module, const PipelineOptions &options, bool verifyEach,
     llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> emitError);
 
 /// Registers `tad-pipeline` (buildPipeline) and the lowering pipelines
