@@ -25,6 +25,7 @@ std::string tad::getBufferizationPipeline(int64_t budget, bool collectives) {
                          ? "convert-tad-to-linalg,"
                          : "convert-tad-to-linalg{collectives=false},") +
          "canonicalize,"
+         "tad-fold-transposes-into-matmuls,"
          "tad-fuse-elementwise,"
          "tad-split-reductions,"
          "tad-reuse-operand-buffers,"

@@ -59,6 +59,30 @@ func.func @assign(%a: memref<4x5xf32>, %b: memref<5x6xf32>, %d: memref<2x3x3xf64
   return %c, %e : memref<4x6xf32>, memref<2x3x3xf64>
 }
 
+// A generic contraction whose maps permute its operands (what
+// tad-fold-transposes-into-matmuls makes of attention's heads) passes each
+// operand as a view in the order [batch,] rows, columns. Here A is stored
+// (m, b, k), B (n, b, k) and C (m, b, n).
+// CHECK-LABEL: func.func @permuted
+// CHECK: %[[A:.*]] = memref.transpose %{{.*}} (d0, d1, d2) -> (d1, d0, d2) : memref<8x2x4xf32> to memref<2x8x4xf32, strided<[4, 8, 1]>>
+// CHECK: %[[B:.*]] = memref.transpose %{{.*}} (d0, d1, d2) -> (d1, d2, d0) : memref<6x2x4xf32> to memref<2x4x6xf32, strided<[4, 1, 8]>>
+// CHECK: %[[C:.*]] = memref.transpose %{{.*}} (d0, d1, d2) -> (d1, d0, d2) : memref<8x2x6xf32> to memref<2x8x6xf32, strided<[6, 12, 1]>>
+// CHECK: call @tad_rt_batch_matmul_f32
+// CHECK-NOT: linalg.generic
+func.func @permuted(%a: memref<8x2x4xf32>, %b: memref<6x2x4xf32>, %c: memref<8x2x6xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(b, m, n, k) -> (m, b, k)>,
+                                   affine_map<(b, m, n, k) -> (n, b, k)>,
+                                   affine_map<(b, m, n, k) -> (m, b, n)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<8x2x4xf32>, memref<6x2x4xf32>) outs(%c : memref<8x2x6xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
 // The fill stays, and the matmul accumulates, when something that may read
 // or write memory comes between them, when the fill is not of zeros, and
 // when it fills another buffer (a view of C, or all of a buffer that C is a

@@ -61,3 +61,21 @@ func.func @others(%x: tensor<32x4xf32>, %y: tensor<4x12xf32>, %z: tensor<4x8xf64
   } -> tensor<4xf32>
   return %cols, %odd, %short, %max : tensor<4xf32>, tensor<4xf32>, tensor<4xf64>, tensor<4xf32>
 }
+
+// A product of two operands summed over their innermost dimension is a
+// GEMM (tad-fold-transposes-into-matmuls makes such generics), which
+// tad-matmul-to-runtime hands to BLAS: it is not split.
+// CHECK-LABEL: func.func @contraction
+// CHECK-NOT:     tensor.expand_shape
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// CHECK-NOT:     linalg.generic
+// CHECK:         return
+func.func @contraction(%a: tensor<8x2x64xf32>, %b: tensor<8x2x64xf32>, %c: tensor<2x8x8xf32>) -> tensor<2x8x8xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(b, m, n, k) -> (m, b, k)>, affine_map<(b, m, n, k) -> (n, b, k)>, affine_map<(b, m, n, k) -> (b, m, n)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : tensor<8x2x64xf32>, tensor<8x2x64xf32>) outs(%c : tensor<2x8x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<2x8x8xf32>
+  return %r : tensor<2x8x8xf32>
+}

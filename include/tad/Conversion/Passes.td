@@ -52,6 +52,38 @@ def ConvertTadToLinalg : Pass<"convert-tad-to-linalg", "mlir::ModuleOp"> {
   ];
 }
 
+def FoldTransposesIntoMatmuls
+    : Pass<"tad-fold-transposes-into-matmuls", "mlir::ModuleOp"> {
+  let summary = "Makes matmuls read and write permuted tensors through views";
+  let description = [{
+    Folds a `linalg.generic` that only permutes a tensor's dimensions into
+    the indexing map of the contraction (`linalg.matmul`, `batch_matmul`,
+    or a generic contraction) that reads its result, or whose only use it
+    permutes; the contraction becomes a `linalg.generic` with the composed
+    map, and tad-matmul-to-runtime passes that operand to the runtime's
+    GEMM as a permuted view. Attention's heads (a transpose of a reshaped
+    projection, and back) then cost no copy.
+
+    An input folds only when every use of the copy is a contraction's input
+    and its source is a whole buffer (a block argument or a linalg result,
+    through reshapes), so that no larger buffer lives longer; a result
+    folds only when the contraction's output is a fill of an empty tensor.
+    The operand must keep a unit stride in one of its matrix dimensions
+    (the output's in its columns), so that BLAS can read it.
+
+    ```mlir
+    %t = linalg.generic {indexing_maps = [(b, s, d) -> (s, b, d),
+                                          (b, s, d) -> (b, s, d)], ...}
+        ins(%x : tensor<128x4x64xf32>) outs(%e : tensor<4x128x64xf32>)
+    %c = linalg.batch_matmul ins(%t, %w : ...) outs(%z : ...)
+    ```
+    becomes a contraction that reads `%x` through
+    `(b, m, n, k) -> (m, b, k)`.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def FuseElementwise : Pass<"tad-fuse-elementwise", "mlir::ModuleOp"> {
   let summary = "Fuses elementwise linalg ops as the remat memory model assumes";
   let description = [{

@@ -80,34 +80,22 @@ struct ConvertMatmulToRuntimePass
   using ConvertMatmulToRuntimeBase::ConvertMatmulToRuntimeBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<linalg::LinalgOp> matmuls;
+    // Contractions of any operand layout: linalg.matmul and batch_matmul,
+    // and the generics that tad-fold-transposes-into-matmuls makes.
+    SmallVector<std::pair<linalg::LinalgOp, tad::ContractionLayout>> matmuls;
     module.walk([&](linalg::LinalgOp op) {
-      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) &&
-          op.hasPureBufferSemantics())
-        matmuls.push_back(op);
+      if (!op.hasPureBufferSemantics())
+        return;
+      if (std::optional<tad::ContractionLayout> layout =
+              tad::matchContraction(op))
+        matmuls.push_back({op, *layout});
     });
-    for (linalg::LinalgOp op : matmuls) {
+    for (auto &[op, layout] : matmuls) {
       auto outType = cast<MemRefType>(op.getDpsInits()[0].getType());
       Type element = outType.getElementType();
       if (!(element.isF32() || element.isF64()))
         continue;
       int64_t rank = outType.getRank();
-      // Maps with a transposed operand (tad.matmul's flags) pass that operand
-      // as a transposed view, which the runtime hands to BLAS as such; other
-      // user maps (broadcasts) are left to the generic lowering.
-      tad::MatmulTransposes transposes;
-      ArrayAttr maps;
-      if (auto mm = dyn_cast<linalg::MatmulOp>(op.getOperation()))
-        maps = mm.hasUserDefinedMaps() ? mm.getIndexingMaps() : ArrayAttr();
-      else if (auto bmm = dyn_cast<linalg::BatchMatmulOp>(op.getOperation()))
-        maps = bmm.hasUserDefinedMaps() ? bmm.getIndexingMaps() : ArrayAttr();
-      if (maps) {
-        std::optional<tad::MatmulTransposes> matched =
-            tad::matchMatmulMaps(maps, rank - 2);
-        if (!matched)
-          continue;
-        transposes = *matched;
-      }
       // `..._assign_...` computes C = A B (beta = 0) in place of the fill.
       linalg::FillOp fill = getZeroFillBefore(op);
       std::string name = prefix + (rank == 2 ? "matmul_" : "batch_matmul_") +
@@ -116,19 +104,21 @@ struct ConvertMatmulToRuntimePass
       MemRefType dynamic = getFullyDynamic(&getContext(), rank, element);
       func::FuncOp callee = getOrDeclare(module, name, dynamic);
       OpBuilder b(op);
-      SmallVector<int64_t> swapped =
-          llvm::to_vector(llvm::seq<int64_t>(0, rank));
-      std::swap(swapped[rank - 1], swapped[rank - 2]);
-      auto swap = AffineMapAttr::get(
-          AffineMap::getPermutationMap(swapped, &getContext()));
-      auto view = [&](Value operand, bool transposed) -> Value {
-        if (transposed)
-          operand = memref::TransposeOp::create(b, op.getLoc(), operand, swap);
+      // Each operand as a view in the order [b,] rows, columns: the runtime
+      // hands a view with a unit stride in either of the last two to BLAS
+      // (transposed where it is the rows'), and runs any other in a loop.
+      auto view = [&](Value operand, ArrayRef<int64_t> permutation) -> Value {
+        if (!llvm::equal(permutation, llvm::seq<int64_t>(0, rank)))
+          operand = memref::TransposeOp::create(
+              b, op.getLoc(), operand,
+              AffineMapAttr::get(
+                  AffineMap::getPermutationMap(permutation, &getContext())));
         return memref::CastOp::create(b, op.getLoc(), dynamic, operand);
       };
-      SmallVector<Value> args{view(op.getDpsInputs()[0], transposes.lhs),
-                              view(op.getDpsInputs()[1], transposes.rhs),
-                              view(op.getDpsInits()[0], false)};
+      SmallVector<Value> args{
+          view(op.getDpsInputs()[0], layout.permutations[0]),
+          view(op.getDpsInputs()[1], layout.permutations[1]),
+          view(op.getDpsInits()[0], layout.permutations[2])};
       func::CallOp::create(b, op.getLoc(), callee, args);
       op->erase();
       if (fill)

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tad/Conversion/MatmulMaps.h"
 #include "tad/Conversion/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -28,9 +29,14 @@ struct FuseElementwisePass
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
+    // A contraction stays one: fused into, it would become a loop nest
+    // rather than a GEMM (tad-fold-transposes-into-matmuls makes
+    // contractions generics, which linalg would fuse into).
     linalg::ControlFusionFn onlyUse = [](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
-      return producer && producer->hasOneUse();
+      auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
+      return producer && producer->hasOneUse() &&
+             !(consumer && tad::matchContraction(consumer));
     };
     linalg::populateElementwiseOpsFusionPatterns(patterns, onlyUse);
     // Merges the duplicate operands that fusion leaves (a producer read

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tad/Conversion/MatmulMaps.h"
 #include "tad/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -45,6 +46,10 @@ int64_t getLanes(Type type) {
 bool isRowSum(linalg::GenericOp op, int64_t lanes) {
   if (op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 1 ||
       !op.hasPureTensorSemantics() || lanes == 0)
+    return false;
+  // A product of two operands is a GEMM (tad-matmul-to-runtime), also as a
+  // generic (tad-fold-transposes-into-matmuls makes those).
+  if (tad::matchContraction(op))
     return false;
   unsigned loops = op.getNumLoops();
   if (!linalg::isReductionIterator(op.getIteratorTypesArray()[loops - 1]))
