@@ -18,11 +18,12 @@
 
 #include "tad/Driver/Config.h"
 #include "tad/Driver/LaunchParameters.h"
+#include "tad/Driver/Optimize.h"
+#include "tad/Driver/QuickCodegen.h"
 #include "tad/Driver/ResultStores.h"
 #include "tad/runtime/Memref.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -96,10 +97,10 @@ translateAndOptimize(mlir::ModuleOp module, llvm::LLVMContext &context,
   llvmModule->setDataLayout(machine.createDataLayout());
   llvmModule->setTargetTriple(machine.getTargetTriple());
   hoistLaunchParameters(*llvmModule);
-  auto optimize = mlir::makeOptimizingTransformer(3, 0, &machine);
-  if (llvm::Error e = optimize(llvmModule.get()))
+  if (llvm::Error e = optimizeModule(*llvmModule, &machine))
     return std::move(e);
   storeResultsEarly(*llvmModule);
+  generateLongEntriesQuickly(*llvmModule);
   return std::move(llvmModule);
 }
 

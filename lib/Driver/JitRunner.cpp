@@ -12,10 +12,11 @@
 #include "tad/Driver/Aot.h"
 #include "tad/Driver/Config.h"
 #include "tad/Driver/LaunchParameters.h"
+#include "tad/Driver/Optimize.h"
+#include "tad/Driver/QuickCodegen.h"
 #include "tad/Driver/ResultStores.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -70,7 +71,6 @@ llvm::Error tad::driver::runEntry(mlir::ModuleOp module,
   if (!machine)
     return machine.takeError();
   mlir::ExecutionEngineOptions engineOptions;
-  auto optimize = mlir::makeOptimizingTransformer(3, 0, machine->get());
   // The engine's transformer is a function_ref: what it refers to must
   // live until the engine is made.
   // (The engine cannot report a transformer's error: the IR is written
@@ -78,9 +78,10 @@ llvm::Error tad::driver::runEntry(mlir::ModuleOp module,
   std::string printed;
   auto transform = [&](llvm::Module *llvmModule) -> llvm::Error {
     hoistLaunchParameters(*llvmModule);
-    if (llvm::Error e = optimize(llvmModule))
+    if (llvm::Error e = optimizeModule(*llvmModule, machine->get()))
       return e;
     storeResultsEarly(*llvmModule);
+    generateLongEntriesQuickly(*llvmModule);
     if (!optimizedIR.empty()) {
       llvm::raw_string_ostream os(printed);
       llvmModule->print(os, nullptr);

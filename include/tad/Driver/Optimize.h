@@ -1,0 +1,27 @@
+//===- Optimize.h - LLVM's -O3 pipeline, sized for tad's modules -*- C++
+//-*-===//
+
+#ifndef TAD_DRIVER_OPTIMIZE_H
+#define TAD_DRIVER_OPTIMIZE_H
+
+#include "llvm/Support/Error.h"
+
+namespace llvm {
+class Module;
+class TargetMachine;
+} // namespace llvm
+
+namespace tad::driver {
+
+/// Instructions from which a function skips dead store elimination.
+constexpr unsigned kLongFunctionInstructions = 2000;
+
+/// Runs LLVM's default -O3 pipeline on `module` for `machine`, as
+/// mlir::makeOptimizingTransformer(3, 0, machine) does, less two passes
+/// whose time grows faster than the programs tad generates
+/// (lib/Driver/Optimize.cpp).
+llvm::Error optimizeModule(llvm::Module &module, llvm::TargetMachine *machine);
+
+} // namespace tad::driver
+
+#endif // TAD_DRIVER_OPTIMIZE_H
