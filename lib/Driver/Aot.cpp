@@ -67,8 +67,8 @@ RuntimeFiles tad::driver::getRuntimeFiles() {
 
 /// A target machine for the host CPU, as the JIT uses: the object runs on
 /// machines of the same kind (docs/runtime.md).
-static llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
-createHostMachine() {
+static llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createHostMachine(
+    llvm::CodeGenOptLevel level = llvm::CodeGenOptLevel::Aggressive) {
   llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
   std::string error;
   const llvm::Target *target =
@@ -81,7 +81,7 @@ createHostMachine() {
   llvm::TargetOptions options;
   return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
       triple, llvm::sys::getHostCPUName(), features.getString(), options,
-      llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+      llvm::Reloc::PIC_, std::nullopt, level));
 }
 
 /// `module` translated to LLVM IR and optimized (-O3) for the host.
@@ -138,14 +138,20 @@ llvm::Error tad::driver::emitObjectFile(mlir::ModuleOp module,
 /// part's bitcode round trip and target machine cost a few milliseconds.
 static constexpr unsigned kSplitCodegenInstructions = 4000;
 
-/// `module` as `count` modules (in bitcode) whose code together is its
-/// code: each defines some of its functions, balanced by their
-/// instructions (the largest first, each to the part with the fewest), and
-/// declares the rest. Internal symbols become hidden global ones, so that
-/// parts call and read each other's; the link keeps them out of a
-/// library's exports. Global variables are defined in the first part.
+/// Whether `f`'s code is generated at -O0 (generateLongEntriesQuickly).
+static bool isQuick(const llvm::Function &f) {
+  return f.hasFnAttribute(llvm::Attribute::OptimizeNone);
+}
+
+/// `module` as modules (in bitcode) whose code together is its code: the
+/// functions that isQuick names, if any, in the first, and the others in
+/// `count` more, balanced by their instructions (the largest first, each to
+/// the part with the fewest); each part declares what it does not define.
+/// Internal symbols become hidden global ones, so that parts call and read
+/// each other's; the link keeps them out of a library's exports. Global
+/// variables are defined in the first part.
 static std::vector<llvm::SmallVector<char, 0>>
-partitionForCodegen(llvm::Module &module, unsigned count) {
+partitionForCodegen(llvm::Module &module, unsigned count, bool quickPart) {
   unsigned unnamed = 0;
   for (llvm::GlobalValue &value : module.global_values()) {
     if (value.isDeclaration() || !value.hasLocalLinkage())
@@ -156,21 +162,27 @@ partitionForCodegen(llvm::Module &module, unsigned count) {
     value.setVisibility(llvm::GlobalValue::HiddenVisibility);
   }
   std::vector<llvm::Function *> functions;
-  for (llvm::Function &f : module)
-    if (!f.isDeclaration())
+  llvm::DenseMap<const llvm::GlobalValue *, unsigned> partOf;
+  for (llvm::Function &f : module) {
+    if (f.isDeclaration())
+      continue;
+    if (quickPart && isQuick(f))
+      partOf[&f] = 0;
+    else
       functions.push_back(&f);
+  }
   llvm::stable_sort(functions, [](llvm::Function *a, llvm::Function *b) {
     return a->getInstructionCount() > b->getInstructionCount();
   });
-  llvm::DenseMap<const llvm::GlobalValue *, unsigned> partOf;
+  unsigned first = quickPart ? 1 : 0;
   std::vector<unsigned> load(count, 0);
   for (llvm::Function *f : functions) {
     unsigned least = std::min_element(load.begin(), load.end()) - load.begin();
-    partOf[f] = least;
+    partOf[f] = first + least;
     load[least] += f->getInstructionCount();
   }
-  std::vector<llvm::SmallVector<char, 0>> parts(count);
-  for (unsigned i = 0; i < count; ++i) {
+  std::vector<llvm::SmallVector<char, 0>> parts(first + count);
+  for (unsigned i = 0; i < parts.size(); ++i) {
     llvm::ValueToValueMapTy map;
     std::unique_ptr<llvm::Module> part = llvm::CloneModule(
         module, map, [&](const llvm::GlobalValue *value) {
@@ -196,18 +208,25 @@ tad::driver::emitObjectFiles(mlir::ModuleOp module, llvm::StringRef prefix,
   if (!llvmModule)
     return llvmModule.takeError();
   unsigned instructions = 0, definitions = 0;
+  bool quick = false;
   for (llvm::Function &f : **llvmModule)
     if (!f.isDeclaration()) {
       instructions += f.getInstructionCount();
       ++definitions;
+      quick |= isQuick(f);
     }
   // By default only a module large enough to gain, on the machine's cores.
   if (threads == 0)
     threads = instructions < kSplitCodegenInstructions
                   ? 1
                   : std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+  // A long entry (generateLongEntriesQuickly) is generated at -O0 in a part
+  // of its own: optnone takes its instruction selection to -O0's, but the
+  // register allocator is the pipeline's, and the greedy one's time grows
+  // faster than the function (0.20 s at 200 MLP layers, 0.68 s at 400).
+  bool quickPart = quick && definitions >= 2;
   std::string first = (prefix + "0.o").str();
-  if (threads < 2 || definitions < 2) {
+  if (!quickPart && (threads < 2 || definitions < 2)) {
     if (llvm::Error e = generateCode(**llvmModule, **machine, first))
       return std::move(e);
     return std::vector<std::string>{first};
@@ -215,8 +234,10 @@ tad::driver::emitObjectFiles(mlir::ModuleOp module, llvm::StringRef prefix,
   // Code generation, about a third of a compile, runs on parts of the
   // module at once (partitionForCodegen). A context is not shared between
   // threads: each part goes to its thread as bitcode.
+  unsigned rest = std::max(1u, std::min(quickPart ? threads - 1 : threads,
+                                        definitions - (quickPart ? 1 : 0)));
   std::vector<llvm::SmallVector<char, 0>> parts =
-      partitionForCodegen(**llvmModule, std::min(threads, definitions));
+      partitionForCodegen(**llvmModule, rest, quickPart);
   std::vector<std::string> paths;
   std::vector<llvm::Error> errors;
   for (size_t i = 0; i < parts.size(); ++i) {
@@ -230,14 +251,21 @@ tad::driver::emitObjectFiles(mlir::ModuleOp module, llvm::StringRef prefix,
     auto part = llvm::parseBitcodeFile(buffer, partContext);
     if (!part)
       return part.takeError();
-    auto partMachine = createHostMachine();
+    auto partMachine = createHostMachine(
+        quickPart && i == 0 ? llvm::CodeGenOptLevel::None
+                            : llvm::CodeGenOptLevel::Aggressive);
     if (!partMachine)
       return partMachine.takeError();
     return generateCode(**part, **partMachine, paths[i]);
   };
+  // One thread: the parts one after another (a long entry's own part).
   std::vector<std::thread> workers;
-  for (size_t i = 1; i < parts.size(); ++i)
-    workers.emplace_back([&, i] { errors[i] = generatePart(i); });
+  for (size_t i = 1; i < parts.size(); ++i) {
+    if (threads < 2)
+      errors[i] = generatePart(i);
+    else
+      workers.emplace_back([&, i] { errors[i] = generatePart(i); });
+  }
   errors[0] = generatePart(0);
   for (std::thread &worker : workers)
     worker.join();
@@ -613,9 +641,20 @@ static llvm::Error link(std::vector<std::string> args) {
 }
 
 /// The generated C and C++ glue (descriptors, .npy files) compiles while
-/// LLVM generates the model's code, and at -O1: it runs once per call, and
-/// at -O2 it took 0.6 s for a 200-parameter gradient's wrappers.
-static const char *const kGlueOptimization = "-O1";
+/// LLVM generates the model's code. It runs once per call: at -O1 for up
+/// to kQuickGlueTensors tensors (parameters and results), where a call can
+/// be short; above, at -O0, since GCC's -O1 grows faster than the glue
+/// (points-to analysis over one local descriptor per tensor): 1.3 s for
+/// the wrappers of a 400-layer MLP's gradient (1600 tensors), 0.4 s at
+/// -O0, on 2 cores beside LLVM. (At -O2, 0.6 s for 400 tensors.)
+static constexpr size_t kQuickGlueTensors = 64;
+
+static const char *getGlueOptimization(llvm::ArrayRef<rt::EntrySpec> entries) {
+  size_t tensors = 0;
+  for (const rt::EntrySpec &entry : entries)
+    tensors += entry.params.size() + entry.results.size();
+  return tensors > kQuickGlueTensors ? "-O0" : "-O1";
+}
 
 /// CPU outputs link the runtime, which loads OpenBLAS when the first GEMM
 /// runs (runtime/lib/Blas.cpp). GPU outputs link a runtime
@@ -662,20 +701,19 @@ static llvm::Expected<std::vector<std::string>> mpiLinkArgs() {
   return args;
 }
 
-/// Compiles the glue (`glueArgs`, writing `glueObject`) in a second
-/// process while LLVM generates `module`'s code into objects named
+/// Compiles the glue (`glueArgs`, at `glueOptimization`, writing `glueObject`)
+/// in a second process while LLVM generates `module`'s code into objects named
 /// `objectPrefix`N.o, then links `linkFlags`, the objects and the runtime
 /// into `output`.
-static llvm::Error compileAndLink(mlir::ModuleOp module,
-                                  llvm::StringRef objectPrefix,
-                                  unsigned threads,
-                                  std::vector<std::string> glueArgs,
-                                  llvm::StringRef glueObject,
-                                  std::vector<std::string> linkFlags,
-                                  llvm::StringRef output, bool cuda) {
-  llvm::append_range(glueArgs, std::vector<std::string>{
-                                   "-c", kGlueOptimization, "-o",
-                                   std::string(glueObject)});
+static llvm::Error
+compileAndLink(mlir::ModuleOp module, llvm::StringRef objectPrefix,
+               unsigned threads, std::vector<std::string> glueArgs,
+               const char *glueOptimization, llvm::StringRef glueObject,
+               std::vector<std::string> linkFlags, llvm::StringRef output,
+               bool cuda) {
+  llvm::append_range(glueArgs,
+                     std::vector<std::string>{"-c", glueOptimization, "-o",
+                                              std::string(glueObject)});
   llvm::Expected<CompilerRun> glue = startCompiler(std::move(glueArgs));
   if (!glue)
     return glue.takeError();
@@ -752,7 +790,8 @@ tad::driver::linkSharedLibrary(mlir::ModuleOp module,
   return compileAndLink(module, object, threads,
                         {"-fPIC", "-I" + std::string(headerDir), "-x", "c",
                          std::string(wrappers)},
-                        wrappersObject, {"-shared", "-fPIC"}, output, cuda);
+                        getGlueOptimization(entries), wrappersObject,
+                        {"-shared", "-fPIC"}, output, cuda);
 }
 
 llvm::Error tad::driver::linkExecutable(mlir::ModuleOp module,
@@ -772,7 +811,6 @@ llvm::Error tad::driver::linkExecutable(mlir::ModuleOp module,
   llvm::sys::path::append(mainObject, "main.o");
   return compileAndLink(
       module, object, threads,
-      {"-I" + getRuntimeFiles().includeDir,
-       std::string(main)},
-      mainObject, {}, output, cuda);
+      {"-I" + getRuntimeFiles().includeDir, std::string(main)},
+      getGlueOptimization(entry), mainObject, {}, output, cuda);
 }

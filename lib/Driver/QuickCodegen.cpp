@@ -4,14 +4,17 @@
 // calls: to the outlined loop nests, to the runtime's GEMM and allocator,
 // with the descriptors and frees between them. Unrolled deep, that is one
 // block of thousands of instructions, and LLVM's instruction selection and
-// greedy register allocation grow faster than linearly in it: for the
-// gradient of a 200-layer MLP (11393 instructions in its entry) `llc -O2`
-// took 2.1 to 2.4 s, against 0.5 to 0.7 s with the entry `optnone`, which
-// generates its code as -O0 does (fast instruction selection and register
-// allocation); the object is 2% larger. The step's time is in the calls,
-// not between them, so the faster path costs none of it
-// (docs/performance.md#compile-time has the measurement). The optimizer
-// has run by then, so the IR is as optimized as before.
+// greedy register allocation grow faster than linearly in it (`tadc
+// --time-passes`, the gradient of a tanh MLP: 0.10 and 0.08 s at 100
+// layers, 0.29 and 0.31 s at 200). With the entry `optnone`, its
+// instructions are selected as at -O0, and a library's or executable's
+// code generator gives it a part of its own generated at -O0, fast
+// register allocation included (Aot.cpp). `--emit=obj` of the 200-layer
+// gradient took 1.33 to 1.52 s so, against 1.99 to 2.61 s (three runs
+// each). The step's time is in the calls, not between them: the
+// transformer's step took the same time either way, with bit-identical
+// results (docs/performance.md#2026-11-27-llvm-on-long-entry-functions).
+// The optimizer has run by then, so the IR is as optimized as before.
 //
 //===----------------------------------------------------------------------===//
 

@@ -2,10 +2,12 @@
 its gradient with `tadc run` on random inputs, and checks every weight's
 gradient against NumPy's backpropagation (within 1e-9 of its largest
 magnitude). With --llvm-ir FILE, tadc also writes the optimized LLVM IR
-there. Prints `N gradients match`, or exits 1 naming the first that
-does not.
+there; with --exe, it compiles an executable (`--emit=exe`, with each
+--tadc-arg) and runs that instead. Prints `N gradients match`, or exits 1
+naming the first that does not.
 
     deep_tanh_check.py TADC LAYERS TMPDIR [--llvm-ir FILE]
+                       [--exe [--tadc-arg ARG]...]
 """
 import argparse
 import os
@@ -19,6 +21,8 @@ ap.add_argument("tadc")
 ap.add_argument("layers", type=int)
 ap.add_argument("tmp")
 ap.add_argument("--llvm-ir")
+ap.add_argument("--exe", action="store_true")
+ap.add_argument("--tadc-arg", action="append", default=[])
 args = ap.parse_args()
 n = args.layers
 os.makedirs(args.tmp, exist_ok=True)
@@ -42,10 +46,16 @@ np.save(os.path.join(inputs, "x.npy"), x)
 for w, value in zip(weights, ws):
     np.save(os.path.join(inputs, f"{w}.npy"), value)
 out = os.path.join(args.tmp, "out")
-command = [args.tadc, "run", source, "--entry", "net_grad",
-           f"--inputs={inputs}", f"--output-dir={out}"]
-if args.llvm_ir:
-    command.append(f"--jit-llvm-ir={args.llvm_ir}")
+if args.exe:
+    exe = os.path.join(args.tmp, "deep")
+    subprocess.run([args.tadc, source, "--entry", "net_grad", "--emit=exe",
+                    "-o", exe] + args.tadc_arg, check=True)
+    command = [exe]
+else:
+    command = [args.tadc, "run", source, "--entry", "net_grad"]
+    if args.llvm_ir:
+        command.append(f"--jit-llvm-ir={args.llvm_ir}")
+command += [f"--inputs={inputs}", f"--output-dir={out}"]
 subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
 
 # Backpropagation: h_{i+1} = tanh(h_i w_i), loss = sum(h_n^2).

@@ -13,11 +13,12 @@ class TargetMachine;
 
 namespace tad::driver {
 
-/// Instructions from which a function skips dead store elimination.
+/// Instructions from which a function skips dead store elimination (and
+/// its module interprocedural constant propagation).
 constexpr unsigned kLongFunctionInstructions = 2000;
 
 /// Runs LLVM's default -O3 pipeline on `module` for `machine`, as
-/// mlir::makeOptimizingTransformer(3, 0, machine) does, less two passes
+/// mlir::makeOptimizingTransformer(3, 0, machine) does, less three passes
 /// whose time grows faster than the programs tad generates
 /// (lib/Driver/Optimize.cpp).
 llvm::Error optimizeModule(llvm::Module &module, llvm::TargetMachine *machine);
