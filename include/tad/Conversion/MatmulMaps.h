@@ -32,10 +32,6 @@ struct MatmulTransposes {
 mlir::ArrayAttr getMatmulMaps(mlir::MLIRContext *context, int64_t batch,
                               MatmulTransposes transposes);
 
-/// The transposes `maps` encode, if they are one of `getMatmulMaps`'s four.
-std::optional<MatmulTransposes> matchMatmulMaps(mlir::ArrayAttr maps,
-                                                int64_t batch);
-
 /// A contraction C[b, m, n] += A[b, m, k] B[b, k, n] (with `batch` 0 or 1
 /// batch dimensions) whose operands may store their dimensions in any
 /// order: `permutations[o][i]` is the dimension of operand o (A, B, C) that

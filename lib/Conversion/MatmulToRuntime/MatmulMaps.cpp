@@ -26,15 +26,6 @@ ArrayAttr tad::getMatmulMaps(MLIRContext *context, int64_t batch,
                          transposes.rhs ? map(n, k) : map(k, n), map(m, n)});
 }
 
-std::optional<MatmulTransposes> tad::matchMatmulMaps(ArrayAttr maps,
-                                                     int64_t batch) {
-  for (bool lhs : {false, true})
-    for (bool rhs : {false, true})
-      if (maps == getMatmulMaps(maps.getContext(), batch, {lhs, rhs}))
-        return MatmulTransposes{lhs, rhs};
-  return std::nullopt;
-}
-
 std::optional<ContractionLayout> tad::matchContraction(linalg::LinalgOp op) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       op->getNumRegions() != 1 || !linalg::isaContractionOpInterface(op))
