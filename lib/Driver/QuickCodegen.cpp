@@ -19,16 +19,16 @@
 //===----------------------------------------------------------------------===//
 
 #include "tad/Driver/QuickCodegen.h"
+#include "tad/Driver/Optimize.h"
 
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Module.h"
 
-void tad::driver::generateLongEntriesQuickly(llvm::Module &module,
-                                             unsigned minInstructions) {
+void tad::driver::generateLongEntriesQuickly(llvm::Module &module) {
   for (llvm::Function &function : module) {
     if (function.isDeclaration() ||
         !function.getName().starts_with("_mlir_ciface_") ||
-        function.getInstructionCount() < minInstructions)
+        function.getInstructionCount() < kLongFunctionInstructions)
       continue;
     // optnone requires noinline; inlining is over.
     function.removeFnAttr(llvm::Attribute::AlwaysInline);

@@ -13,8 +13,10 @@ class TargetMachine;
 
 namespace tad::driver {
 
-/// Instructions from which a function skips dead store elimination (and
-/// its module interprocedural constant propagation).
+/// Instructions from which a function is long: the program's function once
+/// its loop nests are outlined. It skips dead store elimination (and its
+/// module interprocedural constant propagation), and as a C interface its
+/// code is generated as at -O0 (QuickCodegen.h).
 constexpr unsigned kLongFunctionInstructions = 2000;
 
 /// Runs LLVM's default -O3 pipeline on `module` for `machine`, as
