@@ -11,6 +11,7 @@
 
 #include "tad/Remat/Solver.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
@@ -25,45 +26,126 @@ namespace {
 
 constexpr int kNoUse = std::numeric_limits<int>::max();
 
+/// The graph as a run reads it: flat arrays instead of a vector per node.
+/// A run touches every edge several times, and on a dense graph of 10,000
+/// nodes (1.9M edges) the per-node vectors' scattered storage made those
+/// touches cache misses: reading the next use of a value's users list was
+/// most of a queued run's time.
+struct FlatGraph {
+  explicit FlatGraph(const Graph &graph);
+
+  int n;
+  std::vector<double> cost;
+  std::vector<int64_t> bytes, transient;
+  std::vector<char> recomputable;
+  /// Node w's inputs are inputList[inputStart[w] .. inputStart[w + 1]), in
+  /// the graph's order; one entry per input edge.
+  std::vector<int> inputStart, inputList;
+  /// Node v's users, sorted: userList[userStart[v] .. userStart[v + 1]).
+  std::vector<int> userStart, userList;
+  /// Per input edge e of node w (an index into inputList): the first user
+  /// of inputList[e] after w, kNoUse if none, and its index in userList.
+  /// A stage's inputs learn their next use from these without a search.
+  std::vector<int> nextUseAfter, nextUsePosition;
+  /// Per node v, the (user, input position) pairs at which v is an input,
+  /// by user: outList[outStart[v] .. outStart[v + 1]).
+  std::vector<int> outStart;
+  std::vector<std::pair<int, int>> outList;
+
+  llvm::ArrayRef<int> inputs(int w) const {
+    return llvm::ArrayRef(inputList).slice(inputStart[w],
+                                           inputStart[w + 1] - inputStart[w]);
+  }
+  llvm::ArrayRef<int> users(int v) const {
+    return llvm::ArrayRef(userList).slice(userStart[v],
+                                          userStart[v + 1] - userStart[v]);
+  }
+};
+
+FlatGraph::FlatGraph(const Graph &graph)
+    : n(graph.size()), cost(n), bytes(n), transient(n), recomputable(n),
+      inputStart(n + 1, 0), userStart(n + 1, 0), outStart(n + 1, 0) {
+  for (int v = 0; v < n; ++v) {
+    const Node &node = graph.nodes[v];
+    cost[v] = node.cost;
+    bytes[v] = node.bytes;
+    transient[v] = node.transient;
+    recomputable[v] = node.recomputable;
+    inputStart[v + 1] = inputStart[v] + int(node.inputs.size());
+    userStart[v + 1] = userStart[v] + int(node.users.size());
+  }
+  inputList.reserve(inputStart[n]);
+  for (const Node &node : graph.nodes)
+    inputList.insert(inputList.end(), node.inputs.begin(), node.inputs.end());
+  userList.reserve(userStart[n]);
+  for (const Node &node : graph.nodes) {
+    size_t begin = userList.size();
+    userList.insert(userList.end(), node.users.begin(), node.users.end());
+    std::sort(userList.begin() + begin, userList.end());
+  }
+  // The (user, position) pairs by input, in user order: counted, then
+  // filled by a pass over the users in node order.
+  for (int e = 0; e < inputStart[n]; ++e)
+    ++outStart[inputList[e] + 1];
+  for (int v = 0; v < n; ++v)
+    outStart[v + 1] += outStart[v];
+  outList.resize(outStart[n]);
+  std::vector<int> fill(outStart.begin(), outStart.end() - 1);
+  for (int w = 0; w < n; ++w)
+    for (int p = 0, e = inputStart[w]; e < inputStart[w + 1]; ++p, ++e)
+      outList[fill[inputList[e]]++] = {w, p};
+  // Each input edge's next use: the sorted users of its input, walked
+  // alongside the same input's edges, which come in user order.
+  nextUseAfter.resize(inputStart[n]);
+  nextUsePosition.resize(inputStart[n]);
+  for (int v = 0; v < n; ++v) {
+    int position = userStart[v];
+    for (int k = outStart[v]; k < outStart[v + 1]; ++k) {
+      auto [w, p] = outList[k];
+      while (position < userStart[v + 1] && userList[position] <= w)
+        ++position;
+      int e = inputStart[w] + p;
+      nextUsePosition[e] = position;
+      nextUseAfter[e] =
+          position < userStart[v + 1] ? userList[position] : kNoUse;
+    }
+  }
+}
+
 class Lookahead {
 public:
-  Lookahead(const Graph &graph, int64_t budget, const LookaheadOptions &options)
-      : graph(graph), budget(budget), costLimit(options.costLimit),
+  Lookahead(const FlatGraph &g, int64_t budget, const LookaheadOptions &options)
+      : g(g), budget(budget), costLimit(options.costLimit),
         thrashRatio(options.thrashRatio), thrashSlack(options.thrashSlack),
         score(options.score), weights(options.weights),
         keepAncestors(options.keepAncestors), depthFirst(options.depthFirst),
         queue(options.queue), walkLimit(options.walkLimit),
         random(options.seed),
-        maxComputes(std::max<int64_t>(
-            int64_t(kDtrComputesPerNode) * graph.size(), kDtrMinComputeLimit)),
-        n(graph.size()), users(n), nextUser(n, 0), resident(n, 0),
-        computed(n, 0), where(n, -1), pins(n, 0), inStage(n, 0), rcStamp(n, 0),
-        rcValue(n, 0), iuFrom(n, -1), iuValue(n, 0), firstWord(n + 1, 0),
-        inputEdges(n) {
-    for (int v = 0; v < n; ++v) {
-      users[v] = graph.nodes[v].users;
-      std::sort(users[v].begin(), users[v].end());
-    }
+        maxComputes(std::max<int64_t>(int64_t(kDtrComputesPerNode) * g.n,
+                                      kDtrMinComputeLimit)),
+        n(g.n), nextUser(g.userStart.begin(), g.userStart.end() - 1),
+        nextUseValue(n), resident(n, 0), computed(n, 0), where(n, -1),
+        pins(n, 0), inStage(n, 0), rcStamp(n, 0), rcValue(n, 0), iuFrom(n, -1),
+        iuValue(n, 0), firstWord(n + 1, 0) {
+    for (int v = 0; v < n; ++v)
+      nextUseValue[v] = g.users(v).empty() ? kNoUse : g.users(v).front();
     // Nothing is resident yet: every input of every node is missing.
-    for (int w = 0; w < n; ++w) {
-      const std::vector<int> &inputs = graph.nodes[w].inputs;
-      firstWord[w + 1] = firstWord[w] + (inputs.size() + 63) / 64;
-      for (size_t p = 0; p < inputs.size(); ++p)
-        inputEdges[inputs[p]].push_back({w, int(p)});
-    }
+    for (int w = 0; w < n; ++w)
+      firstWord[w + 1] = firstWord[w] + (g.inputs(w).size() + 63) / 64;
     missingBits.assign(firstWord[n], 0);
     // A bounded walk (walkLimit) needs each node's missing inputs' cost.
     if (walkLimit != std::numeric_limits<int64_t>::max()) {
       missingCost.assign(n, 0);
       for (int w = 0; w < n; ++w)
-        for (int i : graph.nodes[w].inputs)
-          missingCost[w] += graph.nodes[i].cost;
+        for (int i : g.inputs(w))
+          missingCost[w] += g.cost[i];
     }
     for (int w = 0; w < n; ++w)
-      for (size_t p = 0; p < graph.nodes[w].inputs.size(); ++p)
+      for (size_t p = 0; p < g.inputs(w).size(); ++p)
         missingBits[firstWord[w] + p / 64] |= uint64_t(1) << (p % 64);
     if (queue) {
       version.assign(n, 0);
+      fullScore.assign(n, 0);
       // One factor per node, drawn in node order: a queued score must not
       // change between two looks at it.
       if (random) {
@@ -77,7 +159,7 @@ public:
   bool run(std::vector<Event> &out) {
     double reached = 0; // the store-all cost of stages 0 to `stage`
     for (stage = 0; stage < n; ++stage) {
-      reached += graph.nodes[stage].cost;
+      reached += g.cost[stage];
       if (thrashRatio > 0)
         stageLimit = thrashRatio * reached + thrashSlack;
       if (!runStage(stage))
@@ -90,11 +172,17 @@ public:
 private:
   /// The first stage >= `from` at which `v` is an input; kNoUse if none.
   int nextUse(int v, int from) {
-    const std::vector<int> &u = users[v];
-    size_t &p = nextUser[v];
-    while (p < u.size() && u[p] < from)
+    // The answer for an earlier `from` stands while it is not before
+    // `from`: only the cached value is read, not the users list.
+    int &value = nextUseValue[v];
+    if (value >= from)
+      return value;
+    int &p = nextUser[v];
+    int end = g.userStart[v + 1];
+    while (p < end && g.userList[p] < from)
       ++p;
-    return p < u.size() ? u[p] : kNoUse;
+    value = p < end ? g.userList[p] : kNoUse;
+    return value;
   }
 
   /// When `v` itself is read no more: the first stage >= `from` that reads
@@ -105,7 +193,7 @@ private:
     if (iuFrom[v] == from)
       return iuValue[v];
     int first = kNoUse;
-    for (int u : users[v])
+    for (int u : g.users(v))
       first = std::min(first, nextUse(u, from));
     iuFrom[v] = from;
     iuValue[v] = first;
@@ -122,16 +210,22 @@ private:
   /// its inputs is missing.
   bool runStage(int t) {
     // The inputs of the last stage were read there: their next use moved.
+    // Their next uses come with the edges, so no users list is searched.
     if (queue && t > 0)
-      for (int i : graph.nodes[t - 1].inputs)
-        if (resident[i])
-          enqueue(i);
+      for (int e = g.inputStart[t - 1]; e < g.inputStart[t]; ++e) {
+        int i = g.inputList[e];
+        if (!resident[i])
+          continue;
+        nextUser[i] = g.nextUsePosition[e];
+        nextUseValue[i] = g.nextUseAfter[e];
+        enqueue(i);
+      }
     if (depthFirst)
       return runStageDepthFirst(t);
     // The missing inputs and, transitively, their missing inputs.
     std::vector<int> missing, stack;
     ++stageStamp;
-    for (int i : graph.nodes[t].inputs)
+    for (int i : g.inputs(t))
       stack.push_back(i);
     while (!stack.empty()) {
       int v = stack.back();
@@ -140,7 +234,7 @@ private:
         continue;
       inStage[v] = stageStamp;
       missing.push_back(v);
-      for (int i : graph.nodes[v].inputs)
+      for (int i : g.inputs(v))
         stack.push_back(i);
     }
     std::sort(missing.begin(), missing.end());
@@ -177,10 +271,10 @@ private:
     for (int v : recomputed)
       if (resident[v] && dead(v, t + 1))
         free(v);
-    for (int i : graph.nodes[t].inputs)
+    for (int i : g.inputs(t))
       if (resident[i] && dead(i, t + 1))
         free(i);
-    if (users[t].empty())
+    if (g.users(t).empty())
       free(t);
   }
 
@@ -190,7 +284,7 @@ private:
   /// recomputed latest node first, each pinned once it is back.
   bool ensureInputs(int v) {
     std::vector<int> missing;
-    for (int i : graph.nodes[v].inputs) {
+    for (int i : g.inputs(v)) {
       if (resident[i])
         ++pins[i];
       else
@@ -212,33 +306,35 @@ private:
   }
 
   void pin(int v, int delta) {
-    for (int i : graph.nodes[v].inputs)
+    for (int i : g.inputs(v))
       pins[i] += delta;
   }
 
   bool compute(int v) {
     if (++computes > maxComputes ||
-        (cost += graph.nodes[v].cost) > std::min(costLimit, stageLimit))
+        (cost += g.cost[v]) > std::min(costLimit, stageLimit))
       return false;
-    if (!graph.nodes[v].recomputable && computed[v])
+    if (!g.recomputable[v] && computed[v])
       return false; // needed again after it was freed: not allowed
     bool again = computed[v];
     computed[v] = 1;
-    if (!makeRoom(graph.nodes[v].bytes + graph.nodes[v].transient))
+    if (!makeRoom(g.bytes[v] + g.transient[v]))
       return false;
     events.push_back({Event::compute, v});
     resident[v] = 1;
     setMissing(v, false);
     where[v] = int(residentList.size());
     residentList.push_back(v);
-    bytes += graph.nodes[v].bytes;
+    bytes += g.bytes[v];
     ++residency;
     if (queue) {
       enqueue(v);
-      // A recomputed value lowers the recompute cost of its resident users.
+      // A recomputed value lowers the recompute cost of its resident
+      // users: a score that counted it missing is no longer a lower bound.
+      // Only a score taken in full does; a queued bound counts no input.
       if (again)
-        for (int u : graph.nodes[v].users)
-          if (resident[u])
+        for (int u : g.users(v))
+          if (resident[u] && fullScore[u])
             enqueue(u);
     }
     return true;
@@ -247,8 +343,9 @@ private:
   /// Records that `v` became missing (or resident) as an input of each of
   /// its users.
   void setMissing(int v, bool missing) {
-    double delta = missing ? graph.nodes[v].cost : -graph.nodes[v].cost;
-    for (auto [w, p] : inputEdges[v]) {
+    double delta = missing ? g.cost[v] : -g.cost[v];
+    for (int k = g.outStart[v]; k < g.outStart[v + 1]; ++k) {
+      auto [w, p] = g.outList[k];
       uint64_t &word = missingBits[firstWord[w] + p / 64];
       uint64_t bit = uint64_t(1) << (p % 64);
       word = missing ? word | bit : word & ~bit;
@@ -265,7 +362,7 @@ private:
     residentList[where[v]] = last;
     where[last] = where[v];
     residentList.pop_back();
-    bytes -= graph.nodes[v].bytes;
+    bytes -= g.bytes[v];
     ++residency;
     if (queue)
       ++version[v]; // its entries in the queue are void
@@ -281,13 +378,13 @@ private:
     // Past the limit a value counts its own cost, and is not memoized:
     // that is not its recompute cost.
     if (walkLeft-- <= 0)
-      return graph.nodes[v].cost;
-    double c = graph.nodes[v].cost;
+      return g.cost[v];
+    double c = g.cost[v];
     // The missing inputs in input order, as a loop over every input that
     // skips the resident ones would visit them (the memo makes the order
     // matter), without that loop's cost on dense graphs.
     if (depth < 32) {
-      const std::vector<int> &inputs = graph.nodes[v].inputs;
+      llvm::ArrayRef<int> inputs = g.inputs(v);
       // A bounded walk starts from the missing inputs' own costs, kept
       // as values come and go, and adds what the inputs it reaches cost
       // beyond their own: what it does not reach costs it nothing, so a
@@ -302,8 +399,7 @@ private:
             break;
           int p = (word - firstWord[v]) * 64 + __builtin_ctzll(bits);
           int i = inputs[p];
-          c +=
-              recomputeCost(i, depth + 1) - (bounded ? graph.nodes[i].cost : 0);
+          c += recomputeCost(i, depth + 1) - (bounded ? g.cost[i] : 0);
         }
     }
     rcStamp[v] = residency;
@@ -318,7 +414,7 @@ private:
   /// without the walk over its missing inputs.
   bool evictionScore(int u, double &s, double &tie, bool bound = false) {
     int use = nextUse(u, stage);
-    if (!graph.nodes[u].recomputable && use != kNoUse)
+    if (!g.recomputable[u] && use != kNoUse)
       return false; // freed only after its last reader
     double indirect = 1;
     if (use == kNoUse && keepAncestors) {
@@ -333,9 +429,9 @@ private:
       return true;
     }
     double distance = double(use - stage + 1) * indirect;
-    double size = double(std::max<int64_t>(graph.nodes[u].bytes, 1));
+    double size = double(std::max<int64_t>(g.bytes[u], 1));
     walkLeft = walkLimit;
-    double rc = bound ? graph.nodes[u].cost : recomputeCost(u);
+    double rc = bound ? g.cost[u] : recomputeCost(u);
     switch (score) {
     case EvictionScore::costPerByteDistance:
       s = rc / (size * distance);
@@ -404,6 +500,7 @@ private:
   /// older entries.
   void enqueue(int u) {
     ++version[u];
+    fullScore[u] = 0;
     double s, tie;
     if (!evictionScore(u, s, tie, /*bound=*/true))
       return; // queued again once its next use passes
@@ -444,6 +541,7 @@ private:
         }
         Entry now{s, tie, e.node, e.version};
         if (!heap.empty() && now < heap.front()) {
+          fullScore[e.node] = 1;
           heap.push_back(now);
           std::push_heap(heap.begin(), heap.end());
           continue;
@@ -472,7 +570,7 @@ private:
     return std::exp2(double(z >> 11) / double(1ull << 53) * 2 - 1);
   }
 
-  const Graph &graph;
+  const FlatGraph &g;
   int64_t budget;
   double costLimit, cost = 0;
   double thrashRatio, thrashSlack;
@@ -487,8 +585,9 @@ private:
   std::vector<int> stageComputes; // what runStageDepthFirst recomputed
   int64_t maxComputes, computes = 0, bytes = 0;
   int n, stage = 0;
-  std::vector<std::vector<int>> users;
-  std::vector<size_t> nextUser;
+  // Each value's next use (nextUse): its position in g.userList, and the
+  // stage there.
+  std::vector<int> nextUser, nextUseValue;
   std::vector<char> resident, computed;
   std::vector<int> residentList, where; // the resident nodes, and where
   std::vector<int> pins;
@@ -508,12 +607,14 @@ private:
   std::vector<uint64_t> missingBits;
   // With a bounded walk: the sum of each node's missing inputs' own costs.
   std::vector<double> missingCost;
-  std::vector<std::vector<std::pair<int, int>>> inputEdges;
   std::vector<Event> events;
   // The eviction queue (LookaheadOptions::queue): a max-heap by Entry's
   // order, each node's current entry version, and per-node noise.
   std::vector<Entry> heap;
   std::vector<uint32_t> version;
+  /// Whether a node's queued entry holds its full score rather than the
+  /// bound that enqueue queues.
+  std::vector<char> fullScore;
   std::vector<double> nodeNoise;
 };
 
@@ -530,5 +631,6 @@ LookaheadOptions tad::remat::lookaheadVariant(int variant) {
 bool tad::remat::lookaheadSchedule(const Graph &graph, int64_t budget,
                                    const LookaheadOptions &options,
                                    std::vector<Event> &out) {
-  return Lookahead(graph, budget, options).run(out);
+  FlatGraph flat(graph);
+  return Lookahead(flat, budget, options).run(out);
 }
