@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FlatGraph.h"
 #include "tad/Remat/Solver.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -22,45 +23,7 @@
 
 using namespace tad::remat;
 
-namespace {
-
-constexpr int kNoUse = std::numeric_limits<int>::max();
-
-/// The graph as a run reads it: flat arrays instead of a vector per node.
-/// A run touches every edge several times, and on a dense graph of 10,000
-/// nodes (1.9M edges) the per-node vectors' scattered storage made those
-/// touches cache misses: reading the next use of a value's users list was
-/// most of a queued run's time.
-struct FlatGraph {
-  explicit FlatGraph(const Graph &graph);
-
-  int n;
-  std::vector<double> cost;
-  std::vector<int64_t> bytes, transient;
-  std::vector<char> recomputable;
-  /// Node w's inputs are inputList[inputStart[w] .. inputStart[w + 1]), in
-  /// the graph's order; one entry per input edge.
-  std::vector<int> inputStart, inputList;
-  /// Node v's users, sorted: userList[userStart[v] .. userStart[v + 1]).
-  std::vector<int> userStart, userList;
-  /// Per input edge e of node w (an index into inputList): the first user
-  /// of inputList[e] after w, kNoUse if none, and its index in userList.
-  /// A stage's inputs learn their next use from these without a search.
-  std::vector<int> nextUseAfter, nextUsePosition;
-  /// Per node v, the (user, input position) pairs at which v is an input,
-  /// by user: outList[outStart[v] .. outStart[v + 1]).
-  std::vector<int> outStart;
-  std::vector<std::pair<int, int>> outList;
-
-  llvm::ArrayRef<int> inputs(int w) const {
-    return llvm::ArrayRef(inputList).slice(inputStart[w],
-                                           inputStart[w + 1] - inputStart[w]);
-  }
-  llvm::ArrayRef<int> users(int v) const {
-    return llvm::ArrayRef(userList).slice(userStart[v],
-                                          userStart[v + 1] - userStart[v]);
-  }
-};
+static constexpr int kNoUse = FlatGraph::kNoUse;
 
 FlatGraph::FlatGraph(const Graph &graph)
     : n(graph.size()), cost(n), bytes(n), transient(n), recomputable(n),
@@ -112,6 +75,8 @@ FlatGraph::FlatGraph(const Graph &graph)
   }
 }
 
+namespace {
+
 class Lookahead {
 public:
   Lookahead(const FlatGraph &g, int64_t budget, const LookaheadOptions &options)
@@ -120,6 +85,7 @@ public:
         score(options.score), weights(options.weights),
         keepAncestors(options.keepAncestors), depthFirst(options.depthFirst),
         queue(options.queue), walkLimit(options.walkLimit),
+        bounded(walkLimit != std::numeric_limits<int64_t>::max()),
         random(options.seed),
         maxComputes(std::max<int64_t>(int64_t(kDtrComputesPerNode) * g.n,
                                       kDtrMinComputeLimit)),
@@ -133,8 +99,9 @@ public:
     for (int w = 0; w < n; ++w)
       firstWord[w + 1] = firstWord[w] + (g.inputs(w).size() + 63) / 64;
     missingBits.assign(firstWord[n], 0);
-    // A bounded walk (walkLimit) needs each node's missing inputs' cost.
-    if (walkLimit != std::numeric_limits<int64_t>::max()) {
+    // A bounded walk (walkLimit) and a queued bound need each node's
+    // missing inputs' cost.
+    if (bounded || queue) {
       missingCost.assign(n, 0);
       for (int w = 0; w < n; ++w)
         for (int i : g.inputs(w))
@@ -144,8 +111,8 @@ public:
       for (size_t p = 0; p < g.inputs(w).size(); ++p)
         missingBits[firstWord[w] + p / 64] |= uint64_t(1) << (p % 64);
     if (queue) {
-      version.assign(n, 0);
-      fullScore.assign(n, 0);
+      slot.assign(n, -1);
+      countsInputs.assign(n, 0);
       // One factor per node, drawn in node order: a queued score must not
       // change between two looks at it.
       if (random) {
@@ -330,11 +297,11 @@ private:
     if (queue) {
       enqueue(v);
       // A recomputed value lowers the recompute cost of its resident
-      // users: a score that counted it missing is no longer a lower bound.
-      // Only a score taken in full does; a queued bound counts no input.
+      // users: a queued score that counted it missing is no longer a lower
+      // bound. (One that counted no missing input still is.)
       if (again)
         for (int u : g.users(v))
-          if (resident[u] && fullScore[u])
+          if (resident[u] && countsInputs[u])
             enqueue(u);
     }
     return true;
@@ -365,7 +332,7 @@ private:
     bytes -= g.bytes[v];
     ++residency;
     if (queue)
-      ++version[v]; // its entries in the queue are void
+      removeEntry(v);
   }
 
   /// The cost of computing `v` again now: its own and that of its missing
@@ -390,7 +357,6 @@ private:
       // beyond their own: what it does not reach costs it nothing, so a
       // value of a dense graph is scored in O(walkLimit), not in O(its
       // missing inputs).
-      bool bounded = !missingCost.empty();
       if (bounded)
         c += missingCost[v];
       for (int word = firstWord[v]; word < firstWord[v + 1]; ++word)
@@ -410,8 +376,9 @@ private:
   /// The eviction score of resident `u` now, and its tie breaker: the
   /// smallest goes first. Minus infinity for a value nobody reads any
   /// more; false when `u` may not be evicted before its next use. `bound`
-  /// takes the value's own cost for its recompute cost: a lower bound,
-  /// without the walk over its missing inputs.
+  /// takes the value's own cost and its missing inputs' for its recompute
+  /// cost: a lower bound (either walk counts at least those), without the
+  /// walk.
   bool evictionScore(int u, double &s, double &tie, bool bound = false) {
     int use = nextUse(u, stage);
     if (!g.recomputable[u] && use != kNoUse)
@@ -431,7 +398,7 @@ private:
     double distance = double(use - stage + 1) * indirect;
     double size = double(std::max<int64_t>(g.bytes[u], 1));
     walkLeft = walkLimit;
-    double rc = bound ? g.cost[u] : recomputeCost(u);
+    double rc = bound ? g.cost[u] + missingCost[u] : recomputeCost(u);
     switch (score) {
     case EvictionScore::costPerByteDistance:
       s = rc / (size * distance);
@@ -483,36 +450,92 @@ private:
     return true;
   }
 
-  /// A queued score; `version` voids it once `node` is queued again or
-  /// freed.
+  /// A queued score. The queue holds one per node, so that rescoring a
+  /// value moves its entry instead of leaving a void one behind: on dense
+  /// graphs, where a recompute rescored hundreds of users, void entries
+  /// were most of what evictions popped.
   struct Entry {
     double score, tie;
     int node;
-    uint32_t version;
-    /// Whether `other` goes first: the heap's order is a max-heap's.
-    bool operator<(const Entry &other) const {
-      return std::tie(other.score, other.tie, other.node) <
-             std::tie(score, tie, node);
+    /// Whether this goes before `other`: the smallest score first.
+    bool before(const Entry &other) const {
+      return std::tie(score, tie, node) <
+             std::tie(other.score, other.tie, other.node);
     }
   };
 
-  /// Queues resident `u` at a lower bound of its score now, voiding its
-  /// older entries.
-  void enqueue(int u) {
-    ++version[u];
-    fullScore[u] = 0;
-    double s, tie;
-    if (!evictionScore(u, s, tie, /*bound=*/true))
-      return; // queued again once its next use passes
-    heap.push_back({s, tie, u, version[u]});
-    std::push_heap(heap.begin(), heap.end());
-    // Void entries pile up; drop them once they outnumber the live ones.
-    if (heap.size() > 4 * residentList.size() + 1024) {
-      llvm::erase_if(heap, [&](const Entry &e) {
-        return e.version != version[e.node] || !resident[e.node];
-      });
-      std::make_heap(heap.begin(), heap.end());
+  void place(size_t i, const Entry &e) {
+    heap[i] = e;
+    slot[e.node] = int(i);
+  }
+
+  void siftUp(size_t i) {
+    Entry e = heap[i];
+    while (i > 0) {
+      size_t parent = (i - 1) / 2;
+      if (!e.before(heap[parent]))
+        break;
+      place(i, heap[parent]);
+      i = parent;
     }
+    place(i, e);
+  }
+
+  void siftDown(size_t i) {
+    Entry e = heap[i];
+    size_t size = heap.size();
+    while (true) {
+      size_t child = 2 * i + 1;
+      if (child >= size)
+        break;
+      if (child + 1 < size && heap[child + 1].before(heap[child]))
+        ++child;
+      if (!heap[child].before(e))
+        break;
+      place(i, heap[child]);
+      i = child;
+    }
+    place(i, e);
+  }
+
+  /// Queues `e`, replacing its node's entry if it has one.
+  void setEntry(const Entry &e) {
+    int i = slot[e.node];
+    if (i < 0) {
+      heap.push_back(e);
+      siftUp(heap.size() - 1);
+      return;
+    }
+    bool up = e.before(heap[i]);
+    heap[i] = e;
+    up ? siftUp(i) : siftDown(i);
+  }
+
+  /// Takes `node`'s entry out of the queue, if it has one.
+  void removeEntry(int node) {
+    int i = slot[node];
+    if (i < 0)
+      return;
+    slot[node] = -1;
+    Entry last = heap.back();
+    heap.pop_back();
+    if (size_t(i) == heap.size())
+      return;
+    place(i, last);
+    siftUp(i);
+    siftDown(slot[last.node]);
+  }
+
+  /// Queues resident `u` at a lower bound of its score now, in place of
+  /// its entry.
+  void enqueue(int u) {
+    countsInputs[u] = missingCost[u] > 0;
+    double s, tie;
+    if (!evictionScore(u, s, tie, /*bound=*/true)) {
+      removeEntry(u); // queued again once its next use passes
+      return;
+    }
+    setEntry({s, tie, u});
   }
 
   /// makeRoom by the queue (LookaheadOptions::queue). Scores only rise as
@@ -525,25 +548,19 @@ private:
     while (ok && bytes + needed > budget) {
       int victim = -1;
       while (victim < 0 && !heap.empty()) {
-        std::pop_heap(heap.begin(), heap.end());
-        Entry e = heap.back();
-        heap.pop_back();
-        if (e.version != version[e.node] || !resident[e.node])
-          continue;
+        Entry e = heap.front();
+        removeEntry(e.node);
         if (pins[e.node]) {
           held.push_back(e);
           continue;
         }
         double s, tie;
-        if (!evictionScore(e.node, s, tie)) {
-          ++version[e.node];
+        if (!evictionScore(e.node, s, tie))
           continue;
-        }
-        Entry now{s, tie, e.node, e.version};
-        if (!heap.empty() && now < heap.front()) {
-          fullScore[e.node] = 1;
-          heap.push_back(now);
-          std::push_heap(heap.begin(), heap.end());
+        Entry now{s, tie, e.node};
+        if (!heap.empty() && heap.front().before(now)) {
+          countsInputs[e.node] = 1;
+          setEntry(now);
           continue;
         }
         victim = e.node;
@@ -553,10 +570,8 @@ private:
       else
         free(victim);
     }
-    for (const Entry &e : held) {
-      heap.push_back(e);
-      std::push_heap(heap.begin(), heap.end());
-    }
+    for (const Entry &e : held)
+      setEntry(e);
     return ok;
   }
 
@@ -581,6 +596,7 @@ private:
   const std::vector<double> *weights;
   bool keepAncestors, depthFirst, queue;
   int64_t walkLimit, walkLeft = 0;
+  bool bounded; // whether walkLimit bounds the walk
   uint64_t random;
   std::vector<int> stageComputes; // what runStageDepthFirst recomputed
   int64_t maxComputes, computes = 0, bytes = 0;
@@ -605,16 +621,17 @@ private:
   // (user, position) pairs at which it is an input.
   std::vector<int> firstWord;
   std::vector<uint64_t> missingBits;
-  // With a bounded walk: the sum of each node's missing inputs' own costs.
+  // With a bounded walk or the queue: the sum of each node's missing
+  // inputs' own costs.
   std::vector<double> missingCost;
   std::vector<Event> events;
-  // The eviction queue (LookaheadOptions::queue): a max-heap by Entry's
-  // order, each node's current entry version, and per-node noise.
+  // The eviction queue (LookaheadOptions::queue): a binary heap, smallest
+  // score first, where each node's entry is (slot[node], -1 if none), and
+  // per-node noise.
   std::vector<Entry> heap;
-  std::vector<uint32_t> version;
-  /// Whether a node's queued entry holds its full score rather than the
-  /// bound that enqueue queues.
-  std::vector<char> fullScore;
+  std::vector<int> slot;
+  /// Whether a node's queued score counted missing inputs.
+  std::vector<char> countsInputs;
   std::vector<double> nodeNoise;
 };
 
@@ -631,6 +648,11 @@ LookaheadOptions tad::remat::lookaheadVariant(int variant) {
 bool tad::remat::lookaheadSchedule(const Graph &graph, int64_t budget,
                                    const LookaheadOptions &options,
                                    std::vector<Event> &out) {
-  FlatGraph flat(graph);
-  return Lookahead(flat, budget, options).run(out);
+  return lookaheadSchedule(FlatGraph(graph), budget, options, out);
+}
+
+bool tad::remat::lookaheadSchedule(const FlatGraph &graph, int64_t budget,
+                                   const LookaheadOptions &options,
+                                   std::vector<Event> &out) {
+  return Lookahead(graph, budget, options).run(out);
 }

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ComputeSequence.h"
+#include "FlatGraph.h"
 #include "tad/Remat/Chain.h"
 #include "tad/Remat/Exact.h"
 #include "tad/Remat/Solver.h"
@@ -118,6 +119,9 @@ struct Best {
   std::string name;
   double cost = 1e300;
   int attempts = 0, feasible = 0;
+  /// Whether offered schedules are tightened (not where only whether one
+  /// fits matters).
+  bool tighten = true;
   /// The kExchangeStarts cheapest distinct schedules, cheapest first: the
   /// exchange search starts from each.
   struct Start {
@@ -147,7 +151,8 @@ struct Best {
     ++attempts;
     if (!ok)
       return 1e300;
-    tightenSchedule(graph, budget, candidate);
+    if (tighten)
+      tightenSchedule(graph, budget, candidate);
     ScheduleStats stats = simulate(graph, candidate);
     if (!stats.valid || stats.peak > budget)
       return 1e300; // never expected; the caller gets only checked schedules
@@ -313,21 +318,42 @@ static bool finish(Best &best, SolveInfo *info, bool optimal,
   return true;
 }
 
-/// solveSchedule; with `anyFits`, it stops at the first schedule that fits
-/// (the runs up to it are the same, so it fits exactly where solveSchedule
-/// does): the bisection for the smallest budget needs no more.
-static bool solve(const Graph &graph, int64_t budget, std::vector<Event> &out,
-                  SolveInfo *info, const SolverLimits &limits, bool anyFits) {
-  if (budget < lowerBound(graph))
-    return false;
-  Best best{graph, budget, {}, {}};
-  bool optimal = false;
-  std::vector<Event> schedule = storeAllSchedule(graph);
-  ScheduleStats storeAll = simulate(graph, schedule);
+namespace {
+/// What each solve of a graph starts from, prepared once: the search for
+/// the smallest budget solves the same graph at several budgets, and a
+/// solve runs many lookahead runs on the same FlatGraph.
+struct Prepared {
+  Prepared(const Graph &graph, const SolverLimits &limits)
+      : flat(graph), storeAll(storeAllSchedule(graph)),
+        storeAllStats(simulate(graph, storeAll)), lower(lowerBound(graph)),
+        large(graph.size() > limits.queueNodes),
+        dense(large && isDense(graph, limits)) {}
+
+  FlatGraph flat;
+  std::vector<Event> storeAll;
+  ScheduleStats storeAllStats;
+  int64_t lower;
   // Large graphs: the eviction queue, and runs that stop at
   // limits.maxRecompute times the store-all cost.
-  bool large = graph.size() > limits.queueNodes;
-  bool dense = large && isDense(graph, limits);
+  bool large, dense;
+};
+} // namespace
+
+/// solveSchedule; with `anyFits`, it stops at the first schedule that fits
+/// (the runs up to it are the same, so it fits exactly where solveSchedule
+/// does), and does not tighten it: the bisection for the smallest budget
+/// needs no more.
+static bool solve(const Graph &graph, const Prepared &prepared, int64_t budget,
+                  std::vector<Event> &out, SolveInfo *info,
+                  const SolverLimits &limits, bool anyFits) {
+  if (budget < prepared.lower)
+    return false;
+  Best best{graph, budget, {}, {}};
+  best.tighten = !anyFits;
+  bool optimal = false;
+  std::vector<Event> schedule = prepared.storeAll;
+  const ScheduleStats &storeAll = prepared.storeAllStats;
+  bool large = prepared.large, dense = prepared.dense;
   double runLimit = large ? limits.maxRecompute * storeAll.cost : 1e300;
   auto done = [&] { return anyFits && best.feasible > 0; };
   if (storeAll.peak <= budget) {
@@ -365,7 +391,8 @@ static bool solve(const Graph &graph, int64_t budget, std::vector<Event> &out,
                          (options.depthFirst ? ", depth first" : "");
       double before = best.cost;
       double cost = best.offer(
-          lookaheadSchedule(graph, budget, options, schedule), schedule, name);
+          lookaheadSchedule(prepared.flat, budget, options, schedule), schedule,
+          name);
       if (best.cost < before)
         bestVariant = variant;
       return cost;
@@ -454,7 +481,8 @@ static bool solve(const Graph &graph, int64_t budget, std::vector<Event> &out,
 bool tad::remat::solveSchedule(const Graph &graph, int64_t budget,
                                std::vector<Event> &out, SolveInfo *info,
                                const SolverLimits &limits) {
-  return solve(graph, budget, out, info, limits, /*anyFits=*/false);
+  return solve(graph, Prepared(graph, limits), budget, out, info, limits,
+               /*anyFits=*/false);
 }
 
 int64_t
@@ -462,9 +490,10 @@ tad::remat::smallestFittingBudget(int64_t low, int64_t high,
                                   const std::function<bool(int64_t)> &fits,
                                   int64_t slack) {
   int64_t l = low, h = high;
-  // With a slack, h fits (or is `high`) and l - 1 does not (or is below
-  // `low`): stopping early leaves h within the slack of the bisection's
-  // answer.
+  // h is `high` or a budget that a probe found to fit, and l - 1 does not
+  // fit (or is below `low`): with a slack, stopping early leaves h within
+  // it of the bisection's answer. h is not tried again: on a large graph
+  // each probe is a whole solve.
   while (h - l > slack) {
     int64_t mid = l + (h - l) / 2;
     if (fits(mid))
@@ -472,7 +501,7 @@ tad::remat::smallestFittingBudget(int64_t low, int64_t high,
     else
       l = mid + 1;
   }
-  return h == high || fits(h) ? h : high;
+  return h;
 }
 
 /// Where the smallest budget lies: from the largest compute to the
@@ -497,6 +526,7 @@ int64_t tad::remat::solverMinimumBudget(const Graph &graph,
   if (graph.size() > limits.queueNodes)
     low = std::max(low, std::min(high, failed + 1));
   std::vector<Event> schedule;
+  Prepared prepared(graph, limits);
   SolverLimits probe = limits;
   if (limits.thrashRecompute > 0 && limits.searchThrashRecompute > 0)
     probe.thrashRecompute =
@@ -506,7 +536,7 @@ int64_t tad::remat::solverMinimumBudget(const Graph &graph,
   return smallestFittingBudget(
       low, high,
       [&](int64_t budget) {
-        return solve(graph, budget, schedule, nullptr, probe,
+        return solve(graph, prepared, budget, schedule, nullptr, probe,
                      /*anyFits=*/true);
       },
       minimumBudgetSlack(graph, limits));

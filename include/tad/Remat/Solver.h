@@ -250,8 +250,9 @@ int64_t solverMinimumBudget(const Graph &graph,
                             int64_t failed = -1);
 
 /// The smallest budget in [low, high] at which `fits` holds, by bisection.
-/// Heuristic feasibility need not be monotone in the budget, so the answer
-/// is checked, and `high` (which the caller knows fits) is the fallback.
+/// Heuristic feasibility need not be monotone in the budget: the answer is
+/// a budget that a probe found to fit, or `high` (which the caller knows
+/// fits), never one that was not tried.
 int64_t smallestFittingBudget(int64_t low, int64_t high,
                               const std::function<bool(int64_t)> &fits,
                               int64_t slack = 0);
