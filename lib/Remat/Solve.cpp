@@ -339,13 +339,27 @@ struct Prepared {
 };
 } // namespace
 
-/// solveSchedule; with `anyFits`, it stops at the first schedule that fits
-/// (the runs up to it are the same, so it fits exactly where solveSchedule
-/// does), and does not tighten it: the bisection for the smallest budget
-/// needs no more.
+namespace {
+/// What a solve is for.
+enum class Goal {
+  /// The cheapest schedule it finds.
+  cheapest,
+  /// Whether any schedule fits, for the search for the smallest budget: it
+  /// stops at the first schedule that fits (the runs up to it are the
+  /// same, so it fits exactly where a solve for the cheapest does), and
+  /// does not tighten it. On a large dense graph it runs the first lead
+  /// variant only: that variant is the one that fits the smallest budgets
+  /// there (docs/remat.md), a budget it fits is one the whole solve fits,
+  /// and failing runs are what the search spends its time on.
+  anyFits,
+};
+} // namespace
+
+/// solveSchedule, for `goal`.
 static bool solve(const Graph &graph, const Prepared &prepared, int64_t budget,
                   std::vector<Event> &out, SolveInfo *info,
-                  const SolverLimits &limits, bool anyFits) {
+                  const SolverLimits &limits, Goal goal) {
+  bool anyFits = goal == Goal::anyFits;
   if (budget < prepared.lower)
     return false;
   Best best{graph, budget, {}, {}};
@@ -410,7 +424,8 @@ static bool solve(const Graph &graph, const Prepared &prepared, int64_t budget,
         order = kLargeGraphVariants;
       for (size_t i = 0; i < order.size() && !done(); ++i) {
         lookahead(order[i], 0, nullptr, "");
-        if (dense && i + 1 == kLeadVariants && best.feasible == 0)
+        if (dense && i + 1 == (anyFits ? 1 : kLeadVariants) &&
+            best.feasible == 0)
           return finish(best, info, optimal, out);
       }
     }
@@ -482,7 +497,7 @@ bool tad::remat::solveSchedule(const Graph &graph, int64_t budget,
                                std::vector<Event> &out, SolveInfo *info,
                                const SolverLimits &limits) {
   return solve(graph, Prepared(graph, limits), budget, out, info, limits,
-               /*anyFits=*/false);
+               Goal::cheapest);
 }
 
 int64_t
@@ -537,7 +552,7 @@ int64_t tad::remat::solverMinimumBudget(const Graph &graph,
       low, high,
       [&](int64_t budget) {
         return solve(graph, prepared, budget, schedule, nullptr, probe,
-                     /*anyFits=*/true);
+                     Goal::anyFits);
       },
       minimumBudgetSlack(graph, limits));
 }
