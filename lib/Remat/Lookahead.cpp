@@ -82,9 +82,11 @@ public:
   Lookahead(const FlatGraph &g, int64_t budget, const LookaheadOptions &options)
       : g(g), budget(budget), costLimit(options.costLimit),
         thrashRatio(options.thrashRatio), thrashSlack(options.thrashSlack),
-        score(options.score), weights(options.weights),
-        keepAncestors(options.keepAncestors), depthFirst(options.depthFirst),
-        queue(options.queue), walkLimit(options.walkLimit),
+        windowRatio(options.windowRatio),
+        window(std::max(1, options.thrashWindow)), score(options.score),
+        weights(options.weights), keepAncestors(options.keepAncestors),
+        depthFirst(options.depthFirst), queue(options.queue),
+        walkLimit(options.walkLimit),
         bounded(walkLimit != std::numeric_limits<int64_t>::max()),
         random(options.seed),
         maxComputes(std::max<int64_t>(int64_t(kDtrComputesPerNode) * g.n,
@@ -112,6 +114,7 @@ public:
         missingBits[firstWord[w] + p / 64] |= uint64_t(1) << (p % 64);
     if (queue) {
       slot.assign(n, -1);
+      isPending.assign(n, 0);
       countsInputs.assign(n, 0);
       // One factor per node, drawn in node order: a queued score must not
       // change between two looks at it.
@@ -125,7 +128,21 @@ public:
 
   bool run(std::vector<Event> &out) {
     double reached = 0; // the store-all cost of stages 0 to `stage`
+    // The cost and `reached` before each of the last `window` stages.
+    std::vector<double> costBefore, reachedBefore;
+    if (windowRatio > 0) {
+      costBefore.resize(window);
+      reachedBefore.resize(window);
+    }
     for (stage = 0; stage < n; ++stage) {
+      if (windowRatio > 0) {
+        int at = stage % window;
+        if (stage >= window &&
+            cost - costBefore[at] > windowRatio * (reached - reachedBefore[at]))
+          return false;
+        costBefore[at] = cost;
+        reachedBefore[at] = reached;
+      }
       reached += g.cost[stage];
       if (thrashRatio > 0)
         stageLimit = thrashRatio * reached + thrashSlack;
@@ -528,14 +545,34 @@ private:
 
   /// Queues resident `u` at a lower bound of its score now, in place of
   /// its entry.
+  ///
+  /// Lazily: `u` waits in `pending` until an eviction needs the queue, and
+  /// is scored then. Most stages of a run evict nothing (on a dense graph
+  /// a run near the store-all peak evicts nothing until its middle), and
+  /// each stage requeues every input of the one before.
   void enqueue(int u) {
-    countsInputs[u] = missingCost[u] > 0;
-    double s, tie;
-    if (!evictionScore(u, s, tie, /*bound=*/true)) {
-      removeEntry(u); // queued again once its next use passes
-      return;
+    if (!isPending[u]) {
+      isPending[u] = 1;
+      pending.push_back(u);
     }
-    setEntry({s, tie, u});
+  }
+
+  /// Scores and queues the values waiting in `pending`: a queued score is
+  /// a lower bound again.
+  void flushPending() {
+    for (int u : pending) {
+      isPending[u] = 0;
+      if (!resident[u])
+        continue; // freed meanwhile: it has no entry
+      countsInputs[u] = missingCost[u] > 0;
+      double s, tie;
+      if (!evictionScore(u, s, tie, /*bound=*/true)) {
+        removeEntry(u); // queued again once its next use passes
+        continue;
+      }
+      setEntry({s, tie, u});
+    }
+    pending.clear();
   }
 
   /// makeRoom by the queue (LookaheadOptions::queue). Scores only rise as
@@ -543,6 +580,9 @@ private:
   /// score is mostly a lower bound: the smallest entry is scored again,
   /// and queued at its new score if that is no longer the smallest.
   bool makeRoomFromQueue(int64_t needed) {
+    if (bytes + needed <= budget)
+      return true;
+    flushPending();
     std::vector<Entry> held; // pinned: back into the queue afterwards
     bool ok = true;
     while (ok && bytes + needed > budget) {
@@ -588,7 +628,8 @@ private:
   const FlatGraph &g;
   int64_t budget;
   double costLimit, cost = 0;
-  double thrashRatio, thrashSlack;
+  double thrashRatio, thrashSlack, windowRatio;
+  int window;
   /// The cost at which the run gives up in this stage: thrashRatio times
   /// the stages' store-all cost so far, plus thrashSlack.
   double stageLimit = std::numeric_limits<double>::infinity();
@@ -630,6 +671,9 @@ private:
   // per-node noise.
   std::vector<Entry> heap;
   std::vector<int> slot;
+  // The values enqueue was asked to queue since the last eviction.
+  std::vector<int> pending;
+  std::vector<char> isPending;
   /// Whether a node's queued score counted missing inputs.
   std::vector<char> countsInputs;
   std::vector<double> nodeNoise;

@@ -139,6 +139,13 @@ static cl::opt<double> denseInputsOption(
              "walk (--recompute-walk)"),
     cl::init(SolverLimits().denseInputs), cl::cat(category));
 
+static cl::opt<double> windowRecomputeOption(
+    "window-recompute",
+    cl::desc("On dense graphs (--dense-inputs), a lookahead run of the fast "
+             "solver also gives up once its last 256 stages cost more than "
+             "this many times their store-all cost (0: never)"),
+    cl::init(SolverLimits().windowRecompute), cl::cat(category));
+
 static cl::opt<std::string> replayFile(
     "replay",
     cl::desc("Replay the schedule in this file (tad-remat's output format, "
@@ -255,6 +262,9 @@ int main(int argc, char **argv) {
   if (recomputeWalkOption < 1)
     return fail("--recompute-walk must be at least 1, not " +
                 llvm::Twine(int64_t(recomputeWalkOption)));
+  if (!(windowRecomputeOption == 0 || windowRecomputeOption >= 1))
+    return fail("--window-recompute must be 0 (never) or at least 1, not " +
+                llvm::formatv("{0}", double(windowRecomputeOption)).str());
   if (!(denseInputsOption >= 0))
     return fail("--dense-inputs must be 0 or more, not " +
                 llvm::formatv("{0}", double(denseInputsOption)).str());
@@ -294,6 +304,7 @@ int main(int argc, char **argv) {
   limits.minimumPrecision = minimumPrecisionOption;
   limits.recomputeWalk = recomputeWalkOption;
   limits.denseInputs = denseInputsOption;
+  limits.windowRecompute = windowRecomputeOption;
   switch (solver) {
   case Solver::replay: {
     auto text = llvm::MemoryBuffer::getFile(replayFile, /*IsText=*/true);

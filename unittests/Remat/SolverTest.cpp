@@ -335,6 +335,33 @@ TEST(SolverTest, MinimumBudgetProbes) {
   }
 }
 
+// Coming from above finds the same answer as a bisection under a monotone
+// feasibility, to within the slack, and tries fewer budgets when the
+// answer is near the top.
+TEST(SolverTest, SmallestBudgetFromAbove) {
+  for (int64_t answer : {0, 1, 700, 4979, 4990, 4991, 5000}) {
+    int probes = 0;
+    auto fits = [&](int64_t budget) {
+      ++probes;
+      EXPECT_GE(budget, 0);
+      EXPECT_LE(budget, 5000);
+      return budget >= answer;
+    };
+    int64_t exact = smallestFittingBudgetFromAbove(0, 5000, fits, 0);
+    EXPECT_EQ(exact, answer);
+    probes = 0;
+    int64_t coarse = smallestFittingBudgetFromAbove(0, 5000, fits, 10);
+    EXPECT_GE(coarse, answer);
+    EXPECT_LE(coarse, answer + 10);
+    if (answer >= 4970)
+      EXPECT_LE(probes, 3) << "answer " << answer;
+  }
+  // Nothing below `high` fits: `high`, which the caller knows fits.
+  EXPECT_EQ(smallestFittingBudgetFromAbove(
+                10, 20, [](int64_t) { return false; }, 3),
+            20);
+}
+
 } // namespace
 
 /// A dense layered joint graph like bench/remat/layered_graph.py's: a chain
@@ -428,6 +455,30 @@ TEST(SolverTest, ThrashingRunsStop) {
   EXPECT_EQ(simulate(g, limited).cost, storeAll.cost);
   options.thrashRatio = SolverLimits().thrashRecompute;
   options.thrashSlack = 0.02 * storeAll.cost;
+  ASSERT_TRUE(lookaheadSchedule(g, budget, options, limited));
+  EXPECT_EQ(simulate(g, limited).cost, simulate(g, unlimited).cost);
+}
+
+// The same over a window of stages: at a ratio of 1 the first recompute
+// after the first window stops a run, and the default ratio leaves a run
+// that fits unchanged.
+TEST(SolverTest, ThrashingWindowsStop) {
+  std::mt19937 rng(41);
+  Graph g = denseLayeredGraph(160, 0.15, rng);
+  ScheduleStats storeAll = simulate(g, storeAllSchedule(g));
+  int64_t budget = int64_t(0.97 * double(storeAll.peak));
+  LookaheadOptions options = lookaheadVariant(2);
+  options.queue = true;
+  std::vector<Event> unlimited, limited;
+  ASSERT_TRUE(lookaheadSchedule(g, budget, options, unlimited));
+  ASSERT_GT(simulate(g, unlimited).cost, storeAll.cost);
+  options.windowRatio = 1;
+  options.thrashWindow = 4;
+  EXPECT_FALSE(lookaheadSchedule(g, budget, options, limited));
+  ASSERT_TRUE(lookaheadSchedule(g, storeAll.peak, options, limited));
+  EXPECT_EQ(simulate(g, limited).cost, storeAll.cost);
+  options.windowRatio = SolverLimits().windowRecompute;
+  options.thrashWindow = LookaheadOptions().thrashWindow;
   ASSERT_TRUE(lookaheadSchedule(g, budget, options, limited));
   EXPECT_EQ(simulate(g, limited).cost, simulate(g, unlimited).cost);
 }

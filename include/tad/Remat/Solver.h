@@ -76,6 +76,14 @@ struct LookaheadOptions {
   /// went on to the cost limit, which took most of their time.
   double thrashRatio = 0;
   double thrashSlack = 0;
+  /// When positive, the run also gives up once the stages of the last
+  /// `thrashWindow` cost more than `windowRatio` times their store-all
+  /// cost. A failing run on a dense graph recomputes 30 times the cost of
+  /// its stages once it thrashes, and a limit on the whole run's ratio took
+  /// hundreds of stages to see it; the runs that fit stayed below 7 times
+  /// in every window (docs/remat.md).
+  double windowRatio = 0;
+  int thrashWindow = 256;
   /// When given, multiplies each node's score (one per node): a weight
   /// above 1 makes the node less likely to be evicted.
   const std::vector<double> *weights = nullptr;
@@ -181,6 +189,10 @@ struct SolverLimits {
   /// On dense graphs, the lookahead runs walk at most this many missing
   /// ancestors of a value to score it (LookaheadOptions::walkLimit).
   int64_t recomputeWalk = 16;
+  /// On dense graphs, a lookahead run also gives up once its last 256
+  /// stages cost more than this many times their store-all cost
+  /// (LookaheadOptions::windowRatio). 0 turns it off.
+  double windowRecompute = 12;
 };
 
 /// How the fast solver runs lookahead variant `variant` (lookaheadVariant)
@@ -244,7 +256,8 @@ bool fastSchedule(const Graph &graph, int64_t budget, std::vector<Event> &out,
 /// budget `failed` at which solveSchedule failed starts the search above
 /// it: each budget tried costs a failing solve, and on large graphs the
 /// search takes feasibility to be monotone. Its solves stop thrashing runs
-/// at limits.searchThrashRecompute.
+/// at limits.searchThrashRecompute. On large dense graphs the search comes
+/// down from the store-all peak (smallestFittingBudgetFromAbove).
 int64_t solverMinimumBudget(const Graph &graph,
                             const SolverLimits &limits = SolverLimits(),
                             int64_t failed = -1);
@@ -256,6 +269,15 @@ int64_t solverMinimumBudget(const Graph &graph,
 int64_t smallestFittingBudget(int64_t low, int64_t high,
                               const std::function<bool(int64_t)> &fits,
                               int64_t slack = 0);
+
+/// smallestFittingBudget for an answer near `high`: it tries budgets down
+/// from `high` in steps of `slack` that double while they fit, and bisects
+/// between the first that fails and the last that fit. That tries fewer
+/// budgets than a bisection of [low, high] when the answer is within a few
+/// steps of `high`, and at most about twice as many otherwise.
+int64_t smallestFittingBudgetFromAbove(int64_t low, int64_t high,
+                                       const std::function<bool(int64_t)> &fits,
+                                       int64_t slack);
 
 /// The smallest budget at which fastSchedule succeeds: solverMinimumBudget,
 /// lowered by bisection over the whole-graph search where the graph is
