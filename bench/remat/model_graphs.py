@@ -70,11 +70,11 @@ def main():
                     sys.exit(f"tadc wrote no graph for {model} {depth}")
                 with open(graph) as f:
                     data = json.load(f)
-                store_all, _, _, _ = run(args.remat, graph, args.timeout)
+                store_all = run(args.remat, graph, args.timeout)[0]
                 cells = []
                 for fraction in fractions:
                     budget = int(store_all["peak"] * fraction)
-                    result, wall, rss, failure = run(
+                    result, wall, rss, failure, _ = run(
                         args.remat, graph, args.timeout, f"--budget={budget}")
                     cells.append(
                         f"{failure} after {wall:.1f} s" if result is None else

@@ -8,7 +8,8 @@
 For each size, a dense layered joint graph (bench/remat/layered_graph.py,
 like Checkmate's random_layered) is scheduled at each fraction of its
 store-all peak with the default solver. Each run reports tad-remat's own
-solver time (`--time`, without reading the file), its wall time and its
+solver time (`--time`, without reading the file; where no schedule fits,
+the time to the error that `--verbose` prints), its wall time and its
 peak RSS (the kernel's maxrss of the process), or why it gave no schedule
 (none fits: tad-remat's error; or it ran past --timeout). Prints a
 markdown table (recorded in docs/remat.md). `--extra` passes more options
@@ -35,12 +36,13 @@ GENERATOR = os.path.join(os.path.dirname(os.path.abspath(__file__)),
 
 
 def run(remat, path, timeout, *args):
-    """(summary or None, wall seconds, peak RSS in MB, failure reason)."""
+    """(summary or None, wall seconds, peak RSS in MB, failure reason,
+    solver seconds: the summary's, or those of tad-remat's error)."""
     with tempfile.TemporaryFile("w+") as out, \
             tempfile.TemporaryFile("w+") as err:
         start = time.perf_counter()
-        proc = subprocess.Popen([remat, path, "--time", *args], stdout=out,
-                                stderr=err)
+        proc = subprocess.Popen([remat, path, "--time", "--verbose", *args],
+                                stdout=out, stderr=err)
         timer = threading.Timer(timeout, proc.kill)
         timer.start()
         # wait4, not Popen.wait: the child's own resource usage.
@@ -52,13 +54,20 @@ def run(remat, path, timeout, *args):
         out.seek(0)
         err.seek(0)
         if proc.returncode < 0:
-            return None, wall, rss, f"> {timeout:g} s"
+            return None, wall, rss, f"> {timeout:g} s", None
         if proc.returncode != 0:
             text = err.read()
             reason = "no schedule" if "no schedule" in text else \
                 text.strip().splitlines()[-1]
-            return None, wall, rss, reason
-        return json.loads(out.read()), wall, rss, None
+            # "tad-remat: 1.234 s in all", printed before the error.
+            seconds = None
+            for line in text.splitlines():
+                words = line.split()
+                if line.endswith(" s in all") and len(words) == 5:
+                    seconds = float(words[1])
+            return None, wall, rss, reason, seconds
+        summary = json.loads(out.read())
+        return summary, wall, rss, None, summary["seconds"]
 
 
 def main():
@@ -101,21 +110,24 @@ def main():
             # It prints "N nodes, M edges".
             nodes, links = [int(word) for word in drawn.stderr.split()
                             if word.isdigit()][:2]
-            store_all, _, _, _ = run(args.remat, path, args.timeout)
+            store_all = run(args.remat, path, args.timeout)[0]
             cells = []
             for fraction in fractions:
                 budget = int(store_all["peak"] * fraction)
-                result, wall, rss, failure = run(args.remat, path,
-                                                 args.timeout,
-                                                 f"--budget={budget}", *extra)
+                result, wall, rss, failure, seconds = run(
+                    args.remat, path, args.timeout, f"--budget={budget}",
+                    *extra)
                 runs.append({
                     "nodes": nodes, "edges": links,
                     "fraction": fraction, "wall": wall, "rss_mb": rss,
                     "found": result is not None, "failure": failure,
-                    "seconds": result["seconds"] if result else None,
+                    "seconds": seconds,
                     "cost": result["cost"] / store_all["cost"]
                     if result else None})
-                if result is None:
+                if result is None and seconds is not None:
+                    cells.append(f"{failure} after {seconds:.2f} s "
+                                 f"(wall {wall:.1f} s) / {rss:.0f}")
+                elif result is None:
                     cells.append(f"{failure} after {wall:.1f} s")
                 else:
                     cells.append(f"{result['seconds']:.3f} / "
@@ -133,9 +145,9 @@ def main():
 
 
 def plot(runs, fractions, out):
-    """Time (solver time where a schedule was found, wall time where none
-    was: the time to the error) and peak RSS against the number of nodes,
-    one line per budget fraction."""
+    """Solver time (where none fits, to the error; wall time where the
+    run timed out) and peak RSS against the number of nodes, one line per
+    budget fraction."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -143,7 +155,8 @@ def plot(runs, fractions, out):
     for fraction in fractions:
         mine = [r for r in runs if r["fraction"] == fraction]
         nodes = [r["nodes"] for r in mine]
-        seconds = [r["seconds"] if r["found"] else r["wall"] for r in mine]
+        seconds = [r["seconds"] if r["seconds"] is not None else r["wall"]
+                   for r in mine]
         line, = left.plot(nodes, seconds, marker="o",
                           label=f"{fraction:g} of store-all")
         # Hollow markers: no schedule (the time to the error or timeout).

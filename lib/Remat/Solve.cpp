@@ -553,14 +553,18 @@ int64_t tad::remat::minimumBudgetSlack(const Graph &graph,
   return int64_t(double(high - low) * limits.minimumPrecision);
 }
 
-int64_t tad::remat::solverMinimumBudget(const Graph &graph,
-                                        const SolverLimits &limits,
-                                        int64_t failed) {
-  auto [low, high] = budgetRange(graph);
-  if (graph.size() > limits.queueNodes)
+/// solverMinimumBudget on a prepared graph.
+static int64_t searchMinimumBudget(const Graph &graph, const Prepared &prepared,
+                                   const SolverLimits &limits, int64_t failed) {
+  int64_t low = prepared.lower;
+  int64_t high = std::max(low, prepared.storeAllStats.peak);
+  // minimumBudgetSlack, without simulating store-all again.
+  int64_t slack = prepared.large
+                      ? int64_t(double(high - low) * limits.minimumPrecision)
+                      : 0;
+  if (prepared.large)
     low = std::max(low, std::min(high, failed + 1));
   std::vector<Event> schedule;
-  Prepared prepared(graph, limits);
   SolverLimits probe = limits;
   if (limits.thrashRecompute > 0 && limits.searchThrashRecompute > 0)
     probe.thrashRecompute =
@@ -571,7 +575,6 @@ int64_t tad::remat::solverMinimumBudget(const Graph &graph,
     return solve(graph, prepared, budget, schedule, nullptr, probe,
                  Goal::anyFits);
   };
-  int64_t slack = minimumBudgetSlack(graph, limits);
   // A dense graph's smallest budget is close to its store-all peak (0.87
   // to 0.99 of it on the graphs of docs/remat.md), and a budget tried
   // near it costs a run that thrashes long before it fails: coming from
@@ -579,6 +582,12 @@ int64_t tad::remat::solverMinimumBudget(const Graph &graph,
   if (prepared.dense)
     return smallestFittingBudgetFromAbove(low, high, fits, slack);
   return smallestFittingBudget(low, high, fits, slack);
+}
+
+int64_t tad::remat::solverMinimumBudget(const Graph &graph,
+                                        const SolverLimits &limits,
+                                        int64_t failed) {
+  return searchMinimumBudget(graph, Prepared(graph, limits), limits, failed);
 }
 
 std::vector<Event> tad::remat::chenSchedule(const Graph &graph) {
@@ -680,17 +689,19 @@ bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
   SolveInfo local;
   if (!info)
     info = &local;
-  if (!solveSchedule(graph, budget, out, info, limits)) {
-    if (budget < lowerBound(graph))
+  Prepared prepared(graph, limits);
+  if (!solve(graph, prepared, budget, out, info, limits, Goal::cheapest)) {
+    if (budget < prepared.lower)
       return false;
     // The heuristics may fail at one budget and succeed at a smaller one,
     // whose schedule fits here.
     int64_t minimum;
     {
       PhaseTimer timer(info, "smallest budget of the heuristics (bisection)");
-      minimum = solverMinimumBudget(graph, limits, budget);
+      minimum = searchMinimumBudget(graph, prepared, limits, budget);
     }
-    if (minimum > budget || !solveSchedule(graph, minimum, out, info, limits)) {
+    if (minimum > budget ||
+        !solve(graph, prepared, minimum, out, info, limits, Goal::cheapest)) {
       PhaseTimer timer(info, "whole-graph search");
       // Where they find nothing, a graph small enough for one window is
       // searched whole, from nothing. Where that search gives up, it may

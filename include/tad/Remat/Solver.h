@@ -89,12 +89,15 @@ struct LookaheadOptions {
   const std::vector<double> *weights = nullptr;
   /// Evict from a priority queue of scores instead of scanning every
   /// resident value at every eviction: O(log n) per look at a value
-  /// rather than O(n) looks per eviction. A score
-  /// is recomputed when its value is popped, when its next use passes, and
-  /// when one of its inputs is recomputed; a value whose recompute cost
-  /// fell because a more distant ancestor came back keeps its older, higher
-  /// score until it is popped, so the choice can differ from the scan's.
-  /// A seed draws one factor per node instead of one per scan.
+  /// rather than O(n) looks per eviction. Each value is queued at a lower
+  /// bound of its score (its own and its missing inputs' costs for its
+  /// recompute cost), and scored in full when popped. A score is queued
+  /// again, before the next eviction, when its next use passes and when one
+  /// of the inputs it counted missing is recomputed; a value whose
+  /// recompute cost fell because a more distant ancestor came back keeps
+  /// its older, higher score until it is popped, so the choice can differ
+  /// from the scan's. A seed draws one factor per node instead of one per
+  /// scan.
   bool queue = false;
   /// How many values a score's walk over a value's missing ancestors
   /// (its recompute cost) visits at most; the ancestors it does not reach
