@@ -44,7 +44,10 @@ FlatGraph::FlatGraph(const Graph &graph)
   for (const Node &node : graph.nodes) {
     size_t begin = userList.size();
     userList.insert(userList.end(), node.users.begin(), node.users.end());
-    std::sort(userList.begin() + begin, userList.end());
+    // Graphs read from JSON list their edges by user, so this is mostly
+    // sorted already.
+    if (!std::is_sorted(userList.begin() + begin, userList.end()))
+      std::sort(userList.begin() + begin, userList.end());
   }
   // The (user, position) pairs by input, in user order: counted, then
   // filled by a pass over the users in node order.
