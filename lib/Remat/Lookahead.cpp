@@ -484,6 +484,10 @@ private:
     }
   };
 
+  /// The heap's arity: four children share a cache line or two, and the
+  /// heap is half as deep as a binary one.
+  static constexpr size_t kArity = 4;
+
   void place(size_t i, const Entry &e) {
     heap[i] = e;
     slot[e.node] = int(i);
@@ -492,7 +496,7 @@ private:
   void siftUp(size_t i) {
     Entry e = heap[i];
     while (i > 0) {
-      size_t parent = (i - 1) / 2;
+      size_t parent = (i - 1) / kArity;
       if (!e.before(heap[parent]))
         break;
       place(i, heap[parent]);
@@ -505,11 +509,13 @@ private:
     Entry e = heap[i];
     size_t size = heap.size();
     while (true) {
-      size_t child = 2 * i + 1;
-      if (child >= size)
+      size_t first = kArity * i + 1;
+      if (first >= size)
         break;
-      if (child + 1 < size && heap[child + 1].before(heap[child]))
-        ++child;
+      size_t child = first;
+      for (size_t c = first + 1; c < std::min(first + kArity, size); ++c)
+        if (heap[c].before(heap[child]))
+          child = c;
       if (!heap[child].before(e))
         break;
       place(i, heap[child]);
