@@ -44,8 +44,8 @@ FlatGraph::FlatGraph(const Graph &graph)
   for (const Node &node : graph.nodes) {
     size_t begin = userList.size();
     userList.insert(userList.end(), node.users.begin(), node.users.end());
-    // Graphs read from JSON list their edges by user, so this is mostly
-    // sorted already.
+    // The graphs tadc and bench/remat write list their links by user:
+    // these come sorted.
     if (!std::is_sorted(userList.begin() + begin, userList.end()))
       std::sort(userList.begin() + begin, userList.end());
   }

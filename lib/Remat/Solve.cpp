@@ -339,9 +339,7 @@ struct Prepared {
   // limits.maxRecompute times the store-all cost.
   bool large, dense;
 };
-} // namespace
 
-namespace {
 /// What a solve is for.
 enum class Goal {
   /// The cheapest schedule it finds.
