@@ -15,9 +15,14 @@ gradient, and a PyTorch step on the same inputs. This module runs both:
   - tad as an `--emit=exe` executable at store-all and at budgets from the
     store-all peak down to the minimum tadc names, each measured for its
     peak (the runtime allocator's) and its median step;
-  - tad's store-all steps and PyTorch eager's in `--rounds` interleaved
-    rounds (the machine drifts over minutes), each side's time the median
-    of its rounds;
+  - the half budget: the call's results (the loss and every gradient, all
+    alive when it returns) are a floor no schedule goes below, so half of
+    the store-all peak is out of reach wherever they are more than half
+    of it; the half budget is the results' bytes plus half the memory
+    above them, the part a schedule chooses (docs/performance.md);
+  - tad's store-all steps, its half-budget steps and PyTorch eager's in
+    `--rounds` interleaved rounds (the machine drifts over minutes), each
+    side's time the median of its rounds;
   - PyTorch eager and PyTorch with torch.utils.checkpoint (non-reentrant)
     around every block, each in a process of its own (the core type must
     be set before OpenBLAS loads; its peak is the profiler's, as in
@@ -30,6 +35,7 @@ gradient, and a PyTorch step on the same inputs. This module runs both:
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -91,7 +97,9 @@ def compile_tad(source, budget, exe):
 def run_tad(exe, inputs, core, threads, repeat, tmp):
     """Runs a compiled step: its median time, peak, loss and kernels."""
     stats, out = os.path.join(tmp, "s.json"), os.path.join(tmp, "out")
-    os.makedirs(out, exist_ok=True)
+    # A fresh folder: the results' bytes below are this run's files only.
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
     subprocess.run([exe, "--inputs", inputs, "--repeat", str(repeat + 1),
                     f"--stats-json={stats}", "--output-dir", out,
                     "--threads", str(threads)],
@@ -101,9 +109,13 @@ def run_tad(exe, inputs, core, threads, repeat, tmp):
         data = json.load(f)
     seconds = sorted(data["wall_seconds"][1:])
     loss = float(np.load(os.path.join(out, "value.npy")))
+    # The call's results (the loss and the gradients) are counted in its
+    # peak (docs/memory.md): their bytes are a floor for every budget.
+    results = sum(np.load(os.path.join(out, f)).nbytes
+                  for f in os.listdir(out) if f.endswith(".npy"))
     return {"seconds": seconds[len(seconds) // 2],
             "peak": data["peak_bytes"], "loss": loss,
-            "core": data["blas_core"]}
+            "core": data["blas_core"], "results": results}
 
 
 def run_torch(script, mode, core, threads, repeat):
@@ -217,7 +229,7 @@ def main(name, forms, torch_step, inputs_of, script):
     print(f"{name}: {machine()}; OpenBLAS core {core} on both sides")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        prepared, store_all = {}, {}
+        prepared, store_all, half = {}, {}, {}
         for form, source_of in forms.items():
             prepared[form] = prepare(tmp, f"{name}_{form}", source_of(),
                                      inputs_of(form))
@@ -227,23 +239,37 @@ def main(name, forms, torch_step, inputs_of, script):
         for form, (source, inputs) in prepared.items():
             side = "tad" if len(forms) == 1 else f"tad {form}"
             minimum = memory.tad_minimum(source, "net_value_and_grad")
-            budgets, top = [None], None
+            budgets, top, middle = [None], None, None
             while budgets:
                 budget = budgets.pop(0)
                 exe = os.path.join(tmp, "step")
                 if budget is None:
                     exe = os.path.join(tmp, f"store_all_{form}")
                     store_all[form] = exe
+                elif budget == middle:
+                    exe = os.path.join(tmp, f"half_{form}")
+                    half[form] = (budget, exe)
                 compile_tad(source, budget, exe)
                 for threads in args.threads:
                     r = run_tad(exe, inputs, core, threads, args.repeat, tmp)
                     rows.append(dict(r, side=side, threads=threads,
                                      budget=budget or "store-all"))
                 if top is None:
-                    top = r["peak"]
+                    top, results = r["peak"], r["results"]
+                    middle = results + (top - results) // 2
+                    below = "below" if results > top // 2 else "above"
+                    print(f"{side}: store-all peak {top} bytes, of which "
+                          f"{results} ({100 * results / top:.0f}%) are the "
+                          f"results; half the peak, {top // 2}, is {below} "
+                          f"them; the half budget (the results and half the "
+                          f"memory above them): {middle}; tadc's minimum: "
+                          f"{minimum or top}")
                     if minimum and minimum < top:
                         budgets = [top - (top - minimum) * k // args.budgets
                                    for k in range(1, args.budgets + 1)]
+                    if minimum and minimum <= middle < top:
+                        budgets = sorted(set(budgets) | {middle},
+                                         reverse=True)
         for threads in args.threads:
             checkpointed = run_torch(script, "checkpointed", core, threads,
                                      args.repeat)
@@ -256,6 +282,10 @@ def main(name, forms, torch_step, inputs_of, script):
                     r = run_tad(exe, prepared[form][1], core, threads,
                                 args.repeat, tmp)
                     times.setdefault(form, []).append(r["seconds"])
+                for form, (_, exe) in half.items():
+                    r = run_tad(exe, prepared[form][1], core, threads,
+                                args.repeat, tmp)
+                    times.setdefault(("half", form), []).append(r["seconds"])
                 r = run_torch(script, "eager", core, threads, args.repeat)
                 times.setdefault(None, []).append(r["seconds"])
                 eager = r
@@ -266,9 +296,13 @@ def main(name, forms, torch_step, inputs_of, script):
             for form in store_all:
                 side = "tad" if len(forms) == 1 else f"tad {form}"
                 for row in rows:
-                    if (row["side"] == side and row["threads"] == threads
-                            and row["budget"] == "store-all"):
+                    if row["side"] != side or row["threads"] != threads:
+                        continue
+                    if row["budget"] == "store-all":
                         row["seconds"] = median(times[form])
+                    elif form in half and row["budget"] == half[form][0]:
+                        row["seconds"] = median(times[("half", form)])
+                        row["half"] = True
     for r in rows:
         if r["core"] != core:
             sys.exit(f"{name}: {r['side']} ran OpenBLAS's {r['core']} "
@@ -283,14 +317,16 @@ def main(name, forms, torch_step, inputs_of, script):
         mine = [r for r in rows if r["threads"] == threads]
         eager = next(r for r in mine if r["side"] == "PyTorch")
         print(f"\n{threads} thread(s), loss {reference:.6g} on every side "
-              f"(within 1e-4); tad's store-all and PyTorch eager: the "
-              f"median of {args.rounds} interleaved rounds:\n")
+              f"(within 1e-4); tad's store-all, its half budget and "
+              f"PyTorch eager: the median of {args.rounds} interleaved "
+              f"rounds:\n")
         print("| side | budget | peak bytes | step | vs PyTorch eager "
               "| vs its store-all |")
         print("| --- | --- | --- | --- | --- | --- |")
         for r in mine:
             own = next(o for o in mine if o["side"] == r["side"])
-            print(f"| {r['side']} | {r['budget']} | {r['peak']} | "
+            budget = f"{r['budget']} (half)" if r.get("half") else r["budget"]
+            print(f"| {r['side']} | {budget} | {r['peak']} | "
                   f"{r['seconds'] * 1e3:.1f} ms | "
                   f"{r['seconds'] / eager['seconds']:.2f}x | "
                   f"{r['seconds'] / own['seconds']:.2f}x |")

@@ -154,6 +154,17 @@ LogicalResult TadDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' must be a boolean, got " << attr.getValue();
     return success();
   }
+  if (name == kLoopResidualRecomputeAttrName) {
+    if (!isa<scf::ForOp>(op))
+      return op->emitOpError() << "'" << name << "' belongs on an scf.for";
+    auto share = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!share || share.getValue().isNegative() || share.getInt() > 100)
+      return op->emitOpError()
+             << "'" << name
+             << "' must be an integer percentage (0 to 100), got "
+             << attr.getValue();
+    return success();
+  }
   if (name == kCaseCountsAttrName) {
     auto sw = dyn_cast<scf::IndexSwitchOp>(op);
     if (!sw)
@@ -221,13 +232,16 @@ LogicalResult TadDialect::verifyOperationAttribute(Operation *op,
       return loop && loop.getAs<StringAttr>("location") &&
              loop.getAs<IntegerAttr>("trips") &&
              loop.getAs<IntegerAttr>("snapshots") &&
-             (!loop.get("residuals") || loop.getAs<BoolAttr>("residuals"));
+             (!loop.get("residuals") || loop.getAs<BoolAttr>("residuals")) &&
+             (!loop.get("residual_recompute") ||
+              loop.getAs<IntegerAttr>("residual_recompute"));
     };
     if (!loops || !llvm::all_of(loops, isLoop))
       return op->emitOpError()
              << "'" << name
              << "' must be an array of {location, trips, snapshots} (and "
-                "optionally a boolean residuals)";
+                "optionally a boolean residuals and an integer "
+                "residual_recompute)";
     return success();
   }
   // The peak of a function's planned buffers stays on it as it is lowered

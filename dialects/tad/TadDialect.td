@@ -60,6 +60,13 @@ def Tad_Dialect : Dialect {
     /// reads), so that the reverse sweep need not run the body forward
     /// again; in place of the AD pass's loop-residuals option.
     static constexpr ::llvm::StringLiteral kLoopResidualsAttrName = "tad.loop_residuals";
+    /// On an scf.for whose full tape keeps residuals: the share, in
+    /// percent (0 to 100), of the bytes of the residuals with tapes of
+    /// their own (not in a gradient's or a carried value's rows) that the
+    /// reverse step computes again instead of reading, the cheapest to
+    /// compute per byte first. tad-choose-loop-snapshots sets it for a
+    /// budget between a full tape with residuals and one without.
+    static constexpr ::llvm::StringLiteral kLoopResidualRecomputeAttrName = "tad.loop_residual_recompute";
     /// On a bufferized function (tad-buffer-peak): the peak of its
     /// planned buffers in bytes, and whether that is only an upper bound
     /// (a branch on data counts its larger side).

@@ -262,11 +262,14 @@ def ChooseLoopSnapshots : Pass<"tad-choose-loop-snapshots", "mlir::ModuleOp"> {
     backward sweep keeps (binomial checkpointing; 0 keeps every
     iteration's) and sets it as the loop's `tad.loop_snapshots`, for
     tad-autodiff to follow, with `tad.loop_residuals` saying whether a full
-    tape also keeps the residuals. Each candidate is tried on a copy of the
-    module through tad-autodiff, canonicalize, cse and tad-remat with this
-    pass's budget: the same choice for every loop first, from a full tape
-    with residuals, a full tape of the carried values, then 64, 32, ..., 1
-    snapshots, the first that fits; then, loop by loop, a
+    tape also keeps the residuals and `tad.loop_residual_recompute` which
+    share of their bytes (25, 50, 75 or 100%, of those with tapes of their
+    own) each reverse step computes again instead. Each candidate is tried
+    on a copy of the module through tad-autodiff, canonicalize, cse and
+    tad-remat with this pass's budget: the same choice for every loop
+    first, from a full tape with residuals, the same with 25 to 100% of
+    them computed again, a full tape of the carried values, then 64, 32,
+    ..., 1 snapshots, the first that fits; then, loop by loop, a
     larger count while it still fits, the one step that leaves the least
     predicted compute each time. When no count fits, the one whose feasible
     minimum is the least, so that tad-remat's error names the true minimum.

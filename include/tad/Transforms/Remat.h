@@ -90,6 +90,9 @@ struct RematLoop {
   int64_t snapshots = 0; // 0: a full tape
   /// With a full tape: whether it also keeps each iteration's residuals.
   bool residuals = false;
+  /// With residuals: the share, in percent, of the bytes of those with
+  /// tapes of their own that a reverse step computes again instead.
+  int64_t residualRecompute = 0;
 };
 
 struct RematReport {

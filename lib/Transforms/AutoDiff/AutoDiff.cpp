@@ -206,6 +206,7 @@ struct AutoDiffPass : tad::impl::AutoDiffBase<AutoDiffPass> {
     module.walk([](scf::ForOp loop) {
       loop->removeAttr(TadDialect::kLoopSnapshotsAttrName);
       loop->removeAttr(TadDialect::kLoopResidualsAttrName);
+      loop->removeAttr(TadDialect::kLoopResidualRecomputeAttrName);
     });
   }
 

@@ -247,6 +247,10 @@ private:
       RankedTensorType block;
     };
     SmallVector<ResidualTape> residualTapes;
+    /// The share, in percent, of the bytes of the residuals with tapes of
+    /// their own that the reverse step computes again instead of reading
+    /// (tad.loop_residual_recompute; useResidualTapes).
+    int64_t residualRecompute = 0;
     /// The outer values like a tape host (findTapeHost) that can hold
     /// residuals in their rows.
     SmallVector<Value> hostCandidates;

@@ -118,6 +118,9 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
   if (auto flag =
           op->getAttrOfType<BoolAttr>(TadDialect::kLoopResidualsAttrName))
     residuals = flag.getValue();
+  if (auto share = op->getAttrOfType<IntegerAttr>(
+          TadDialect::kLoopResidualRecomputeAttrName)) // verified: 0 to 100
+    info.residualRecompute = share.getInt();
   // The reverse loop carries one index per snapshot and picks the top one
   // by comparing each (reverseRevolve): a documented limit keeps that
   // small. (tad-choose-loop-snapshots picks at most 64.)

@@ -43,6 +43,12 @@ static bool isTapeable(Type type) {
          isa<FloatType>(tensor.getElementType());
 }
 
+/// The bytes of a value of `type` (a tapeable tensor).
+static int64_t tensorBytes(Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  return tensor.getNumElements() * int64_t(tensor.getElementTypeBitWidth() / 8);
+}
+
 /// Whether `op` only views an operand (a row, a slice, a reshape; the
 /// remat graph's notion): it costs nothing to recompute from its source,
 /// and a tape of it would copy bytes that the source already holds.
@@ -397,33 +403,72 @@ void Differentiator::useResidualTapes(
     tapeOf[{tape.op, tape.result}] = &tape;
 
   // The recomputed values that the adjoint reads, and, through the ops
-  // that stay (views, values without a tape), what those read.
+  // that stay (views, values without a tape or whose tape is `skipped`),
+  // what those read: the tapes to read.
+  using Load = std::pair<Value, const LoopInfo::ResidualTape *>;
   Block *body = recomputed.front()->getBlock();
-  llvm::SetVector<Value> needed;
-  auto need = [&](Value v) {
-    Operation *def = v.getDefiningOp();
-    if (def && index.contains(def))
-      needed.insert(v);
-  };
-  for (Operation &op : *body) {
-    if (index.contains(&op))
-      continue;
-    op.walk([&](Operation *inner) {
-      for (Value operand : inner->getOperands())
-        need(operand);
-    });
-  }
-  SmallVector<std::pair<Value, const LoopInfo::ResidualTape *>> loads;
-  for (size_t i = 0; i < needed.size(); ++i) {
-    Value v = needed[i];
-    Operation *def = v.getDefiningOp();
-    auto tape = tapeOf.find({index[def], cast<OpResult>(v).getResultNumber()});
-    if (tape != tapeOf.end()) {
-      loads.push_back({v, tape->second});
-      continue;
+  auto tapesToRead =
+      [&](const llvm::DenseSet<const LoopInfo::ResidualTape *> &skipped) {
+        llvm::SetVector<Value> needed;
+        auto need = [&](Value v) {
+          Operation *def = v.getDefiningOp();
+          if (def && index.contains(def))
+            needed.insert(v);
+        };
+        for (Operation &op : *body) {
+          if (index.contains(&op))
+            continue;
+          op.walk([&](Operation *inner) {
+            for (Value operand : inner->getOperands())
+              need(operand);
+          });
+        }
+        SmallVector<Load> loads;
+        for (size_t i = 0; i < needed.size(); ++i) {
+          Value v = needed[i];
+          Operation *def = v.getDefiningOp();
+          auto tape =
+              tapeOf.find({index[def], cast<OpResult>(v).getResultNumber()});
+          if (tape != tapeOf.end() && !skipped.contains(tape->second)) {
+            loads.push_back({v, tape->second});
+            continue;
+          }
+          for (Value read : readValues(def))
+            need(read);
+        }
+        return loads;
+      };
+  SmallVector<Load> loads = tapesToRead({});
+  if (info.residualRecompute > 0) {
+    // A budget between a full tape with residuals and one without
+    // (tad.loop_residual_recompute): the residuals whose tapes are their
+    // own are the memory to give back (one in a host's rows costs none),
+    // and those that are cheapest to compute again per byte go first, as
+    // the remat solver would choose in the unrolled program.
+    SmallVector<std::pair<double, const LoopInfo::ResidualTape *>> own;
+    int64_t total = 0;
+    for (auto [v, tape] : loads) {
+      if (tape->host || tape->shifted)
+        continue;
+      int64_t bytes = std::max<int64_t>(tensorBytes(v.getType()), 1);
+      own.push_back(
+          {estimateCost(info.forwardOps[tape->op]) / double(bytes), tape});
+      total += bytes;
     }
-    for (Value read : readValues(def))
-      need(read);
+    llvm::stable_sort(
+        own, [](const auto &a, const auto &b) { return a.first < b.first; });
+    llvm::DenseSet<const LoopInfo::ResidualTape *> skipped;
+    int64_t freed = 0;
+    for (auto [ratio, tape] : own) {
+      if (freed * 100 >= info.residualRecompute * total)
+        break;
+      skipped.insert(tape);
+      freed += std::max<int64_t>(
+          tensorBytes(
+              info.forwardOps[tape->op]->getResult(tape->result).getType()),
+          1);
+    }
+    loads = tapesToRead(skipped);
   }
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(recomputed.front());

@@ -42,9 +42,23 @@ std::vector<std::pair<scf::ForOp, int64_t>> choosableLoops(ModuleOp module) {
 }
 
 /// A loop's choice, as one number: the snapshots of binomial
-/// checkpointing, or a full tape of the carried values (0) or of the
-/// carried values and the residuals (kResiduals).
+/// checkpointing, or a full tape of the carried values (0), or of the
+/// carried values and the residuals (kResiduals), of which a reverse step
+/// computes a share again (kResiduals - 1 down to kFewestResiduals:
+/// residualRecompute's percentages).
 constexpr int64_t kResiduals = -1;
+constexpr int64_t kResidualSteps = 4;
+constexpr int64_t kFewestResiduals = kResiduals - kResidualSteps;
+
+bool keepsResiduals(int64_t count) { return count <= kResiduals; }
+
+/// The share, in percent, of the bytes of a residual tape's own tapes
+/// that a reverse step computes again under `count`
+/// (tad.loop_residual_recompute): 25, 50, 75 and 100 below kResiduals.
+int64_t residualRecompute(int64_t count) {
+  return keepsResiduals(count) ? (kResiduals - count) * 100 / kResidualSteps
+                               : 0;
+}
 
 /// Sets each of choosableLoops(module)'s choice (`counts` in the same
 /// order).
@@ -55,7 +69,12 @@ void markLoops(ModuleOp module, ArrayRef<int64_t> counts) {
     loop.first->setAttr(TadDialect::kLoopSnapshotsAttrName,
                         builder.getI64IntegerAttr(std::max<int64_t>(count, 0)));
     loop.first->setAttr(TadDialect::kLoopResidualsAttrName,
-                        builder.getBoolAttr(count == kResiduals));
+                        builder.getBoolAttr(keepsResiduals(count)));
+    if (residualRecompute(count) > 0)
+      loop.first->setAttr(TadDialect::kLoopResidualRecomputeAttrName,
+                          builder.getI64IntegerAttr(residualRecompute(count)));
+    else
+      loop.first->removeAttr(TadDialect::kLoopResidualRecomputeAttrName);
   }
 }
 
@@ -88,11 +107,13 @@ struct ChooseLoopSnapshots
                builder.getStringAttr(describeLocation(loop.first.getLoc()))),
            builder.getNamedAttr("trips",
                                 builder.getI64IntegerAttr(loop.second)),
-           builder.getNamedAttr(
-               "snapshots",
-               builder.getI64IntegerAttr(std::max<int64_t>(count, 0))),
+           builder.getNamedAttr("snapshots", builder.getI64IntegerAttr(
+                                                 std::max<int64_t>(count, 0))),
            builder.getNamedAttr("residuals",
-                                builder.getBoolAttr(count == kResiduals))}));
+                                builder.getBoolAttr(keepsResiduals(count))),
+           builder.getNamedAttr(
+               "residual_recompute",
+               builder.getI64IntegerAttr(residualRecompute(count)))}));
     module->setAttr(TadDialect::kLoopSnapshotChoiceAttrName,
                     builder.getArrayAttr(choice));
   }
@@ -137,7 +158,8 @@ struct ChooseLoopSnapshots
     // the least.
     std::vector<int64_t> candidates;
     if (loopResiduals)
-      candidates.push_back(kResiduals);
+      for (int64_t count = kResiduals; count >= kFewestResiduals; --count)
+        candidates.push_back(count);
     candidates.push_back(0);
     for (int64_t n = 64; n >= 1; n /= 2)
       if (n < longest)
@@ -170,7 +192,7 @@ struct ChooseLoopSnapshots
     if (bestMinimum > 0 || loops.size() == 1)
       return best;
     // More snapshots, loop by loop, where the budget leaves room; after a
-    // full tape, its residuals.
+    // full tape, its residuals, from the fewest to all.
     int64_t most = loopResiduals ? kResiduals : 0;
     while (true) {
       std::vector<int64_t> step;
@@ -180,7 +202,9 @@ struct ChooseLoopSnapshots
           continue;
         std::vector<int64_t> counts = best;
         if (best[i] == 0)
-          counts[i] = kResiduals;
+          counts[i] = kFewestResiduals;
+        else if (keepsResiduals(best[i]))
+          counts[i] = best[i] + 1;
         else
           counts[i] = best[i] * 2 >= loops[i].second || best[i] >= 64
                           ? 0

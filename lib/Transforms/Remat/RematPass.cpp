@@ -465,12 +465,15 @@ std::vector<RematLoop> takeLoopChoice(ModuleOp module) {
       module->getAttrOfType<ArrayAttr>(TadDialect::kLoopSnapshotChoiceAttrName);
   if (!choice)
     return loops;
-  for (auto loop : choice.getAsRange<DictionaryAttr>()) // verified
+  for (auto loop : choice.getAsRange<DictionaryAttr>()) { // verified
+    auto share = loop.getAs<IntegerAttr>("residual_recompute");
     loops.push_back({loop.getAs<StringAttr>("location").str(),
                      loop.getAs<IntegerAttr>("trips").getInt(),
                      loop.getAs<IntegerAttr>("snapshots").getInt(),
                      loop.getAs<BoolAttr>("residuals") &&
-                         loop.getAs<BoolAttr>("residuals").getValue()});
+                         loop.getAs<BoolAttr>("residuals").getValue(),
+                     share ? share.getInt() : 0});
+  }
   module->removeAttr(TadDialect::kLoopSnapshotChoiceAttrName);
   return loops;
 }

@@ -65,10 +65,12 @@ std::string tad::rematReportToJson(const RematReport &report) {
   }
   llvm::json::Array loops;
   for (const RematLoop &loop : report.loops)
-    loops.push_back(llvm::json::Object{{"location", loop.location},
-                                       {"trips", loop.trips},
-                                       {"snapshots", loop.snapshots},
-                                       {"residuals", loop.residuals}});
+    loops.push_back(
+        llvm::json::Object{{"location", loop.location},
+                           {"trips", loop.trips},
+                           {"snapshots", loop.snapshots},
+                           {"residuals", loop.residuals},
+                           {"residual_recompute", loop.residualRecompute}});
   llvm::json::Object top{{"functions", std::move(functions)},
                          {"loops", std::move(loops)}};
   if (report.feasibleMinimum > 0)
@@ -93,7 +95,7 @@ static std::string human(int64_t bytes) {
 void tad::printRematReport(const RematReport &report, llvm::raw_ostream &os) {
   // Nothing to say when every loop keeps its full tape with residuals.
   if (llvm::any_of(report.loops, [](const RematLoop &loop) {
-        return loop.snapshots || !loop.residuals;
+        return loop.snapshots || !loop.residuals || loop.residualRecompute;
       })) {
     os << "remat: loops, with the most tape that meets the budget:\n";
     for (const RematLoop &loop : report.loops) {
@@ -102,6 +104,12 @@ void tad::printRematReport(const RematReport &report, llvm::raw_ostream &os) {
       if (loop.snapshots)
         os << "binomial checkpointing with " << loop.snapshots << " snapshot"
            << (loop.snapshots > 1 ? "s" : "") << "\n";
+      else if (loop.residuals && loop.residualRecompute)
+        os << "a full tape of its carried values and residuals, of which "
+              "each reverse step computes again "
+           << loop.residualRecompute
+           << "% of the bytes with tapes of their own (the cheapest per "
+              "byte)\n";
       else if (loop.residuals)
         os << "a full tape of its carried values and residuals\n";
       else
