@@ -233,6 +233,10 @@ def Remat : Pass<"tad-remat", "mlir::ModuleOp"> {
     Option<"graphFile", "graph", "std::string", "\"\"",
            "Write each function's remat graph as node-link JSON (the input "
            "of the tad-remat tool) to this file">,
+    Option<"searchMinimum", "search-minimum", "bool", "true",
+           "When no schedule fits, search for the feasible minimum that the "
+           "error names (tad-choose-loop-snapshots's trials skip it until "
+           "none of their choices fits)">,
   ];
   let dependentDialects = ["::tad::TadDialect"];
 }

@@ -120,7 +120,8 @@ struct ChooseLoopSnapshots
 
   /// Runs tad-autodiff, canonicalize, cse and tad-remat on a copy of
   /// `module` with these counts, silently.
-  Trial tryCounts(ModuleOp module, ArrayRef<int64_t> counts) {
+  Trial tryCounts(ModuleOp module, ArrayRef<int64_t> counts,
+                  bool searchMinimum = false) {
     OwningOpRef<ModuleOp> copy(module.clone());
     ScopedDiagnosticHandler quiet(&getContext(),
                                   [](Diagnostic &) { return success(); });
@@ -133,6 +134,7 @@ struct ChooseLoopSnapshots
     options.budget = budget;
     options.policy = policy;
     options.entry = entry;
+    options.searchMinimum = searchMinimum;
     RematReport report;
     pm.addPass(createRematPass(options, &report));
     Trial trial;
@@ -172,7 +174,6 @@ struct ChooseLoopSnapshots
       return counts;
     };
     std::vector<int64_t> best;
-    int64_t bestMinimum = std::numeric_limits<int64_t>::max();
     double cost = 0;
     for (int64_t snapshots : candidates) {
       std::vector<int64_t> counts =
@@ -180,16 +181,31 @@ struct ChooseLoopSnapshots
       Trial trial = tryCounts(module, counts);
       if (trial.fits) {
         best = counts;
-        bestMinimum = 0;
         cost = trial.cost;
         break;
       }
-      if (best.empty() || trial.minimum < bestMinimum) {
-        bestMinimum = trial.minimum;
-        best = counts;
-      }
     }
-    if (bestMinimum > 0 || loops.size() == 1)
+    if (best.empty()) {
+      // None fits: the choice whose feasible minimum is least, so that
+      // tad-remat's error names the true minimum. That search costs a
+      // compile many times over, so it runs only now, and not for the
+      // tapes that keep residuals (they hold more than a tape of the
+      // carried values, whose minimum is the one to name).
+      int64_t bestMinimum = std::numeric_limits<int64_t>::max();
+      for (int64_t snapshots : candidates) {
+        if (keepsResiduals(snapshots))
+          continue;
+        std::vector<int64_t> counts =
+            normalize(std::vector<int64_t>(loops.size(), snapshots));
+        Trial trial = tryCounts(module, counts, /*searchMinimum=*/true);
+        if (best.empty() || trial.minimum < bestMinimum) {
+          bestMinimum = trial.minimum;
+          best = counts;
+        }
+      }
+      return best;
+    }
+    if (loops.size() == 1)
       return best;
     // More snapshots, loop by loop, where the budget leaves room; after a
     // full tape, its residuals, from the fewest to all.

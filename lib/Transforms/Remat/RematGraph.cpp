@@ -50,6 +50,11 @@ static bool fusesProducers(Operation *op) {
 
 /// The tensor an op writes into in place when nothing reads it after.
 static Value destinationOf(Operation *op) {
+  // A forward loop's tape stores are tensor.insert_slice (AD's Loops.cpp
+  // and ResidualTapes.cpp), which bufferization performs in place as it
+  // does tad.insert_slice.
+  if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
+    return insert.getDest();
   if (MemoryModelOpInterface model = modelOf(op))
     if (std::optional<unsigned> updated = model.getUpdatedOperand())
       return op->getOperand(*updated);
@@ -233,6 +238,9 @@ double tad::estimateCost(Operation *op) {
   // slot) touches the row, not the whole stack, which is updated in place.
   if (isa<tensor::ExtractSliceOp>(op))
     return elementsOf(op->getResult(0).getType());
+  // A tape store copies its row in (in place: a view to the memory model).
+  if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
+    return elementsOf(insert.getSource().getType());
   // A terminator moves values (a branch's yield of a whole stacked
   // tensor), it computes nothing.
   if (isView(op) || isConstantOrTapeStart(op) ||
@@ -240,8 +248,6 @@ double tad::estimateCost(Operation *op) {
     return 0;
   if (MemoryModelOpInterface model = modelOf(op))
     return model.getComputeCost();
-  if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
-    return elementsOf(insert.getSource().getType());
   if (auto loop = dyn_cast<scf::ForOp>(op)) {
     double body = blockCost(*loop.getBody());
     APInt lb, ub, step;

@@ -598,10 +598,20 @@ struct RematPass : tad::impl::RematBase<RematPass> {
       return std::nullopt;
     int64_t target = budget;
     bool slackUsed = false;
+    // Once the exact search gave up on this graph (too many states; or it
+    // is too large for it), the next attempts' budgets differ by little:
+    // they go to the fast solver directly.
+    bool exactGaveUp = false;
     for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
       std::vector<Event> schedule;
       std::string solver =
-          remat::autoSchedule(problem.graph, target, schedule, improve);
+          exactGaveUp
+              ? (remat::fastSchedule(problem.graph, target, schedule, nullptr,
+                                     improve)
+                     ? "fast"
+                     : "")
+              : remat::autoSchedule(problem.graph, target, schedule, improve);
+      exactGaveUp = exactGaveUp || solver == "fast";
       if (solver.empty()) {
         if (slack == 0 || slackUsed)
           return std::nullopt;
@@ -643,13 +653,20 @@ struct RematPass : tad::impl::RematBase<RematPass> {
   std::optional<Attempt> tryAll(func::FuncOp func, const RematProblem &problem,
                                 const RematGraphOptions &graphOptions,
                                 int64_t budget, bool improve = true,
-                                bool planned = true) {
+                                bool planned = true,
+                                bool bodyWhenPlanFails = false) {
     if (std::optional<Attempt> a = tryBudget(func, func, problem, graphOptions,
                                              budget, improve, planned))
       return a;
     // Only when a loop's run alone (its body's peak on top of what it
-    // holds) is over the budget does scheduling its body have to help.
-    if (loweringFailed || remat::lowerBound(problem.graph) <= budget)
+    // holds) is over the budget does scheduling its body have to help, by
+    // the model. The plan may put a loop's run higher than the model does
+    // (a reverse step that reads residual tapes from its accumulators'
+    // rows): the compile's own attempt (`bodyWhenPlanFails`) tries the
+    // body whenever the function failed. (The search for the feasible
+    // minimum does not: its many budgets would each pay for it.)
+    if (loweringFailed ||
+        (!bodyWhenPlanFails && remat::lowerBound(problem.graph) <= budget))
       return std::nullopt;
     return tryLoopBody(func, problem, graphOptions, budget, improve, planned);
   }
@@ -748,7 +765,15 @@ struct RematPass : tad::impl::RematBase<RematPass> {
             .peak;
     int64_t step = (body.storeAll - body.floor + 3) / 4;
     int64_t target = body.storeAll - std::max<int64_t>(1, storeAll - budget);
-    for (int attempt = 0; attempt < kMaxBodyAttempts; ++attempt) {
+    // Where the model puts the function within the budget and only the
+    // plan does not (tryAll's bodyWhenPlanFails), the model cannot say how
+    // much the body must give: one attempt, at the most it gives.
+    int attempts = kMaxBodyAttempts;
+    if (storeAll <= budget) {
+      target = body.floor;
+      attempts = 1;
+    }
+    for (int attempt = 0; attempt < attempts; ++attempt) {
       target = std::max(target, body.floor);
       if (std::optional<ScheduledBody> trial =
               scheduleLoopBody(func, highest, target, graphOptions, improve)) {
@@ -924,7 +949,9 @@ struct RematPass : tad::impl::RematBase<RematPass> {
         remat::simulate(problem.graph, storeAll).peak > getBudget()) {
       std::thread storeAllPlan(
           [&] { storeAllPeak = planPeak(func, func); });
-      attempt = tryAll(func, problem, graphOptions, getBudget());
+      attempt = tryAll(func, problem, graphOptions, getBudget(),
+                       /*improve=*/true, /*planned=*/true,
+                       /*bodyWhenPlanFails=*/true);
       attempted = true;
       storeAllPlan.join();
     } else {
@@ -954,10 +981,17 @@ struct RematPass : tad::impl::RematBase<RematPass> {
       return std::nullopt;
     }
     if (!attempted)
-      attempt = tryAll(func, problem, graphOptions, getBudget());
+      attempt = tryAll(func, problem, graphOptions, getBudget(),
+                       /*improve=*/true, /*planned=*/true,
+                       /*bodyWhenPlanFails=*/true);
     if (!attempt) {
       if (loweringFailed)
         return std::nullopt;
+      if (!searchMinimum) {
+        func.emitError() << "no schedule of @" << func.getName() << " fits in "
+                         << getBudget() << " bytes";
+        return std::nullopt;
+      }
       failedMinimum = minimumBudget(func, problem, graphOptions, *storeAllPeak);
       if (loweringFailed)
         return std::nullopt;
