@@ -178,11 +178,19 @@ struct ChooseLoopSnapshots
     for (int64_t snapshots : candidates) {
       std::vector<int64_t> counts =
           normalize(std::vector<int64_t>(loops.size(), snapshots));
+      // After a fit with residuals, a smaller share of them can still cost
+      // less (where the larger share fit only by scheduling inside the
+      // reverse loop's body): the next shares while the cost falls.
+      if (!best.empty() && !keepsResiduals(snapshots))
+        break;
       Trial trial = tryCounts(module, counts);
+      if (!best.empty() && (!trial.fits || trial.cost >= cost))
+        break;
       if (trial.fits) {
         best = counts;
         cost = trial.cost;
-        break;
+        if (!keepsResiduals(snapshots))
+          break;
       }
     }
     if (best.empty()) {
