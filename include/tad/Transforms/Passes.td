@@ -274,8 +274,8 @@ def ChooseLoopSnapshots : Pass<"tad-choose-loop-snapshots", "mlir::ModuleOp"> {
     first, from a full tape with residuals, the same with 25 to 100% of
     them computed again, a full tape of the carried values, then 64, 32,
     ..., 1 snapshots, the first that fits (after a share of residuals
-    that fits, the next share too while it costs less); then, loop by
-    loop, a
+    that fits only by scheduling inside the reverse loop's body, the
+    next shares too while they cost less); then, loop by loop, a
     larger count while it still fits, the one step that leaves the least
     predicted compute each time. When no count fits, the one whose feasible
     minimum is the least, so that tad-remat's error names the true minimum.

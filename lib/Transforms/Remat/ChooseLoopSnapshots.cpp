@@ -83,6 +83,8 @@ struct Trial {
   bool fits = false;
   int64_t minimum = std::numeric_limits<int64_t>::max(); // when it does not
   double cost = 0; // the predicted compute of the derivatives, when it does
+  /// Whether it fit only by scheduling inside a reverse loop's body.
+  bool bodyScheduled = false;
 };
 
 struct ChooseLoopSnapshots
@@ -140,8 +142,10 @@ struct ChooseLoopSnapshots
     Trial trial;
     trial.fits = succeeded(pm.run(*copy));
     if (trial.fits)
-      for (const RematFunctionReport &f : report.functions)
+      for (const RematFunctionReport &f : report.functions) {
         trial.cost += f.cost;
+        trial.bodyScheduled |= !f.loopBodies.empty();
+      }
     else if (report.feasibleMinimum > 0)
       // A failure other than the budget (none is known) has no minimum; it
       // ranks last, and the real compile reports it.
@@ -178,9 +182,9 @@ struct ChooseLoopSnapshots
     for (int64_t snapshots : candidates) {
       std::vector<int64_t> counts =
           normalize(std::vector<int64_t>(loops.size(), snapshots));
-      // After a fit with residuals, a smaller share of them can still cost
-      // less (where the larger share fit only by scheduling inside the
-      // reverse loop's body): the next shares while the cost falls.
+      // After a fit with residuals that needed the pass to schedule inside
+      // the reverse loop's body, a larger share computed again can cost
+      // less, needing none: the next shares while the cost falls.
       if (!best.empty() && !keepsResiduals(snapshots))
         break;
       Trial trial = tryCounts(module, counts);
@@ -189,7 +193,7 @@ struct ChooseLoopSnapshots
       if (trial.fits) {
         best = counts;
         cost = trial.cost;
-        if (!keepsResiduals(snapshots))
+        if (!keepsResiduals(snapshots) || !trial.bodyScheduled)
           break;
       }
     }
