@@ -43,12 +43,6 @@ static bool isTapeable(Type type) {
          isa<FloatType>(tensor.getElementType());
 }
 
-/// The bytes of a value of `type` (a tapeable tensor).
-static int64_t tensorBytes(Type type) {
-  auto tensor = cast<RankedTensorType>(type);
-  return tensor.getNumElements() * int64_t(tensor.getElementTypeBitWidth() / 8);
-}
-
 /// Whether `op` only views an operand (a row, a slice, a reshape; the
 /// remat graph's notion): it costs nothing to recompute from its source,
 /// and a tape of it would copy bytes that the source already holds.
@@ -445,28 +439,31 @@ void Differentiator::useResidualTapes(
     // own are the memory to give back (one in a host's rows costs none),
     // and those that are cheapest to compute again per byte go first, as
     // the remat solver would choose in the unrolled program.
-    SmallVector<std::pair<double, const LoopInfo::ResidualTape *>> own;
+    struct Own {
+      double costPerByte;
+      int64_t bytes;
+      const LoopInfo::ResidualTape *tape;
+    };
+    SmallVector<Own> own;
     int64_t total = 0;
     for (auto [v, tape] : loads) {
       if (tape->host || tape->shifted)
         continue;
-      int64_t bytes = std::max<int64_t>(tensorBytes(v.getType()), 1);
-      own.push_back(
-          {estimateCost(info.forwardOps[tape->op]) / double(bytes), tape});
+      int64_t bytes = std::max<int64_t>(getByteSize(v.getType()), 1);
+      own.push_back({estimateCost(info.forwardOps[tape->op]) / double(bytes),
+                     bytes, tape});
       total += bytes;
     }
-    llvm::stable_sort(
-        own, [](const auto &a, const auto &b) { return a.first < b.first; });
+    llvm::stable_sort(own, [](const Own &a, const Own &b) {
+      return a.costPerByte < b.costPerByte;
+    });
     llvm::DenseSet<const LoopInfo::ResidualTape *> skipped;
     int64_t freed = 0;
-    for (auto [ratio, tape] : own) {
+    for (const Own &o : own) {
       if (freed * 100 >= info.residualRecompute * total)
         break;
-      skipped.insert(tape);
-      freed += std::max<int64_t>(
-          tensorBytes(
-              info.forwardOps[tape->op]->getResult(tape->result).getType()),
-          1);
+      skipped.insert(o.tape);
+      freed += o.bytes;
     }
     loads = tapesToRead(skipped);
   }
