@@ -61,10 +61,11 @@ def Tad_Dialect : Dialect {
     /// again; in place of the AD pass's loop-residuals option.
     static constexpr ::llvm::StringLiteral kLoopResidualsAttrName = "tad.loop_residuals";
     /// On an scf.for whose full tape keeps residuals: the share, in
-    /// percent (0 to 100), of the bytes of the residuals with tapes of
-    /// their own (not in a gradient's or a carried value's rows) that the
-    /// reverse step computes again instead of reading, the cheapest to
-    /// compute per byte first. tad-choose-loop-snapshots sets it for a
+    /// percent (0 to 100), of the bytes of the residuals that cost memory
+    /// (with tapes of their own, or in a gradient's row that the reverse
+    /// step writes before it last reads them, so that it copies them out)
+    /// that the reverse step computes again instead of reading, the
+    /// cheapest to compute per byte first. tad-choose-loop-snapshots sets it for a
     /// budget between a full tape with residuals and one without.
     static constexpr ::llvm::StringLiteral kLoopResidualRecomputeAttrName = "tad.loop_residual_recompute";
     /// On a bufferized function (tad-buffer-peak): the peak of its

@@ -655,9 +655,10 @@ std::vector<Event> tad::remat::chenSchedule(const Graph &graph) {
 }
 
 std::string tad::remat::autoSchedule(const Graph &graph, int64_t budget,
-                                     std::vector<Event> &out, bool improve) {
+                                     std::vector<Event> &out, bool improve,
+                                     int64_t maxStates) {
   if (graph.size() <= kMaxExactNodes) {
-    switch (exactSchedule(graph, budget, out, kAutoExactStates)) {
+    switch (exactSchedule(graph, budget, out, maxStates)) {
     case ExactResult::optimal:
       return "exact";
     case ExactResult::infeasible:

@@ -1,6 +1,7 @@
 // A loop's tad.loop_residual_recompute (tadc sets it under a budget,
 // docs/remat.md#loops-under-a-budget) is the share, in percent, of the
-// bytes of the residuals with tapes of their own that each reverse step
+// bytes of the residuals that cost memory (here: with tapes of their own;
+// docs/autodiff.md names the others) that each reverse step
 // computes again instead of reading, the cheapest to compute per byte
 // first. The body's residuals: m (a matmul with K = 64: dear per byte) and
 // e (an exp, cheap per byte); t, which the body yields, is the next row of

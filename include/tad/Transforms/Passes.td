@@ -267,8 +267,9 @@ def ChooseLoopSnapshots : Pass<"tad-choose-loop-snapshots", "mlir::ModuleOp"> {
     iteration's) and sets it as the loop's `tad.loop_snapshots`, for
     tad-autodiff to follow, with `tad.loop_residuals` saying whether a full
     tape also keeps the residuals and `tad.loop_residual_recompute` which
-    share of their bytes (25, 50, 75 or 100%, of those with tapes of their
-    own) each reverse step computes again instead. Each candidate is tried
+    share of their bytes (25, 50, 75 or 100%, of those that cost memory:
+    with tapes of their own, or copied out of a gradient's row) each
+    reverse step computes again instead. Each candidate is tried
     on a copy of the module through tad-autodiff, canonicalize, cse and
     tad-remat with this pass's budget: the same choice for every loop
     first, from a full tape with residuals, the same with 25 to 100% of
@@ -278,7 +279,9 @@ def ChooseLoopSnapshots : Pass<"tad-choose-loop-snapshots", "mlir::ModuleOp"> {
     next shares too while they cost less); then, loop by loop, a
     larger count while it still fits, the one step that leaves the least
     predicted compute each time. When no count fits, the one whose feasible
-    minimum is the least, so that tad-remat's error names the true minimum.
+    minimum is the least (of the tapes without residuals, the snapshot
+    counts, and the tape that computes all the residuals that cost memory
+    again), so that tad-remat's error names the true minimum.
     The choice is left on the module as `tad.loop_snapshot_choice`, which
     tad-remat reports and removes. With no budget, or no such loop, the
     pass changes nothing.

@@ -245,6 +245,10 @@ private:
       /// In a host: the shape of the block of its row that holds the
       /// residual (the residual reshaped, when they differ).
       RankedTensorType block;
+      /// In a host whose row the reverse step writes before it last reads
+      /// the residual: the step keeps a copy of it (or makes the row's
+      /// gradient apart), so it costs its bytes within the step.
+      bool copied = false;
     };
     SmallVector<ResidualTape> residualTapes;
     /// The share, in percent, of the bytes of the residuals with tapes of

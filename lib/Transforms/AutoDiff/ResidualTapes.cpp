@@ -104,6 +104,17 @@ rebuildLoop(OpBuilder &b, scf::ForOp loop, const llvm::BitVector &keep,
   return rebuilt;
 }
 
+/// Whether the adjoint of `result`'s op reads `result` (exp's does, a
+/// matmul's does not).
+static bool readsOwnResult(OpResult result) {
+  auto rule = dyn_cast<DifferentiableOpInterface>(result.getOwner());
+  if (!rule)
+    return true;
+  SmallVector<Value> residuals;
+  rule.getResiduals(residuals);
+  return llvm::is_contained(residuals, Value(result));
+}
+
 /// The values of `ops` that their adjoints may read: the residuals of
 /// differentiable ops; a checkpoint's or a branch's inputs (its adjoint
 /// computes it again from them); a call's results (a rule's forward: the
@@ -138,6 +149,8 @@ static llvm::DenseSet<Value> likelyResiduals(ArrayRef<Operation *> ops) {
     if (std::optional<unsigned> viewed = def ? getViewedOperand(def)
                                              : std::nullopt)
       add(def->getOperand(*viewed));
+    else if (isa_and_nonnull<BroadcastOp>(def))
+      add(def->getOperand(0));
   }
   return read;
 }
@@ -166,7 +179,11 @@ scf::ForOp Differentiator::addResidualTapes(scf::ForOp loop, Operation *mark,
       continue;
     for (Value result : op->getResults())
       dependent.insert(result);
-    if (isView(op))
+    // A broadcast is recomputed from its (smaller) source, whose tape the
+    // reverse step reads: it fuses into the op that reads it, so it costs
+    // neither a buffer nor a pass, where a tape of it would hold the
+    // repeated elements (a layer norm's 1/sigma, 128 floats, as 128 x 256).
+    if (isView(op) || isa<BroadcastOp>(op))
       continue;
     for (OpResult result : op->getResults())
       if (isTapeable(result.getType()) && read.contains(result))
@@ -231,6 +248,7 @@ scf::ForOp Differentiator::addResidualTapes(scf::ForOp loop, Operation *mark,
   // (reshaped to [n, the row's other dimensions], a view of its bytes),
   // after what the row holds: first fit, the largest residuals first.
   SmallVector<int> placement(taped.size(), -1); // a host's index, or -1
+  llvm::BitVector copied(taped.size());
   SmallVector<int64_t> offsets(taped.size(), 0);
   SmallVector<RankedTensorType> blocks(taped.size());
   SmallVector<unsigned> order =
@@ -257,8 +275,13 @@ scf::ForOp Differentiator::addResidualTapes(scf::ForOp loop, Operation *mark,
         // one step, where a tape of its own would live through the whole
         // reverse loop (the transformer loop's store-all peak: 20.2 MB
         // with in-order rows only, 17.0 MB with both, bench/step).
+        // The row's reader itself may compute the residual (u = n @ w[i]):
+        // its adjoint writes the row's gradient, and reads u only where u
+        // is one of its own residuals.
         bool earlier =
-            host.reader >= 0 && host.reader < int64_t(taped[i].first);
+            host.reader >= 0 && (host.reader < int64_t(taped[i].first) ||
+                                 (host.reader == int64_t(taped[i].first) &&
+                                  !readsOwnResult(taped[i].second)));
         if (host.reader < 0 || (inOrder && !earlier))
           continue;
         ArrayRef<int64_t> rest = host.type.getShape().drop_front(2);
@@ -274,6 +297,7 @@ scf::ForOp Differentiator::addResidualTapes(scf::ForOp loop, Operation *mark,
         llvm::append_range(shape, rest);
         blocks[i] = RankedTensorType::get(shape, type.getElementType());
         placement[i] = int(h);
+        copied[i] = !earlier;
         offsets[i] = host.used;
         host.used += shape.front();
         break;
@@ -368,7 +392,7 @@ scf::ForOp Differentiator::addResidualTapes(scf::ForOp loop, Operation *mark,
     info.residualTapes.push_back(
         {k, v.getResultNumber(), position,
          placement[i] >= 0 ? hosts[placement[i]].value : Value(), offsets[i],
-         store, /*shifted=*/false, blocks[i]});
+         store, /*shifted=*/false, blocks[i], bool(copied[i])});
   }
   return rebuilt;
 }
@@ -435,9 +459,12 @@ void Differentiator::useResidualTapes(
   SmallVector<Load> loads = tapesToRead({});
   if (info.residualRecompute > 0) {
     // A budget between a full tape with residuals and one without
-    // (tad.loop_residual_recompute): the residuals whose tapes are their
-    // own are the memory to give back (one in a host's rows costs none),
-    // and those that are cheapest to compute again per byte go first, as
+    // (tad.loop_residual_recompute): the residuals that cost memory are
+    // the memory to give back: those whose tapes are their own, and those
+    // in a host's row that the step writes before it last reads them
+    // (bufferization copies them out at the step's start, so each is a
+    // buffer through most of the step); one in another host's row costs
+    // none. Those that are cheapest to compute again per byte go first, as
     // the remat solver would choose in the unrolled program.
     struct Own {
       double costPerByte;
@@ -447,7 +474,7 @@ void Differentiator::useResidualTapes(
     SmallVector<Own> own;
     int64_t total = 0;
     for (auto [v, tape] : loads) {
-      if (tape->host || tape->shifted)
+      if ((tape->host && !tape->copied) || tape->shifted)
         continue;
       int64_t bytes = std::max<int64_t>(getByteSize(v.getType()), 1);
       own.push_back({estimateCost(info.forwardOps[tape->op]) / double(bytes),

@@ -200,12 +200,14 @@ struct ChooseLoopSnapshots
     if (best.empty()) {
       // None fits: the choice whose feasible minimum is least, so that
       // tad-remat's error names the true minimum. That search costs a
-      // compile many times over, so it runs only now, and not for the
-      // tapes that keep residuals (they hold more than a tape of the
-      // carried values, whose minimum is the one to name).
+      // compile many times over, so it runs only now, and of the tapes
+      // that keep residuals only for the one that computes all the
+      // residuals with tapes of their own again: it holds the least of
+      // them, and can hold less than a tape of the carried values, whose
+      // reverse step holds a whole block computed again.
       int64_t bestMinimum = std::numeric_limits<int64_t>::max();
       for (int64_t snapshots : candidates) {
-        if (keepsResiduals(snapshots))
+        if (keepsResiduals(snapshots) && snapshots != kFewestResiduals)
           continue;
         std::vector<int64_t> counts =
             normalize(std::vector<int64_t>(loops.size(), snapshots));

@@ -604,13 +604,22 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     bool exactGaveUp = false;
     for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
       std::vector<Event> schedule;
+      auto fast = [&] {
+        return remat::fastSchedule(problem.graph, target, schedule, nullptr,
+                                   improve)
+                   ? "fast"
+                   : "";
+      };
       std::string solver =
-          exactGaveUp
-              ? (remat::fastSchedule(problem.graph, target, schedule, nullptr,
-                                     improve)
-                     ? "fast"
-                     : "")
-              : remat::autoSchedule(problem.graph, target, schedule, improve);
+          exactGaveUp ? fast()
+                      : remat::autoSchedule(problem.graph, target, schedule,
+                                            improve, exactStates);
+      // The exact search's schedules compute a value at most once per
+      // stage: where it finds none, the fast solver's windows may (so a
+      // compile meets every budget that the feasible-minimum search, whose
+      // exact search gives way sooner, found a schedule for).
+      if (solver.empty() && !exactGaveUp)
+        solver = fast();
       exactGaveUp = exactGaveUp || solver == "fast";
       if (solver.empty()) {
         if (slack == 0 || slackUsed)
@@ -767,13 +776,12 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     int64_t target = body.storeAll - std::max<int64_t>(1, storeAll - budget);
     // Where the model puts the function within the budget and only the
     // plan does not (tryAll's bodyWhenPlanFails), the model cannot say how
-    // much the body must give: one attempt, at the most it gives.
-    int attempts = kMaxBodyAttempts;
-    if (storeAll <= budget) {
-      target = body.floor;
-      attempts = 1;
-    }
-    for (int attempt = 0; attempt < attempts; ++attempt) {
+    // much the body must give: the attempts go down from a quarter of
+    // what it can give to all of it, so that the body computes no more
+    // again than the plan needs.
+    if (storeAll <= budget)
+      target = body.storeAll - step;
+    for (int attempt = 0; attempt < kMaxBodyAttempts; ++attempt) {
       target = std::max(target, body.floor);
       if (std::optional<ScheduledBody> trial =
               scheduleLoopBody(func, highest, target, graphOptions, improve)) {
@@ -846,6 +854,7 @@ struct RematPass : tad::impl::RematBase<RematPass> {
   }
 
   static constexpr int kMaxBodyAttempts = 5;
+  static constexpr int64_t kProbeExactStates = 20'000;
 
   /// The smallest budget that tryBudget meets, by bisection between the
   /// solver's minimum and the store-all peak (which always works). The
@@ -873,12 +882,26 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     if (low >= plannedStoreAll)
       return plannedStoreAll;
     high = std::min(high, plannedStoreAll);
+    // Each probe is a compile's schedule, checked against a plan (a second
+    // or more for a failing one on the transformer loop of bench/step):
+    // above a MiB, the bisections stop within 1/1024 of their answer,
+    // which is a budget that compiles either way.
+    int64_t slack = high >= (int64_t(1) << 20) ? high / 1024 : 0;
     auto fits = [&](bool improve) {
       return [&, improve](int64_t budget) {
         if (budget >= plannedStoreAll)
           return true;
-        std::optional<Attempt> a =
-            tryAll(func, problem, graphOptions, budget, improve, improve);
+        // The first bisection's probes, many of them below the minimum,
+        // where the exact search visits every state it may to prove that
+        // none fits (most of the search's time on the transformer loop of
+        // bench/step), give way to the fast solver sooner. The refined
+        // probes run what a compile runs (improve): the same search, the
+        // body scheduled also where only the plan puts the function over;
+        // so the minimum named compiles.
+        exactStates = improve ? remat::kAutoExactStates : kProbeExactStates;
+        std::optional<Attempt> a = tryAll(func, problem, graphOptions, budget,
+                                          improve, improve, improve);
+        exactStates = remat::kAutoExactStates;
         if (a)
           a->work->destroy();
         return a.has_value();
@@ -888,16 +911,19 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     auto plannedAt = [&](int64_t budget) -> std::optional<int64_t> {
       if (budget >= plannedStoreAll)
         return plannedStoreAll;
-      std::optional<Attempt> a = tryAll(func, problem, graphOptions, budget);
+      std::optional<Attempt> a =
+          tryAll(func, problem, graphOptions, budget, /*improve=*/true,
+                 /*planned=*/true, /*bodyWhenPlanFails=*/true);
       if (!a)
         return std::nullopt;
       a->work->destroy();
       return a->plannedPeak;
     };
-    int64_t minimum = remat::smallestFittingBudget(low, high, fits(false));
+    int64_t minimum =
+        remat::smallestFittingBudget(low, high, fits(false), slack);
     std::optional<int64_t> planned = plannedAt(minimum);
     if (!planned) {
-      minimum = remat::smallestFittingBudget(minimum, high, fits(true));
+      minimum = remat::smallestFittingBudget(minimum, high, fits(true), slack);
       planned = plannedAt(minimum);
     }
     // What compiles at the minimum may plan below it (the model counts
@@ -923,7 +949,8 @@ struct RematPass : tad::impl::RematBase<RematPass> {
         1, remat::lowerBound(problem.graph) - bodySlack -
                (modelSlack ? minimum / kModelSlackDivisor : 0));
     if (minimum > floor && fits(true)(minimum - 1))
-      minimum = remat::smallestFittingBudget(floor, minimum - 1, fits(true));
+      minimum =
+          remat::smallestFittingBudget(floor, minimum - 1, fits(true), slack);
     return minimum;
   }
 
@@ -1071,6 +1098,9 @@ struct RematPass : tad::impl::RematBase<RematPass> {
   /// Set when a copy could not be lowered to measure its buffers (an
   /// error has been reported).
   bool loweringFailed = false;
+  /// The exact search's limit on states (autoSchedule): lower while the
+  /// feasible minimum is searched (minimumBudget).
+  int64_t exactStates = remat::kAutoExactStates;
   /// tad-choose-loop-snapshots chose the loops' snapshot counts: errors
   /// then say so instead of suggesting other counts.
   bool loopSnapshotsChosen = false;

@@ -108,7 +108,7 @@ void tad::printRematReport(const RematReport &report, llvm::raw_ostream &os) {
         os << "a full tape of its carried values and residuals, of which "
               "each reverse step computes again "
            << loop.residualRecompute
-           << "% of the bytes with tapes of their own (the cheapest per "
+           << "% of the bytes of those that cost memory (the cheapest per "
               "byte)\n";
       else if (loop.residuals)
         os << "a full tape of its carried values and residuals\n";
