@@ -57,6 +57,7 @@ bench: build
 	/usr/bin/python3 bench/step/mlp.py
 	/usr/bin/python3 bench/step/transformer.py
 	/usr/bin/python3 bench/step/resnet.py
+	/usr/bin/python3 bench/step/loop_minimum.py
 	/usr/bin/python3 bench/compile/run.py
 	/usr/bin/python3 bench/remat/gaps.py
 	/usr/bin/python3 bench/remat/solvers.py

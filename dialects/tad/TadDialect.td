@@ -65,8 +65,8 @@ def Tad_Dialect : Dialect {
     /// (with tapes of their own, or in a gradient's row that the reverse
     /// step writes before it last reads them, so that it copies them out)
     /// that the reverse step computes again instead of reading, the
-    /// cheapest to compute per byte first. tad-choose-loop-snapshots sets it for a
-    /// budget between a full tape with residuals and one without.
+    /// cheapest to compute per byte first. tad-choose-loop-snapshots sets
+    /// it for a budget between a full tape with residuals and one without.
     static constexpr ::llvm::StringLiteral kLoopResidualRecomputeAttrName = "tad.loop_residual_recompute";
     /// On a bufferized function (tad-buffer-peak): the peak of its
     /// planned buffers in bytes, and whether that is only an upper bound

@@ -251,8 +251,9 @@ private:
       bool copied = false;
     };
     SmallVector<ResidualTape> residualTapes;
-    /// The share, in percent, of the bytes of the residuals with tapes of
-    /// their own that the reverse step computes again instead of reading
+    /// The share, in percent, of the bytes of the residuals that cost
+    /// memory (tapes of their own, copies out of a host's row) that the
+    /// reverse step computes again instead of reading
     /// (tad.loop_residual_recompute; useResidualTapes).
     int64_t residualRecompute = 0;
     /// The outer values like a tape host (findTapeHost) that can hold

@@ -202,9 +202,9 @@ struct ChooseLoopSnapshots
       // tad-remat's error names the true minimum. That search costs a
       // compile many times over, so it runs only now, and of the tapes
       // that keep residuals only for the one that computes all the
-      // residuals with tapes of their own again: it holds the least of
-      // them, and can hold less than a tape of the carried values, whose
-      // reverse step holds a whole block computed again.
+      // residuals that cost memory again: it holds the least of them, and
+      // can hold less than a tape of the carried values, whose reverse
+      // step holds a whole block computed again.
       int64_t bestMinimum = std::numeric_limits<int64_t>::max();
       for (int64_t snapshots : candidates) {
         if (keepsResiduals(snapshots) && snapshots != kFewestResiduals)

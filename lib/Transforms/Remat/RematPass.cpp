@@ -615,9 +615,9 @@ struct RematPass : tad::impl::RematBase<RematPass> {
                       : remat::autoSchedule(problem.graph, target, schedule,
                                             improve, exactStates);
       // The exact search's schedules compute a value at most once per
-      // stage: where it finds none, the fast solver's windows may (so a
-      // compile meets every budget that the feasible-minimum search, whose
-      // exact search gives way sooner, found a schedule for).
+      // stage: where it finds none, the fast solver's windows may, as they
+      // do in the feasible-minimum search's first probes, whose exact
+      // search gives way sooner.
       if (solver.empty() && !exactGaveUp)
         solver = fast();
       exactGaveUp = exactGaveUp || solver == "fast";
@@ -1098,8 +1098,8 @@ struct RematPass : tad::impl::RematBase<RematPass> {
   /// Set when a copy could not be lowered to measure its buffers (an
   /// error has been reported).
   bool loweringFailed = false;
-  /// The exact search's limit on states (autoSchedule): lower while the
-  /// feasible minimum is searched (minimumBudget).
+  /// The exact search's limit on states (autoSchedule): lower in the
+  /// feasible-minimum search's first bisection (minimumBudget).
   int64_t exactStates = remat::kAutoExactStates;
   /// tad-choose-loop-snapshots chose the loops' snapshot counts: errors
   /// then say so instead of suggesting other counts.
