@@ -237,6 +237,11 @@ def Remat : Pass<"tad-remat", "mlir::ModuleOp"> {
            "When no schedule fits, search for the feasible minimum that the "
            "error names (tad-choose-loop-snapshots's trials skip it until "
            "none of their choices fits)">,
+    Option<"minimumBelow", "minimum-below", "int64_t", "0",
+           "With search-minimum, only a minimum below this many bytes is "
+           "wanted: where none is, the search stops and names this budget "
+           "(tad-choose-loop-snapshots's search, past its best choice so "
+           "far; 0: no bound)">,
   ];
   let dependentDialects = ["::tad::TadDialect"];
 }

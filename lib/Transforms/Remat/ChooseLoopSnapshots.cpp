@@ -123,7 +123,7 @@ struct ChooseLoopSnapshots
   /// Runs tad-autodiff, canonicalize, cse and tad-remat on a copy of
   /// `module` with these counts, silently.
   Trial tryCounts(ModuleOp module, ArrayRef<int64_t> counts,
-                  bool searchMinimum = false) {
+                  bool searchMinimum = false, int64_t minimumBelow = 0) {
     OwningOpRef<ModuleOp> copy(module.clone());
     ScopedDiagnosticHandler quiet(&getContext(),
                                   [](Diagnostic &) { return success(); });
@@ -137,6 +137,7 @@ struct ChooseLoopSnapshots
     options.policy = policy;
     options.entry = entry;
     options.searchMinimum = searchMinimum;
+    options.minimumBelow = minimumBelow;
     RematReport report;
     pm.addPass(createRematPass(options, &report));
     Trial trial;
@@ -211,7 +212,9 @@ struct ChooseLoopSnapshots
           continue;
         std::vector<int64_t> counts =
             normalize(std::vector<int64_t>(loops.size(), snapshots));
-        Trial trial = tryCounts(module, counts, /*searchMinimum=*/true);
+        // Past the first, each search looks below the best so far only.
+        Trial trial = tryCounts(module, counts, /*searchMinimum=*/true,
+                                best.empty() ? 0 : bestMinimum);
         if (best.empty() || trial.minimum < bestMinimum) {
           bestMinimum = trial.minimum;
           best = counts;

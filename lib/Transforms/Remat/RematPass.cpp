@@ -919,6 +919,15 @@ struct RematPass : tad::impl::RematBase<RematPass> {
       a->work->destroy();
       return a->plannedPeak;
     };
+    // Only a minimum below `minimumBelow` is wanted (the caller has a
+    // choice that compiles there): none where not even the first
+    // bisection's kind of probe fits just below it; else the search stays
+    // below it, and names it where nothing below compiles.
+    if (minimumBelow > 0 && minimumBelow < high) {
+      if (minimumBelow <= low || !fits(false)(minimumBelow - 1))
+        return minimumBelow;
+      high = minimumBelow;
+    }
     int64_t minimum =
         remat::smallestFittingBudget(low, high, fits(false), slack);
     std::optional<int64_t> planned = plannedAt(minimum);
