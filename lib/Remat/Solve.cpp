@@ -655,10 +655,9 @@ std::vector<Event> tad::remat::chenSchedule(const Graph &graph) {
 }
 
 std::string tad::remat::autoSchedule(const Graph &graph, int64_t budget,
-                                     std::vector<Event> &out, bool improve,
-                                     int64_t maxStates) {
+                                     std::vector<Event> &out, bool improve) {
   if (graph.size() <= kMaxExactNodes) {
-    switch (exactSchedule(graph, budget, out, maxStates)) {
+    switch (exactSchedule(graph, budget, out, kAutoExactStates)) {
     case ExactResult::optimal:
       return "exact";
     case ExactResult::infeasible:

@@ -295,11 +295,9 @@ int64_t lowerBound(const Graph &graph);
 /// for graphs of at most kMaxExactNodes nodes (unless it visits more than
 /// kAutoExactStates states), the fast solver otherwise. Returns the
 /// solver's name ("exact" or "fast"), or "" when no schedule fits.
-/// `maxStates` replaces kAutoExactStates.
 constexpr int64_t kAutoExactStates = 200'000;
 std::string autoSchedule(const Graph &graph, int64_t budget,
-                         std::vector<Event> &out, bool improve = true,
-                         int64_t maxStates = kAutoExactStates);
+                         std::vector<Event> &out, bool improve = true);
 
 /// The smallest budget autoSchedule meets: exact for small graphs, by
 /// bisection over the fast solver otherwise.

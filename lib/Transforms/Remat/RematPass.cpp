@@ -18,6 +18,7 @@
 #include "RematGraph.h"
 #include "dialects/tad/TadOps.h"
 #include "tad/Remat/ByteSize.h"
+#include "tad/Remat/Exact.h"
 #include "tad/Remat/Solver.h"
 
 #include "tad/Conversion/Passes.h"
@@ -604,22 +605,20 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     bool exactGaveUp = false;
     for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
       std::vector<Event> schedule;
-      auto fast = [&] {
-        return remat::fastSchedule(problem.graph, target, schedule, nullptr,
-                                   improve)
-                   ? "fast"
-                   : "";
-      };
-      std::string solver =
-          exactGaveUp ? fast()
-                      : remat::autoSchedule(problem.graph, target, schedule,
-                                            improve, exactStates);
-      // The exact search's schedules compute a value at most once per
-      // stage: where it finds none, the fast solver's windows may, as they
-      // do in the feasible-minimum search's first probes, whose exact
-      // search gives way sooner.
-      if (solver.empty() && !exactGaveUp)
-        solver = fast();
+      // The exact search for small graphs (autoSchedule's), with this
+      // pass's limit on its states; the fast solver where it gives up, and
+      // also where it finds no schedule: its schedules compute a value at
+      // most once per stage, and the fast solver's windows may compute one
+      // twice (as in the feasible-minimum search's first probes, whose
+      // exact search gives way sooner).
+      std::string solver;
+      if (!exactGaveUp && problem.graph.size() <= remat::kMaxExactNodes &&
+          remat::exactSchedule(problem.graph, target, schedule, exactStates) ==
+              remat::ExactResult::optimal)
+        solver = "exact";
+      else if (remat::fastSchedule(problem.graph, target, schedule, nullptr,
+                                   improve))
+        solver = "fast";
       exactGaveUp = exactGaveUp || solver == "fast";
       if (solver.empty()) {
         if (slack == 0 || slackUsed)
