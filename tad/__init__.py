@@ -10,7 +10,10 @@ arrays (docs/python.md).
 `tad.compile` runs `tadc --emit=lib` (the repository's build/bin/tadc,
 or $TAD_TADC) into a cache folder keyed by the source, the options and
 the tadc that compiles it (its version, its executable and the runtime it
-links, by size and time of change), and loads the library with ctypes.
+links, by size and time of change), and loads the library with ctypes. A
+cached library is used only while every file its compile read (the
+source, its imports, the standard library's files) has the contents it
+had then.
 Inputs are checked against each parameter's dtype and shape with the
 errors of `tadc run`; an input that is already C-contiguous and of the
 parameter's dtype is passed as it is, without a copy.
@@ -23,6 +26,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 import time
 
 import numpy as np
@@ -196,9 +200,11 @@ class Function:
     def __init__(self, module, name, params, results):
         self.module, self.name = module, name
         self.params, self.results = params, results
-        self._c = getattr(module._library, name)
+        # tad_call_NAME takes the pointers in one array: ctypes passes at
+        # most 1024 arguments, and records can make more tensors.
+        self._c = getattr(module._library, f"tad_call_{name}")
         self._c.restype = ctypes.c_int
-        self._c.argtypes = [ctypes.c_void_p] * (len(params) + len(results))
+        self._c.argtypes = [ctypes.c_void_p]
 
     def __repr__(self):
         return (f"{self.name}({', '.join(map(repr, self.params))}) -> "
@@ -212,6 +218,13 @@ class Function:
                             f"inputs, got {len(args)}")
         given = {}
         for name, value in list(zip(groups, args)) + list(kwargs.items()):
+            fields = [p.name for p in self.params
+                      if p.name.startswith(name + ".")]
+            if fields and not isinstance(value, collections.abc.Mapping):
+                raise TypeError(
+                    f"parameter '{name}' of '{self.name}' is a record: pass "
+                    f"a mapping of its fields ({', '.join(fields)}), not "
+                    f"{type(value).__name__}")
             for leaf, array in _flatten(name, value):
                 if not any(p.name == leaf for p in self.params):
                     raise TypeError(
@@ -236,10 +249,14 @@ class Function:
             arrays.append(np.ascontiguousarray(a))
         return arrays
 
-    def __call__(self, *args, **kwargs):
+    def __call__(*args, **kwargs):
+        # `self` is taken from args, so that a parameter named self can be
+        # given by name.
+        self, *args = args
         arrays = self._inputs(args, kwargs)
         outputs = [np.empty(r.shape, _DTYPES[r.dtype]) for r in self.results]
-        pointers = [a.ctypes.data for a in arrays + outputs]
+        pointers = (ctypes.c_void_p * max(len(arrays) + len(outputs), 1))(
+            *[a.ctypes.data for a in arrays + outputs])
         library = self.module._library
         library.tad_rt_reset_peak()
         base = library.tad_rt_get_stats().current_bytes
@@ -247,7 +264,7 @@ class Function:
         # side (as tadc run --memory-trace records it).
         library.tad_rt_trace_enable(1)
         start = time.perf_counter()
-        status = self._c(*pointers)
+        status = self._c(pointers)
         seconds = time.perf_counter() - start
         library.tad_rt_trace_enable(0)
         if status != 0:
@@ -270,7 +287,10 @@ class Module:
 
     def __init__(self, folder):
         self.folder = folder
-        self._library = ctypes.CDLL(os.path.join(folder, "libmodel.so"))
+        # A folder of tad.compile's cache names its library; one that
+        # tadc --emit=lib -o FOLDER/libmodel.so made holds libmodel.so.
+        library = (_manifest(folder) or {}).get("library", "libmodel.so")
+        self._library = ctypes.CDLL(os.path.join(folder, library))
         self._library.tad_rt_get_stats.restype = _Stats
         self._library.tad_rt_reset_peak.restype = None
         self._library.tad_rt_trace_enable.argtypes = [ctypes.c_int]
@@ -283,7 +303,8 @@ class Module:
         self.functions = {
             name: Function(self, name, params, results)
             for name, (params, results) in
-            _parse_header(os.path.join(folder, "libmodel.h")).items()}
+            _parse_header(os.path.join(
+                folder, os.path.splitext(library)[0] + ".h")).items()}
         report = os.path.join(folder, "report.json")
         self.report = None
         if os.path.exists(report):
@@ -359,12 +380,32 @@ class Module:
         return list(super().__dir__()) + list(self.functions)
 
 
+def _dimension(name, size):
+    """A size of `dims`: a whole number (an int, a NumPy integer, or a float
+    or string that is one); tadc checks its range as --dim's."""
+    if isinstance(size, (bool, np.bool_)):
+        whole = None
+    elif isinstance(size, (int, np.integer)):
+        whole = int(size)
+    elif isinstance(size, (float, np.floating)) and float(size).is_integer():
+        whole = int(size)
+    elif isinstance(size, str) and re.fullmatch(r"\s*[+-]?\d+\s*", size):
+        whole = int(size)
+    else:
+        whole = None
+    if whole is None:
+        raise TypeError(f"dims: the size of '{name}' must be a whole number, "
+                        f"got {size!r}")
+    return whole
+
+
 def compile(source, entry=None, budget=None, target="cpu", options=(),
             dims=None, inputs=None):
     """Compiles `source` (a .tad file's path, or the program's text) with
     `tadc --emit=lib`, once: the library is cached by the source, the
     options and the tadc that compiles it (its version, and the size and
-    time of change of its executable and of the runtime it links).
+    time of change of its executable and of the runtime it links), and
+    compiled again when a file that the compile read (an import) changes.
     `budget`: bytes (an int), or what `--remat-budget` takes ("64KiB",
     "14.8 MiB", or "60%" of the store-all peak of `entry` or of the
     program's one derivative).
@@ -388,7 +429,7 @@ def compile(source, entry=None, budget=None, target="cpu", options=(),
     if budget is not None:
         args.append(f"--remat-budget={budget}")
     for name, size in (dims or {}).items():
-        args.append(f"--dim={name}={int(size)}")
+        args.append(f"--dim={name}={_dimension(name, size)}")
     args += list(options)
     # Example inputs count by their dtypes and shapes only.
     examples = {leaf: np.asarray(a) for name, value in (inputs or {}).items()
@@ -397,22 +438,94 @@ def compile(source, entry=None, budget=None, target="cpu", options=(),
                  for name, a in sorted(examples.items())]
     # A rebuilt tadc or runtime, another tadc, or another runtime
     # ($TAD_RUNTIME_STATIC_LIBRARY) compiles again.
+    # Where imports are found ($TAD_STDLIB_DIR) is in the key; what they
+    # hold is checked against the cached folder's manifest (_cached).
     key = hashlib.sha256("\0".join(
-        [text, path or "", _tadc_identity(tadc)] + args + signature).encode()
+        [text, path or "", _tadc_identity(tadc),
+         os.environ.get("TAD_STDLIB_DIR", "")] + args + signature).encode()
     ).hexdigest()[:24]
     folder = os.path.join(_cache_dir(), key)
-    if not os.path.exists(os.path.join(folder, "libmodel.so")):
+    if not _cached(folder):
+        _compile_into(folder, tadc, path, text, args, examples, budget)
+    module = Module(folder)
+    # A generic entry's library holds its one instance (F_B64): the
+    # entry's own name calls it too.
+    if entry and entry not in module.functions and len(module.functions) == 1:
+        module.functions[entry] = next(iter(module.functions.values()))
+    return module
+
+
+def _read_depfile(path):
+    """The prerequisites of tadc's --depfile (a Makefile rule)."""
+    with open(path) as f:
+        text = f.read().replace("\\\n", " ")
+    text = text.split(":", 1)[1] if ":" in text else ""
+    # Split on spaces that no backslash escapes, then unescape.
+    parts = re.split(r"(?<!\\) +", text.strip())
+    return [p.replace("\\ ", " ").replace("\\#", "#").replace("$$", "$")
+            for p in parts if p]
+
+
+def _file_digest(path):
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def _cached(folder):
+    """Whether `folder` holds a library compiled from files that still read
+    as they did: its manifest names every file the compile read (the
+    source, its imports, the standard library's files) with a digest of its
+    contents, so that an edited import compiles again."""
+    manifest = _manifest(folder)
+    return bool(manifest) and os.path.exists(
+        os.path.join(folder, manifest["library"])) and all(
+        _file_digest(file) == digest
+        for file, digest in manifest["files"].items())
+
+
+def _manifest(folder):
+    """A cache folder's manifest.json: its library's file name (each
+    compile names its own, since a process that loaded a library gets that
+    one again from dlopen for the same path, even after it was compiled
+    again) and the digests of the files its compile read."""
+    try:
+        with open(os.path.join(folder, "manifest.json")) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def _cache_error(e):
+    return CompileError(f"cannot use the cache folder {_cache_dir()} "
+                        f"($TAD_CACHE_DIR): {e.strerror or e}")
+
+
+def _compile_into(folder, tadc, path, text, args, examples, budget):
+    """Compiles into a work folder of this call's own, then renames it to
+    `folder`: two threads or processes compiling one source each build
+    their own, and the first rename wins. A stale `folder` (an import was
+    edited) is replaced."""
+    try:
         os.makedirs(_cache_dir(), exist_ok=True)
-        work = f"{folder}.tmp{os.getpid()}"
-        os.makedirs(work, exist_ok=True)
+        work = tempfile.mkdtemp(prefix=os.path.basename(folder) + ".tmp",
+                                dir=_cache_dir())
+    except OSError as e:
+        raise _cache_error(e) from None
+    try:
         # A file compiles where it is, so that messages name it; a text is
         # written to the work folder and named <source> in messages.
         program = path or os.path.join(work, "source.tad")
         if not path:
             with open(program, "w") as f:
                 f.write(text)
+        depfile = os.path.join(work, "deps.d")
+        library = f"libmodel-{os.path.basename(work)[-8:]}.so"
         command = [tadc, program, "--emit=lib", "-o",
-                   os.path.join(work, "libmodel.so")] + args
+                   os.path.join(work, library), f"--depfile={depfile}"
+                   ] + args
         for name, a in examples.items():
             example = os.path.join(work, f"example_{name}.npy")
             np.save(example, np.zeros(a.shape, a.dtype))
@@ -422,23 +535,41 @@ def compile(source, entry=None, budget=None, target="cpu", options=(),
                 f"--remat-report={os.path.join(work, 'report.json')}")
         proc = subprocess.run(command, capture_output=True, text=True)
         if proc.returncode != 0:
-            shutil.rmtree(work, ignore_errors=True)
             message = proc.stderr.strip()
             if not path:
                 message = message.replace(program, "<source>")
+            for name in examples:
+                message = message.replace(
+                    os.path.join(work, f"example_{name}.npy"),
+                    f"the example input '{name}'")
             raise CompileError(message)
+        # The text of a source given as text is in the key: the copy in the
+        # work folder is not a dependency to check.
+        files = {f: _file_digest(f) for f in _read_depfile(depfile)
+                 if f != os.path.abspath(os.path.join(work, "source.tad"))}
+        with open(os.path.join(work, "manifest.json"), "w") as f:
+            json.dump({"library": library, "files": files}, f, indent=1)
         for name in examples:
             os.remove(os.path.join(work, f"example_{name}.npy"))
+        os.remove(depfile)
+        if os.path.exists(folder) and not _cached(folder):
+            # Stale: moved aside first, since a rename does not replace a
+            # folder that has files. A library loaded from it stays mapped.
+            stale = tempfile.mkdtemp(prefix=os.path.basename(folder) +
+                                     ".stale", dir=_cache_dir())
+            try:
+                os.rename(folder, os.path.join(stale, "old"))
+            except OSError:  # another compile moved it first
+                pass
+            shutil.rmtree(stale, ignore_errors=True)
         try:
             os.rename(work, folder)
-        except OSError:  # another process cached it first
-            shutil.rmtree(work, ignore_errors=True)
-    module = Module(folder)
-    # A generic entry's library holds its one instance (F_B64): the
-    # entry's own name calls it too.
-    if entry and entry not in module.functions and len(module.functions) == 1:
-        module.functions[entry] = next(iter(module.functions.values()))
-    return module
+        except OSError:  # another thread or process cached it first
+            pass
+    except OSError as e:
+        raise _cache_error(e) from None
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 class Generic:
@@ -452,7 +583,12 @@ class Generic:
         self.compile_options = compile_options
         self.module = None  # the instance called last
 
-    def __call__(self, **inputs):
+    def __call__(*args, **inputs):
+        # As Function.__call__: a parameter may be named self.
+        self, *positional = args
+        if positional:
+            raise TypeError(f"'{self.entry}' takes its inputs by name, as "
+                            f"{self.entry}(x=...)")
         self.module = compile(self.source, entry=self.entry,
                               inputs=inputs, **self.compile_options)
         return self.module.functions[self.entry](**inputs)

@@ -37,7 +37,7 @@ def inputs_of(form):
     return inputs
 
 
-def torch_step(torch, checkpointed, inputs):
+def torch_step(torch, checkpointed, inputs, **where):
     run = suite.memory.checkpoint_of(checkpointed)
 
     def forward(t):
@@ -47,7 +47,7 @@ def torch_step(torch, checkpointed, inputs):
                     t[f"b{i}"])
         return h
     params = [f"{n}{i}" for i in range(DEPTH) for n in "wb"]
-    return suite.torch_step_of(torch, inputs, params, forward)
+    return suite.torch_step_of(torch, inputs, params, forward, **where)
 
 
 if __name__ == "__main__":

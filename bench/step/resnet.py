@@ -36,7 +36,7 @@ def inputs_of(form):
     return inputs
 
 
-def torch_step(torch, checkpointed, inputs):
+def torch_step(torch, checkpointed, inputs, **where):
     run = memory.checkpoint_of(checkpointed)
 
     def forward(t):
@@ -46,7 +46,7 @@ def torch_step(torch, checkpointed, inputs):
                     t[f"w{i}"], t[f"b{i}"])
         return h
     params = [f"{n}{i}" for i in range(DEPTH) for n in "wb"]
-    return suite.torch_step_of(torch, inputs, params, forward)
+    return suite.torch_step_of(torch, inputs, params, forward, **where)
 
 
 if __name__ == "__main__":

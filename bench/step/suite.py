@@ -127,22 +127,34 @@ def run_torch(script, mode, core, threads, repeat):
     return json.loads(proc.stdout.splitlines()[-1])
 
 
-def torch_step_of(torch, inputs, params, forward):
+def torch_step_of(torch, inputs, params, forward, device="cpu",
+                  compiled=False):
     """A PyTorch step on `inputs` (name -> array): `params` name the
     tensors that get gradients, `forward(t)` computes the network's output
     h from the tensors by name, and the loss is mean(h * h), as in the tad
-    programs. Returns the step and a function giving its last loss."""
-    t = {k: torch.tensor(np.asarray(v, np.float32)) for k, v in inputs.items()}
+    programs. Returns the step and a function giving its last loss; the
+    step's `grads()` gives the gradients by name and its `clear()` frees
+    them. `device` and `compiled` (torch.compile around the forward) are
+    for bench/gpu/steps.py."""
+    t = {k: torch.tensor(np.asarray(v, np.float32), device=device)
+         for k, v in inputs.items()}
     weights = [t[n].requires_grad_() for n in params]
     last = {}
+    if compiled:
+        forward = torch.compile(forward)
 
-    def step():
+    def clear():
         for w in weights:
             w.grad = None
+
+    def step():
+        clear()
         h = forward(t)
         loss = (h * h).mean()
         loss.backward()
         last["loss"] = loss.item()
+    step.clear = clear
+    step.grads = lambda: {n: w.grad for n, w in zip(params, weights)}
     return step, lambda: last["loss"]
 
 

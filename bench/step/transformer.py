@@ -45,7 +45,7 @@ def inputs_of(form):
     return inputs
 
 
-def torch_step(torch, checkpointed, inputs):
+def torch_step(torch, checkpointed, inputs, **where):
     run = memory.checkpoint_of(checkpointed)
     block = memory.torch_transformer_block(torch)
 
@@ -55,7 +55,7 @@ def torch_step(torch, checkpointed, inputs):
             h = run(block, h, *(t[f"{n}_{i}"] for n in NAMES))
         return h
     params = [f"{n}_{i}" for i in range(BLOCKS) for n in NAMES]
-    return suite.torch_step_of(torch, inputs, params, forward)
+    return suite.torch_step_of(torch, inputs, params, forward, **where)
 
 
 if __name__ == "__main__":

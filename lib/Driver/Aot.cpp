@@ -16,6 +16,7 @@
 
 #include "tad/Transforms/Passes.h"
 
+#include "tad/Driver/CNames.h"
 #include "tad/Driver/Config.h"
 #include "tad/Driver/LaunchParameters.h"
 #include "tad/Driver/Optimize.h"
@@ -291,43 +292,6 @@ static const char *getCType(rt::DType dtype) {
   return "void";
 }
 
-/// A C identifier for a parameter: its .tad name, with `_` appended when
-/// that name is a C or C++ keyword.
-static std::string cName(const std::string &name) {
-  static const char *keywords[] = {
-      "auto", "bool", "break", "case", "catch", "char", "class", "const",
-      "continue", "default", "delete", "do", "double", "else", "enum",
-      "explicit", "extern", "false", "float", "for", "friend", "goto", "if",
-      "inline", "int", "long", "namespace", "new", "operator", "private",
-      "protected", "public", "register", "restrict", "return", "short",
-      "signed", "sizeof", "static", "struct", "switch", "template", "this",
-      "throw", "true", "try", "typedef", "typename", "union", "unsigned",
-      "using", "virtual", "void", "volatile", "while"};
-  for (const char *k : keywords)
-    if (name == k)
-      return name + "_";
-  return name;
-}
-
-/// The C identifiers of an entry's parameters, then of its results: a
-/// record's leaf `p.l1.w` is `p_l1_w`, and a name that an earlier one took
-/// that way gets `_` appended.
-static std::vector<std::string> cNames(const rt::EntrySpec &entry) {
-  std::vector<std::string> names;
-  std::set<std::string> taken;
-  auto add = [&](const rt::TensorSpec &spec) {
-    std::string name = spec.name;
-    std::replace(name.begin(), name.end(), '.', '_');
-    name = cName(name);
-    while (!taken.insert(name).second)
-      name += "_";
-    names.push_back(name);
-  };
-  llvm::for_each(entry.params, add);
-  llvm::for_each(entry.results, add);
-  return names;
-}
-
 static std::string describe(const rt::TensorSpec &spec) {
   return rt::describeArray(spec.dtype, spec.shape);
 }
@@ -342,7 +306,7 @@ static std::string shapeInitializer(const rt::TensorSpec &spec) {
 }
 
 static std::string cParameterList(const rt::EntrySpec &entry) {
-  std::vector<std::string> names = cNames(entry);
+  std::vector<std::string> names = getCNames(entry);
   std::string list;
   for (auto [i, p] : llvm::enumerate(entry.params))
     list += (list.empty() ? "" : ", ") + std::string("const ") +
@@ -381,7 +345,11 @@ std::string tad::driver::generateHeader(llvm::ArrayRef<rt::EntrySpec> entries,
          << describe(entry.results[i]);
     os << ") */\n";
     os << "int " << entry.function << "(" << cParameterList(entry) << ");\n";
-    std::vector<std::string> names = cNames(entry);
+    os << "/* The same call, the parameters' then the results' pointers in\n"
+       << " * one array (for callers that pass few arguments, as ctypes). */\n"
+       << "int tad_call_" << entry.function
+       << "(void *const *tensors);\n";
+    std::vector<std::string> names = getCNames(entry);
     auto shape = [&](const rt::TensorSpec &spec, const std::string &name) {
       os << "static const int64_t " << entry.function << "_" << name
          << "_shape[] = " << shapeInitializer(spec) << "; /* rank "
@@ -463,7 +431,7 @@ std::string tad::driver::generateLibraryWrappers(
       words += rt::getDescriptorWords(r.shape.size());
     // Locals are tad_-prefixed, so that they never clash with parameters.
     // On the GPU, each input is first copied to memory it can read.
-    std::vector<std::string> names = cNames(entry);
+    std::vector<std::string> names = getCNames(entry);
     for (auto [i, p] : llvm::enumerate(entry.params)) {
       std::string data = names[i];
       if (cuda) {
@@ -498,6 +466,14 @@ std::string tad::driver::generateLibraryWrappers(
       for (size_t i = 0; i < entry.params.size(); ++i)
         os << "  tad_rt_unstage_input(tad_s" << i << ");\n";
     os << "  return 0;\n}\n\n";
+    // The same call with its pointers in an array: ctypes passes at most
+    // 1024 arguments, and a function of records may take more tensors.
+    os << "int tad_call_" << entry.function
+       << "(void *const *tad_tensors) {\n  return " << entry.function << "(";
+    size_t count = entry.params.size() + entry.results.size();
+    for (size_t i = 0; i < count; ++i)
+      os << (i ? ", " : "") << "tad_tensors[" << i << "]";
+    os << ");\n}\n\n";
   }
   return s;
 }
@@ -663,14 +639,25 @@ static const char *getGlueOptimization(llvm::ArrayRef<rt::EntrySpec> entries) {
 /// C library and the CUDA driver (loaded at run time) on the GPU machine.
 static std::vector<std::string> runtimeLinkArgs(bool cuda) {
   RuntimeFiles runtime = getRuntimeFiles();
-  // The header declares tad_rt_set_num_threads: linked from the archive
-  // even where the program makes no call that pulls in its object (a
-  // program without GEMMs).
-  const char *threads = "-Wl,-u,tad_rt_set_num_threads";
-  if (cuda)
-    return {threads, runtime.cudaStaticLibrary, "-static-libstdc++",
-            "-static-libgcc", "-lm"};
-  return {threads, runtime.staticLibrary, "-ldl", "-lm"};
+  // What the header declares and the Python package calls is linked from
+  // the archive even where the program makes no call that pulls in its
+  // object: a program without GEMMs lacked tad_rt_set_num_threads, and one
+  // without a concrete function (only generic ones) every measurement.
+  std::vector<std::string> args;
+  for (const char *symbol :
+       {"tad_rt_set_num_threads", "tad_rt_get_stats", "tad_rt_reset_peak",
+        "tad_rt_trace_enable", "tad_rt_trace_size", "tad_rt_trace_data"})
+    args.push_back(std::string("-Wl,-u,") + symbol);
+  if (cuda) {
+    args.push_back("-Wl,-u,tad_rt_cuda_error");
+    llvm::append_range(args, std::vector<std::string>{
+                                 runtime.cudaStaticLibrary, "-static-libstdc++",
+                                 "-static-libgcc", "-lm"});
+    return args;
+  }
+  llvm::append_range(args, std::vector<std::string>{runtime.staticLibrary,
+                                                    "-ldl", "-lm"});
+  return args;
 }
 
 bool tad::driver::usesCollectives(mlir::ModuleOp module) {

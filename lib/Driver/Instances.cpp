@@ -134,6 +134,13 @@ llvm::Expected<lang::InstanceRequest> driver::inferSizesFromInputs(
                                 }) -
                   fn->dims.begin());
   };
+  // The folder is read only for the parameters that give sizes: a missing
+  // one would read as "no input gives its dimension".
+  if (!inputDir.empty() && !llvm::sys::fs::is_directory(inputDir))
+    return llvm::createStringError(
+        "--inputs " + inputDir.str() +
+        (llvm::sys::fs::exists(inputDir) ? ": not a folder"
+                                         : ": no such folder"));
   for (const lang::Param &param : fn->params) {
     if (param.dims.empty() && param.elemParam.empty())
       continue;

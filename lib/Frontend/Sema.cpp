@@ -11,6 +11,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <functional>
 
@@ -724,6 +725,18 @@ bool SemaImpl::checkFor(ForStmt &stmt) {
     return diag.error(stmt.low->getLoc(),
                       "the loop range " + llvm::Twine(stmt.lowValue) + ".." +
                           llvm::Twine(stmt.highValue) + " is decreasing");
+  // The loop runs high - low times, a count in 64 bits (scf.for's): a
+  // range of 2^63 or more iterations would wrap to a negative count and
+  // run zero times.
+  int64_t trips;
+  if (llvm::SubOverflow(stmt.highValue, stmt.lowValue, trips))
+    return diag.error(
+        stmt.low->getLoc(),
+        "the loop range " + llvm::Twine(stmt.lowValue) + ".." +
+            llvm::Twine(stmt.highValue) + " has " +
+            llvm::Twine(uint64_t(stmt.highValue) - uint64_t(stmt.lowValue)) +
+            " iterations; a loop runs at most 2^63 - 1 "
+            "(9223372036854775807)");
   frames.push_back({unsigned(scopes.size()), &stmt.effects});
   pushScope();
   ValueType index;

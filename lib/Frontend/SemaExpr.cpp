@@ -501,6 +501,24 @@ bool SemaImpl::checkIndexTerm(Expr &expr, std::string &var, int64_t &offset,
   return loopIndex(expr);
 }
 
+namespace {
+/// Loop-index arithmetic in the range checks: a loop's bounds may be
+/// anywhere in int64, and an index plus its offset must not wrap there.
+using Wide = __int128;
+} // namespace
+
+static std::string formatWide(Wide value) {
+  // |value| < 2^65 here: an int64 plus an offset of at most 2^41.
+  bool negative = value < 0;
+  unsigned __int128 magnitude = negative ? -value : value;
+  std::string digits;
+  do {
+    digits.insert(digits.begin(), char('0' + int(magnitude % 10)));
+    magnitude /= 10;
+  } while (magnitude);
+  return negative ? "-" + digits : digits;
+}
+
 bool SemaImpl::checkIndex(IndexExpr &expr) {
   if (!checkExpr(*expr.base) || !checkTensor(*expr.base, "an indexed value"))
     return false;
@@ -538,13 +556,15 @@ bool SemaImpl::checkIndex(IndexExpr &expr) {
           entry.offset += size;
         continue;
       }
-      if (low < high &&
-          (low + entry.offset < 0 || high - 1 + entry.offset >= size))
-        return diag.error(entry.loc,
-                          describeTerm(entry.var, entry.offset) +
-                              " ranges over " + Twine(low + entry.offset) +
-                              ".." + Twine(high + entry.offset) + " but " +
-                              dimension + " has size " + Twine(size));
+      // In 128 bits: a loop index near the ends of int64 plus an offset
+      // would wrap in 64.
+      Wide first = Wide(low) + entry.offset, end = Wide(high) + entry.offset;
+      if (low < high && (first < 0 || end - 1 >= size))
+        return diag.error(entry.loc, describeTerm(entry.var, entry.offset) +
+                                         " ranges over " + formatWide(first) +
+                                         ".." + formatWide(end) + " but " +
+                                         dimension + " has size " +
+                                         Twine(size));
       continue;
     }
     // A range: each end defaults to its end of the dimension.
@@ -577,11 +597,13 @@ bool SemaImpl::checkIndex(IndexExpr &expr) {
       return diag.error(entry.loc, "range " + describeTerm(startVar, start) +
                                        ":" + describeTerm(endVar, end) +
                                        " is empty");
-    } else if (low < high && (low + start < 0 || high - 1 + end > size)) {
+    } else if (low < high && (Wide(low) + start < 0 ||
+                              Wide(high) - 1 + end > size)) {
       return diag.error(entry.loc, "range " + describeTerm(startVar, start) +
                                        ":" + describeTerm(endVar, end) +
-                                       " reads " + Twine(low + start) + ".." +
-                                       Twine(high - 1 + end) +
+                                       " reads " +
+                                       formatWide(Wide(low) + start) + ".." +
+                                       formatWide(Wide(high) - 1 + end) +
                                        " over the loop but " + dimension +
                                        " has size " + Twine(size));
     }

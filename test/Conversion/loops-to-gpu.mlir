@@ -97,3 +97,28 @@ func.func @globals(%b: memref<2xf32>) {
   }
   return
 }
+
+// -----
+
+// A copy runs on the device, one thread per element (on the host, managed
+// memory would move to the host and back); a view's strides are the
+// loads' own. A copy from a stack buffer stays on the host.
+// CHECK-LABEL: func.func @copies
+// CHECK:         gpu.launch
+// CHECK:           %[[V:.*]] = memref.load %{{.*}} : memref<4x3xf32, strided<[8, 1], offset: 2>>
+// CHECK:           memref.store %[[V]], %{{.*}} : memref<4x3xf32>
+// CHECK:         gpu.terminator
+// CHECK:         gpu.launch
+// CHECK:           memref.load %{{.*}}[] : memref<f32>
+// CHECK:         gpu.terminator
+// CHECK:         memref.alloca
+// CHECK-NEXT:    memref.copy
+// CHECK-NOT:     gpu.launch
+func.func @copies(%a: memref<4x8xf32>, %b: memref<4x3xf32>, %s: memref<f32>, %t: memref<f32>) {
+  %v = memref.subview %a[0, 2] [4, 3] [1, 1] : memref<4x8xf32> to memref<4x3xf32, strided<[8, 1], offset: 2>>
+  memref.copy %v, %b : memref<4x3xf32, strided<[8, 1], offset: 2>> to memref<4x3xf32>
+  memref.copy %s, %t : memref<f32> to memref<f32>
+  %stack = memref.alloca() : memref<f32>
+  memref.copy %stack, %t : memref<f32> to memref<f32>
+  return
+}

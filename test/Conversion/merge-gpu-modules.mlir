@@ -1,4 +1,4 @@
-// RUN: tad-opt %s --tad-merge-gpu-modules | FileCheck %s
+// RUN: tad-opt %s --split-input-file --tad-merge-gpu-modules | FileCheck %s
 
 // Every kernel moves into one GPU module, the launches follow; a constant
 // global that two modules copied is kept once, and a clashing name that is
@@ -37,6 +37,33 @@ module attributes {gpu.container_module} {
     %c1 = arith.constant 1 : index
     gpu.launch_func @a::@a blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%out : memref<2xf32>)
     gpu.launch_func @b::@b blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%out : memref<2xf32>)
+    return
+  }
+}
+
+// -----
+
+// A kernel named after a function whose name PTX cannot spell (a rule's
+// `model.rule`) is renamed, each such character becoming '_', with a
+// suffix where that name is taken; a single module is renamed too.
+// CHECK:     gpu.module @one {
+// CHECK-DAG:   gpu.func @model_rule_kernel_0(
+// CHECK-DAG:   gpu.func @model_rule_kernel(
+// CHECK:     gpu.launch_func @one::@model_rule_kernel_0
+// CHECK:     gpu.launch_func @one::@model_rule_kernel
+module attributes {gpu.container_module} {
+  gpu.module @one {
+    gpu.func @model_rule_kernel(%out: memref<2xf32>) kernel {
+      gpu.return
+    }
+    gpu.func @"model.rule_kernel"(%out: memref<2xf32>) kernel {
+      gpu.return
+    }
+  }
+  func.func @f(%out: memref<2xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @one::@"model.rule_kernel" blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%out : memref<2xf32>)
+    gpu.launch_func @one::@model_rule_kernel blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%out : memref<2xf32>)
     return
   }
 }

@@ -8,6 +8,7 @@
 
 #include "dialects/tad/TadDialect.h"
 #include "tad/Driver/Aot.h"
+#include "tad/Driver/CNames.h"
 #include "tad/Driver/Config.h"
 #include "tad/Driver/Instances.h"
 #include "tad/Driver/JitRunner.h"
@@ -37,9 +38,11 @@
 #include "mlir/Support/ToolUtilities.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -168,6 +171,13 @@ cl::opt<std::string> statsJson(
     cl::desc("Write wall time per call, peak bytes and bytes live after the "
              "call, as the runtime allocator measured them, and the results' "
              "names, to FILE (its folder is made when missing)"),
+    cl::value_desc("FILE"), cl::cat(tadcCategory));
+
+cl::opt<std::string> depFile(
+    "depfile",
+    cl::desc("Write the files the compile read (the input and every file it "
+             "imports, the standard library's too) to FILE as a Makefile "
+             "rule for the output, as a C compiler's -MF does"),
     cl::value_desc("FILE"), cl::cat(tadcCategory));
 
 cl::opt<std::string> memJson(
@@ -647,6 +657,51 @@ getInstanceRequests(llvm::SourceMgr &sourceMgr, unsigned bufferId,
   return mlir::success();
 }
 
+/// The files the compile read, by absolute path, for --depfile: the input,
+/// then each import in the order it was loaded.
+static std::vector<std::string> filesRead;
+static llvm::StringSet<> filesSeen;
+
+static void recordFilesRead(const llvm::SourceMgr &sourceMgr) {
+  for (unsigned id = 1; id <= sourceMgr.getNumBuffers(); ++id) {
+    llvm::StringRef name = sourceMgr.getMemoryBuffer(id)->getBufferIdentifier();
+    if (name.empty() || name == "<stdin>")
+      continue;
+    llvm::SmallString<256> path(name);
+    llvm::sys::fs::make_absolute(path);
+    llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/true);
+    if (filesSeen.insert(path).second)
+      filesRead.push_back(path.str().str());
+  }
+}
+
+/// Writes --depfile: `OUTPUT: FILE ...`, spaces and '#' escaped as make
+/// reads them.
+static bool writeDepFile() {
+  auto escape = [](llvm::StringRef path) {
+    std::string out;
+    for (char c : path) {
+      if (c == ' ' || c == '#')
+        out += '\\';
+      if (c == '$')
+        out += '$';
+      out += c;
+    }
+    return out;
+  };
+  std::string text = escape(outputFilename) + ":";
+  for (const std::string &file : filesRead)
+    text += " \\\n  " + escape(file);
+  text += "\n";
+  std::string error;
+  if (!tad::rt::makeParentFolders(depFile, error) ||
+      !tad::rt::writeTextFile(depFile, text, error)) {
+    llvm::errs() << "tadc: error: --depfile: " << error << "\n";
+    return false;
+  }
+  return true;
+}
+
 /// Compiles one buffer (the whole input, or one chunk of it) and prints the
 /// requested stage to `os`. `source` is the whole input: diagnostics point
 /// into it, so that line numbers stay those of the file.
@@ -710,6 +765,7 @@ processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
     }
     module = tad::lang::compileToTad(sourceMgr, context, llvm::errs(), bufferId,
                                      frontend, &instanceNames);
+    recordFilesRead(sourceMgr);
     // --entry of a generic function names its instance from here on.
     if (module && entryRequested)
       entry.setValue(instanceNames.front());
@@ -719,6 +775,7 @@ processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
       return mlir::failure();
     }
     module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+    recordFilesRead(sourceMgr);
   }
   if (!module)
     return mlir::failure();
@@ -756,6 +813,10 @@ processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
       }
       signatures.push_back(std::move(*read));
     }
+    // A library exports each function under its .tad name.
+    if (emitStage == Stage::lib &&
+        mlir::failed(tad::driver::checkLibraryNames(*module, signatures)))
+      return mlir::failure();
   }
   if (memoryTable) {
     if (entry.empty() || rematBudget.getNumOccurrences() || memPoints > 64) {
@@ -867,6 +928,7 @@ int main(int argc, char **argv) {
   for (auto [flag, file] : {std::pair{"--remat-report", &rematReport},
                             std::pair{"--remat-graph", &rematGraph},
                             std::pair{"--mem-json", &memJson},
+                            std::pair{"--depfile", &depFile},
                             std::pair{"--jit-llvm-ir", &jitLLVMIR}})
     if (!file->empty() && !tad::rt::makeParentFolders(*file, error)) {
       llvm::errs() << "tadc: error: " << flag << ": " << error << "\n";
@@ -884,6 +946,8 @@ int main(int argc, char **argv) {
           std::move(input), process, output->os(),
           splitInputFile ? mlir::kDefaultSplitMarker : "",
           splitInputFile ? mlir::kDefaultSplitMarker : "")))
+    return 1;
+  if (!depFile.empty() && !writeDepFile())
     return 1;
   output->keep();
   return 0;

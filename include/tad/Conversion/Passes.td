@@ -170,9 +170,12 @@ def ConvertLoopsToGPU : Pass<"tad-loops-to-gpu", "mlir::func::FuncOp"> {
     threads; the row-major linear index of an iteration is its thread's
     global id, so the innermost dimension runs across a warp and contiguous
     accesses coalesce. A loop nest of that kind without a parallel loop (a
-    full reduction) becomes a single-thread launch. The host keeps
-    allocation, deallocation, copies, calls, and the loops and branches that
-    contain them. Constant globals that a kernel reads, and views of them,
+    full reduction) becomes a single-thread launch. A `memref.copy` becomes
+    a launch of one thread per element, so that the buffers it copies stay
+    on the device (copied by the host, managed memory moves to the host and
+    back); a copy from or to a stack buffer (`memref.alloca`) stays on the
+    host. The host keeps allocation, deallocation, calls, and the loops and
+    branches that contain them. Constant globals that a kernel reads, and views of them,
     are cloned into the kernel, so that `gpu-kernel-outlining` gives the
     GPU module its own copy.
 
@@ -218,7 +221,9 @@ def MergeGpuModules : Pass<"tad-merge-gpu-modules", "mlir::ModuleOp"> {
     points the launches at it. A constant global that several modules
     copied is kept once; any other clash of names is renamed. One module
     compiles with one run of `ptxas` per architecture instead of one per
-    kernel, and loads as one CUDA module.
+    kernel, and loads as one CUDA module. Kernels named after functions
+    whose names PTX cannot spell (`model.rule_kernel`) are renamed first,
+    each character outside `[A-Za-z0-9_]` replaced by `_`.
   }];
 }
 

@@ -13,9 +13,12 @@
 //   - an scf.for nest that touches only memory and scalars becomes a
 //     single-thread kernel, so that its buffers never migrate to the host.
 //
+//   - a memref.copy becomes a loop of one thread per element, so that the
+//     buffers it copies stay on the device.
+//
 // Everything that must stay on the host (allocation, deallocation, calls,
-// copies, and the loops and branches of the program that contain them)
-// stays, and its regions are visited in turn. Buffers are in memory that
+// and the loops and branches of the program that contain them) stays, and
+// its regions are visited in turn. Buffers are in memory that
 // both host and device address (docs/gpu.md), so host code between
 // kernels stays correct.
 //
@@ -137,6 +140,61 @@ void launchParallelLoop(scf::ParallelOp loop) {
   loop.erase();
 }
 
+/// The buffer that `v` views (through subviews, casts and reshapes).
+Value getRootBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>()) {
+    if (view.getViewSource() == v)
+      break;
+    v = view.getViewSource();
+  }
+  return v;
+}
+
+/// Rewrites `copy` as an scf.parallel of loads and stores, one iteration
+/// per element, which then launches like any other loop. Copied by the
+/// host, a buffer in managed memory moved to the host and back (a page
+/// fault each way): a loop's tape rows and carried values went through
+/// such copies every iteration, and the resnet loop's step took 3.3 times
+/// its unrolled form's on an H200 (docs/gpu.md). Returns the loop, or null
+/// where the copy stays on the host: a stack buffer (memref.alloca), which
+/// the GPU cannot address.
+scf::ParallelOp copyAsParallelLoop(memref::CopyOp copy) {
+  for (Value v : {copy.getSource(), copy.getTarget()})
+    if (getRootBuffer(v).getDefiningOp<memref::AllocaOp>())
+      return nullptr;
+  auto type = cast<MemRefType>(copy.getSource().getType());
+  OpBuilder b(copy);
+  Location loc = copy.getLoc();
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  SmallVector<Value> lower, upper, steps;
+  // A rank-0 copy is one element: a loop of one iteration.
+  if (type.getRank() == 0) {
+    lower.push_back(zero);
+    upper.push_back(one);
+    steps.push_back(one);
+  }
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    lower.push_back(zero);
+    upper.push_back(
+        type.isDynamicDim(d)
+            ? Value(memref::DimOp::create(b, loc, copy.getSource(), d))
+            : Value(arith::ConstantIndexOp::create(b, loc, type.getDimSize(d))));
+    steps.push_back(one);
+  }
+  auto loop = scf::ParallelOp::create(
+      b, loc, lower, upper, steps,
+      [&](OpBuilder &nested, Location l, ValueRange ivs) {
+        ValueRange indices = type.getRank() == 0 ? ValueRange() : ivs;
+        Value element =
+            memref::LoadOp::create(nested, l, copy.getSource(), indices);
+        memref::StoreOp::create(nested, l, element, copy.getTarget(),
+                                indices);
+      });
+  copy.erase();
+  return loop;
+}
+
 /// Runs `op` (a loop nest without results) on a single GPU thread.
 void launchSingleThread(Operation *op) {
   OpBuilder b(op);
@@ -206,6 +264,11 @@ struct ConvertLoopsToGPU
   }
 
   void visitOp(Operation *op) {
+    if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+      if (scf::ParallelOp loop = copyAsParallelLoop(copy))
+        launchParallelLoop(loop);
+      return;
+    }
     if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
       if (loop.getNumResults() == 0 && isDeviceNest(op)) {
         launchParallelLoop(loop);

@@ -34,10 +34,48 @@ bool isSameConstantGlobal(Operation *a, Operation *b) {
          ga.getAlignmentAttr() == gb.getAlignmentAttr();
 }
 
+/// Renames kernels whose names PTX cannot spell: outlining names a kernel
+/// after its function (`f_kernel`), and tad's own functions may hold a '.'
+/// (the rule of a call, `model.rule`), which ptxas rejects. Each character
+/// outside [A-Za-z0-9_] becomes '_', with a suffix where that name is taken.
+LogicalResult renameKernelsForPtx(ModuleOp module) {
+  DenseMap<std::pair<StringAttr, StringAttr>, StringAttr> renamed;
+  for (auto gpuModule : module.getOps<gpu::GPUModuleOp>()) {
+    SymbolTable table(gpuModule);
+    for (auto kernel : llvm::to_vector(gpuModule.getOps<gpu::GPUFuncOp>())) {
+      StringRef name = kernel.getName();
+      std::string spelled = name.str();
+      for (char &c : spelled)
+        if (!llvm::isAlnum(c) && c != '_')
+          c = '_';
+      if (spelled == name)
+        continue;
+      std::string candidate = spelled;
+      for (unsigned i = 0; table.lookup(candidate); ++i)
+        candidate = spelled + "_" + std::to_string(i);
+      StringAttr old = kernel.getNameAttr();
+      if (failed(table.rename(kernel, candidate)))
+        return kernel.emitError("cannot rename a kernel for PTX");
+      renamed[{gpuModule.getNameAttr(), old}] = kernel.getNameAttr();
+    }
+  }
+  module.walk([&](gpu::LaunchFuncOp launch) {
+    auto it = renamed.find(
+        {launch.getKernelModuleName(), launch.getKernelName()});
+    if (it != renamed.end())
+      launch.setKernelAttr(
+          SymbolRefAttr::get(launch.getKernelModuleName(),
+                             {FlatSymbolRefAttr::get(it->second)}));
+  });
+  return success();
+}
+
 struct MergeGpuModules
     : public tad::impl::MergeGpuModulesBase<MergeGpuModules> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(renameKernelsForPtx(module)))
+      return signalPassFailure();
     auto modules = llvm::to_vector(module.getOps<gpu::GPUModuleOp>());
     if (modules.size() < 2)
       return;

@@ -10,6 +10,8 @@
 
 #include "Differentiator.h"
 
+#include "llvm/Support/MathExtras.h"
+
 using namespace mlir;
 using namespace tad;
 using namespace tad::autodiff;
@@ -103,7 +105,12 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
   auto step = getConstantIntValue(op.getStep());
   if (!lower || !upper || !step || *step != 1)
     return op.emitError("AD needs loops with constant bounds and step 1");
-  int64_t trips = std::max<int64_t>(*upper - *lower, 0);
+  int64_t trips;
+  if (llvm::SubOverflow(*upper, *lower, trips))
+    return op.emitError() << "a loop from " << *lower << " to " << *upper
+                          << " runs 2^63 or more times, more than its 64-bit "
+                             "trip count holds";
+  trips = std::max<int64_t>(trips, 0);
   Location loc = op.getLoc();
 
   LoopInfo info{op, {}, 0};
@@ -172,6 +179,15 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
   // of a host whole. Revolve's slots start as zeros.
   for (auto [init, host] : llvm::zip(op.getInitArgs(), info.hosts)) {
     auto type = cast<RankedTensorType>(init.getType());
+    // A tensor of the language holds at most 2^40 elements, so that its
+    // bytes fit in 64 bits; a tape of many iterations could hold more.
+    constexpr int64_t kMaxTapeElements = int64_t(1) << 40;
+    if (!host && type.getNumElements() > kMaxTapeElements / rows)
+      return op.emitError()
+             << "the tape of this loop would hold " << rows << " rows of "
+             << type.getNumElements() << " elements, more than a tensor "
+             << "holds (2^40 elements); give the loop snapshots "
+                "(--loop-snapshots, or a --remat-budget)";
     SmallVector<int64_t> shape = {rows};
     llvm::append_range(shape, type.getShape());
     Type tapeType = host ? host.getType()

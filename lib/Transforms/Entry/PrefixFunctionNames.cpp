@@ -4,6 +4,8 @@
 
 #include "dialects/tad/TadOps.h"
 
+#include "mlir/IR/AttrTypeSubElements.h"
+
 namespace tad {
 #define GEN_PASS_DEF_PREFIXFUNCTIONNAMES
 #include "tad/Transforms/Passes.h.inc"
@@ -23,19 +25,44 @@ struct PrefixFunctionNames
     : tad::impl::PrefixFunctionNamesBase<PrefixFunctionNames> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SymbolTable table(module);
-    for (auto fn : llvm::to_vector(module.getOps<func::FuncOp>())) {
+    // Every definition is renamed first, then every use in one walk:
+    // SymbolTable::rename walks the whole module for each function, and
+    // 2,000 instances of a generic function took 93 s here.
+    DenseMap<StringAttr, StringAttr> renamed;
+    for (auto fn : module.getOps<func::FuncOp>()) {
       // After AD, a declaration is a runtime function: its name is the
       // runtime's.
       if (fn.isDeclaration() &&
           !fn->hasAttr(tad::TadDialect::kDerivativeAttrName))
         continue;
-      std::string name = tad::getInternalName(fn.getName());
-      if (failed(table.rename(fn, StringAttr::get(&getContext(), name)))) {
-        fn.emitError() << "cannot rename @" << fn.getName() << " to @" << name;
-        return signalPassFailure();
-      }
+      auto name = StringAttr::get(&getContext(),
+                                  tad::getInternalName(fn.getName()));
+      renamed[fn.getNameAttr()] = name;
     }
+    if (renamed.empty())
+      return;
+    for (auto fn : module.getOps<func::FuncOp>())
+      if (auto it = renamed.find(fn.getNameAttr()); it != renamed.end())
+        SymbolTable::setSymbolName(fn, it->second);
+    AttrTypeReplacer replacer;
+    // A reference names a function by its root (the module holds no
+    // nested symbol table here); the new reference is not walked again.
+    replacer.addReplacement(
+        [&](SymbolRefAttr ref)
+            -> std::optional<std::pair<Attribute, WalkResult>> {
+          auto it = renamed.find(ref.getRootReference());
+          if (it == renamed.end())
+            return std::nullopt;
+          Attribute renamedRef =
+              ref.getNestedReferences().empty()
+                  ? Attribute(FlatSymbolRefAttr::get(it->second))
+                  : Attribute(SymbolRefAttr::get(it->second,
+                                                 ref.getNestedReferences()));
+          return std::make_pair(renamedRef, WalkResult::skip());
+        });
+    replacer.recursivelyReplaceElementsIn(module, /*replaceAttrs=*/true,
+                                          /*replaceLocs=*/false,
+                                          /*replaceTypes=*/false);
   }
 };
 

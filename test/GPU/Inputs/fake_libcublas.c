@@ -6,15 +6,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int gemms, errors;
+static int gemms, handles, errors;
 
 static void report(void) {
-  fprintf(stderr, "fake libcublas: %d gemms, %d errors\n", gemms, errors);
+  fprintf(stderr, "fake libcublas: %d gemms, %d handles left, %d errors\n",
+          gemms, handles, errors);
 }
 
 int cublasCreate_v2(void **handle) {
   *handle = (void *)0x3;
+  ++handles;
   atexit(report);
+  return 0;
+}
+
+int cublasDestroy_v2(void *handle) {
+  if (handle != (void *)0x3)
+    ++errors;
+  --handles;
   return 0;
 }
 

@@ -1,0 +1,82 @@
+"""The tad package's edges (issue 46): a function of more than 1024
+tensors, a program without a concrete function, `dims` that are not whole
+numbers, a parameter named self, an array given for a record, and a generic
+entry's example inputs named in errors. argv: tadc, a scratch folder."""
+import os
+import sys
+
+import numpy as np
+
+tadc, scratch = sys.argv[1], sys.argv[2]
+os.environ["TAD_TADC"] = tadc
+os.environ["TAD_CACHE_DIR"] = os.path.join(scratch, "cache")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", ".."))
+import tad  # noqa: E402
+
+
+def expect_error(kind, text, call):
+    try:
+        call()
+    except kind as e:
+        assert text in str(e), f"expected '{text}' in: {e}"
+        return str(e)
+    raise AssertionError(f"no {kind.__name__} ({text})")
+
+
+# A record of 513 fields in and out: 1026 tensors, past ctypes' 1024
+# arguments. The module loads, and both its functions run.
+fields = [f"a{i}" for i in range(513)]
+source = ("struct Wide { " + ", ".join(f"{f}: f32" for f in fields) + " }\n"
+          "fn same(p: Wide) -> Wide { return p; }\n"
+          "fn first(p: Wide) -> f32 { return p.a0 * 2.0; }\n")
+m = tad.compile(source)
+wide = {f: np.float32(i) for i, f in enumerate(fields)}
+out = m.same(p=wide)
+assert len(out) == 513 and float(out["result0.a512"]) == 512.0, len(out)
+assert float(m.first(p=wide).result0) == 0.0
+
+# Only a generic function: the library still has the runtime's
+# measurements, which the module reads after each call.
+g = tad.generic("fn twice[B](x: f32[B]) -> f32[B] { return x * 2.0; }\n",
+                "twice")
+assert np.array_equal(g(x=np.ones(3, np.float32)).result0,
+                      np.full(3, 2, np.float32))
+assert g.module.stats["peak_bytes"] >= 0
+expect_error(TypeError, "takes its inputs by name",
+             lambda: g(np.ones(3, np.float32)))
+# The example input's error names the input, not a temporary file.
+message = expect_error(
+    tad.CompileError, "the example input 'x'",
+    lambda: tad.compile("fn h[B](x: f32[B, 2]) -> f32 { return sum(x); }\n",
+                        entry="h", inputs={"x": np.ones(3, np.float32)}))
+assert "example_x.npy" not in message, message
+
+# dims: whole numbers only.
+generic = "fn h[B](x: f32[B]) -> f32 { return sum(x); }\n"
+expect_error(TypeError, "the size of 'B' must be a whole number, got 'f64'",
+             lambda: tad.compile(generic, entry="h", dims={"B": "f64"}))
+expect_error(TypeError, "got 2.7",
+             lambda: tad.compile(generic, entry="h", dims={"B": 2.7}))
+expect_error(TypeError, "got True",
+             lambda: tad.compile(generic, entry="h", dims={"B": True}))
+for size in (4, np.int64(4), 4.0, "4"):
+    h = tad.compile(generic, entry="h", dims={"B": size})
+    assert float(h.h(x=np.ones(4, np.float32)).result0) == 4.0
+
+# A parameter named self, by name and by position, here and generic.
+selfish = "fn s(self: f32, y: f32) -> f32 { return self - y; }\n"
+assert float(tad.compile(selfish).s(self=np.float32(5),
+                                    y=np.float32(2)).result0) == 3.0
+assert float(tad.compile(selfish).s(np.float32(5),
+                                    np.float32(2)).result0) == 3.0
+gs = tad.generic("fn s[B](self: f32[B]) -> f32 { return sum(self); }\n", "s")
+assert float(gs(self=np.ones(2, np.float32)).result0) == 2.0
+
+# An array for a record parameter says so.
+rec = tad.compile("struct P { w: f32, b: f32 }\n"
+                  "fn r(p: P) -> f32 { return p.w + p.b; }\n")
+expect_error(TypeError, "parameter 'p' of 'r' is a record: pass a mapping "
+             "of its fields (p.w, p.b), not ndarray",
+             lambda: rec.r(p=np.ones(2, np.float32)))
+print("ok: the tad package's edges")
