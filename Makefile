@@ -66,8 +66,8 @@ bench: build
 	/usr/bin/python3 bench/remat/milp_gaps.py --sizes 30 --graphs 1 --seconds 60
 
 # Builds the fuzzers (the frontend and the .npy reader) with clang,
-# libFuzzer and ASan in build-fuzz/ and runs each for FUZZ_SECONDS
-# (docs/fuzzing.md).
+# libFuzzer and ASan in build-fuzz/ and runs each for FUZZ_SECONDS, then
+# the Python package's call fuzzer on the build's tadc (docs/fuzzing.md).
 FUZZ_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 600
 fuzz:
@@ -79,6 +79,9 @@ fuzz:
 	  -DLLVM_EXTERNAL_LIT=$(LLVM_PREFIX)/bin/lit
 	ninja -C $(FUZZ_DIR) tad-fuzz-frontend tad-fuzz-npy
 	scripts/fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS)
+	$(MAKE) build
+	/usr/bin/python3 scripts/fuzz-python.py --seconds $(FUZZ_SECONDS) \
+	  --tadc $(BUILD_DIR)/bin/tadc --out $(FUZZ_DIR)/fuzz-python
 
 # The whole suite on an AddressSanitizer + UndefinedBehaviorSanitizer build
 # of tad's own code (clang-22) in build-sanitize/; fails on any failed test

@@ -155,7 +155,9 @@ def _flatten(name, value):
     .tad source) is given as a mapping of its fields, nested for nested
     records, and its leaves are named after their paths (`p.l1.w`)."""
     if isinstance(value, collections.abc.Mapping):
-        for field, inner in value.items():
+        # dict.items: a Results whose field is named items stays a mapping.
+        items = dict.items(value) if isinstance(value, dict) else value.items()
+        for field, inner in items:
             yield from _flatten(f"{name}.{field}", inner)
     else:
         yield name, value
@@ -166,13 +168,23 @@ class Results(dict):
     them), in order; also as attributes. A record's leaves are named after
     their paths (`grad_p.l1.w`), and `r.grad_p` is the record itself: a
     Results of its fields (`r.grad_p.l1.w`), which a function taking the
-    record accepts as it is."""
+    record accepts as it is. A result or field named as a dict method
+    (`items`, `copy`) is that result as an attribute; the method is then
+    dict's (`dict.items(r)`)."""
+
+    def __getattribute__(self, name):
+        if not name.startswith("_") and (
+                dict.__contains__(self, name) or any(
+                    key.startswith(name + ".") for key in dict.keys(self))):
+            return Results.__getattr__(self, name)
+        return object.__getattribute__(self, name)
 
     def __getattr__(self, name):
-        if name in self:
-            return self[name]
+        if dict.__contains__(self, name):
+            return dict.__getitem__(self, name)
         prefix = name + "."
-        record = {key[len(prefix):]: value for key, value in self.items()
+        record = {key[len(prefix):]: value
+                  for key, value in dict.items(self)
                   if key.startswith(prefix)}
         if not record:
             raise AttributeError(
@@ -290,7 +302,11 @@ class Module:
         # A folder of tad.compile's cache names its library; one that
         # tadc --emit=lib -o FOLDER/libmodel.so made holds libmodel.so.
         library = (_manifest(folder) or {}).get("library", "libmodel.so")
-        self._library = ctypes.CDLL(os.path.join(folder, library))
+        try:
+            self._library = ctypes.CDLL(os.path.join(folder, library))
+        except OSError as e:
+            raise CompileError(f"cannot load the compiled library: {e}") \
+                from None
         self._library.tad_rt_get_stats.restype = _Stats
         self._library.tad_rt_reset_peak.restype = None
         self._library.tad_rt_trace_enable.argtypes = [ctypes.c_int]
@@ -335,15 +351,15 @@ class Module:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         if function is None:
-            if self.stats is None:
+            if vars(self)["stats"] is None:
                 raise ValueError("no call yet: call a function first, or "
                                  "name one")
-            function = self.stats["function"]
+            function = vars(self)["stats"]["function"]
         measured = self._measured.get(function)
         if measured is None:
             raise ValueError(f"{function} has not been called")
         planned = None
-        for fn in (self.report or {}).get("functions", []):
+        for fn in (vars(self)["report"] or {}).get("functions", []):
             if fn["function"] == function:
                 planned = fn
         fig, ax = plt.subplots(figsize=(9, 4.2), dpi=100)
@@ -369,15 +385,46 @@ class Module:
         fig.tight_layout()
         return fig
 
+    def __getattribute__(self, name):
+        # The program's names come first: a function named stats is
+        # m.stats; the measurements are then vars(m)["stats"], and a method
+        # it hides is tad.Module's (tad.Module.set_num_threads(m, 2)).
+        if not name.startswith("_"):
+            functions = object.__getattribute__(self, "__dict__").get(
+                "functions", {})
+            if name in functions:
+                return functions[name]
+        return object.__getattribute__(self, name)
+
     def __getattr__(self, name):
         functions = self.__dict__.get("functions", {})
-        if name in functions:
-            return functions[name]
         raise AttributeError(f"no function '{name}'; the functions are "
                              f"{', '.join(functions)}")
 
     def __dir__(self):
-        return list(super().__dir__()) + list(self.functions)
+        return list(super().__dir__()) + list(vars(self)["functions"])
+
+
+# What tad.compile sets itself: the output (a library, in the cache), and
+# the files and inputs it reads and writes there.
+_OWN_OPTIONS = ("--emit", "-o", "--depfile", "--remat-report", "--input",
+                "--inputs", "--output-dir", "--split-input-file")
+
+
+def _checked_options(options):
+    """`options` as a list of strings, without those tad.compile sets."""
+    if isinstance(options, str):
+        raise TypeError("options: a list of tadc flags, as "
+                        "['--opt'], not a string")
+    options = list(options)
+    for option in options:
+        if not isinstance(option, str):
+            raise TypeError(f"options: {option!r} is not a string")
+        if option.split("=", 1)[0] in _OWN_OPTIONS:
+            raise ValueError(
+                f"options: {option!r} is tad.compile's own: it compiles a "
+                f"library into its cache and reads no inputs")
+    return options
 
 
 def _dimension(name, size):
@@ -430,7 +477,7 @@ def compile(source, entry=None, budget=None, target="cpu", options=(),
         args.append(f"--remat-budget={budget}")
     for name, size in (dims or {}).items():
         args.append(f"--dim={name}={_dimension(name, size)}")
-    args += list(options)
+    args += _checked_options(options)
     # Example inputs count by their dtypes and shapes only.
     examples = {leaf: np.asarray(a) for name, value in (inputs or {}).items()
                 for leaf, a in _flatten(name, value)}
@@ -450,8 +497,9 @@ def compile(source, entry=None, budget=None, target="cpu", options=(),
     module = Module(folder)
     # A generic entry's library holds its one instance (F_B64): the
     # entry's own name calls it too.
-    if entry and entry not in module.functions and len(module.functions) == 1:
-        module.functions[entry] = next(iter(module.functions.values()))
+    functions = vars(module)["functions"]
+    if entry and entry not in functions and len(functions) == 1:
+        functions[entry] = next(iter(functions.values()))
     return module
 
 
@@ -591,7 +639,7 @@ class Generic:
                             f"{self.entry}(x=...)")
         self.module = compile(self.source, entry=self.entry,
                               inputs=inputs, **self.compile_options)
-        return self.module.functions[self.entry](**inputs)
+        return vars(self.module)["functions"][self.entry](**inputs)
 
 
 def generic(source, entry, **compile_options):

@@ -107,7 +107,7 @@ void *allocate(size_t size) {
   bool device = tad::rt::cuda::isActive();
   void *ptr = nullptr;
   if (device) {
-    ptr = tad::rt::cuda::allocateManaged(rounded);
+    ptr = tad::rt::cuda::allocatePooled(rounded);
   } else {
     {
       AllocatorState &s = state();
@@ -168,6 +168,8 @@ void _mlir_memref_to_llvm_free(void *ptr) {
     return;
   AllocatorState &s = state();
   bool device;
+  size_t rounded;
+  int64_t keep;
   {
     std::lock_guard<std::mutex> lock(s.mutex);
     auto it = s.live.find(ptr);
@@ -178,6 +180,10 @@ void _mlir_memref_to_llvm_free(void *ptr) {
     s.stats.frees += 1;
     s.record(-int64_t(bytes));
     device = it->second.device;
+    rounded = roundUp(bytes);
+    // The pool keeps freed device blocks up to the high-water mark of live
+    // bytes: the device then holds at most twice the peak.
+    keep = s.highWater;
     s.live.erase(it);
     if (!device && s.arena && s.arena->owns(ptr)) {
       s.arena->deallocate(ptr, roundUp(bytes));
@@ -185,15 +191,16 @@ void _mlir_memref_to_llvm_free(void *ptr) {
     }
   }
   if (device)
-    tad::rt::cuda::freeManaged(ptr);
+    tad::rt::cuda::freePooled(ptr, rounded, size_t(keep));
   else
     std::free(ptr);
 }
 
 int64_t tad_rt_release_kept(void) {
+  int64_t device = int64_t(tad::rt::cuda::releasePool());
   AllocatorState &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  return s.arena ? int64_t(s.arena->release()) : 0;
+  return device + (s.arena ? int64_t(s.arena->release()) : 0);
 }
 
 int64_t tad_rt_held_bytes(void) {

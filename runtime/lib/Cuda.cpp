@@ -25,6 +25,8 @@
 #include <dlfcn.h>
 #include <mutex>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 namespace {
 
@@ -182,6 +184,76 @@ void tad::rt::cuda::freeManaged(void *ptr) {
     check(state().driver.memFree(
               static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(ptr))),
           "freeing device memory");
+}
+
+namespace {
+/// Freed blocks of managed memory by size, for allocatePooled().
+struct Pool {
+  std::mutex mutex;
+  std::unordered_map<size_t, std::vector<void *>> free;
+  size_t heldBytes = 0;
+  bool releaseAtExit = false;
+};
+
+Pool &pool() {
+  static Pool *p = new Pool; // outlives the atexit handlers that use it
+  return *p;
+}
+} // namespace
+
+void *tad::rt::cuda::allocatePooled(size_t size) {
+  {
+    Pool &p = pool();
+    std::lock_guard<std::mutex> lock(p.mutex);
+    auto it = p.free.find(size);
+    if (it != p.free.end() && !it->second.empty()) {
+      void *ptr = it->second.back();
+      it->second.pop_back();
+      p.heldBytes -= size;
+      return ptr;
+    }
+  }
+  void *ptr = allocateManaged(size);
+  if (!ptr && releasePool())
+    ptr = allocateManaged(size); // the kept blocks may be what it lacks
+  return ptr;
+}
+
+void tad::rt::cuda::freePooled(void *ptr, size_t size, size_t keep) {
+  Pool &p = pool();
+  {
+    std::lock_guard<std::mutex> lock(p.mutex);
+    if (p.heldBytes + size <= keep) {
+      p.free[size].push_back(ptr);
+      p.heldBytes += size;
+      // Registered after the driver's setup, this runs before anything
+      // that setup registered: the kept blocks go back before the
+      // process ends (compute-sanitizer's leak check sees none).
+      if (!p.releaseAtExit) {
+        p.releaseAtExit = true;
+        std::atexit([] { releasePool(); });
+      }
+      return;
+    }
+  }
+  freeManaged(ptr);
+}
+
+size_t tad::rt::cuda::releasePool() {
+  Pool &p = pool();
+  std::vector<void *> blocks;
+  size_t bytes;
+  {
+    std::lock_guard<std::mutex> lock(p.mutex);
+    for (auto &[size, list] : p.free)
+      blocks.insert(blocks.end(), list.begin(), list.end());
+    p.free.clear();
+    bytes = p.heldBytes;
+    p.heldBytes = 0;
+  }
+  for (void *ptr : blocks)
+    freeManaged(ptr);
+  return bytes;
 }
 
 void tad::rt::cuda::synchronize() {

@@ -25,6 +25,19 @@ void *allocateManaged(size_t size);
 /// Frees memory from allocateManaged().
 void freeManaged(void *ptr);
 
+/// `size` bytes of managed memory for a buffer of compiled code: a block of
+/// that size that freePooled() kept, else allocateManaged()'s. Reusing
+/// blocks spares the driver's allocation and free (which waits for the
+/// device) and the page faults of a new block's first use, every call.
+void *allocatePooled(size_t size);
+
+/// Keeps `ptr` (of `size` bytes, from allocatePooled()) for reuse while
+/// the pool holds at most `keep` bytes, else frees it.
+void freePooled(void *ptr, size_t size, size_t keep);
+
+/// Frees every block the pool keeps; returns their bytes.
+size_t releasePool();
+
 /// Waits for the GPU's work on the default stream; stops the program with
 /// a message if a kernel failed.
 void synchronize();

@@ -33,6 +33,8 @@ def parse_header(path):
     functions = {}
     for m in re.finditer(r"^int (\w+)\((.*?)\);", text, re.M):
         name, params = m.group(1), m.group(2)
+        if name.startswith("tad_call_"):
+            continue  # the same call with its pointers in an array
         comment = re.search(rf"/\* {name}\((.*?)\)\n \*   -> \((.*?)\) \*/",
                             text, re.S)
         names = re.findall(r"([\w.]+): \w+", comment.group(1) + ", " +

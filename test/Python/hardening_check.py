@@ -1,7 +1,8 @@
 """The tad package's edges (issue 46): a function of more than 1024
 tensors, a program without a concrete function, `dims` that are not whole
-numbers, a parameter named self, an array given for a record, and a generic
-entry's example inputs named in errors. argv: tadc, a scratch folder."""
+numbers, a parameter named self, an array given for a record, a generic
+entry's example inputs named in errors, and the program's names before the
+package's (a field named items, a function named stats). argv: tadc, a scratch folder."""
 import os
 import sys
 
@@ -79,4 +80,27 @@ rec = tad.compile("struct P { w: f32, b: f32 }\n"
 expect_error(TypeError, "parameter 'p' of 'r' is a record: pass a mapping "
              "of its fields (p.w, p.b), not ndarray",
              lambda: rec.r(p=np.ones(2, np.float32)))
+# The program's names come first: a result or field named as a dict method
+# is that result; a function named as a Module attribute is that function.
+shadow = tad.compile("struct Q { items: f32, copy: f32 }\n"
+                     "fn stats(x: f32) -> Q { return Q(items: x, copy: x * 2.0); }\n"
+                     "fn report(x: f32) -> f32 { return x; }\n")
+r = shadow.stats(x=np.float32(3))
+assert float(r.result0.items) == 3.0 and float(r.result0.copy) == 6.0
+assert sorted(dict.keys(r.result0)) == ["copy", "items"]
+assert vars(shadow)["stats"]["function"] == "stats", vars(shadow)["stats"]
+assert callable(shadow.report) and float(shadow.report(
+    x=np.float32(1)).result0) == 1.0
+tad.Module.set_num_threads(shadow, 1)
+# A record result named items passes back in as the record.
+back = tad.compile("struct Q { items: f32, copy: f32 }\n"
+                   "fn make(x: f32) -> Q { return Q(items: x, copy: x); }\n"
+                   "fn use(q: Q) -> f32 { return q.items + q.copy; }\n")
+assert float(back.use(q=back.make(x=np.float32(2)).result0).result0) == 4.0
+# options that would change what tad.compile makes are refused.
+for bad in (["--emit=exe"], ["-o", "x.so"], ["--depfile=d"], "--opt"):
+    expect_error((ValueError, TypeError), "options",
+                 lambda: tad.compile(selfish, options=bad))
+assert float(tad.compile(selfish, options=["--opt"]).s(
+    self=np.float32(1), y=np.float32(1)).result0) == 0.0
 print("ok: the tad package's edges")

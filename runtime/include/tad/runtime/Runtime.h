@@ -35,8 +35,10 @@ typedef struct tad_rt_stats {
 tad_rt_stats tad_rt_get_stats(void);
 /* Freed host memory stays with the runtime (its arena, whose extent stays
  * within 5/4 of the highest live total reached) for the next allocations;
- * it is not live and not counted. This hands the pages of the free memory
- * back to the kernel, and returns their bytes. */
+ * it is not live and not counted. So do freed blocks of GPU memory (a pool
+ * of at most the highest live total). This hands the pages of the free
+ * memory back to the kernel and the blocks back to the driver, and returns
+ * their bytes. */
 int64_t tad_rt_release_kept(void);
 /* The bytes of host memory the runtime's arena spans (live and free
  * buffers together): at most 5/4 of the highest live total reached. */
