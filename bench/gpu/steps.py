@@ -15,7 +15,8 @@ On the GPU machine (python3 with PyTorch and numpy; no LLVM):
 `build` compiles, for each workload form (bench/step's MLP, resnet and
 transformer, loop and unrolled), the step `net_value_and_grad` with
 `--target=cuda --emit=exe` twice: with the generated matmul kernels
-(DIR/NAME.kernels) and with cuBLAS (DIR/NAME.cublas). It also compiles the
+(DIR/NAME.kernels, `--cuda-matmul=kernel`) and with cuBLAS
+(DIR/NAME.cublas, `--cuda-matmul=cublas`). It also compiles the
 transformer loop at its feasible minimum and at its half budget (the results
 and half the memory above them), whose device peaks `run` checks against the
 CPU's measured peak at the same budget (DIR/manifest.json holds them), and
@@ -109,8 +110,10 @@ def build(args):
                 f.write(source_of())
             for matmul in ("kernels", "cublas"):
                 exe = os.path.join(args.dir, f"{name}.{matmul}")
-                extra = (["--cuda-matmul=cublas"] if matmul == "cublas"
-                         else [])
+                # Each named: the default (auto) takes cuBLAS where the
+                # GPU machine has it, and kernels where it has not.
+                extra = ["--cuda-matmul=" + ("cublas" if matmul == "cublas"
+                                             else "kernel")]
                 tadc([source, f"--target={args.target}", "--emit=exe", "--entry",
                       "net_value_and_grad", "-o", exe, *extra], args.tadc)
                 print(f"built {exe}")

@@ -96,7 +96,8 @@ std::string tad::getCudaEmulatorPipeline(int64_t budget) {
 std::string tad::getCudaLoweringPipeline(llvm::ArrayRef<std::string> archs,
                                          llvm::StringRef toolkit,
                                          bool cublasMatmul,
-                                         int64_t budget) {
+                                         int64_t budget,
+                                         bool kernelFallback) {
   std::string list;
   for (const std::string &a : archs)
     list += (list.empty() ? "" : ",") + a;
@@ -107,9 +108,11 @@ std::string tad::getCudaLoweringPipeline(llvm::ArrayRef<std::string> archs,
     if (std::stoi(a.substr(3)) < std::stoi(lowest.substr(3)))
       lowest = a;
   return getBufferizationPipeline(budget, /*collectives=*/false) +
-         std::string(cublasMatmul
-                         ? "tad-matmul-to-runtime{prefix=tad_rt_cuda_},"
-                         : "") +
+         std::string(!cublasMatmul ? ""
+                     : kernelFallback
+                         ? "tad-matmul-to-runtime{prefix=tad_rt_cuda_ "
+                           "kernel-fallback=1},"
+                         : "tad-matmul-to-runtime{prefix=tad_rt_cuda_},") +
          getKernelMapping() +
          "gpu-kernel-outlining,"
          "tad-merge-gpu-modules,"

@@ -142,7 +142,8 @@ tad::buildPipeline(OpPassManager &pm, const PipelineOptions &options,
     lowering = getCudaEmulatorPipeline(budget.bytes);
   else if (options.target == Target::cuda)
     lowering = getCudaLoweringPipeline(
-        archs, toolkit, options.cudaMatmul == CudaMatmul::cublas, budget.bytes);
+        archs, toolkit, options.cudaMatmul != CudaMatmul::kernel, budget.bytes,
+        options.cudaMatmul == CudaMatmul::cublasOrKernel);
   else
     lowering =
         getCpuLoweringPipeline(options.matmul == CpuMatmul::blas, budget.bytes);

@@ -33,6 +33,8 @@ constexpr int kOpN = 0, kOpT = 1; // CUBLAS_OP_N, CUBLAS_OP_T
 
 struct Cublas {
   std::once_flag loaded;
+  /// Why cuBLAS cannot be used, or empty once it is loaded.
+  std::string error;
   cublasHandle handle = nullptr;
   cublasStatus (*create)(cublasHandle *);
   cublasStatus (*destroy)(cublasHandle);
@@ -54,27 +56,37 @@ Cublas &cublas() {
   std::exit(4);
 }
 
+/// Loads cuBLAS and makes its handle, or says why not in `error`: code
+/// compiled with --cuda-matmul=cublas stops with it (requireLoaded), and
+/// --cuda-matmul=auto runs its kernels instead (tad_rt_cuda_blas_available).
 void load() {
   Cublas &c = cublas();
   void *library = nullptr;
   for (const char *name : {"libcublas.so.13", "libcublas.so.12"})
     if ((library = dlopen(name, RTLD_NOW | RTLD_GLOBAL)))
       break;
-  if (!library)
-    fail("cannot load libcublas.so.13 or libcublas.so.12, which code "
-         "compiled with --cuda-matmul=cublas needs");
+  if (!library) {
+    c.error = "cannot load libcublas.so.13 or libcublas.so.12, which code "
+              "compiled with --cuda-matmul=cublas needs";
+    return;
+  }
   c.create = reinterpret_cast<decltype(c.create)>(
       dlsym(library, "cublasCreate_v2"));
   c.sgemm = reinterpret_cast<decltype(c.sgemm)>(
       dlsym(library, "cublasSgemm_v2"));
   c.dgemm = reinterpret_cast<decltype(c.dgemm)>(
       dlsym(library, "cublasDgemm_v2"));
-  if (!c.create || !c.sgemm || !c.dgemm)
-    fail("libcublas lacks cublasCreate_v2, cublasSgemm_v2 or cublasDgemm_v2");
+  if (!c.create || !c.sgemm || !c.dgemm) {
+    c.error = "libcublas lacks cublasCreate_v2, cublasSgemm_v2 or "
+              "cublasDgemm_v2";
+    return;
+  }
   c.destroy = reinterpret_cast<decltype(c.destroy)>(
       dlsym(library, "cublasDestroy_v2"));
-  if (cublasStatus s = c.create(&c.handle))
-    fail("cublasCreate failed with status " + std::to_string(s));
+  if (cublasStatus s = c.create(&c.handle)) {
+    c.error = "cublasCreate failed with status " + std::to_string(s);
+    return;
+  }
   // The handle holds device memory (its workspace, 64 MiB on an H200),
   // which compute-sanitizer reports as leaked unless it is destroyed
   // before the process ends. Registered after the driver's setup, this
@@ -85,6 +97,12 @@ void load() {
       c.destroy(c.handle);
       c.handle = nullptr;
     });
+}
+
+void requireLoaded() {
+  std::call_once(cublas().loaded, load);
+  if (!cublas().error.empty())
+    fail(cublas().error);
 }
 
 /// How one row-major operand maps onto cuBLAS's column-major view.
@@ -138,7 +156,7 @@ void gemm(int64_t m, int64_t n, int64_t k, const T *a, int64_t a0, int64_t a1,
                              accumulate);
     return;
   }
-  std::call_once(cublas().loaded, load);
+  requireLoaded();
   if (cublasStatus s = call(vb.op, va.op, int(n), int(m), int(k), b, int(vb.ld),
                             a, int(va.ld), c, int(vc.ld), accumulate))
     fail("gemm failed with status " + std::to_string(s));
@@ -149,6 +167,16 @@ void gemm(int64_t m, int64_t n, int64_t k, const T *a, int64_t a0, int64_t a1,
 } // namespace
 
 extern "C" {
+
+int tad_rt_cuda_blas_available(void) {
+  std::call_once(cublas().loaded, load);
+  return cublas().error.empty();
+}
+// The name compiled code calls (every function of its module gets a C
+// interface; one without memref arguments has the same signature).
+int _mlir_ciface_tad_rt_cuda_blas_available(void) {
+  return tad_rt_cuda_blas_available();
+}
 
 void _mlir_ciface_tad_rt_cuda_matmul_f32(tad_rt_memref2 *a, tad_rt_memref2 *b,
                                          tad_rt_memref2 *c) {

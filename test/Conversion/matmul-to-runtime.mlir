@@ -119,3 +119,24 @@ func.func @accumulate(%a: memref<4x5xf32>, %b: memref<5x6xf32>, %o: memref<4x6xf
 
 // The runtime functions are declared once, after the functions.
 // CHECK: func.func private @tad_rt_matmul_f32(memref<?x?xf32, strided<[?, ?], offset: ?>>, {{.*}}) attributes {llvm.emit_c_interface}
+
+// -----
+
+// kernel-fallback (--cuda-matmul=auto): the call where the runtime found
+// its library, else the matmul and its zero fill as they were.
+// RUN: tad-opt %s --split-input-file --tad-matmul-to-runtime="prefix=tad_rt_cuda_ kernel-fallback=1" | FileCheck %s --check-prefix=FALLBACK
+// FALLBACK-LABEL: func.func @gemm_or_kernel
+// FALLBACK:         %[[FOUND:.*]] = call @tad_rt_cuda_blas_available() : () -> i32
+// FALLBACK:         %[[YES:.*]] = arith.cmpi ne, %[[FOUND]], %{{.*}} : i32
+// FALLBACK:         scf.if %[[YES]] {
+// FALLBACK:           call @tad_rt_cuda_matmul_assign_f32(
+// FALLBACK:         } else {
+// FALLBACK-NEXT:      linalg.fill
+// FALLBACK-NEXT:      linalg.matmul
+// FALLBACK:         func.func private @tad_rt_cuda_blas_available() -> i32
+func.func @gemm_or_kernel(%a: memref<4x5xf32>, %b: memref<5x3xf32>, %c: memref<4x3xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x3xf32>)
+  linalg.matmul ins(%a, %b : memref<4x5xf32>, memref<5x3xf32>) outs(%c : memref<4x3xf32>)
+  return
+}

@@ -271,11 +271,17 @@ cl::opt<std::string> cudaPath(
 cl::opt<tad::CudaMatmul>
     cudaMatmul("cuda-matmul",
                cl::desc("How f32 and f64 matmuls run with --target=cuda"),
-               cl::values(clEnumValN(tad::CudaMatmul::kernel, "kernel",
-                                     "generated kernels (default)"),
+               cl::values(clEnumValN(tad::CudaMatmul::cublasOrKernel, "auto",
+                                     "cuBLAS where the program finds it when "
+                                     "it runs, else generated kernels "
+                                     "(default)"),
+                          clEnumValN(tad::CudaMatmul::kernel, "kernel",
+                                     "generated kernels"),
                           clEnumValN(tad::CudaMatmul::cublas, "cublas",
-                                     "cuBLAS, loaded when the program runs")),
-               cl::init(tad::CudaMatmul::kernel), cl::cat(tadcCategory));
+                                     "cuBLAS, loaded when the program runs; "
+                                     "an error without it")),
+               cl::init(tad::CudaMatmul::cublasOrKernel),
+               cl::cat(tadcCategory));
 
 cl::opt<bool> optimize("opt", cl::desc("Canonicalize and CSE the tad-level IR"),
                        cl::init(false), cl::cat(tadcCategory));

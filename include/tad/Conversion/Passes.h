@@ -64,11 +64,14 @@ std::string getCpuLoweringPipeline(bool blasMatmul = true, int64_t budget = -1);
 /// cubins for each of `archs` (sm_XY, validated by the caller) and the PTX,
 /// made by the ptxas and fatbinary of the CUDA toolkit at `toolkit`
 /// (docs/gpu.md). With `cublasMatmul`, f32/f64 matmuls call the runtime's
-/// cuBLAS GEMM instead of running as generated kernels.
+/// cuBLAS GEMM instead of running as generated kernels; with
+/// `kernelFallback` too, each runs as its kernels when the program finds
+/// no cuBLAS.
 std::string getCudaLoweringPipeline(llvm::ArrayRef<std::string> archs,
                                     llvm::StringRef toolkit,
                                     bool cublasMatmul = false,
-                                    int64_t budget = -1);
+                                    int64_t budget = -1,
+                                    bool kernelFallback = false);
 
 /// The CPU pipeline through the kernels of getCudaLoweringPipeline(), each
 /// launch run thread by thread on the CPU (`tadc --target=cuda-emulator`).

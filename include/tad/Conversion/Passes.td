@@ -150,13 +150,19 @@ def ConvertMatmulToRuntime : Pass<"tad-matmul-to-runtime", "mlir::ModuleOp"> {
     measurement that chose a BLAS call over generated loops. f16 and bf16
     matmuls stay linalg ops. With `prefix=tad_rt_cuda_` (`tadc
     --target=cuda --cuda-matmul=cublas`) the calls are of the runtime's
-    cuBLAS functions instead (docs/gpu.md).
+    cuBLAS functions instead (docs/gpu.md). With `kernel-fallback`
+    (`--cuda-matmul=auto`, the default) each call sits in an `scf.if` on
+    `PREFIXblas_available()`, whose other side keeps the matmul (and its
+    zero fill) to run as generated code where the program finds no cuBLAS.
   }];
   let options = [
     Option<"prefix", "prefix", "std::string", "\"tad_rt_\"",
            "The runtime functions called: PREFIXmatmul_f32, ...">,
+    Option<"kernelFallback", "kernel-fallback", "bool", "false",
+           "Keep each matmul, run where PREFIXblas_available() returns 0">,
   ];
-  let dependentDialects = ["mlir::func::FuncDialect"];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::func::FuncDialect",
+                           "mlir::scf::SCFDialect"];
 }
 
 def ConvertLoopsToGPU : Pass<"tad-loops-to-gpu", "mlir::func::FuncOp"> {

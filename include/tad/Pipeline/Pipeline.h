@@ -38,7 +38,7 @@ enum class Target {
 };
 
 enum class CpuMatmul { blas, loops };
-enum class CudaMatmul { kernel, cublas };
+enum class CudaMatmul { kernel, cublas, cublasOrKernel };
 
 struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
   Option<PipelineStage> stage{
@@ -134,10 +134,12 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
                      "(default: $CUDA_ROOT, else /usr/local/cuda)")};
   Option<CudaMatmul> cudaMatmul{
       *this, "cuda-matmul", llvm::cl::desc("CUDA f32/f64 matmuls"),
-      llvm::cl::init(CudaMatmul::kernel),
+      llvm::cl::init(CudaMatmul::cublasOrKernel),
       llvm::cl::values(
           clEnumValN(CudaMatmul::kernel, "kernel", "generated kernels"),
-          clEnumValN(CudaMatmul::cublas, "cublas", "cuBLAS GEMM"))};
+          clEnumValN(CudaMatmul::cublas, "cublas", "cuBLAS GEMM"),
+          clEnumValN(CudaMatmul::cublasOrKernel, "auto",
+                     "cuBLAS where the program finds it, else the kernels"))};
 };
 
 /// Adds the passes of `options` to `pm` (on a builtin.module). Options

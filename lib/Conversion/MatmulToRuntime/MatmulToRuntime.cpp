@@ -9,7 +9,9 @@
 #include "tad/Conversion/MatmulMaps.h"
 #include "tad/Conversion/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -78,6 +80,21 @@ linalg::FillOp getZeroFillBefore(linalg::LinalgOp op) {
 struct ConvertMatmulToRuntimePass
     : tad::impl::ConvertMatmulToRuntimeBase<ConvertMatmulToRuntimePass> {
   using ConvertMatmulToRuntimeBase::ConvertMatmulToRuntimeBase;
+
+  /// Declares (once) PREFIXblas_available() -> i32: nonzero where the
+  /// runtime found the library its GEMMs call.
+  func::FuncOp getOrDeclareAvailable(ModuleOp module) {
+    std::string name = prefix + "blas_available";
+    if (auto fn = module.lookupSymbol<func::FuncOp>(name))
+      return fn;
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    auto fn = func::FuncOp::create(
+        b, module.getLoc(), name,
+        b.getFunctionType({}, {b.getI32Type()}));
+    fn.setPrivate();
+    return fn;
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // Contractions of any operand layout: linalg.matmul and batch_matmul,
@@ -104,6 +121,25 @@ struct ConvertMatmulToRuntimePass
       MemRefType dynamic = getFullyDynamic(&getContext(), rank, element);
       func::FuncOp callee = getOrDeclare(module, name, dynamic);
       OpBuilder b(op);
+      if (kernelFallback) {
+        // if (PREFIXblas_available()) call; else the matmul (and its fill)
+        // as they were, which the rest of the pipeline lowers as ever.
+        Location loc = op.getLoc();
+        Value available =
+            func::CallOp::create(b, loc, getOrDeclareAvailable(module),
+                                 ValueRange())
+                .getResult(0);
+        Value zero = arith::ConstantIntOp::create(b, loc, 0, 32);
+        Value found = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                            available, zero);
+        auto branch = scf::IfOp::create(b, loc, found, /*withElseRegion=*/true);
+        Operation *elseEnd = branch.elseBlock()->getTerminator();
+        if (fill)
+          fill->moveBefore(elseEnd);
+        op->moveBefore(elseEnd);
+        b.setInsertionPoint(branch.thenBlock()->getTerminator());
+        fill = {}; // kept on the fallback's side
+      }
       // Each operand as a view in the order [b,] rows, columns: the runtime
       // hands a view with a unit stride in either of the last two to BLAS
       // (transposed where it is the rows'), and runs any other in a loop.
@@ -120,6 +156,8 @@ struct ConvertMatmulToRuntimePass
           view(op.getDpsInputs()[1], layout.permutations[1]),
           view(op.getDpsInits()[0], layout.permutations[2])};
       func::CallOp::create(b, op.getLoc(), callee, args);
+      if (kernelFallback)
+        continue;
       op->erase();
       if (fill)
         fill->erase();
