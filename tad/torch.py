@@ -55,19 +55,6 @@ def _groups(names):
     return list(dict.fromkeys(n.split(".")[0] for n in names))
 
 
-def _nested(leaves):
-    """{"r.a": t, "r.b": u, "s": v} as {"r": {"a": t, "b": u}, "s": v}."""
-    out = {}
-    for name, value in leaves.items():
-        head, _, rest = name.partition(".")
-        if rest:
-            out.setdefault(head, {})[rest] = value
-        else:
-            out[head] = value
-    return {k: _nested(v) if isinstance(v, dict) else v
-            for k, v in out.items()}
-
-
 def function(module, name, vjp=None):
     """The torch.autograd.Function applying `module`'s `name`, differentiated
     by `module`'s `vjp` (default `name + "_vjp"`): call the returned
@@ -137,8 +124,8 @@ def function(module, name, vjp=None):
         if not isinstance(outputs, tuple):
             outputs = (outputs,)
         # A record result is a dict of its fields again.
-        nested = list(_nested({r.name: t for r, t in
-                               zip(forward_fn.results, outputs)}).values())
+        nested = list(dict.values(_tad._nest(
+            {r.name: t for r, t in zip(forward_fn.results, outputs)})))
         return tuple(nested) if len(nested) > 1 else nested[0]
 
     apply.__name__ = name

@@ -225,13 +225,7 @@ void sinkGlobals(gpu::LaunchOp launch) {
         continue;
       // Only views rooted at a global: a view of a host buffer is a kernel
       // argument like the buffer.
-      Operation *root = def;
-      while (auto view = dyn_cast<ViewLikeOpInterface>(root)) {
-        root = view.getViewSource().getDefiningOp();
-        if (!root)
-          break;
-      }
-      if (!root || !isa<memref::GetGlobalOp>(root))
+      if (!getRootBuffer(v).getDefiningOp<memref::GetGlobalOp>())
         continue;
       OpBuilder b = OpBuilder::atBlockBegin(&body.front());
       Operation *clone = b.clone(*def);

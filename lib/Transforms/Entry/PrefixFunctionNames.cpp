@@ -26,8 +26,8 @@ struct PrefixFunctionNames
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // Every definition is renamed first, then every use in one walk:
-    // SymbolTable::rename walks the whole module for each function, and
-    // 2,000 instances of a generic function took 93 s here.
+    // SymbolTable::rename walks the whole module for each function, which
+    // issue 46 measured at 93 s for 2,000 instances of a generic function.
     DenseMap<StringAttr, StringAttr> renamed;
     for (auto fn : module.getOps<func::FuncOp>()) {
       // After AD, a declaration is a runtime function: its name is the
