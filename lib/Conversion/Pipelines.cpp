@@ -66,12 +66,14 @@ static std::string getCpuCodegenPipeline() {
          "convert-math-to-llvm),"
          "convert-math-to-libm,"
          "finalize-memref-to-llvm{use-generic-functions},"
+         "func.func(tad-separate-arguments),"
          "convert-to-llvm,"
          "reconcile-unrealized-casts,"
          "tad-openmpi-handles,"
          "llvm.func(canonicalize),"
          "tad-parallelize-calls,"
-         "tad-annotate-llvm-functions";
+         "tad-annotate-llvm-functions,"
+         "tad-return-results-by-pointer";
 }
 
 std::string tad::getCpuLoweringPipeline(bool blasMatmul, int64_t budget) {

@@ -314,6 +314,37 @@ def AnnotateLLVMFunctions
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def SeparateArguments : Pass<"tad-separate-arguments", "mlir::func::FuncOp"> {
+  let summary = "A function of many arguments gets an entry block of its own";
+  let description = [{
+    Moves the body of a function of 64 or more arguments out of its entry
+    block, which then only branches to it. The conversion to the LLVM
+    dialect replaces the uses of each converted argument after a query of
+    the block's operation order, which the cast it has just built
+    invalidates: with the uses in another block there is no query, and the
+    conversion is linear in the number of arguments instead of quadratic.
+  }];
+  let dependentDialects = ["mlir::cf::ControlFlowDialect"];
+}
+
+def ReturnResultsByPointer
+    : Pass<"tad-return-results-by-pointer", "mlir::ModuleOp"> {
+  let summary = "Wide results are written through a pointer, not returned";
+  let description = [{
+    An internal `llvm.func` that returns a struct of more than 16 members
+    (a function's results, as the conversion to the LLVM dialect packs
+    them) takes a `noalias` pointer to that struct as its first argument
+    instead, stores each member through it and returns nothing. Its calls
+    pass the caller's destination where the result was only stored
+    through a `noalias` argument (the C interface's result pointer), and
+    otherwise a stack slot, from which each extracted member is loaded.
+    Built by a chain of `llvm.insertvalue`s, a returned struct of N results
+    costs LLVM's instruction selection and IPSCCP time and memory in N
+    times its size: quadratic in the width of a record.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def OpenMpiHandles : Pass<"tad-openmpi-handles", "mlir::ModuleOp"> {
   let summary = "Names Open MPI's reduction operations as its library does";
   let description = [{
