@@ -316,8 +316,8 @@ llvm::Error tad::driver::emitObjectFile(mlir::ModuleOp module,
     return llvmModule.takeError();
   bool quick = llvm::any_of(**llvmModule, isQuick);
   if (!quick || definesOnlyQuick(**llvmModule)) {
-    auto partMachine = createHostMachine(quick ? llvm::CodeGenOptLevel::None
-                                               : llvm::CodeGenOptLevel::Aggressive);
+    auto partMachine = createHostMachine(
+        quick ? llvm::CodeGenOptLevel::None : llvm::CodeGenOptLevel::Aggressive);
     if (!partMachine)
       return partMachine.takeError();
     return generateCode(**llvmModule, **partMachine, path);

@@ -71,16 +71,16 @@ static void storeReturnedMembers(LLVM::ReturnOp ret, Value out,
       member = insert.getValue();
     base = insert.getContainer();
   }
-  bool baseUndefined = isa_and_nonnull<LLVM::PoisonOp, LLVM::UndefOp>(
-      base.getDefiningOp());
+  bool baseUndefined =
+      isa_and_nonnull<LLVM::PoisonOp, LLVM::UndefOp>(base.getDefiningOp());
   for (auto [index, member] : llvm::enumerate(members)) {
     if (!member && baseUndefined)
       continue;
     if (!member)
       member = LLVM::ExtractValueOp::create(
           b, loc, base, ArrayRef<int64_t>{static_cast<int64_t>(index)});
-    Value address = createMemberAddress(
-        b, loc, type, out, {static_cast<int64_t>(index)});
+    Value address =
+        createMemberAddress(b, loc, type, out, {static_cast<int64_t>(index)});
     LLVM::StoreOp::create(b, loc, member, address);
   }
   Value chain = ret.getArg();
@@ -162,9 +162,8 @@ static void rewriteCall(LLVM::CallOp call, LLVM::LLVMFuncOp callee,
     auto caller = call->getParentOfType<LLVM::LLVMFuncOp>();
     OpBuilder entry = OpBuilder::atBlockBegin(&caller.getBody().front());
     Value one = LLVM::ConstantOp::create(entry, loc, entry.getI64Type(), 1);
-    out = LLVM::AllocaOp::create(entry, loc,
-                                 LLVM::LLVMPointerType::get(call.getContext()),
-                                 result, one);
+    out = LLVM::AllocaOp::create(
+        entry, loc, LLVM::LLVMPointerType::get(call.getContext()), result, one);
   }
   SmallVector<Value> operands = {out};
   llvm::append_range(operands, call.getArgOperands());
@@ -172,7 +171,8 @@ static void rewriteCall(LLVM::CallOp call, LLVM::LLVMFuncOp callee,
   if (storeToErase)
     storeToErase->erase();
   // Each member read is a load of that member.
-  for (Operation *user : llvm::make_early_inc_range(call.getResult().getUsers())) {
+  for (Operation *user :
+       llvm::make_early_inc_range(call.getResult().getUsers())) {
     auto extract = dyn_cast<LLVM::ExtractValueOp>(user);
     if (!extract)
       continue;

@@ -34,8 +34,7 @@ using namespace mlir;
 static constexpr unsigned kManyArguments = 64;
 
 namespace {
-struct SeparateArguments
-    : tad::impl::SeparateArgumentsBase<SeparateArguments> {
+struct SeparateArguments : tad::impl::SeparateArgumentsBase<SeparateArguments> {
   void runOnOperation() override {
     func::FuncOp function = getOperation();
     if (function.isExternal() || function.getNumArguments() < kManyArguments)

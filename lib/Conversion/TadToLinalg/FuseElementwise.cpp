@@ -42,8 +42,8 @@ static void fuseInRounds(Operation *root,
   // one consumer of all N be visited N times.
   auto deduplicate = [&](linalg::GenericOp op) {
     rewriter.setInsertionPoint(op);
-    (void)linalg::deduplicateOperandsAndRemoveDeadResults(rewriter, op,
-                                                          /*removeOutputs=*/true);
+    (void)linalg::deduplicateOperandsAndRemoveDeadResults(
+        rewriter, op, /*removeOutputs=*/true);
   };
   SmallVector<linalg::GenericOp> generics;
   root->walk([&](linalg::GenericOp op) { generics.push_back(op); });
@@ -66,8 +66,9 @@ static void fuseInRounds(Operation *root,
         return;
       }
     });
-    if (pairs.empty())
-      return;
+    // A round ends the rounds when no fusion in it succeeded: the same
+    // pairs would fail again.
+    bool progress = false;
     for (OpOperand *operand : pairs) {
       Operation *consumer = operand->getOwner();
       Operation *producer = operand->get().getDefiningOp();
@@ -84,7 +85,10 @@ static void fuseInRounds(Operation *root,
       if (producer->use_empty())
         rewriter.eraseOp(producer);
       deduplicate(cast<linalg::GenericOp>(fused->fusedOp));
+      progress = true;
     }
+    if (!progress)
+      return;
   }
 }
 
