@@ -284,19 +284,36 @@ generateObjectFiles(std::unique_ptr<llvm::Module> &llvmModule,
   return paths;
 }
 
-llvm::Expected<std::vector<std::string>>
-tad::driver::emitObjectFiles(mlir::ModuleOp module, llvm::StringRef prefix,
-                             unsigned threads) {
+namespace {
+/// A module translated and optimized for the host, and the host's machine.
+struct HostModule {
+  std::unique_ptr<llvm::TargetMachine> machine;
+  std::unique_ptr<llvm::Module> module;
+};
+} // namespace
+
+static llvm::Expected<HostModule> prepareForHost(mlir::ModuleOp module,
+                                                 llvm::LLVMContext &context) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   auto machine = createHostMachine();
   if (!machine)
     return machine.takeError();
-  llvm::LLVMContext context;
   auto llvmModule = translateAndOptimize(module, context, **machine);
   if (!llvmModule)
     return llvmModule.takeError();
-  return generateObjectFiles(*llvmModule, machine->get(), prefix, threads);
+  return HostModule{std::move(*machine), std::move(*llvmModule)};
+}
+
+llvm::Expected<std::vector<std::string>>
+tad::driver::emitObjectFiles(mlir::ModuleOp module, llvm::StringRef prefix,
+                             unsigned threads) {
+  llvm::LLVMContext context;
+  auto host = prepareForHost(module, context);
+  if (!host)
+    return host.takeError();
+  return generateObjectFiles(host->module, host->machine.get(), prefix,
+                             threads);
 }
 
 /// Links the objects `parts` into the one object `path` (`ld -r`).
@@ -305,22 +322,18 @@ static llvm::Error linkObjects(llvm::ArrayRef<std::string> parts,
 
 llvm::Error tad::driver::emitObjectFile(mlir::ModuleOp module,
                                         llvm::StringRef path) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  auto machine = createHostMachine();
-  if (!machine)
-    return machine.takeError();
   llvm::LLVMContext context;
-  auto llvmModule = translateAndOptimize(module, context, **machine);
-  if (!llvmModule)
-    return llvmModule.takeError();
-  bool quick = llvm::any_of(**llvmModule, isQuick);
-  if (!quick || definesOnlyQuick(**llvmModule)) {
-    auto partMachine = createHostMachine(
-        quick ? llvm::CodeGenOptLevel::None : llvm::CodeGenOptLevel::Aggressive);
-    if (!partMachine)
-      return partMachine.takeError();
-    return generateCode(**llvmModule, **partMachine, path);
+  auto host = prepareForHost(module, context);
+  if (!host)
+    return host.takeError();
+  bool quick = llvm::any_of(*host->module, isQuick);
+  if (!quick)
+    return generateCode(*host->module, *host->machine, path);
+  if (definesOnlyQuick(*host->module)) {
+    auto quickMachine = createHostMachine(llvm::CodeGenOptLevel::None);
+    if (!quickMachine)
+      return quickMachine.takeError();
+    return generateCode(*host->module, **quickMachine, path);
   }
   // A long entry beside other functions: its code is generated at -O0 in
   // a part of its own (as for a library), and the parts linked into one
@@ -331,7 +344,7 @@ llvm::Error tad::driver::emitObjectFile(mlir::ModuleOp module,
           llvm::sys::fs::createUniqueDirectory("tad-object", folder))
     return llvm::createStringError("cannot make a temporary folder: " +
                                    ec.message());
-  auto parts = generateObjectFiles(*llvmModule, machine->get(),
+  auto parts = generateObjectFiles(host->module, host->machine.get(),
                                    (folder + "/part").str(), /*threads=*/0);
   llvm::Error linked = parts ? linkObjects(*parts, path) : parts.takeError();
   std::error_code ignored = llvm::sys::fs::remove_directories(folder);
