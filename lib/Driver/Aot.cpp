@@ -316,7 +316,8 @@ tad::driver::emitObjectFiles(mlir::ModuleOp module, llvm::StringRef prefix,
                              threads);
 }
 
-/// Links the objects `parts` into the one object `path` (`ld -r`).
+/// Links the objects `parts` into the one object `path` (`ld -r`), their
+/// shared symbols local.
 static llvm::Error linkObjects(llvm::ArrayRef<std::string> parts,
                                llvm::StringRef path);
 
@@ -694,7 +695,25 @@ static llvm::Error linkObjects(llvm::ArrayRef<std::string> parts,
                                llvm::StringRef path) {
   std::vector<std::string> args = {"-r", "-nostdlib", "-o", path.str()};
   args.insert(args.end(), parts.begin(), parts.end());
-  return link(std::move(args));
+  if (llvm::Error e = link(std::move(args)))
+    return e;
+  // The parts reach each other's functions and constants through symbols
+  // that partitionForCodegen made hidden globals: in one object they are
+  // local again, as they were internal, so that the objects of two
+  // programs link together (two `__constant_4xf32`s, say).
+  auto objcopy = llvm::sys::findProgramByName("objcopy");
+  if (!objcopy)
+    return llvm::createStringError(
+        "cannot find objcopy, which makes the symbols local that the parts "
+        "of an object file share");
+  std::string message;
+  llvm::StringRef command[] = {*objcopy, "--localize-hidden", path};
+  if (llvm::sys::ExecuteAndWait(*objcopy, command, std::nullopt, {}, 0, 0,
+                                &message) != 0)
+    return llvm::createStringError("objcopy --localize-hidden " + path +
+                                   " failed" +
+                                   (message.empty() ? "" : ": " + message));
+  return llvm::Error::success();
 }
 
 /// The generated C and C++ glue (descriptors, .npy files) compiles while
