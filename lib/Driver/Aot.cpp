@@ -323,23 +323,15 @@ static llvm::Error linkObjects(llvm::ArrayRef<std::string> parts,
 
 llvm::Error tad::driver::emitObjectFile(mlir::ModuleOp module,
                                         llvm::StringRef path) {
+  // Generated as a library's objects are (emitObjectFiles: a long entry at
+  // -O0 in a part of its own, a large module in parts on the machine's
+  // cores), and the parts linked into one object. Generated whole at -O3,
+  // the gradient of the sum of a 5,000-field record spent 4.4 s in the
+  // greedy register allocator.
   llvm::LLVMContext context;
   auto host = prepareForHost(module, context);
   if (!host)
     return host.takeError();
-  bool quick = llvm::any_of(*host->module, isQuick);
-  if (!quick)
-    return generateCode(*host->module, *host->machine, path);
-  if (definesOnlyQuick(*host->module)) {
-    auto quickMachine = createHostMachine(llvm::CodeGenOptLevel::None);
-    if (!quickMachine)
-      return quickMachine.takeError();
-    return generateCode(*host->module, **quickMachine, path);
-  }
-  // A long entry beside other functions: its code is generated at -O0 in
-  // a part of its own (as for a library), and the parts linked into one
-  // object. Generated whole at -O3, the gradient of the sum of a
-  // 5,000-field record spent 4.4 s in the greedy register allocator.
   llvm::SmallString<128> folder;
   if (std::error_code ec =
           llvm::sys::fs::createUniqueDirectory("tad-object", folder))
@@ -347,10 +339,14 @@ llvm::Error tad::driver::emitObjectFile(mlir::ModuleOp module,
                                    ec.message());
   auto parts = generateObjectFiles(host->module, host->machine.get(),
                                    (folder + "/part").str(), /*threads=*/0);
-  llvm::Error linked = parts ? linkObjects(*parts, path) : parts.takeError();
+  llvm::Error written = !parts ? parts.takeError()
+                        : parts->size() > 1
+                            ? linkObjects(*parts, path)
+                            : llvm::errorCodeToError(llvm::sys::fs::copy_file(
+                                  parts->front(), path));
   std::error_code ignored = llvm::sys::fs::remove_directories(folder);
   (void)ignored;
-  return linked;
+  return written;
 }
 
 //===----------------------------------------------------------------------===//
