@@ -322,7 +322,8 @@ static llvm::Error linkObjects(llvm::ArrayRef<std::string> parts,
                                llvm::StringRef path);
 
 llvm::Error tad::driver::emitObjectFile(mlir::ModuleOp module,
-                                        llvm::StringRef path) {
+                                        llvm::StringRef path,
+                                        unsigned threads) {
   // Generated as a library's objects are (emitObjectFiles: a long entry at
   // -O0 in a part of its own, a large module in parts on the machine's
   // cores), and the parts linked into one object. Generated whole at -O3,
@@ -338,7 +339,7 @@ llvm::Error tad::driver::emitObjectFile(mlir::ModuleOp module,
     return llvm::createStringError("cannot make a temporary folder: " +
                                    ec.message());
   auto parts = generateObjectFiles(host->module, host->machine.get(),
-                                   (folder + "/part").str(), /*threads=*/0);
+                                   (folder + "/part").str(), threads);
   llvm::Error written = !parts ? parts.takeError()
                         : parts->size() > 1
                             ? linkObjects(*parts, path)

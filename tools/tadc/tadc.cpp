@@ -220,9 +220,10 @@ cl::opt<unsigned> repeat("repeat",
 
 cl::opt<unsigned> codegenThreadsOption(
     "codegen-threads",
-    cl::desc("Generate a library's or an executable's machine code in this "
-             "many parts, one thread each (default 0: the machine's cores, "
-             "at most 8, for a module of 4000 instructions or more)"),
+    cl::desc("Generate an object's, a library's or an executable's machine "
+             "code in this many parts, one thread each (default 0: the "
+             "machine's cores, at most 8, for a module of 4000 instructions "
+             "or more)"),
     cl::init(0), cl::cat(tadcCategory));
 
 // Named --threads by claimOptionNames: LLVM registers an option of that
@@ -554,7 +555,8 @@ emitResult(mlir::ModuleOp module, llvm::ArrayRef<tad::rt::EntrySpec> signatures,
       emitStage == Stage::exe) {
     llvm::Error error = llvm::Error::success();
     if (emitStage == Stage::obj)
-      error = tad::driver::emitObjectFile(module, outputFilename);
+      error = tad::driver::emitObjectFile(module, outputFilename,
+                                          codegenThreads);
     else if (emitStage == Stage::lib)
       error = tad::driver::linkSharedLibrary(module, signatures, outputFilename,
                                              inputFilename, cuda,

@@ -33,8 +33,11 @@ bool usesCollectives(mlir::ModuleOp module);
 /// collectives gets.
 llvm::Error checkMpiBuild();
 
-/// Compiles `module` (LLVM dialect) for the host CPU into an object file.
-llvm::Error emitObjectFile(mlir::ModuleOp module, llvm::StringRef path);
+/// Compiles `module` (LLVM dialect) for the host CPU into an object file:
+/// emitObjectFiles' parts, linked into one object whose symbols are those
+/// of the module (what the parts share is local).
+llvm::Error emitObjectFile(mlir::ModuleOp module, llvm::StringRef path,
+                           unsigned threads);
 
 /// The same code in one or more object files named `prefix`N.o, generated
 /// on `threads` threads, one part of the module each (its functions
