@@ -197,15 +197,21 @@ partitionForCodegen(llvm::Module &module, unsigned count, bool quickPart) {
   return parts;
 }
 
-/// The code of `llvmModule`, optimized, in object files `prefix`N.o
-/// (emitObjectFiles).
-static llvm::Expected<std::vector<std::string>>
-generateObjectFiles(std::unique_ptr<llvm::Module> &llvmModule,
-                    llvm::TargetMachine *machine, llvm::StringRef prefix,
-                    unsigned threads) {
+llvm::Expected<std::vector<std::string>>
+tad::driver::emitObjectFiles(mlir::ModuleOp module, llvm::StringRef prefix,
+                             unsigned threads) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  auto machine = createHostMachine();
+  if (!machine)
+    return machine.takeError();
+  llvm::LLVMContext context;
+  auto llvmModule = translateAndOptimize(module, context, **machine);
+  if (!llvmModule)
+    return llvmModule.takeError();
   unsigned instructions = 0, definitions = 0;
   bool quick = false;
-  for (llvm::Function &f : *llvmModule)
+  for (llvm::Function &f : **llvmModule)
     if (!f.isDeclaration()) {
       instructions += f.getInstructionCount();
       ++definitions;
@@ -222,16 +228,16 @@ generateObjectFiles(std::unique_ptr<llvm::Module> &llvmModule,
   // faster than the function (0.20 s at 200 MLP layers, 0.68 s at 400).
   bool quickPart = quick && definitions >= 2;
   std::string first = (prefix + "0.o").str();
-  if (definesOnlyQuick(*llvmModule)) {
+  if (definesOnlyQuick(**llvmModule)) {
     auto quickMachine = createHostMachine(llvm::CodeGenOptLevel::None);
     if (!quickMachine)
       return quickMachine.takeError();
-    if (llvm::Error e = generateCode(*llvmModule, **quickMachine, first))
+    if (llvm::Error e = generateCode(**llvmModule, **quickMachine, first))
       return std::move(e);
     return std::vector<std::string>{first};
   }
   if (!quickPart && (threads < 2 || definitions < 2)) {
-    if (llvm::Error e = generateCode(*llvmModule, *machine, first))
+    if (llvm::Error e = generateCode(**llvmModule, **machine, first))
       return std::move(e);
     return std::vector<std::string>{first};
   }
@@ -241,10 +247,10 @@ generateObjectFiles(std::unique_ptr<llvm::Module> &llvmModule,
   unsigned rest = std::max(1u, std::min(quickPart ? threads - 1 : threads,
                                         definitions - (quickPart ? 1 : 0)));
   std::vector<llvm::SmallVector<char, 0>> parts =
-      partitionForCodegen(*llvmModule, rest, quickPart);
+      partitionForCodegen(**llvmModule, rest, quickPart);
   // The parts are bitcode now: the module's memory goes to their code
   // generators (the gradient of a 5,000-field record's sum: 0.3 GB).
-  llvmModule.reset();
+  llvmModule->reset();
   std::vector<std::string> paths;
   std::vector<llvm::Error> errors;
   for (size_t i = 0; i < parts.size(); ++i) {
@@ -284,38 +290,6 @@ generateObjectFiles(std::unique_ptr<llvm::Module> &llvmModule,
   return paths;
 }
 
-namespace {
-/// A module translated and optimized for the host, and the host's machine.
-struct HostModule {
-  std::unique_ptr<llvm::TargetMachine> machine;
-  std::unique_ptr<llvm::Module> module;
-};
-} // namespace
-
-static llvm::Expected<HostModule> prepareForHost(mlir::ModuleOp module,
-                                                 llvm::LLVMContext &context) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  auto machine = createHostMachine();
-  if (!machine)
-    return machine.takeError();
-  auto llvmModule = translateAndOptimize(module, context, **machine);
-  if (!llvmModule)
-    return llvmModule.takeError();
-  return HostModule{std::move(*machine), std::move(*llvmModule)};
-}
-
-llvm::Expected<std::vector<std::string>>
-tad::driver::emitObjectFiles(mlir::ModuleOp module, llvm::StringRef prefix,
-                             unsigned threads) {
-  llvm::LLVMContext context;
-  auto host = prepareForHost(module, context);
-  if (!host)
-    return host.takeError();
-  return generateObjectFiles(host->module, host->machine.get(), prefix,
-                             threads);
-}
-
 /// Links the objects `parts` into the one object `path` (`ld -r`), their
 /// shared symbols local.
 static llvm::Error linkObjects(llvm::ArrayRef<std::string> parts,
@@ -329,17 +303,12 @@ llvm::Error tad::driver::emitObjectFile(mlir::ModuleOp module,
   // cores), and the parts linked into one object. Generated whole at -O3,
   // the gradient of the sum of a 5,000-field record spent 4.4 s in the
   // greedy register allocator.
-  llvm::LLVMContext context;
-  auto host = prepareForHost(module, context);
-  if (!host)
-    return host.takeError();
   llvm::SmallString<128> folder;
   if (std::error_code ec =
           llvm::sys::fs::createUniqueDirectory("tad-object", folder))
     return llvm::createStringError("cannot make a temporary folder: " +
                                    ec.message());
-  auto parts = generateObjectFiles(host->module, host->machine.get(),
-                                   (folder + "/part").str(), threads);
+  auto parts = emitObjectFiles(module, (folder + "/part").str(), threads);
   llvm::Error written = !parts ? parts.takeError()
                         : parts->size() > 1
                             ? linkObjects(*parts, path)
