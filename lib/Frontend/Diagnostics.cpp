@@ -66,6 +66,12 @@ void DiagnosticEngine::note(llvm::SMLoc loc, const llvm::Twine &message) {
           message);
 }
 
+void DiagnosticEngine::remark(llvm::SMLoc loc, const llvm::Twine &message) {
+  if (errorCount == 0)
+    print(sourceMgr, os ? *os : llvm::errs(), loc, llvm::SourceMgr::DK_Note,
+          message);
+}
+
 std::pair<unsigned, unsigned>
 DiagnosticEngine::getLineAndColumn(llvm::SMLoc loc) const {
   return sourceMgr.getLineAndColumn(loc);

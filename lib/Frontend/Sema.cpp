@@ -131,10 +131,9 @@ bool SemaImpl::collectDecls(Module &module) {
     const std::string &name = decl->getName();
     if (auto *record = llvm::dyn_cast<StructDecl>(decl.get())) {
       if (lookupBuiltin(name) != Builtin::none)
-        return diag.error(decl->getNameLoc(),
-                          "'" + name +
-                              "' is a builtin function; a struct "
-                              "cannot take its name");
+        diag.remark(decl->getNameLoc(),
+                    "struct '" + name + "' shadows the builtin function of "
+                                        "that name in this program");
       auto [it, inserted] = structs.try_emplace(name, record);
       if (!inserted) {
         diag.error(decl->getNameLoc(), "redefinition of struct '" + name + "'");
@@ -152,10 +151,13 @@ bool SemaImpl::collectDecls(Module &module) {
       }
       continue;
     }
+    // A function may take a builtin's name: calls in this program then
+    // reach it, so that a new builtin never breaks a program that already
+    // defined a function of that name.
     if (lookupBuiltin(name) != Builtin::none)
-      return diag.error(decl->getNameLoc(),
-                        "'" + name + "' is a builtin function and cannot be "
-                                     "redefined");
+      diag.remark(decl->getNameLoc(),
+                  "'" + name + "' shadows the builtin function of that name "
+                               "in this program");
     auto [it, inserted] = functions.try_emplace(name, decl.get());
     if (!inserted) {
       diag.error(decl->getNameLoc(), "redefinition of function '" + name + "'");

@@ -336,10 +336,12 @@ bool SemaImpl::checkOperandPair(Expr &lhsExpr, Expr &rhsExpr, SMLoc loc,
 }
 
 bool SemaImpl::checkCall(CallExpr &expr) {
-  if (lookupBuiltin(expr.callee) != Builtin::none)
-    return checkBuiltinCall(expr);
+  // The program's own functions and structs shadow the builtins.
   if (StructDecl *record = structs.lookup(expr.callee))
     return checkConstructor(expr, *record);
+  if (!functions.count(expr.callee) &&
+      lookupBuiltin(expr.callee) != Builtin::none)
+    return checkBuiltinCall(expr);
   return checkUserCall(expr);
 }
 

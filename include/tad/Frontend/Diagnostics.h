@@ -29,6 +29,10 @@ public:
   /// error, so that notes never attach to the wrong error).
   void note(llvm::SMLoc loc, const llvm::Twine &message);
 
+  /// Reports a note that belongs to no error (a function that shadows a
+  /// builtin): the compile goes on.
+  void remark(llvm::SMLoc loc, const llvm::Twine &message);
+
   bool hadError() const { return errorCount > 0; }
   llvm::SourceMgr &getSourceMgr() { return sourceMgr; }
 
