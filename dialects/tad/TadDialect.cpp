@@ -26,8 +26,9 @@ Operation *TadDialect::materializeConstant(OpBuilder &builder, Attribute value,
   if (!elements || elements.getType() != type)
     return nullptr;
   auto tensorType = dyn_cast<RankedTensorType>(type);
-  // tad.constant holds float tensors only; i1 folds stay unmaterialized.
-  if (!tensorType || !isa<FloatType>(tensorType.getElementType()))
+  // Float and integer folds become tad.constant; i1 folds stay
+  // unmaterialized (tad.compare's users fold them away).
+  if (!tensorType || tensorType.getElementType().isInteger(1))
     return nullptr;
   return ConstantOp::create(builder, loc, elements);
 }

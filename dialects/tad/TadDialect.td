@@ -20,7 +20,9 @@ def Tad_Dialect : Dialect {
   let description = [{
     The `tad` dialect holds the tensor language of tad. Its ops work on
     builtin ranked tensors with static shapes whose element type is `f32`,
-    `f64`, `f16` or `bf16` (comparisons produce `i1` tensors). There is no
+    `f64`, `f16` or `bf16`; the ops that move, select, add or compare values
+    also take the signless integers `i32` and `i64` (token ids, counts),
+    which AD never differentiates (comparisons produce `i1` tensors). There is no
     implicit broadcasting: operands of elementwise ops have one type, and
     `tad.broadcast` states every broadcast explicitly, which is what lets the
     reverse-mode AD pass undo a broadcast with a reduction.
@@ -121,14 +123,24 @@ def Tad_Dialect : Dialect {
 //===----------------------------------------------------------------------===//
 
 def Tad_FloatElement : AnyTypeOf<[F32, F64, F16, BF16], "f32, f64, f16 or bf16">;
+def Tad_NumericElement : AnyTypeOf<[F32, F64, F16, BF16, I32, I64],
+                                   "f32, f64, f16, bf16, i32 or i64">;
+def Tad_AnyElement : AnyTypeOf<[F32, F64, F16, BF16, I32, I64, I1],
+                               "f32, f64, f16, bf16, i32, i64 or i1">;
 
-// The value type of (almost) every tad op.
+// The value type of the ops of float math (exp, matmul, softmax, ...).
 def Tad_Tensor : RankedTensorOf<[Tad_FloatElement], [HasStaticShapePred],
                                 "statically shaped tensor">;
 
-// Float or boolean: what tad.broadcast moves (a broadcast condition of
-// tad.select is boolean).
-def Tad_AnyTensor : RankedTensorOf<[Tad_FloatElement, I1], [HasStaticShapePred],
+// Float or integer: what the ops that move, select, add and compare values
+// take.
+def Tad_NumericTensor : RankedTensorOf<[Tad_NumericElement],
+                                       [HasStaticShapePred],
+                                       "statically shaped tensor">;
+
+// Float, integer or boolean: what tad.broadcast moves (a broadcast
+// condition of tad.select is boolean) and tad.constant makes.
+def Tad_AnyTensor : RankedTensorOf<[Tad_AnyElement], [HasStaticShapePred],
                                    "statically shaped tensor">;
 
 // The result of tad.compare and the condition of tad.select.

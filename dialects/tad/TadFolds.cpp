@@ -31,6 +31,23 @@ static Attribute foldUnary(ArrayRef<Attribute> operands, Fn &&fn) {
       operands, [&](const APFloat &a) { return fn(a); });
 }
 
+/// The same on integer constants (i32, i64: two's complement, wrapping).
+template <typename Fn>
+static Attribute foldIntBinary(ArrayRef<Attribute> operands, Fn &&fn) {
+  return constFoldBinaryOp<IntegerAttr, APInt, void>(
+      operands, [&](const APInt &a, const APInt &b) { return fn(a, b); });
+}
+
+template <typename Fn>
+static Attribute foldIntUnary(ArrayRef<Attribute> operands, Fn &&fn) {
+  return constFoldUnaryOp<IntegerAttr, APInt, void>(
+      operands, [&](const APInt &a) { return fn(a); });
+}
+
+static bool isInteger(Value v) {
+  return isa<IntegerType>(cast<ShapedType>(v.getType()).getElementType());
+}
+
 /// A splat constant reshaped to `type` (same element type), or null.
 static Attribute reshapeSplat(Attribute attr, Type type) {
   auto splat = dyn_cast_or_null<SplatElementsAttr>(attr);
@@ -47,6 +64,13 @@ OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 //===----------------------------------------------------------------------===//
 
 OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
+  if (isInteger(getLhs()))
+    return matchPattern(getRhs(), m_Zero())
+               ? OpFoldResult(getLhs())
+               : foldIntBinary(adaptor.getOperands(),
+                               [](const APInt &a, const APInt &b) {
+                                 return a + b;
+                               });
   if (matchPattern(getRhs(), m_NegZeroFloat()))
     return getLhs();
   return foldBinary(adaptor.getOperands(),
@@ -54,6 +78,13 @@ OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
+  if (isInteger(getLhs()))
+    return matchPattern(getRhs(), m_Zero())
+               ? OpFoldResult(getLhs())
+               : foldIntBinary(adaptor.getOperands(),
+                               [](const APInt &a, const APInt &b) {
+                                 return a - b;
+                               });
   if (matchPattern(getRhs(), m_PosZeroFloat()))
     return getLhs();
   return foldBinary(adaptor.getOperands(),
@@ -61,6 +92,13 @@ OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
+  if (isInteger(getLhs()))
+    return matchPattern(getRhs(), m_One())
+               ? OpFoldResult(getLhs())
+               : foldIntBinary(adaptor.getOperands(),
+                               [](const APInt &a, const APInt &b) {
+                                 return a * b;
+                               });
   if (matchPattern(getRhs(), m_OneFloat()))
     return getLhs();
   return foldBinary(adaptor.getOperands(),
@@ -83,6 +121,11 @@ OpFoldResult PowOp::fold(FoldAdaptor) {
 OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
   if (getLhs() == getRhs())
     return getLhs();
+  if (isInteger(getLhs()))
+    return foldIntBinary(adaptor.getOperands(),
+                         [](const APInt &a, const APInt &b) {
+                           return a.sge(b) ? a : b;
+                         });
   return foldBinary(adaptor.getOperands(), [](const APFloat &a,
                                               const APFloat &b) {
     return llvm::maximum(a, b);
@@ -92,6 +135,11 @@ OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
 OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
   if (getLhs() == getRhs())
     return getLhs();
+  if (isInteger(getLhs()))
+    return foldIntBinary(adaptor.getOperands(),
+                         [](const APInt &a, const APInt &b) {
+                           return a.sle(b) ? a : b;
+                         });
   return foldBinary(adaptor.getOperands(), [](const APFloat &a,
                                               const APFloat &b) {
     return llvm::minimum(a, b);
@@ -99,10 +147,16 @@ OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
+  if (isInteger(getOperand()))
+    return foldIntUnary(adaptor.getOperands(),
+                        [](const APInt &a) { return -a; });
   return foldUnary(adaptor.getOperands(), [](const APFloat &a) { return -a; });
 }
 
 OpFoldResult AbsOp::fold(FoldAdaptor adaptor) {
+  if (isInteger(getOperand()))
+    return foldIntUnary(adaptor.getOperands(),
+                        [](const APInt &a) { return a.abs(); });
   return foldUnary(adaptor.getOperands(),
                    [](const APFloat &a) { return llvm::abs(a); });
 }
@@ -118,6 +172,11 @@ OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (getOperand().getType() == getType())
     return getOperand();
+  // Only float-to-float casts fold: the others' rounding and saturation
+  // are the lowering's (TadToLinalg), and a fold must not differ from it.
+  if (!isa<FloatType>(getType().getElementType()) ||
+      !isa<FloatType>(getOperand().getType().getElementType()))
+    return {};
   const llvm::fltSemantics &to =
       cast<FloatType>(getType().getElementType()).getFloatSemantics();
   return constFoldCastOp<FloatAttr, FloatAttr, APFloat, APFloat, void>(

@@ -34,7 +34,7 @@ def Tad_ConstantOp : Tad_Op<"constant",
     ```
   }];
   let arguments = (ins ElementsAttr:$value);
-  let results = (outs Tad_Tensor:$result);
+  let results = (outs Tad_AnyTensor:$result);
   let assemblyFormat = "attr-dict $value";
   let hasFolder = 1;
   let builders = [
@@ -67,7 +67,7 @@ def Tad_EmptyOp : Tad_Op<"empty",
     %tape = tad.empty : tensor<4x128x256xf32>
     ```
   }];
-  let results = (outs Res<Tad_Tensor, "", [MemAlloc]>:$result);
+  let results = (outs Res<Tad_AnyTensor, "", [MemAlloc]>:$result);
   let assemblyFormat = "attr-dict `:` type($result)";
 }
 
@@ -78,26 +78,26 @@ def Tad_EmptyOp : Tad_Op<"empty",
 // `model` names the MemoryModelOpInterface methods the op defines itself
 // (in TadMemoryModel.cpp): getElementCost for the dearer functions.
 class Tad_UnaryOp<string mnemonic, list<Trait> traits = [],
-                   list<string> model = []> :
+                   list<string> model = [], Type tensor = Tad_Tensor> :
     Tad_Op<mnemonic, !listconcat(traits,
         [Pure, Elementwise, SameOperandsAndResultType, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>, DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, model>])> {
-  let arguments = (ins Tad_Tensor:$operand);
-  let results = (outs Tad_Tensor:$result);
+  let arguments = (ins tensor:$operand);
+  let results = (outs tensor:$result);
   let assemblyFormat = "$operand attr-dict `:` type($result)";
 }
 
 // `model` names the MemoryModelOpInterface methods the op defines itself
 // (in TadMemoryModel.cpp): getElementCost for the dearer functions.
 class Tad_BinaryOp<string mnemonic, list<Trait> traits = [],
-                   list<string> model = []> :
+                   list<string> model = [], Type tensor = Tad_Tensor> :
     Tad_Op<mnemonic, !listconcat(traits,
         [Pure, Elementwise, SameOperandsAndResultType, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>, DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, model>])> {
-  let arguments = (ins Tad_Tensor:$lhs, Tad_Tensor:$rhs);
-  let results = (outs Tad_Tensor:$result);
+  let arguments = (ins tensor:$lhs, tensor:$rhs);
+  let results = (outs tensor:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
 }
 
-def Tad_AddOp : Tad_BinaryOp<"add", [Commutative]> {
+def Tad_AddOp : Tad_BinaryOp<"add", [Commutative], [], Tad_NumericTensor> {
   let summary = "elementwise addition";
   let description = [{
     ```mlir
@@ -109,7 +109,7 @@ def Tad_AddOp : Tad_BinaryOp<"add", [Commutative]> {
   let hasFolder = 1;
 }
 
-def Tad_SubOp : Tad_BinaryOp<"sub"> {
+def Tad_SubOp : Tad_BinaryOp<"sub", [], [], Tad_NumericTensor> {
   let summary = "elementwise subtraction";
   let description = [{
     ```mlir
@@ -119,7 +119,7 @@ def Tad_SubOp : Tad_BinaryOp<"sub"> {
   let hasFolder = 1;
 }
 
-def Tad_MulOp : Tad_BinaryOp<"mul", [Commutative]> {
+def Tad_MulOp : Tad_BinaryOp<"mul", [Commutative], [], Tad_NumericTensor> {
   let summary = "elementwise multiplication";
   let description = [{
     ```mlir
@@ -150,7 +150,7 @@ def Tad_PowOp : Tad_BinaryOp<"pow", [], ["getElementCost"]> {
   let hasFolder = 1;
 }
 
-def Tad_MaxOp : Tad_BinaryOp<"max", [Commutative]> {
+def Tad_MaxOp : Tad_BinaryOp<"max", [Commutative], [], Tad_NumericTensor> {
   let summary = "elementwise maximum, propagating NaN";
   let description = [{
     ```mlir
@@ -160,7 +160,7 @@ def Tad_MaxOp : Tad_BinaryOp<"max", [Commutative]> {
   let hasFolder = 1;
 }
 
-def Tad_MinOp : Tad_BinaryOp<"min", [Commutative]> {
+def Tad_MinOp : Tad_BinaryOp<"min", [Commutative], [], Tad_NumericTensor> {
   let summary = "elementwise minimum, propagating NaN";
   let description = [{
     ```mlir
@@ -170,7 +170,7 @@ def Tad_MinOp : Tad_BinaryOp<"min", [Commutative]> {
   let hasFolder = 1;
 }
 
-def Tad_NegOp : Tad_UnaryOp<"neg", [Involution]> {
+def Tad_NegOp : Tad_UnaryOp<"neg", [Involution], [], Tad_NumericTensor> {
   let summary = "elementwise negation";
   let description = [{
     ```mlir
@@ -180,7 +180,7 @@ def Tad_NegOp : Tad_UnaryOp<"neg", [Involution]> {
   let hasFolder = 1;
 }
 
-def Tad_AbsOp : Tad_UnaryOp<"abs", [Idempotent]> {
+def Tad_AbsOp : Tad_UnaryOp<"abs", [Idempotent], [], Tad_NumericTensor> {
   let summary = "elementwise absolute value";
   let description = [{
     ```mlir
@@ -322,8 +322,8 @@ def Tad_CompareOp : Tad_Op<"compare", [DeclareOpInterfaceMethods<Tad_MemoryModel
     %c = tad.compare lt, %x, %y : tensor<4xf32>
     ```
   }];
-  let arguments = (ins Tad_ComparePredicate:$predicate, Tad_Tensor:$lhs,
-                       Tad_Tensor:$rhs);
+  let arguments = (ins Tad_ComparePredicate:$predicate, Tad_NumericTensor:$lhs,
+                       Tad_NumericTensor:$rhs);
   let results = (outs Tad_BoolTensor:$result);
   let assemblyFormat = "$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs)";
 }
@@ -341,9 +341,9 @@ def Tad_SelectOp : Tad_Op<"select", [DeclareOpInterfaceMethods<Tad_MemoryModelOp
     %z = tad.select %c, %x, %y : tensor<4xf32>
     ```
   }];
-  let arguments = (ins Tad_BoolTensor:$condition, Tad_Tensor:$on_true,
-                       Tad_Tensor:$on_false);
-  let results = (outs Tad_Tensor:$result);
+  let arguments = (ins Tad_BoolTensor:$condition, Tad_NumericTensor:$on_true,
+                       Tad_NumericTensor:$on_false);
+  let results = (outs Tad_NumericTensor:$result);
   let assemblyFormat = [{
     $condition `,` $on_true `,` $on_false attr-dict `:` type($result)
   }];
@@ -411,8 +411,8 @@ def Tad_TransposeOp : Tad_Op<"transpose", [DeclareOpInterfaceMethods<Tad_MemoryM
     ```
     An identity permutation folds away; two transposes compose.
   }];
-  let arguments = (ins Tad_Tensor:$operand, DenseI64ArrayAttr:$permutation);
-  let results = (outs Tad_Tensor:$result);
+  let arguments = (ins Tad_NumericTensor:$operand, DenseI64ArrayAttr:$permutation);
+  let results = (outs Tad_NumericTensor:$result);
   let assemblyFormat = [{
     $operand $permutation attr-dict `:` type($operand) `->` type($result)
   }];
@@ -434,8 +434,8 @@ def Tad_ReshapeOp : Tad_Op<"reshape", [DeclareOpInterfaceMethods<Tad_MemoryModel
     %r = tad.reshape %x : tensor<2x3xf32> -> tensor<6xf32>
     ```
   }];
-  let arguments = (ins Tad_Tensor:$operand);
-  let results = (outs Tad_Tensor:$result);
+  let arguments = (ins Tad_NumericTensor:$operand);
+  let results = (outs Tad_NumericTensor:$result);
   let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
   let hasVerifier = 1;
   let hasFolder = 1;
@@ -476,9 +476,9 @@ def Tad_SliceOp : Tad_Op<"slice", [DeclareOpInterfaceMethods<Tad_MemoryModelOpIn
            : tensor<2x4xf32> -> tensor<2x2xf32>
     ```
   }];
-  let arguments = (ins Tad_Tensor:$operand, DenseI64ArrayAttr:$start,
+  let arguments = (ins Tad_NumericTensor:$operand, DenseI64ArrayAttr:$start,
                        DenseI64ArrayAttr:$limit, DenseI64ArrayAttr:$step);
-  let results = (outs Tad_Tensor:$result);
+  let results = (outs Tad_NumericTensor:$result);
   let assemblyFormat = [{
     $operand `start` $start `limit` $limit `step` $step attr-dict `:`
     type($operand) `->` type($result)
@@ -500,8 +500,8 @@ def Tad_TakeOp : Tad_Op<"take", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInte
     %w = tad.take %ws[%i] : tensor<48x16x16xf32> -> tensor<16x16xf32>
     ```
   }];
-  let arguments = (ins Tad_Tensor:$operand, Index:$index);
-  let results = (outs Tad_Tensor:$result);
+  let arguments = (ins Tad_NumericTensor:$operand, Index:$index);
+  let results = (outs Tad_NumericTensor:$result);
   let assemblyFormat = [{
     $operand `[` $index `]` attr-dict `:` type($operand) `->` type($result)
   }];
@@ -520,8 +520,8 @@ def Tad_UpdateOp : Tad_Op<"update", [DeclareOpInterfaceMethods<Tad_MemoryModelOp
     %t2 = tad.update %h into %tape[%i] : tensor<8x16xf32> into tensor<48x8x16xf32>
     ```
   }];
-  let arguments = (ins Tad_Tensor:$value, Tad_Tensor:$operand, Index:$index);
-  let results = (outs Tad_Tensor:$result);
+  let arguments = (ins Tad_NumericTensor:$value, Tad_NumericTensor:$operand, Index:$index);
+  let results = (outs Tad_NumericTensor:$result);
   let assemblyFormat = [{
     $value `into` $operand `[` $index `]` attr-dict `:` type($value) `into`
     type($operand)
@@ -545,8 +545,8 @@ def Tad_DynamicSliceOp : Tad_Op<"dynamic_slice", [DeclareOpInterfaceMethods<Tad_
     %c = tad.dynamic_slice %s[%c0, %k] : tensor<4x16xf32> -> tensor<4x2xf32>
     ```
   }];
-  let arguments = (ins Tad_Tensor:$operand, Variadic<Index>:$offsets);
-  let results = (outs Tad_Tensor:$result);
+  let arguments = (ins Tad_NumericTensor:$operand, Variadic<Index>:$offsets);
+  let results = (outs Tad_NumericTensor:$result);
   let assemblyFormat = [{
     $operand `[` $offsets `]` attr-dict `:` type($operand) `->` type($result)
   }];
@@ -567,9 +567,9 @@ def Tad_DynamicUpdateSliceOp : Tad_Op<"dynamic_update_slice", [DeclareOpInterfac
            : tensor<4x2xf32> into tensor<4x16xf32>
     ```
   }];
-  let arguments = (ins Tad_Tensor:$value, Tad_Tensor:$operand,
+  let arguments = (ins Tad_NumericTensor:$value, Tad_NumericTensor:$operand,
                        Variadic<Index>:$offsets);
-  let results = (outs Tad_Tensor:$result);
+  let results = (outs Tad_NumericTensor:$result);
   let assemblyFormat = [{
     $value `into` $operand `[` $offsets `]` attr-dict `:` type($value) `into`
     type($operand)
@@ -590,9 +590,9 @@ def Tad_InsertSliceOp : Tad_Op<"insert_slice", [DeclareOpInterfaceMethods<Tad_Me
            : tensor<2x2xf32> into tensor<2x4xf32>
     ```
   }];
-  let arguments = (ins Tad_Tensor:$source, Tad_Tensor:$dest,
+  let arguments = (ins Tad_NumericTensor:$source, Tad_NumericTensor:$dest,
                        DenseI64ArrayAttr:$start, DenseI64ArrayAttr:$step);
-  let results = (outs Tad_Tensor:$result);
+  let results = (outs Tad_NumericTensor:$result);
   let assemblyFormat = [{
     $source `into` $dest `start` $start `step` $step attr-dict `:`
     type($source) `into` type($dest)
@@ -611,8 +611,8 @@ def Tad_ConcatOp : Tad_Op<"concat", [DeclareOpInterfaceMethods<Tad_MemoryModelOp
            -> tensor<6x3xf32>
     ```
   }];
-  let arguments = (ins Variadic<Tad_Tensor>:$inputs, I64Attr:$axis);
-  let results = (outs Tad_Tensor:$result);
+  let arguments = (ins Variadic<Tad_NumericTensor>:$inputs, I64Attr:$axis);
+  let results = (outs Tad_NumericTensor:$result);
   let assemblyFormat = [{
     $inputs `axis` $axis attr-dict `:` type($inputs) `->` type($result)
   }];
@@ -621,16 +621,21 @@ def Tad_ConcatOp : Tad_Op<"concat", [DeclareOpInterfaceMethods<Tad_MemoryModelOp
 }
 
 def Tad_CastOp : Tad_Op<"cast", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["isFusableLoop", "readsAtResultIndex"]>, Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
-  let summary = "converts between floating-point element types";
+  let summary = "converts between element types";
   let description = [{
-    Rounds to nearest even when narrowing. The shapes are equal.
+    Between float types it rounds to nearest even when narrowing. From an
+    integer to a float it rounds to nearest even; from a float to an
+    integer it rounds toward zero and saturates (a value beyond the
+    integer's range becomes its nearest bound and a NaN becomes 0, as
+    LLVM's `fptosi.sat` and Rust's `as` do); between
+    integers it sign-extends or truncates. The shapes are equal.
 
     ```mlir
     %h = tad.cast %x : tensor<4xf32> -> tensor<4xf16>
     ```
   }];
-  let arguments = (ins Tad_Tensor:$operand);
-  let results = (outs Tad_Tensor:$result);
+  let arguments = (ins Tad_NumericTensor:$operand);
+  let results = (outs Tad_NumericTensor:$result);
   let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
   let hasVerifier = 1;
   let hasFolder = 1;
@@ -640,7 +645,7 @@ def Tad_CastOp : Tad_Op<"cast", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInte
 // Reductions
 //===----------------------------------------------------------------------===//
 
-class Tad_ReduceOp<string mnemonic, string what> :
+class Tad_ReduceOp<string mnemonic, string what, Type tensor = Tad_NumericTensor> :
     Tad_Op<mnemonic, [Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>,
         DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["absorbsProducers", "writesFreshBuffer", "getTransientBytes", "getFusableTailBytes", "getElementCost"]>]> {
   let summary = what # " over a list of axes";
@@ -655,9 +660,9 @@ class Tad_ReduceOp<string mnemonic, string what> :
            : tensor<2x3xf32> -> tensor<1x1xf32>
     ```
   }];
-  let arguments = (ins Tad_Tensor:$operand, DenseI64ArrayAttr:$axes,
+  let arguments = (ins tensor:$operand, DenseI64ArrayAttr:$axes,
                        UnitAttr:$keepdims);
-  let results = (outs Tad_Tensor:$result);
+  let results = (outs tensor:$result);
   let assemblyFormat = [{
     $operand `axes` $axes (`keepdims` $keepdims^)? attr-dict `:`
     type($operand) `->` type($result)
@@ -676,7 +681,7 @@ class Tad_ReduceOp<string mnemonic, string what> :
 }
 
 def Tad_ReduceSumOp : Tad_ReduceOp<"reduce_sum", "sum">;
-def Tad_ReduceMeanOp : Tad_ReduceOp<"reduce_mean", "arithmetic mean">;
+def Tad_ReduceMeanOp : Tad_ReduceOp<"reduce_mean", "arithmetic mean", Tad_Tensor>;
 def Tad_ReduceMaxOp : Tad_ReduceOp<"reduce_max", "maximum (NaN propagating)">;
 
 def Tad_SoftmaxOp : Tad_Op<"softmax", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["writesFreshBuffer", "getTransientBytes", "getFusableTailBytes", "getElementCost"]>, Pure, SameOperandsAndResultType,
@@ -764,8 +769,8 @@ def Tad_StopGradientOp : Tad_Op<"stop_gradient",
     %y = tad.stop_gradient %x : tensor<4xf32>
     ```
   }];
-  let arguments = (ins Tad_Tensor:$operand);
-  let results = (outs Tad_Tensor:$result);
+  let arguments = (ins Tad_NumericTensor:$operand);
+  let results = (outs Tad_NumericTensor:$result);
   let assemblyFormat = "$operand attr-dict `:` type($result)";
   let hasFolder = 1;
 }

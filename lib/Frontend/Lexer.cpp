@@ -64,6 +64,8 @@ llvm::StringRef tad::lang::getTokenKindName(TokenKind kind) {
   case TokenKind::kw_f64: return "'f64'";
   case TokenKind::kw_f16: return "'f16'";
   case TokenKind::kw_bf16: return "'bf16'";
+  case TokenKind::kw_i32: return "'i32'";
+  case TokenKind::kw_i64: return "'i64'";
   }
   return "token";
 }
@@ -109,6 +111,8 @@ Token Lexer::lexIdentifier(const char *start) {
                        .Case("f64", TokenKind::kw_f64)
                        .Case("f16", TokenKind::kw_f16)
                        .Case("bf16", TokenKind::kw_bf16)
+                       .Case("i32", TokenKind::kw_i32)
+                       .Case("i64", TokenKind::kw_i64)
                        .Default(TokenKind::identifier);
   return make(kind, start);
 }

@@ -56,6 +56,8 @@ private:
     case ElemKind::f16: return builder.getF16Type();
     case ElemKind::bf16: return builder.getBF16Type();
     case ElemKind::i1: return builder.getI1Type();
+    case ElemKind::i32: return builder.getI32Type();
+    case ElemKind::i64: return builder.getI64Type();
     }
     return {};
   }
@@ -604,6 +606,15 @@ llvm::SmallVector<Value> MLIRGenImpl::emitValues(const Expr &expr) {
 /// A literal, rounded once from its spelling to its final element type.
 Value MLIRGenImpl::emitNumber(const NumberExpr &expr) {
   RankedTensorType type = getType(expr.type.tensor);
+  if (auto intType = llvm::dyn_cast<mlir::IntegerType>(type.getElementType())) {
+    // Sema admits only integer literals that the type holds.
+    int64_t value = 0;
+    (void)llvm::StringRef(expr.spelling).getAsInteger(10, value);
+    return tad::ConstantOp::create(
+        builder, loc(expr.getLoc()),
+        mlir::DenseElementsAttr::get(
+            type, mlir::IntegerAttr::get(intType, value)));
+  }
   auto floatType = llvm::cast<mlir::FloatType>(type.getElementType());
   llvm::APFloat value(floatType.getFloatSemantics());
   // The lexer admits only valid spellings, so conversion cannot fail.

@@ -389,7 +389,8 @@ bool Parser::parseResultTypes(std::vector<TypeWithLoc> &results) {
   return !parenthesized || expect(TokenKind::r_paren, "to end the result types");
 }
 
-/// type ::= ('f32' | 'f64' | 'f16' | 'bf16') ('[' (dim (',' dim)*)? ']')?
+/// type ::= ('f32' | 'f64' | 'f16' | 'bf16' | 'i32' | 'i64')
+///          ('[' (dim (',' dim)*)? ']')?
 ///        | IDENT   (a struct)
 /// dim  ::= INT | IDENT   (a dimension parameter of a generic function)
 bool Parser::parseType(TensorType &type, DimNames *dims, std::string *elemParam,
@@ -431,6 +432,12 @@ bool Parser::parseType(TensorType &type, DimNames *dims, std::string *elemParam,
       break;
     case TokenKind::kw_bf16:
       type.elem = ElemKind::bf16;
+      break;
+    case TokenKind::kw_i32:
+      type.elem = ElemKind::i32;
+      break;
+    case TokenKind::kw_i64:
+      type.elem = ElemKind::i64;
       break;
     case TokenKind::error:
       return false;
@@ -880,6 +887,8 @@ ExprPtr Parser::parsePrimary() {
   case TokenKind::kw_f64: consume(); return std::make_unique<ElemTypeExpr>(loc, ElemKind::f64);
   case TokenKind::kw_f16: consume(); return std::make_unique<ElemTypeExpr>(loc, ElemKind::f16);
   case TokenKind::kw_bf16: consume(); return std::make_unique<ElemTypeExpr>(loc, ElemKind::bf16);
+  case TokenKind::kw_i32: consume(); return std::make_unique<ElemTypeExpr>(loc, ElemKind::i32);
+  case TokenKind::kw_i64: consume(); return std::make_unique<ElemTypeExpr>(loc, ElemKind::i64);
   case TokenKind::identifier: {
     std::string name = tok.spelling.str();
     consume();

@@ -224,9 +224,22 @@ bool SemaImpl::checkDerivative(DerivativeDecl &decl) {
   if (decl.explicitWrt && decl.wrt.empty())
     return diag.error(decl.kindLoc, "wrt lists no parameters; leave it out "
                                     "to differentiate with respect to all");
-  if (!decl.explicitWrt)
+  // Integers have no derivative: an integer parameter (or a record with an
+  // integer field) is a constant of the derivative.
+  auto hasInteger = [](const Type &type) {
+    return llvm::any_of(type.getLeafTypes(),
+                        [](const TensorType &t) { return t.isInteger(); });
+  };
+  if (!decl.explicitWrt) {
     for (int64_t i = 0, e = primal->params.size(); i < e; ++i)
-      decl.wrtPositions.push_back(i);
+      if (!hasInteger(primal->params[i].getType()))
+        decl.wrtPositions.push_back(i);
+    if (decl.wrtPositions.empty())
+      return diag.error(decl.primal.loc,
+                        "'" + primal->getName() +
+                            "' has no float parameters to differentiate; "
+                            "integers have no derivative");
+  }
   for (const Name &name : decl.wrt) {
     auto param = llvm::find_if(primal->params, [&](const Param &p) {
       return p.name == name.name;
@@ -239,6 +252,14 @@ bool SemaImpl::checkDerivative(DerivativeDecl &decl) {
     int64_t position = param - primal->params.begin();
     if (llvm::is_contained(decl.wrtPositions, position))
       return diag.error(name.loc, "'" + name.name + "' appears twice in wrt");
+    if (hasInteger(param->getType()))
+      return diag.error(name.loc,
+                        "'" + name.name + "' is " +
+                            (param->getType().isRecord()
+                                 ? "a record with an integer field"
+                                 : "an " + param->getType().str() + " tensor") +
+                            "; integers have no derivative, so it cannot be "
+                            "in wrt");
     decl.wrtPositions.push_back(position);
   }
 
@@ -262,6 +283,16 @@ bool SemaImpl::checkDerivative(DerivativeDecl &decl) {
                           "first result of '" + primal->getName() +
                           "' to be a scalar, but it is " +
                           primalResults.front().str() + "; use vjp");
+
+  if (decl.kind == RequestKind::vjp)
+    for (auto [i, result] : llvm::enumerate(primalResults))
+      if (hasInteger(result))
+        return diag.error(decl.kindLoc,
+                          "vjp(" + primal->getName() + ") needs float "
+                              "results, but result " + std::to_string(i) + " is " +
+                              result.str() +
+                              "; integers have no cotangent (return them "
+                              "from another function)");
 
   decl.paramTypes = primal->getParamTypes();
   decl.paramDims = primal->getParamDims();

@@ -150,6 +150,15 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
       return nullptr;
     return e;
   };
+  // An argument that may also be an integer tensor (token ids, counts):
+  // the builtins that move, select, compare or add values take them.
+  auto numericArg = [&](llvm::StringRef name) -> Expr * {
+    Expr *e = args.get(name);
+    if (!checkNumericTensor(*e,
+                            ("argument '" + name + "' of " + call.callee).str()))
+      return nullptr;
+    return e;
+  };
   auto intListArg = [&](llvm::StringRef name,
                         llvm::SmallVectorImpl<int64_t> &out) -> bool {
     Expr *e = args.get(name);
@@ -203,7 +212,10 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
   case Builtin::logsigmoid:
   case Builtin::stop_gradient: case Builtin::zeros_like:
   case Builtin::ones_like: {
-    Expr *x = tensorArg("x");
+    bool takesIntegers = id == Builtin::abs || id == Builtin::neg ||
+                         id == Builtin::stop_gradient ||
+                         id == Builtin::zeros_like || id == Builtin::ones_like;
+    Expr *x = takesIntegers ? numericArg("x") : tensorArg("x");
     if (!x)
       return false;
     adaptWeak(*x, ElemKind::f32);
@@ -216,7 +228,9 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
     TensorType result;
     bool weak;
     if (!checkOperandPair(*x, *y, call.getLoc(), call.callee,
-                          id == Builtin::matmul, result, weak))
+                          id == Builtin::matmul, result, weak,
+                          /*allowInteger=*/id == Builtin::maximum ||
+                              id == Builtin::minimum))
       return false;
     adaptWeak(*x, ElemKind::f32);
     adaptWeak(*y, ElemKind::f32);
@@ -231,14 +245,16 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
       return diag.error(cond->getLoc(),
                         "the condition of where must be a comparison such as "
                         "x > 0.0, but it is " + cond->type.tensor.str());
-    Expr *x = tensorArg("x"), *y = x ? tensorArg("y") : nullptr;
+    Expr *x = numericArg("x"), *y = x ? numericArg("y") : nullptr;
     if (!x || !y)
       return false;
-    if (x->type.weak && !y->type.weak)
-      adaptWeak(*x, y->type.tensor.elem);
-    else if (y->type.weak && !x->type.weak)
-      adaptWeak(*y, x->type.tensor.elem);
-    else if (x->type.weak) {
+    if (x->type.weak && !y->type.weak) {
+      if (!adaptWeakTo(*x, y->type.tensor.elem))
+        return false;
+    } else if (y->type.weak && !x->type.weak) {
+      if (!adaptWeakTo(*y, x->type.tensor.elem))
+        return false;
+    } else if (x->type.weak) {
       adaptWeak(*x, ElemKind::f32);
       adaptWeak(*y, ElemKind::f32);
     }
@@ -263,7 +279,9 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
     return setResult(result);
   }
   case Builtin::sum: case Builtin::mean: case Builtin::max: {
-    Expr *x = tensorArg("x");
+    // A sum or maximum of integers stays in their type (as in JAX); a mean
+    // is a float.
+    Expr *x = id == Builtin::mean ? tensorArg("x") : numericArg("x");
     if (!x)
       return false;
     adaptWeak(*x, ElemKind::f32);
@@ -327,7 +345,7 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
     return setResult(result);
   }
   case Builtin::transpose: {
-    Expr *x = tensorArg("x");
+    Expr *x = numericArg("x");
     if (!x)
       return false;
     const TensorType &t = x->type.tensor;
@@ -362,7 +380,7 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
     return setResult(result);
   }
   case Builtin::reshape: case Builtin::broadcast_to: case Builtin::broadcast: {
-    Expr *x = tensorArg("x");
+    Expr *x = numericArg("x");
     if (!x)
       return false;
     adaptWeak(*x, ElemKind::f32);
@@ -454,7 +472,7 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
     return setResult(result);
   }
   case Builtin::slice: {
-    Expr *x = tensorArg("x");
+    Expr *x = numericArg("x");
     if (!x)
       return false;
     const TensorType &t = x->type.tensor;
@@ -495,7 +513,7 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
   }
   case Builtin::concat: {
     for (Expr *e : args.variadic)
-      if (!checkFloatTensor(*e, "an argument of concat"))
+      if (!checkNumericTensor(*e, "an argument of concat"))
         return false;
     const TensorType &first = args.variadic.front()->type.tensor;
     if (first.isScalar())
@@ -528,14 +546,17 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
     return setResult(result);
   }
   case Builtin::cast: {
-    Expr *x = tensorArg("x");
+    Expr *x = numericArg("x");
     if (!x)
       return false;
     Expr *to = args.get("to");
     if (to->type.kind != ValueType::Kind::elemType)
       return diag.error(to->getLoc(), "the target of cast must be an element "
-                                      "type: f32, f64, f16 or bf16");
-    adaptWeak(*x, to->type.elemType);
+                                      "type: f32, f64, f16, bf16, i32 or i64");
+    // A literal cast to an integer type converts from f64, rounding
+    // toward zero as every float-to-integer cast does.
+    adaptWeak(*x, isIntegerKind(to->type.elemType) ? ElemKind::f64
+                                                   : to->type.elemType);
     call.castTo = to->type.elemType;
     call.operands = {x};
     return setResult(TensorType{call.castTo, x->type.tensor.shape});

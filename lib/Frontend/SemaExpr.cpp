@@ -42,15 +42,49 @@ void tad::lang::adaptWeak(Expr &expr, ElemKind elem) {
   }
 }
 
-/// Gives `a` and `b` one element type, adapting a weak side to the other.
-/// Returns false when both are strong and differ.
-static bool unifyElements(Expr &a, Expr &b) {
-  ValueType &ta = a.type, &tb = b.type;
-  if (ta.weak && !tb.weak)
-    adaptWeak(a, tb.tensor.elem);
-  else if (tb.weak && !ta.weak)
-    adaptWeak(b, ta.tensor.elem);
-  return ta.tensor.elem == tb.tensor.elem;
+/// The first part of the weak expression `expr` that cannot become an
+/// integer of `width` bits: a literal that is no such integer (`0.5` in
+/// `2 * 0.5`, or 2^40 for i32) or a division; null when there is none.
+static const Expr *findNonIntegerLiteral(const Expr &expr, unsigned width) {
+  if (!expr.type.weak)
+    return nullptr;
+  if (auto *number = llvm::dyn_cast<NumberExpr>(&expr)) {
+    int64_t value;
+    bool isInteger =
+        number->isInteger &&
+        !llvm::StringRef(number->spelling).getAsInteger(10, value) &&
+        (width == 64 || llvm::isIntN(width, value));
+    return isInteger ? nullptr : number;
+  }
+  if (auto *unary = llvm::dyn_cast<UnaryExpr>(&expr))
+    return findNonIntegerLiteral(*unary->operand, width);
+  if (auto *binary = llvm::dyn_cast<BinaryExpr>(&expr)) {
+    if (binary->op == BinaryOp::div)
+      return binary;
+    if (const Expr *lhs = findNonIntegerLiteral(*binary->lhs, width))
+      return lhs;
+    return findNonIntegerLiteral(*binary->rhs, width);
+  }
+  return nullptr;
+}
+
+bool SemaImpl::adaptWeakTo(Expr &expr, ElemKind elem) {
+  if (isIntegerKind(elem)) {
+    unsigned width = elem == ElemKind::i32 ? 32 : 64;
+    if (const Expr *misfit = findNonIntegerLiteral(expr, width)) {
+      if (auto *number = llvm::dyn_cast<NumberExpr>(misfit))
+        return diag.error(number->getLoc(),
+                          "the literal " + number->spelling + " meets an " +
+                              getElemKindName(elem) + " tensor, but it is no " +
+                              getElemKindName(elem) + " value");
+      return diag.error(misfit->getLoc(),
+                        "a division meets an " + Twine(getElemKindName(elem)) +
+                            " tensor; integers do not divide (cast to a "
+                            "float type first)");
+    }
+  }
+  adaptWeak(expr, elem);
+  return true;
 }
 
 /// The NumPy broadcast of two shapes, or the first incompatible pair of
@@ -185,14 +219,31 @@ bool SemaImpl::checkTensor(Expr &expr, llvm::StringRef what) {
   return false;
 }
 
+/// Refuses a comparison's boolean where `what` must be a `kind` tensor.
+static bool checkNotBoolean(DiagnosticEngine &diag, Expr &expr,
+                            llvm::StringRef what, llvm::StringRef kind) {
+  if (expr.type.tensor.elem != ElemKind::i1)
+    return true;
+  return diag.error(expr.getLoc(),
+                    what + " must be a " + kind +
+                        " tensor, but it is a comparison result " +
+                        expr.type.tensor.str() +
+                        "; use where(cond, x, y) to choose values");
+}
+
+bool SemaImpl::checkNumericTensor(Expr &expr, llvm::StringRef what) {
+  return checkTensor(expr, what) &&
+         checkNotBoolean(diag, expr, what, "float or integer");
+}
+
 bool SemaImpl::checkFloatTensor(Expr &expr, llvm::StringRef what) {
-  if (!checkTensor(expr, what))
+  if (!checkTensor(expr, what) || !checkNotBoolean(diag, expr, what, "float"))
     return false;
-  if (!expr.type.tensor.isFloat())
+  if (expr.type.tensor.isInteger())
     return diag.error(expr.getLoc(),
-                      what + " must be a float tensor, but it is a comparison "
-                             "result " + expr.type.tensor.str() +
-                             "; use where(cond, x, y) to choose values");
+                      what + " must be a float tensor, but it is " +
+                          expr.type.tensor.str() +
+                          "; convert it with cast(x, f32)");
   return true;
 }
 
@@ -240,7 +291,7 @@ bool SemaImpl::checkVar(VarExpr &expr) {
 
 bool SemaImpl::checkUnary(UnaryExpr &expr) {
   if (!checkExpr(*expr.operand) ||
-      !checkFloatTensor(*expr.operand, "the operand of unary '-'"))
+      !checkNumericTensor(*expr.operand, "the operand of unary '-'"))
     return false;
   expr.type = expr.operand->type;
   return true;
@@ -261,8 +312,12 @@ bool SemaImpl::checkBinary(BinaryExpr &expr) {
   }
   TensorType result;
   bool weak;
+  // Integers add, subtract, multiply and compare; a division or a matmul
+  // of integers is refused (cast to a float type first).
+  bool allowInteger = expr.op != BinaryOp::div && expr.op != BinaryOp::matmul;
   if (!checkOperandPair(*expr.lhs, *expr.rhs, expr.getLoc(), op,
-                        expr.op == BinaryOp::matmul, result, weak))
+                        expr.op == BinaryOp::matmul, result, weak,
+                        allowInteger))
     return false;
   if (isComparison) {
     // A comparison of two literals compares them as f32.
@@ -277,11 +332,23 @@ bool SemaImpl::checkBinary(BinaryExpr &expr) {
 
 bool SemaImpl::checkOperandPair(Expr &lhsExpr, Expr &rhsExpr, SMLoc loc,
                                 llvm::StringRef op, bool isMatmul,
-                                TensorType &result, bool &weak) {
-  if (!checkFloatTensor(lhsExpr, ("the left operand of " + op).str()) ||
-      !checkFloatTensor(rhsExpr, ("the right operand of " + op).str()))
+                                TensorType &result, bool &weak,
+                                bool allowInteger) {
+  auto check = [&](Expr &e, const char *side) {
+    std::string what = ("the " + Twine(side) + " operand of " + op).str();
+    return allowInteger ? checkNumericTensor(e, what)
+                        : checkFloatTensor(e, what);
+  };
+  if (!check(lhsExpr, "left") || !check(rhsExpr, "right"))
     return false;
-  if (!unifyElements(lhsExpr, rhsExpr))
+  // A weak side takes the other's element type.
+  if (lhsExpr.type.weak && !rhsExpr.type.weak &&
+      !adaptWeakTo(lhsExpr, rhsExpr.type.tensor.elem))
+    return false;
+  if (rhsExpr.type.weak && !lhsExpr.type.weak &&
+      !adaptWeakTo(rhsExpr, lhsExpr.type.tensor.elem))
+    return false;
+  if (lhsExpr.type.tensor.elem != rhsExpr.type.tensor.elem)
     return diag.error(loc, "the operands of " + op +
                                " have different element types: " +
                                describeOperand(lhsExpr) + " and " +

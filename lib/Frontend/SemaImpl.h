@@ -130,15 +130,21 @@ private:
   /// argument or a result may hold.
   bool checkValue(Expr &expr, llvm::StringRef what);
   bool checkFloatTensor(Expr &expr, llvm::StringRef what);
+  /// A float or integer tensor: not a comparison's boolean.
+  bool checkNumericTensor(Expr &expr, llvm::StringRef what);
+  /// Adapts a weak literal (or an expression of literals) to `elem`; an
+  /// integer type takes only integer literals.
+  bool adaptWeakTo(Expr &expr, ElemKind elem);
   bool checkVar(VarExpr &expr);
   bool checkUnary(UnaryExpr &expr);
   bool checkBinary(BinaryExpr &expr);
   /// The rules shared by the infix operators and pow, maximum, minimum and
-  /// matmul: float operands of one element type (adapting a literal), and a
-  /// NumPy broadcast of their shapes (of the batch dimensions for matmul).
+  /// matmul: float operands (integer ones too where `allowInteger`) of one
+  /// element type (adapting a literal), and a NumPy broadcast of their
+  /// shapes (of the batch dimensions for matmul).
   bool checkOperandPair(Expr &lhs, Expr &rhs, llvm::SMLoc loc,
                         llvm::StringRef op, bool isMatmul, TensorType &result,
-                        bool &weak);
+                        bool &weak, bool allowInteger = false);
   bool checkCall(CallExpr &expr);
   bool checkUserCall(CallExpr &expr);
   bool checkBuiltinCall(CallExpr &expr);

@@ -14,6 +14,8 @@ llvm::StringRef tad::lang::getElemKindName(ElemKind kind) {
   case ElemKind::f16: return "f16";
   case ElemKind::bf16: return "bf16";
   case ElemKind::i1: return "bool";
+  case ElemKind::i32: return "i32";
+  case ElemKind::i64: return "i64";
   }
   return "?";
 }

@@ -69,6 +69,8 @@ enum class TokenKind {
   kw_f64,
   kw_f16,
   kw_bf16,
+  kw_i32,
+  kw_i64,
 };
 
 struct Token {
@@ -81,7 +83,8 @@ struct Token {
   bool is(TokenKind k) const { return kind == k; }
   bool isElementType() const {
     return kind == TokenKind::kw_f32 || kind == TokenKind::kw_f64 ||
-           kind == TokenKind::kw_f16 || kind == TokenKind::kw_bf16;
+           kind == TokenKind::kw_f16 || kind == TokenKind::kw_bf16 ||
+           kind == TokenKind::kw_i32 || kind == TokenKind::kw_i64;
   }
 };
 

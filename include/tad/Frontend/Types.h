@@ -20,9 +20,18 @@
 
 namespace tad::lang {
 
-enum class ElemKind { f32, f64, f16, bf16, i1 };
+/// Float kinds, the integer kinds of token ids and counts (never
+/// differentiated), and the booleans comparisons make.
+enum class ElemKind { f32, f64, f16, bf16, i1, i32, i64 };
 
-llvm::StringRef getElemKindName(ElemKind kind); // "f32", ..., "bool"
+llvm::StringRef getElemKindName(ElemKind kind); // "f32", ..., "i64", "bool"
+inline bool isFloatKind(ElemKind kind) {
+  return kind == ElemKind::f32 || kind == ElemKind::f64 ||
+         kind == ElemKind::f16 || kind == ElemKind::bf16;
+}
+inline bool isIntegerKind(ElemKind kind) {
+  return kind == ElemKind::i32 || kind == ElemKind::i64;
+}
 
 struct TensorType {
   ElemKind elem = ElemKind::f32;
@@ -30,7 +39,8 @@ struct TensorType {
 
   int64_t getRank() const { return shape.size(); }
   bool isScalar() const { return shape.empty(); }
-  bool isFloat() const { return elem != ElemKind::i1; }
+  bool isFloat() const { return isFloatKind(elem); }
+  bool isInteger() const { return isIntegerKind(elem); }
   int64_t getNumElements() const;
   bool operator==(const TensorType &other) const {
     return elem == other.elem && shape == other.shape;

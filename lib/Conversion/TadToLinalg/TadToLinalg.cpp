@@ -279,15 +279,37 @@ Value scalarOf(OpBuilder &b, Location loc, ValueRange args, Type elementType);
     return EXPR;                                                               \
   }
 
-TAD_SCALAR(AddOp, arith::AddFOp::create(b, loc, args[0], args[1]))
-TAD_SCALAR(SubOp, arith::SubFOp::create(b, loc, args[0], args[1]))
-TAD_SCALAR(MulOp, arith::MulFOp::create(b, loc, args[0], args[1]))
+/// The ops that also take integers (i32, i64: two's complement, wrapping
+/// on overflow as in NumPy, JAX and PyTorch) pick the integer op by the
+/// element type.
+#define TAD_SCALAR_INT(OP, FLOAT_EXPR, INT_EXPR)                               \
+  template <>                                                                  \
+  Value scalarOf<OP>(OpBuilder & b, Location loc, ValueRange args,             \
+                     Type elementType) {                                       \
+    if (isa<IntegerType>(elementType))                                         \
+      return INT_EXPR;                                                         \
+    return FLOAT_EXPR;                                                         \
+  }
+
+TAD_SCALAR_INT(AddOp, arith::AddFOp::create(b, loc, args[0], args[1]),
+               arith::AddIOp::create(b, loc, args[0], args[1]))
+TAD_SCALAR_INT(SubOp, arith::SubFOp::create(b, loc, args[0], args[1]),
+               arith::SubIOp::create(b, loc, args[0], args[1]))
+TAD_SCALAR_INT(MulOp, arith::MulFOp::create(b, loc, args[0], args[1]),
+               arith::MulIOp::create(b, loc, args[0], args[1]))
 TAD_SCALAR(DivOp, arith::DivFOp::create(b, loc, args[0], args[1]))
 TAD_SCALAR(PowOp, math::PowFOp::create(b, loc, args[0], args[1]))
-TAD_SCALAR(MaxOp, arith::MaximumFOp::create(b, loc, args[0], args[1]))
-TAD_SCALAR(MinOp, arith::MinimumFOp::create(b, loc, args[0], args[1]))
-TAD_SCALAR(NegOp, arith::NegFOp::create(b, loc, args[0]))
-TAD_SCALAR(AbsOp, math::AbsFOp::create(b, loc, args[0]))
+TAD_SCALAR_INT(MaxOp, arith::MaximumFOp::create(b, loc, args[0], args[1]),
+               arith::MaxSIOp::create(b, loc, args[0], args[1]))
+TAD_SCALAR_INT(MinOp, arith::MinimumFOp::create(b, loc, args[0], args[1]),
+               arith::MinSIOp::create(b, loc, args[0], args[1]))
+TAD_SCALAR_INT(NegOp, arith::NegFOp::create(b, loc, args[0]),
+               arith::SubIOp::create(
+                   b, loc, arith::ConstantOp::create(
+                               b, loc, b.getIntegerAttr(elementType, 0)),
+                   args[0]))
+TAD_SCALAR_INT(AbsOp, math::AbsFOp::create(b, loc, args[0]),
+               math::AbsIOp::create(b, loc, args[0]))
 TAD_SCALAR(ExpOp, math::ExpOp::create(b, loc, args[0]))
 TAD_SCALAR(LogOp, math::LogOp::create(b, loc, args[0]))
 TAD_SCALAR(TanhOp, math::TanhOp::create(b, loc, args[0]))
@@ -420,36 +442,112 @@ struct CompareLowering : OpConversionPattern<CompareOp> {
   matchAndRewrite(CompareOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     arith::CmpFPredicate predicate;
+    arith::CmpIPredicate intPredicate; // integers compare signed
     switch (op.getPredicate()) {
-    case ComparePredicate::eq: predicate = arith::CmpFPredicate::OEQ; break;
-    case ComparePredicate::ne: predicate = arith::CmpFPredicate::UNE; break;
-    case ComparePredicate::lt: predicate = arith::CmpFPredicate::OLT; break;
-    case ComparePredicate::le: predicate = arith::CmpFPredicate::OLE; break;
-    case ComparePredicate::gt: predicate = arith::CmpFPredicate::OGT; break;
-    case ComparePredicate::ge: predicate = arith::CmpFPredicate::OGE; break;
+    case ComparePredicate::eq:
+      predicate = arith::CmpFPredicate::OEQ;
+      intPredicate = arith::CmpIPredicate::eq;
+      break;
+    case ComparePredicate::ne:
+      predicate = arith::CmpFPredicate::UNE;
+      intPredicate = arith::CmpIPredicate::ne;
+      break;
+    case ComparePredicate::lt:
+      predicate = arith::CmpFPredicate::OLT;
+      intPredicate = arith::CmpIPredicate::slt;
+      break;
+    case ComparePredicate::le:
+      predicate = arith::CmpFPredicate::OLE;
+      intPredicate = arith::CmpIPredicate::sle;
+      break;
+    case ComparePredicate::gt:
+      predicate = arith::CmpFPredicate::OGT;
+      intPredicate = arith::CmpIPredicate::sgt;
+      break;
+    case ComparePredicate::ge:
+      predicate = arith::CmpFPredicate::OGE;
+      intPredicate = arith::CmpIPredicate::sge;
+      break;
     }
+    bool isInteger =
+        isa<IntegerType>(tensorType(op.getLhs()).getElementType());
     rewriter.replaceOp(
         op, elementwise(rewriter, op.getLoc(), op.getType(),
                         adaptor.getOperands(),
                         [&](OpBuilder &b, Location loc, ValueRange args) {
-                          return arith::CmpFOp::create(b, loc, predicate,
-                                                       args[0], args[1]);
+                          if (isInteger)
+                            return Value(arith::CmpIOp::create(
+                                b, loc, intPredicate, args[0], args[1]));
+                          return Value(arith::CmpFOp::create(
+                              b, loc, predicate, args[0], args[1]));
                         }));
     return success();
   }
 };
+
+/// A cast from or to an integer type: integers widen by sign extension and
+/// narrow by truncation; an integer becomes the nearest float; a float
+/// becomes an integer rounded toward zero and saturated (NaN to 0, values
+/// beyond the range to its bounds, as LLVM's fptosi.sat), since a plain
+/// fptosi is poison there and the result must be defined.
+Value castWithIntegers(OpBuilder &b, Location loc, Value x, Type to) {
+  Type from = x.getType();
+  if (auto fromInt = dyn_cast<IntegerType>(from)) {
+    if (auto toInt = dyn_cast<IntegerType>(to))
+      return fromInt.getWidth() < toInt.getWidth()
+                 ? Value(arith::ExtSIOp::create(b, loc, to, x))
+                 : Value(arith::TruncIOp::create(b, loc, to, x));
+    return arith::SIToFPOp::create(b, loc, to, x);
+  }
+  auto toInt = cast<IntegerType>(to);
+  auto floatType = cast<FloatType>(from);
+  // Compare in a float type that holds the bounds -2^(w-1) and 2^(w-1)
+  // exactly: f32 does for both widths, f16 and bf16 go through f32.
+  if (floatType.getWidth() < 32) {
+    x = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+    floatType = b.getF32Type();
+  }
+  unsigned width = toInt.getWidth();
+  Value low = floatConstant(b, loc, floatType, -std::ldexp(1.0, width - 1));
+  Value high = floatConstant(b, loc, floatType, std::ldexp(1.0, width - 1));
+  auto intConstant = [&](const APInt &v) {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(to, v));
+  };
+  Value converted = arith::FPToSIOp::create(b, loc, to, x);
+  Value tooLow = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, low);
+  Value tooHigh =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x, high);
+  Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+  Value result = arith::SelectOp::create(
+      b, loc, tooLow, intConstant(APInt::getSignedMinValue(width)), converted);
+  result = arith::SelectOp::create(
+      b, loc, tooHigh, intConstant(APInt::getSignedMaxValue(width)), result);
+  return arith::SelectOp::create(b, loc, isNaN, intConstant(APInt(width, 0)),
+                                 result);
+}
 
 struct CastLowering : OpConversionPattern<CastOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(CastOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto from = cast<FloatType>(tensorType(op.getOperand()).getElementType());
-    auto to = cast<FloatType>(op.getType().getElementType());
-    if (from == to) {
+    Type fromType = tensorType(op.getOperand()).getElementType();
+    Type toType = op.getType().getElementType();
+    if (fromType == toType) {
       rewriter.replaceOp(op, adaptor.getOperand());
       return success();
     }
+    if (isa<IntegerType>(fromType) || isa<IntegerType>(toType)) {
+      rewriter.replaceOp(
+          op, elementwise(rewriter, op.getLoc(), op.getType(),
+                          adaptor.getOperand(),
+                          [&](OpBuilder &b, Location loc, ValueRange args) {
+                            return castWithIntegers(b, loc, args[0], toType);
+                          }));
+      return success();
+    }
+    auto from = cast<FloatType>(fromType);
+    auto to = cast<FloatType>(toType);
     rewriter.replaceOp(
         op, elementwise(rewriter, op.getLoc(), op.getType(),
                         adaptor.getOperand(),
@@ -784,7 +882,21 @@ struct ReductionLowering : OpConversionPattern<OpT> {
     Type elementType = tensorType(input).getElementType();
     ArrayRef<int64_t> axes = op.getAxes();
     Value result;
-    if constexpr (std::is_same_v<OpT, ReduceMaxOp>) {
+    if (auto intType = dyn_cast<IntegerType>(elementType)) {
+      // Integers reduce in their own type (wrapping, as in JAX): a sum
+      // from 0, a maximum from the type's least value.
+      bool isMax = std::is_same_v<OpT, ReduceMaxOp>;
+      APInt init = isMax ? APInt::getSignedMinValue(intType.getWidth())
+                         : APInt(intType.getWidth(), 0);
+      Value initValue = arith::ConstantOp::create(
+          rewriter, loc, rewriter.getIntegerAttr(intType, init));
+      result = reduce(rewriter, loc, input, axes, initValue,
+                      [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+                        if (isMax)
+                          return arith::MaxSIOp::create(b, l, args[0], args[1]);
+                        return arith::AddIOp::create(b, l, args[0], args[1]);
+                      });
+    } else if constexpr (std::is_same_v<OpT, ReduceMaxOp>) {
       result = reduce(rewriter, loc, input, axes,
                       negativeInfinity(rewriter, loc, elementType),
                       maxCombiner);

@@ -13,16 +13,32 @@ func.func @dynamic_shape(%x: tensor<?xf32>) {
 
 // -----
 
-func.func @integer_element(%x: tensor<4xi32>) {
+func.func @integer_math(%x: tensor<4xi32>) {
   // expected-error @+1 {{operand #0 must be statically shaped tensor of f32, f64, f16 or bf16 values}}
-  %0 = tad.add %x, %x : tensor<4xi32>
+  %0 = tad.exp %x : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @integer_width(%x: tensor<4xi16>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of f32, f64, f16, bf16, i32 or i64 values}}
+  %0 = tad.add %x, %x : tensor<4xi16>
+  return
+}
+
+// -----
+
+func.func @integer_mean(%x: tensor<4xi32>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of f32, f64, f16 or bf16 values}}
+  %0 = tad.reduce_mean %x axes [0] : tensor<4xi32> -> tensor<i32>
   return
 }
 
 // -----
 
 func.func @unranked(%x: tensor<*xf32>) {
-  // expected-error @+1 {{operand #0 must be statically shaped tensor of f32, f64, f16 or bf16 values, but got 'tensor<*xf32>'}}
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of f32, f64, f16, bf16, i32 or i64 values, but got 'tensor<*xf32>'}}
   %0 = "tad.neg"(%x) : (tensor<*xf32>) -> tensor<*xf32>
   return
 }
@@ -57,9 +73,9 @@ func.func @constant_type_mismatch() {
 
 // -----
 
-func.func @constant_integer() {
-  // expected-error @+1 {{result #0 must be statically shaped tensor of f32, f64, f16 or bf16 values}}
-  %0 = tad.constant dense<1> : tensor<2xi32>
+func.func @constant_index() {
+  // expected-error @+1 {{result #0 must be statically shaped tensor of f32, f64, f16, bf16, i32, i64 or i1 values}}
+  %0 = tad.constant dense<1> : tensor<2xindex>
   return
 }
 
@@ -70,16 +86,16 @@ func.func @constant_integer() {
 // -----
 
 func.func @empty_dynamic() {
-  // expected-error @+1 {{result #0 must be statically shaped tensor of f32, f64, f16 or bf16 values}}
+  // expected-error @+1 {{result #0 must be statically shaped tensor of f32, f64, f16, bf16, i32, i64 or i1 values}}
   %0 = tad.empty : tensor<?x2xf32>
   return
 }
 
 // -----
 
-func.func @empty_integer() {
-  // expected-error @+1 {{result #0 must be statically shaped tensor of f32, f64, f16 or bf16 values}}
-  %0 = tad.empty : tensor<2xi32>
+func.func @empty_complex() {
+  // expected-error @+1 {{result #0 must be statically shaped tensor of f32, f64, f16, bf16, i32, i64 or i1 values}}
+  %0 = tad.empty : tensor<2xcomplex<f32>>
   return
 }
 
