@@ -348,13 +348,18 @@ bool SemaImpl::checkOperandPair(Expr &lhsExpr, Expr &rhsExpr, SMLoc loc,
   if (rhsExpr.type.weak && !lhsExpr.type.weak &&
       !adaptWeakTo(rhsExpr, lhsExpr.type.tensor.elem))
     return false;
-  if (lhsExpr.type.tensor.elem != rhsExpr.type.tensor.elem)
+  if (lhsExpr.type.tensor.elem != rhsExpr.type.tensor.elem) {
+    // Suggest the float type to an integer operand, else the left's type.
+    ElemKind target = lhsExpr.type.tensor.isInteger()
+                          ? rhsExpr.type.tensor.elem
+                          : lhsExpr.type.tensor.elem;
     return diag.error(loc, "the operands of " + op +
                                " have different element types: " +
                                describeOperand(lhsExpr) + " and " +
                                describeOperand(rhsExpr) +
                                "; convert one with cast(x, " +
-                               getElemKindName(lhsExpr.type.tensor.elem) + ")");
+                               getElemKindName(target) + ")");
+  }
   const TensorType &lhs = lhsExpr.type.tensor, &rhs = rhsExpr.type.tensor;
   weak = lhsExpr.type.weak && rhsExpr.type.weak;
   result = TensorType{lhs.elem, {}};
