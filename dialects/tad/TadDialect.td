@@ -138,6 +138,11 @@ def Tad_NumericTensor : RankedTensorOf<[Tad_NumericElement],
                                        [HasStaticShapePred],
                                        "statically shaped tensor">;
 
+// Integer indices: the token ids of tad.gather and tad.scatter_add.
+def Tad_IndexTensor : RankedTensorOf<[AnyTypeOf<[I32, I64], "i32 or i64">],
+                                     [HasStaticShapePred],
+                                     "statically shaped tensor">;
+
 // Float, integer or boolean: what tad.broadcast moves (a broadcast
 // condition of tad.select is boolean) and tad.constant makes.
 def Tad_AnyTensor : RankedTensorOf<[Tad_AnyElement], [HasStaticShapePred],

@@ -77,6 +77,9 @@ int64_t rowSumBytes(Value input, int64_t axis) {
 /// freed once added into it.
 int64_t laneBytes(Value input, int64_t axis) {
   RankedTensorType type = typeOf(input);
+  // Integer sums are not split (their order does not change the result).
+  if (!isa<FloatType>(type.getElementType()))
+    return 0;
   int64_t wide = wideBytes(type.getElementType());
   int64_t accumulator = wide ? wide : elementBytes(type);
   int64_t lanes = accumulator == 8 ? 8 : accumulator == 4 ? 16 : 0;
@@ -214,6 +217,27 @@ std::optional<unsigned> InsertSliceOp::getUpdatedOperand() {
 std::optional<unsigned> DynamicUpdateSliceOp::getUpdatedOperand() {
   return getOperandMutable().getOperandNumber();
 }
+// A gather is one all-parallel generic over its result that reads the
+// operand at the indices it loads; it costs its result, not the table.
+bool GatherOp::isFusableLoop() { return true; }
+double GatherOp::getComputeCost() { return elementsOf(getResult()); }
+// A scatter_add adds its slices into the operand in place, one by one.
+std::optional<unsigned> ScatterAddOp::getUpdatedOperand() {
+  return getOperandMutable().getOperandNumber();
+}
+double ScatterAddOp::getComputeCost() { return elementsOf(getUpdates()); }
+
+// An iota is one all-parallel generic without inputs.
+bool IotaOp::isFusableLoop() { return true; }
+// An argmax reduces into its index result and a buffer of the row maxima
+// (the generic's second result), which dies with it.
+bool ArgMaxOp::writesFreshBuffer() { return true; }
+int64_t ArgMaxOp::getTransientBytes(bool) {
+  RankedTensorType type = getType();
+  return type.getNumElements() *
+         elementBytes(typeOf(getOperand()));
+}
+
 // A tape's row write touches the row, not the stack it updates in place.
 double UpdateOp::getComputeCost() { return elementsOf(getValue()); }
 double DynamicUpdateSliceOp::getComputeCost() { return elementsOf(getValue()); }

@@ -275,6 +275,76 @@ LogicalResult UpdateOp::verify() {
                       "value");
 }
 
+//===----------------------------------------------------------------------===//
+// GatherOp and ScatterAddOp
+//===----------------------------------------------------------------------===//
+
+RankedTensorType ScatterAddOp::getGatheredType(RankedTensorType operand,
+                                               RankedTensorType indices,
+                                               int64_t axis) {
+  SmallVector<int64_t> shape(operand.getShape().take_front(axis));
+  llvm::append_range(shape, indices.getShape());
+  llvm::append_range(shape, operand.getShape().drop_front(axis + 1));
+  return RankedTensorType::get(shape, operand.getElementType());
+}
+
+/// The axis of a gather or scatter_add against its operand, and `gathered`
+/// against the gather's type.
+static LogicalResult checkGather(Operation *op, RankedTensorType operand,
+                                 RankedTensorType indices, int64_t axis,
+                                 RankedTensorType gathered, StringRef what) {
+  if (axis < 0 || axis >= operand.getRank())
+    return op->emitOpError("axis ")
+           << axis << " is out of range for an operand of rank "
+           << operand.getRank();
+  RankedTensorType expected =
+      ScatterAddOp::getGatheredType(operand, indices, axis);
+  if (gathered != expected)
+    return op->emitOpError() << what << " type " << gathered
+                             << " does not match the expected " << expected;
+  return success();
+}
+
+LogicalResult GatherOp::verify() {
+  return checkGather(*this, tensorType(getOperand()),
+                     tensorType(getIndices()), getAxis(), getType(),
+                     "result");
+}
+
+LogicalResult ScatterAddOp::verify() {
+  return checkGather(*this, tensorType(getOperand()),
+                     tensorType(getIndices()), getAxis(),
+                     tensorType(getUpdates()), "updates");
+}
+
+LogicalResult IotaOp::verify() {
+  if (getAxis() < 0 || getAxis() >= getType().getRank())
+    return emitOpError("axis ") << getAxis()
+                                << " is out of range for a result of rank "
+                                << getType().getRank();
+  if (getType().getDimSize(getAxis()) >
+      (int64_t(1) << (getType().getElementTypeBitWidth() - 1)))
+    return emitOpError("the indices along axis ")
+           << getAxis() << " do not fit in " << getType().getElementType();
+  return success();
+}
+
+LogicalResult ArgMaxOp::verify() {
+  RankedTensorType operand = tensorType(getOperand());
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= operand.getRank())
+    return emitOpError("axis ") << axis
+                                << " is out of range for an operand of rank "
+                                << operand.getRank();
+  RankedTensorType expected = getReducedType(
+      RankedTensorType::get(operand.getShape(), getType().getElementType()),
+      {axis}, getKeepdims());
+  if (getType() != expected)
+    return emitOpError("result type ")
+           << getType() << " does not match the expected " << expected;
+  return success();
+}
+
 /// A dynamic slice's block type against its operand's: the same rank and
 /// element type, one offset per dimension, no dimension larger.
 static LogicalResult checkBlockType(Operation *op, RankedTensorType operand,

@@ -529,6 +529,112 @@ def Tad_UpdateOp : Tad_Op<"update", [DeclareOpInterfaceMethods<Tad_MemoryModelOp
   let hasVerifier = 1;
 }
 
+def Tad_GatherOp : Tad_Op<"gather", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["isFusableLoop", "getComputeCost"]>, Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
+  let summary = "the slices of a tensor at integer indices (an embedding lookup)";
+  let description = [{
+    Indexes dimension `axis` of the operand with every element of `indices`:
+    the result's shape is the operand's with dimension `axis` replaced by
+    the shape of `indices`, and
+
+      result[p..., j..., s...] = operand[p..., indices[j...], s...]
+
+    An embedding lookup is a gather of a table `[V, D]` along axis 0 with
+    ids `[B, T]`, giving `[B, T, D]`. An index outside `[0, size)` is
+    clamped into it, so that no index reads outside the operand. Its
+    derivative is `tad.scatter_add` into zeros: repeated indices add up.
+
+    ```mlir
+    %e = tad.gather %table[%ids] axis 0
+           : tensor<50x8xf32>, tensor<4x16xi32> -> tensor<4x16x8xf32>
+    ```
+  }];
+  let arguments = (ins Tad_NumericTensor:$operand, Tad_IndexTensor:$indices,
+                       I64Attr:$axis);
+  let results = (outs Tad_NumericTensor:$result);
+  let assemblyFormat = [{
+    $operand `[` $indices `]` `axis` $axis attr-dict `:` type($operand) `,`
+    type($indices) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tad_ScatterAddOp : Tad_Op<"scatter_add", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["getUpdatedOperand", "getComputeCost"]>, Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>,
+    AllTypesMatch<["operand", "result"]>]> {
+  let summary = "adds slices into a tensor at integer indices";
+  let description = [{
+    The adjoint of `tad.gather`: returns `operand` with each slice of
+    `updates` added at its index,
+
+      result[p..., indices[j...], s...] += updates[p..., j..., s...]
+
+    where `updates` has the shape of the gather of `operand` at `indices`.
+    The slices are added one after another in the row-major order of
+    `indices`, so a repeated index accumulates in the same order on every
+    run and every target: the results are bit-reproducible. Indices are
+    clamped as `tad.gather` clamps them.
+
+    ```mlir
+    %g = tad.scatter_add %d into %zeros[%ids] axis 0
+           : tensor<4x16x8xf32>, tensor<4x16xi32> into tensor<50x8xf32>
+    ```
+  }];
+  let arguments = (ins Tad_NumericTensor:$updates, Tad_NumericTensor:$operand,
+                       Tad_IndexTensor:$indices, I64Attr:$axis);
+  let results = (outs Tad_NumericTensor:$result);
+  let assemblyFormat = [{
+    $updates `into` $operand `[` $indices `]` `axis` $axis attr-dict `:`
+    type($updates) `,` type($indices) `into` type($operand)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The type of the gather of `operand` at `indices` along `axis`.
+    static ::mlir::RankedTensorType getGatheredType(
+        ::mlir::RankedTensorType operand, ::mlir::RankedTensorType indices,
+        int64_t axis);
+  }];
+}
+
+def Tad_IotaOp : Tad_Op<"iota", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["isFusableLoop"]>, Pure]> {
+  let summary = "each element's index along one dimension";
+  let description = [{
+    `result[i_0, ..., i_n] = i_axis`, in an integer type: the building
+    block of masks (`iota(0) >= iota(1)` is a causal mask) and of
+    one-hot encodings. It has no operands and no derivative.
+
+    ```mlir
+    %rows = tad.iota axis 0 : tensor<4x4xi32>
+    ```
+  }];
+  let arguments = (ins I64Attr:$axis);
+  let results = (outs Tad_IndexTensor:$result);
+  let assemblyFormat = "`axis` $axis attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tad_ArgMaxOp : Tad_Op<"argmax", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["writesFreshBuffer", "getTransientBytes"]>, Pure]> {
+  let summary = "the index of the largest (or smallest) element along an axis";
+  let description = [{
+    Reduces `axis` of the operand to the index of its largest element
+    (smallest with `min`), the first one where several are equal, as NumPy
+    and PyTorch do. A NaN counts as larger (with `min`, smaller) than every
+    number, so a row with a NaN gives the first NaN's index. The result has
+    the operand's shape without `axis` (with `keepdims`, with it as size 1)
+    and an integer type. It has no derivative.
+
+    ```mlir
+    %i = tad.argmax %x axis 1 : tensor<4x10xf32> -> tensor<4xi32>
+    ```
+  }];
+  let arguments = (ins Tad_NumericTensor:$operand, I64Attr:$axis,
+                       UnitAttr:$min, UnitAttr:$keepdims);
+  let results = (outs Tad_IndexTensor:$result);
+  let assemblyFormat = [{
+    $operand `axis` $axis (`min` $min^)? (`keepdims` $keepdims^)? attr-dict
+    `:` type($operand) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tad_DynamicSliceOp : Tad_Op<"dynamic_slice", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["getViewedOperand", "getComputeCost"]>, Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
   let summary = "a slice of static size at dynamic offsets";
   let description = [{

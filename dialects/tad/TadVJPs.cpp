@@ -455,6 +455,30 @@ void UpdateOp::getResiduals(SmallVectorImpl<Value> &r) {
   r.push_back(getIndex());
 }
 
+// Only the operand has a derivative; the indices are integers.
+void GatherOp::buildVJP(OpBuilder &b, ValueRange dys,
+                        SmallVectorImpl<Value> &dxs) {
+  Location loc = getLoc();
+  dxs.assign({ScatterAddOp::create(b, loc, typeOf(getOperand()), dys[0],
+                                   zerosLike(b, loc, getOperand()),
+                                   getIndices(), getAxis()),
+              Value()});
+}
+void GatherOp::getResiduals(SmallVectorImpl<Value> &r) {
+  r.push_back(getIndices());
+}
+
+void ScatterAddOp::buildVJP(OpBuilder &b, ValueRange dys,
+                            SmallVectorImpl<Value> &dxs) {
+  Location loc = getLoc();
+  Value dUpdates = GatherOp::create(b, loc, typeOf(getUpdates()), dys[0],
+                                    getIndices(), getAxis());
+  dxs.assign({dUpdates, dys[0], Value()});
+}
+void ScatterAddOp::getResiduals(SmallVectorImpl<Value> &r) {
+  r.push_back(getIndices());
+}
+
 void DynamicSliceOp::buildVJP(OpBuilder &b, ValueRange dys,
                               SmallVectorImpl<Value> &dxs) {
   Location loc = getLoc();

@@ -79,6 +79,11 @@ private:
 
   /// A splat float constant of `type`.
   Value splat(mlir::Location l, RankedTensorType type, double value) {
+    if (auto intType = llvm::dyn_cast<mlir::IntegerType>(type.getElementType()))
+      return tad::ConstantOp::create(
+          builder, l,
+          mlir::DenseElementsAttr::get(
+              type, mlir::IntegerAttr::get(intType, int64_t(value))));
     auto floatType = llvm::cast<mlir::FloatType>(type.getElementType());
     llvm::APFloat v(value);
     bool losesInfo;
@@ -805,6 +810,41 @@ Value MLIRGenImpl::emitBuiltin(const CallExpr &expr) {
     if (operands[0].getType() == type)
       return operands[0];
     return tad::CastOp::create(builder, l, type, operands[0]);
+  case Builtin::take:
+    return tad::GatherOp::create(builder, l, type, operands[0], operands[1],
+                                 expr.axis);
+  case Builtin::iota: {
+    auto indexType = RankedTensorType::get(
+        type.getShape(), isIntegerKind(expr.castTo) ? type.getElementType()
+                                                    : builder.getI32Type());
+    Value iota = tad::IotaOp::create(builder, l, indexType, expr.axis);
+    if (indexType == type)
+      return iota;
+    return tad::CastOp::create(builder, l, type, iota);
+  }
+  case Builtin::one_hot: {
+    // indices[..., None] == iota(..., depth) along the new last axis.
+    auto indicesType = llvm::cast<RankedTensorType>(operands[0].getType());
+    auto wide = RankedTensorType::get(type.getShape(),
+                                      indicesType.getElementType());
+    llvm::SmallVector<int64_t> dims;
+    for (int64_t d = 0; d < indicesType.getRank(); ++d)
+      dims.push_back(d);
+    Value stretched =
+        tad::BroadcastOp::create(builder, l, wide, operands[0], dims);
+    Value positions = tad::IotaOp::create(builder, l, wide, type.getRank() - 1);
+    Value hit = tad::CompareOp::create(builder, l, tad::ComparePredicate::eq,
+                                       stretched, positions);
+    return tad::SelectOp::create(builder, l, hit, splat(l, type, 1.0),
+                                 splat(l, type, 0.0));
+  }
+  case Builtin::argmax:
+  case Builtin::argmin:
+    return tad::ArgMaxOp::create(
+        builder, l, type, operands[0], builder.getI64IntegerAttr(expr.axis),
+        expr.builtin == Builtin::argmin ? builder.getUnitAttr()
+                                        : mlir::UnitAttr(),
+        expr.keepdims ? builder.getUnitAttr() : mlir::UnitAttr());
   case Builtin::none:
     break;
   }

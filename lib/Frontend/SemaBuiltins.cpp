@@ -60,6 +60,11 @@ llvm::ArrayRef<BuiltinSignature> tad::lang::getBuiltinSignatures() {
       {"zeros_like", Builtin::zeros_like, {"x"}, 1},
       {"ones_like", Builtin::ones_like, {"x"}, 1},
       {"all_reduce", Builtin::all_reduce, {"x", "op"}, 1},
+      {"take", Builtin::take, {"x", "indices", "axis"}, 2},
+      {"one_hot", Builtin::one_hot, {"indices", "depth", "to"}, 2},
+      {"iota", Builtin::iota, {"shape", "axis", "to"}, 1},
+      {"argmax", Builtin::argmax, {"x", "axis", "keepdims"}, 2},
+      {"argmin", Builtin::argmin, {"x", "axis", "keepdims"}, 2},
   };
   return builtins;
 }
@@ -175,6 +180,19 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
       return diag.error(e->getLoc(), "argument '" + name + "' of " +
                                          call.callee +
                                          " must be an integer literal");
+    return true;
+  };
+  // An optional element type argument (`to: i64`).
+  auto elemTypeArg = [&](llvm::StringRef name, ElemKind &out) -> bool {
+    Expr *e = args.get(name);
+    if (!e)
+      return true;
+    if (e->type.kind != ValueType::Kind::elemType)
+      return diag.error(e->getLoc(), "argument '" + name + "' of " +
+                                         call.callee +
+                                         " must be an element type, as in "
+                                         "f32 or i64");
+    out = e->type.elemType;
     return true;
   };
   auto boolArg = [&](llvm::StringRef name, bool &out) -> bool {
@@ -582,8 +600,142 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
     call.operands = {x};
     return setResult(x->type.tensor);
   }
+  case Builtin::take: {
+    Expr *x = numericArg("x");
+    if (!x)
+      return false;
+    const TensorType &t = x->type.tensor;
+    if (t.isScalar())
+      return diag.error(x->getLoc(), "take needs a tensor of rank 1 or more, "
+                                     "got " + t.str());
+    Expr *indices = args.get("indices");
+    if (!checkIntegerIndices(*indices, "argument 'indices' of take"))
+      return false;
+    int64_t axis = 0;
+    if (args.get("axis") && !intArg("axis", axis))
+      return false;
+    SMLoc axisLoc = args.get("axis") ? args.get("axis")->getLoc() : call.getLoc();
+    if (!normalizeAxis(axis, t.getRank(), axisLoc, "axis"))
+      return false;
+    // A literal index is checked here; others are clamped at run time.
+    int64_t literal;
+    if (getInteger(indices, literal) &&
+        (literal < 0 || literal >= t.shape[axis]))
+      return diag.error(indices->getLoc(),
+                        "index " + Twine(literal) + " is out of range for "
+                        "dimension " + Twine(axis) + " of " + t.str());
+    call.axis = axis;
+    call.operands = {x, indices};
+    TensorType result{t.elem, {}};
+    result.shape.append(t.shape.begin(), t.shape.begin() + axis);
+    result.shape.append(indices->type.tensor.shape.begin(),
+                        indices->type.tensor.shape.end());
+    result.shape.append(t.shape.begin() + axis + 1, t.shape.end());
+    return setResult(result);
+  }
+  case Builtin::one_hot: {
+    Expr *indices = args.get("indices");
+    if (!checkIntegerIndices(*indices, "argument 'indices' of one_hot"))
+      return false;
+    int64_t depth;
+    if (!intArg("depth", depth))
+      return false;
+    if (depth < 1 || depth > (int64_t(1) << 31))
+      return diag.error(args.get("depth")->getLoc(),
+                        "depth must lie in [1, 2^31], got " + Twine(depth));
+    ElemKind elem = ElemKind::f32;
+    if (!elemTypeArg("to", elem))
+      return false;
+    call.castTo = elem;
+    call.operands = {indices};
+    TensorType result{elem, indices->type.tensor.shape};
+    result.shape.push_back(depth);
+    if (!checkElementCount(result, args.get("depth")->getLoc()))
+      return false;
+    return setResult(result);
+  }
+  case Builtin::iota: {
+    llvm::SmallVector<int64_t, 4> shape;
+    if (!intListArg("shape", shape))
+      return false;
+    SMLoc shapeLoc = args.get("shape")->getLoc();
+    if (shape.empty())
+      return diag.error(shapeLoc, "iota needs a shape of rank 1 or more");
+    for (int64_t d : shape)
+      if (d <= 0)
+        return diag.error(shapeLoc, "dimension sizes must be positive, got " +
+                                        Twine(d));
+    ElemKind elem = ElemKind::i32;
+    if (!elemTypeArg("to", elem))
+      return false;
+    TensorType result{elem, shape};
+    if (!checkElementCount(result, shapeLoc))
+      return false;
+    int64_t axis = 0;
+    if (args.get("axis") && !intArg("axis", axis))
+      return false;
+    SMLoc axisLoc = args.get("axis") ? args.get("axis")->getLoc() : call.getLoc();
+    if (!normalizeAxis(axis, result.getRank(), axisLoc, "axis"))
+      return false;
+    if (result.shape[axis] > (int64_t(1) << 31))
+      return diag.error(shapeLoc, "the indices along axis " + Twine(axis) +
+                                      " do not fit in i32");
+    call.axis = axis;
+    call.castTo = elem;
+    return setResult(result);
+  }
+  case Builtin::argmax: case Builtin::argmin: {
+    Expr *x = numericArg("x");
+    if (!x)
+      return false;
+    adaptWeak(*x, ElemKind::f32);
+    const TensorType &t = x->type.tensor;
+    if (t.isScalar())
+      return diag.error(x->getLoc(), call.callee + " needs a tensor of rank 1 "
+                                                   "or more, got " + t.str());
+    int64_t axis;
+    if (!intArg("axis", axis) ||
+        !normalizeAxis(axis, t.getRank(), args.get("axis")->getLoc(), "axis") ||
+        !boolArg("keepdims", call.keepdims))
+      return false;
+    if (t.shape[axis] > (int64_t(1) << 31))
+      return diag.error(x->getLoc(), "the indices along axis " + Twine(axis) +
+                                         " do not fit in i32");
+    call.axis = axis;
+    call.operands = {x};
+    TensorType result{ElemKind::i32, t.shape};
+    if (call.keepdims)
+      result.shape[axis] = 1;
+    else
+      result.shape.erase(result.shape.begin() + axis);
+    return setResult(result);
+  }
   case Builtin::none:
     break;
   }
   return false;
+}
+
+bool SemaImpl::checkIntegerIndices(Expr &expr, llvm::StringRef what) {
+  // A literal index is an i32; a float literal is refused below.
+  if (expr.type.weak && !adaptWeakTo(expr, ElemKind::i32))
+    return false;
+  if (!checkNumericTensor(expr, what))
+    return false;
+  if (!expr.type.tensor.isInteger())
+    return diag.error(expr.getLoc(),
+                      what + " must be an integer tensor (i32 or i64), but "
+                             "it is " + expr.type.tensor.str() +
+                             "; convert it with cast(x, i32)");
+  return true;
+}
+
+bool SemaImpl::checkElementCount(const TensorType &type, SMLoc loc) {
+  int64_t elements = 1;
+  for (int64_t d : type.shape) {
+    if (d > (int64_t(1) << 40) / elements)
+      return diag.error(loc, "the shape has more than 2^40 elements");
+    elements *= d;
+  }
+  return true;
 }

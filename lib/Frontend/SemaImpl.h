@@ -132,6 +132,10 @@ private:
   bool checkFloatTensor(Expr &expr, llvm::StringRef what);
   /// A float or integer tensor: not a comparison's boolean.
   bool checkNumericTensor(Expr &expr, llvm::StringRef what);
+  /// An integer tensor of indices (a literal becomes an i32).
+  bool checkIntegerIndices(Expr &expr, llvm::StringRef what);
+  /// At most 2^40 elements in `type`, else an error at `loc`.
+  bool checkElementCount(const TensorType &type, llvm::SMLoc loc);
   /// Adapts a weak literal (or an expression of literals) to `elem`; an
   /// integer type takes only integer literals.
   bool adaptWeakTo(Expr &expr, ElemKind elem);

@@ -173,6 +173,11 @@ enum class Builtin {
   zeros_like,
   ones_like,
   all_reduce,
+  take,
+  one_hot,
+  iota,
+  argmax,
+  argmin,
 };
 
 struct CallArg {

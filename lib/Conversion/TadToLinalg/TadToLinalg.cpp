@@ -792,6 +792,247 @@ struct DynamicSliceLowering : OpConversionPattern<DynamicSliceOp> {
   }
 };
 
+/// An integer index (i32 or i64) as an `index` clamped into [0, size).
+Value clampedIndex(OpBuilder &b, Location loc, Value index, int64_t size) {
+  Value wide = arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
+  return clampIndex(b, loc, wide, size);
+}
+
+/// One all-parallel generic over the result that loads each index and
+/// reads the operand there (tensor.extract), so that it fuses with its
+/// readers as an elementwise op does.
+struct GatherLowering : OpConversionPattern<GatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getType();
+    RankedTensorType operandType = tensorType(op.getOperand());
+    int64_t axis = op.getAxis();
+    int64_t indexRank = tensorType(op.getIndices()).getRank();
+    int64_t rank = type.getRank();
+    SmallVector<AffineExpr> indexExprs;
+    for (int64_t d = 0; d < indexRank; ++d)
+      indexExprs.push_back(rewriter.getAffineDimExpr(axis + d));
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(rank, 0, indexExprs, rewriter.getContext()),
+        rewriter.getMultiDimIdentityMap(rank)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    Value operand = adaptor.getOperand();
+    int64_t size = operandType.getDimSize(axis);
+    Value result =
+        linalg::GenericOp::create(
+            rewriter, op.getLoc(), type, adaptor.getIndices(),
+            emptyLike(rewriter, op.getLoc(), type), maps, iterators,
+            [&](OpBuilder &b, Location loc, ValueRange args) {
+              SmallVector<Value> coordinates;
+              for (int64_t d = 0; d < axis; ++d)
+                coordinates.push_back(linalg::IndexOp::create(b, loc, d));
+              coordinates.push_back(clampedIndex(b, loc, args[0], size));
+              for (int64_t d = axis + indexRank; d < rank; ++d)
+                coordinates.push_back(linalg::IndexOp::create(b, loc, d));
+              Value element =
+                  tensor::ExtractOp::create(b, loc, operand, coordinates);
+              linalg::YieldOp::create(b, loc, element);
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// A loop over the indices in row-major order: slice j of the updates is
+/// added into the operand's slice at index j, in place (the loop carries
+/// the operand; each slice is read, summed into and written back where it
+/// lies). The operand is viewed as [P, V, S] (the dimensions before the
+/// axis, the axis, those after) and the updates as [P, N, S].
+struct ScatterAddLowering : OpConversionPattern<ScatterAddOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ScatterAddOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    Type element = type.getElementType();
+    int64_t axis = op.getAxis();
+    auto product = [](ArrayRef<int64_t> dims) {
+      int64_t n = 1;
+      for (int64_t d : dims)
+        n *= d;
+      return n;
+    };
+    int64_t before = product(type.getShape().take_front(axis));
+    int64_t size = type.getDimSize(axis);
+    int64_t after = product(type.getShape().drop_front(axis + 1));
+    int64_t count = tensorType(op.getIndices()).getNumElements();
+    auto operand3 = RankedTensorType::get({before, size, after}, element);
+    auto updates3 = RankedTensorType::get({before, count, after}, element);
+    auto flatIndices = RankedTensorType::get(
+        {count}, tensorType(op.getIndices()).getElementType());
+    Value acc = reshape(rewriter, loc, adaptor.getOperand(), operand3);
+    Value updates = reshape(rewriter, loc, adaptor.getUpdates(), updates3);
+    Value indices = reshape(rewriter, loc, adaptor.getIndices(), flatIndices);
+    auto sliceType = RankedTensorType::get({before, after}, element);
+    auto slice = [&](OpBuilder &b, Value source, Value position,
+                     SmallVectorImpl<OpFoldResult> &offsets,
+                     SmallVectorImpl<OpFoldResult> &sizes,
+                     SmallVectorImpl<OpFoldResult> &strides) {
+      offsets.assign({b.getIndexAttr(0), position, b.getIndexAttr(0)});
+      sizes.assign({b.getIndexAttr(before), b.getIndexAttr(1),
+                    b.getIndexAttr(after)});
+      strides.assign(3, b.getIndexAttr(1));
+      return tensor::ExtractSliceOp::create(b, loc, sliceType, source, offsets,
+                                            sizes, strides);
+    };
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value end = arith::ConstantIndexOp::create(rewriter, loc, count);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    auto loop = scf::ForOp::create(
+        rewriter, loc, zero, end, one, ValueRange{acc},
+        [&](OpBuilder &b, Location l, Value j, ValueRange iterArgs) {
+          Value id = clampedIndex(
+              b, l, tensor::ExtractOp::create(b, l, indices, ValueRange{j}),
+              size);
+          SmallVector<OpFoldResult> offsets, sizes, strides;
+          Value update = slice(b, updates, j, offsets, sizes, strides);
+          Value target = slice(b, iterArgs[0], id, offsets, sizes, strides);
+          SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(2));
+          SmallVector<utils::IteratorType> iterators(
+              2, utils::IteratorType::parallel);
+          Value sum =
+              linalg::GenericOp::create(
+                  b, l, sliceType, update, target, maps, iterators,
+                  [&](OpBuilder &nb, Location nl, ValueRange args) {
+                    Value s = isa<IntegerType>(element)
+                                  ? Value(arith::AddIOp::create(nb, nl, args[1],
+                                                                args[0]))
+                                  : Value(arith::AddFOp::create(nb, nl, args[1],
+                                                                args[0]));
+                    linalg::YieldOp::create(nb, nl, s);
+                  })
+                  .getResult(0);
+          Value written = tensor::InsertSliceOp::create(
+              b, l, sum, iterArgs[0], offsets, sizes, strides);
+          scf::YieldOp::create(b, l, written);
+        });
+    rewriter.replaceOp(op, reshape(rewriter, loc, loop.getResult(0), type));
+    return success();
+  }
+};
+
+struct IotaLowering : OpConversionPattern<IotaOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(IotaOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getType();
+    int64_t axis = op.getAxis();
+    rewriter.replaceOp(
+        op, elementwise(rewriter, op.getLoc(), type, ValueRange(),
+                        [&](OpBuilder &b, Location loc, ValueRange) {
+                          Value index = linalg::IndexOp::create(b, loc, axis);
+                          return Value(arith::IndexCastOp::create(
+                              b, loc, type.getElementType(), index));
+                        }));
+    return success();
+  }
+};
+
+/// One reduction generic with two results, the running extreme and its
+/// index: an element replaces them when it is strictly better (so the
+/// first of equal elements wins) or a NaN meets a number.
+struct ArgMaxLowering : OpConversionPattern<ArgMaxOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ArgMaxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType operandType = tensorType(op.getOperand());
+    Type element = operandType.getElementType();
+    Type indexElement = op.getType().getElementType();
+    int64_t axis = op.getAxis();
+    bool isMin = op.getMin();
+    RankedTensorType reduced = getReducedType(operandType, {axis}, false);
+    auto indexType = RankedTensorType::get(reduced.getShape(), indexElement);
+    // The start: the first element is taken at once (a NaN start, which
+    // every number "beats" for the comparisons below, does it).
+    Value start;
+    if (auto intType = dyn_cast<IntegerType>(element)) {
+      unsigned w = intType.getWidth();
+      start = arith::ConstantOp::create(
+          rewriter, loc,
+          rewriter.getIntegerAttr(element, isMin ? APInt::getSignedMaxValue(w)
+                                                 : APInt::getSignedMinValue(w)));
+    } else {
+      auto floatType = cast<FloatType>(element);
+      start = arith::ConstantOp::create(
+          rewriter, loc, floatType,
+          FloatAttr::get(floatType, APFloat::getInf(floatType.getFloatSemantics(),
+                                                    /*Negative=*/!isMin)));
+    }
+    Value zeroIndex = arith::ConstantOp::create(
+        rewriter, loc, rewriter.getIntegerAttr(indexElement, 0));
+    SmallVector<AffineExpr> resultExprs;
+    SmallVector<utils::IteratorType> iterators;
+    int64_t rank = operandType.getRank();
+    for (int64_t d = 0; d < rank; ++d) {
+      iterators.push_back(d == axis ? utils::IteratorType::reduction
+                                    : utils::IteratorType::parallel);
+      if (d != axis)
+        resultExprs.push_back(rewriter.getAffineDimExpr(d));
+    }
+    AffineMap resultMap =
+        AffineMap::get(rank, 0, resultExprs, rewriter.getContext());
+    SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank),
+                                   resultMap, resultMap};
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{reduced, indexType}, adaptor.getOperand(),
+        ValueRange{filled(rewriter, loc, reduced, start),
+                   filled(rewriter, loc, indexType, zeroIndex)},
+        maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value x = args[0], best = args[1], bestIndex = args[2];
+          Value better;
+          if (isa<IntegerType>(element)) {
+            better = arith::CmpIOp::create(
+                b, l, isMin ? arith::CmpIPredicate::slt
+                            : arith::CmpIPredicate::sgt,
+                x, best);
+          } else {
+            // x beats best when it is strictly better, or a NaN where best
+            // is a number.
+            Value strictly = arith::CmpFOp::create(
+                b, l, isMin ? arith::CmpFPredicate::OLT
+                            : arith::CmpFPredicate::OGT,
+                x, best);
+            Value xNaN =
+                arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x);
+            Value bestNumber = arith::CmpFOp::create(
+                b, l, arith::CmpFPredicate::ORD, best, best);
+            better = arith::OrIOp::create(
+                b, l, strictly, arith::AndIOp::create(b, l, xNaN, bestNumber));
+          }
+          Value index = arith::IndexCastOp::create(
+              b, l, indexElement, linalg::IndexOp::create(b, l, axis));
+          // The first element always takes the place of the start value.
+          Value first = arith::CmpIOp::create(
+              b, l, arith::CmpIPredicate::eq,
+              linalg::IndexOp::create(b, l, axis),
+              arith::ConstantIndexOp::create(b, l, 0));
+          better = arith::OrIOp::create(b, l, better, first);
+          linalg::YieldOp::create(
+              b, l,
+              ValueRange{arith::SelectOp::create(b, l, better, x, best),
+                         arith::SelectOp::create(b, l, better, index,
+                                                 bestIndex)});
+        });
+    rewriter.replaceOp(op, keepDims(rewriter, loc, generic.getResult(1),
+                                    op.getType()));
+    return success();
+  }
+};
+
 struct DynamicUpdateSliceLowering : OpConversionPattern<DynamicUpdateSliceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -1102,6 +1343,8 @@ void tad::populateTadToLinalgPatterns(RewritePatternSet &patterns) {
                BroadcastLowering, TransposeLowering, ReshapeLowering,
                SliceLowering, InsertSliceLowering, ConcatLowering, TakeLowering,
                DynamicSliceLowering, DynamicUpdateSliceLowering, UpdateLowering,
+               GatherLowering, ScatterAddLowering, IotaLowering,
+               ArgMaxLowering,
                MatmulLowering, ReductionLowering<ReduceSumOp>,
                ReductionLowering<ReduceMeanOp>, ReductionLowering<ReduceMaxOp>,
                SoftmaxLowering, LogSumExpLowering, StopGradientLowering,
