@@ -322,8 +322,8 @@ LogicalResult IotaOp::verify() {
     return emitOpError("axis ") << getAxis()
                                 << " is out of range for a result of rank "
                                 << getType().getRank();
-  if (getType().getDimSize(getAxis()) >
-      (int64_t(1) << (getType().getElementTypeBitWidth() - 1)))
+  unsigned bits = getType().getElementTypeBitWidth();
+  if (bits < 64 && getType().getDimSize(getAxis()) > (int64_t(1) << (bits - 1)))
     return emitOpError("the indices along axis ")
            << getAxis() << " do not fit in " << getType().getElementType();
   return success();

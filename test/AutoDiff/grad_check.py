@@ -22,7 +22,12 @@ import tempfile
 
 import numpy as np
 
-CTYPE = {"double": np.float64, "float": np.float32}
+CTYPE = {"double": np.float64, "float": np.float32, "int32_t": np.int32,
+         "int64_t": np.int64}
+
+
+def is_integer(dtype):
+    return np.issubdtype(dtype, np.integer)
 
 
 def parse_header(path):
@@ -106,6 +111,10 @@ def main():
     ap.add_argument("--samples", type=int, default=0,
                     help="check this many random elements per parameter "
                          "(0: every element)")
+    ap.add_argument("--int-range", type=int, nargs=2, default=(0, 4),
+                    metavar=("LOW", "HIGH"),
+                    help="integer inputs (token ids) are uniform in "
+                         "[LOW, HIGH); they are never differentiated")
     ap.add_argument("--tadc-arg", action="append", default=[],
                     help="pass this to tadc too (e.g. --remat-budget=16KiB)")
     args = ap.parse_args()
@@ -123,15 +132,17 @@ def main():
             p_entries = functions[primal]
             params = [e for e in p_entries if not e[3]]
             results = [e for e in p_entries if e[3]]
-            # A record differentiates as its leaves (p.l1.w, ...).
+            # A record differentiates as its leaves (p.l1.w, ...); without
+            # wrt, the float parameters (integers have no derivative).
             names = [p[0] for p in params]
-            wrt = [n for w in wrt for n in names
-                   if n == w or n.startswith(w + ".")] if wrt else names
+            wrt = ([n for w in wrt for n in names
+                    if n == w or n.startswith(w + ".")] if wrt else
+                   [p[0] for p in params if not is_integer(p[1])])
             rng = np.random.default_rng(args.seed)
-            if args.positive:
-                xs = [rng.uniform(0.5, 1.5, size=p[2]) for p in params]
-            else:
-                xs = [rng.uniform(-args.scale, args.scale, size=p[2]) for p in params]
+            low, high = (0.5, 1.5) if args.positive else (-args.scale, args.scale)
+            xs = [rng.integers(*args.int_range, size=p[2]).astype(p[1])
+                  if is_integer(p[1]) else rng.uniform(low, high, size=p[2])
+                  for p in params]
             cots = [rng.uniform(-1, 1, size=r[2]) for r in results]
             f = caller(lib, p_entries, primal)
             df = caller(lib, functions[derivative], derivative)

@@ -29,11 +29,13 @@ import numpy as np
 # dtypes
 # ---------------------------------------------------------------------------
 
-NP_DTYPE = {"f32": np.float32, "f64": np.float64, "f16": np.float16}
+NP_DTYPE = {"f32": np.float32, "f64": np.float64, "f16": np.float16,
+            "i32": np.int32, "i64": np.int64}
 # rtol, atol for comparing with the float64 reference. f16 and bf16 compute
 # in f32 and round once per op, so a chain of a few ops stays well inside.
 TOLERANCE = {"f32": (2e-5, 1e-6), "f64": (1e-12, 1e-14),
-             "f16": (4e-3, 1e-3), "bf16": (3e-2, 1e-2)}
+             "f16": (4e-3, 1e-3), "bf16": (3e-2, 1e-2),
+             "i32": (0, 0), "i64": (0, 0)}
 
 
 def to_bf16_bits(x):
@@ -330,6 +332,93 @@ def update_reference(x, v):
 
 
 # ---------------------------------------------------------------------------
+# Integers and indexing: exact results. Inputs stay small, so that no sum
+# wraps (wrapping is two's complement, as NumPy's).
+# ---------------------------------------------------------------------------
+
+for dt in ("i32", "i64"):
+    case(f"int-arith-{dt}",
+         f"fn f(x: {dt}[4, 3], y: {dt}[4, 3]) -> ({dt}[4, 3], {dt}[4, 3], {dt}[4, 3], {dt}[4, 3]) "
+         "{ return x + y * 3 - 1, abs(-x), maximum(x, y), minimum(x, 2); }",
+         {"x": (dt, (4, 3), -50, 50), "y": (dt, (4, 3), -50, 50)},
+         lambda x, y: [x + y * 3 - 1, np.abs(x), np.maximum(x, y), np.minimum(x, 2)],
+         [dt] * 4)
+    case(f"int-compare-{dt}",
+         f"fn f(x: {dt}[6, 6], y: {dt}[6, 6]) -> ({dt}[6, 6], {dt}[6, 6]) "
+         "{ return where(x >= y, x, y), where(x == y, 1, where(x != 0, x, 7)); }",
+         {"x": (dt, (6, 6), -2, 2), "y": (dt, (6, 6), -2, 2)},
+         lambda x, y: [np.where(x >= y, x, y), np.where(x == y, 1, np.where(x != 0, x, 7))],
+         [dt, dt])
+    case(f"int-reduce-{dt}",
+         f"fn f(x: {dt}[5, 7]) -> ({dt}, {dt}[5], {dt}[7], {dt}[5, 1]) "
+         "{ return sum(x), sum(x, axes: [1]), max(x, axes: [0]), max(x, axes: [1], keepdims: true); }",
+         {"x": (dt, (5, 7), -1000, 1000)},
+         lambda x: [x.sum(), x.sum(1), x.max(0), x.max(1, keepdims=True)],
+         [dt] * 4)
+    case(f"int-shapes-{dt}",
+         f"fn f(x: {dt}[2, 3]) -> ({dt}[3, 2], {dt}[6], {dt}[4, 3], {dt}[2, 2], {dt}[4, 2, 3]) "
+         "{ return transpose(x), reshape(x, [6]), concat(x, x, axis: 0), x[:, 1:3], broadcast_to(x, [4, 2, 3]); }",
+         {"x": (dt, (2, 3), -9, 9)},
+         lambda x: [x.T, x.reshape(6), np.concatenate([x, x]), x[:, 1:3],
+                    np.broadcast_to(x, (4, 2, 3))],
+         [dt] * 5)
+# Float to integer rounds toward zero and saturates (NaN is 0: its case is
+# in test/Python/integers_check.py, as uniform inputs have none).
+case("cast-int",
+     "fn f(x: f32[4, 4], n: i32[4, 4], w: i64[4]) -> (i32[4, 4], i64[4, 4], f64[4, 4], i32[4], f32[4]) "
+     "{ return cast(x, i32), cast(x, i64), cast(n, f64), cast(w, i32), cast(w, f32); }",
+     {"x": ("f32", (4, 4), -6e9, 6e9), "n": ("i32", (4, 4), -100, 100),
+      "w": ("i64", (4,), -100, 100)},
+     lambda x, n, w: [np.clip(np.trunc(x), -2.0**31, 2.0**31 - 1),
+                      np.trunc(x), n, w, w],
+     ["i32", "i64", "f64", "i32", "f32"])
+case("take-axis0",
+     "fn f(t: f32[10, 3], ids: i32[2, 4]) -> f32[2, 4, 3] { return take(t, ids); }",
+     {"t": ("f32", (10, 3), -1, 1), "ids": ("i32", (2, 4), 0, 9)},
+     lambda t, ids: [t[ids.astype(int)]], ["f32"])
+case("take-axis1-i64",
+     "fn f(t: f64[3, 5, 2], ids: i64[4]) -> f64[3, 4, 2] { return take(t, ids, axis: 1); }",
+     {"t": ("f64", (3, 5, 2), -1, 1), "ids": ("i64", (4,), 0, 4)},
+     lambda t, ids: [t[:, ids.astype(int)]], ["f64"])
+# Ids outside the table are clamped into it.
+case("take-clamped",
+     "fn f(t: f32[6, 2], ids: i32[12]) -> f32[12, 2] { return take(t, ids); }",
+     {"t": ("f32", (6, 2), -1, 1), "ids": ("i32", (12,), -20, 20)},
+     lambda t, ids: [t[np.clip(ids.astype(int), 0, 5)]], ["f32"])
+case("one-hot",
+     "fn f(ids: i32[3, 4]) -> (f32[3, 4, 5], f64[3, 4, 5]) { return one_hot(ids, 5), one_hot(ids, depth: 5, to: f64); }",
+     {"ids": ("i32", (3, 4), -1, 5)},
+     lambda ids: [(ids[..., None] == np.arange(5))] * 2, ["f32", "f64"])
+case("iota-mask",
+     "fn f(s: f32[5, 5]) -> (f32[5, 5], i64[2, 5], f32[3]) "
+     "{ return where(iota([5, 5], axis: 0) >= iota([5, 5], axis: 1), s, -1e9), iota([2, 5], axis: 1, to: i64), iota([3], to: f32); }",
+     {"s": ("f32", (5, 5), -1, 1)},
+     lambda s: [np.where(np.tril(np.ones((5, 5), bool)), s, -1e9),
+                np.broadcast_to(np.arange(5), (2, 5)), np.arange(3)],
+     ["f32", "i64", "f32"])
+# The derivative of take: repeated ids add up (np.add.at), in order.
+def scatter_add_reference(t, ids, w):
+    g = np.zeros_like(t)
+    np.add.at(g, np.clip(ids.astype(int), 0, t.shape[0] - 1), w)
+    return [g]
+
+
+case("take-grad",
+     "fn g(t: f64[6, 2], ids: i32[9], w: f64[9, 2]) -> f64 { return sum(take(t, ids) * w); } fn f = grad(g, wrt: [t]);",
+     {"t": ("f64", (6, 2), -1, 1), "ids": ("i32", (9,), -2, 7),
+      "w": ("f64", (9, 2), -1, 1)},
+     scatter_add_reference, ["f64"])
+# Ties on a grid: the first of equal elements wins, as in NumPy.
+case("argmax",
+     "fn f(x: f32[6, 6], n: i64[4, 5]) -> (i32[6], i32[6], i32[6, 1], i32[5]) "
+     "{ return argmax(x, axis: 1), argmin(x, axis: 0), argmax(x, axis: -1, keepdims: true), argmax(n, axis: 0); }",
+     {"x": ("f32", (6, 6), -2, 2, "grid"), "n": ("i64", (4, 5), -3, 3)},
+     lambda x, n: [np.argmax(x, 1), np.argmin(x, 0), np.argmax(x, 1)[:, None],
+                   np.argmax(n, 0)],
+     ["i32"] * 4)
+
+
+# ---------------------------------------------------------------------------
 # Running a case
 # ---------------------------------------------------------------------------
 
@@ -341,6 +430,8 @@ def make_input(name, spec, rng):
     elif kind == "zeros-first-row":
         x = rng.uniform(0.5, 2.0, size=shape)
         x[0, :] = 0.0
+    elif dtype in ("i32", "i64"):
+        x = rng.integers(low, high + 1, size=shape)
     else:
         x = rng.uniform(low, high, size=shape)
     return rounded(x, dtype)
