@@ -219,7 +219,10 @@ std::optional<unsigned> DynamicUpdateSliceOp::getUpdatedOperand() {
 }
 // A gather is one all-parallel generic over its result that reads the
 // operand at the indices it loads; it costs its result, not the table.
+// Only the indices are an operand of that generic: a producer of the
+// table is not fused into it.
 bool GatherOp::isFusableLoop() { return true; }
+bool GatherOp::absorbsProducers() { return false; }
 double GatherOp::getComputeCost() { return elementsOf(getResult()); }
 // A scatter_add adds its slices into the operand in place, one by one.
 std::optional<unsigned> ScatterAddOp::getUpdatedOperand() {
@@ -230,7 +233,9 @@ double ScatterAddOp::getComputeCost() { return elementsOf(getUpdates()); }
 // An iota is one all-parallel generic without inputs.
 bool IotaOp::isFusableLoop() { return true; }
 // An argmax reduces into its index result and a buffer of the row maxima
-// (the generic's second result), which dies with it.
+// (the generic's second result), which dies with it; a fusable producer of
+// its operand is fused into that generic.
+bool ArgMaxOp::absorbsProducers() { return true; }
 bool ArgMaxOp::writesFreshBuffer() { return true; }
 int64_t ArgMaxOp::getTransientBytes(bool) {
   RankedTensorType type = getType();

@@ -529,7 +529,7 @@ def Tad_UpdateOp : Tad_Op<"update", [DeclareOpInterfaceMethods<Tad_MemoryModelOp
   let hasVerifier = 1;
 }
 
-def Tad_GatherOp : Tad_Op<"gather", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["isFusableLoop", "getComputeCost"]>, Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
+def Tad_GatherOp : Tad_Op<"gather", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["isFusableLoop", "absorbsProducers", "getComputeCost"]>, Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
   let summary = "the slices of a tensor at integer indices (an embedding lookup)";
   let description = [{
     Indexes dimension `axis` of the operand with every element of `indices`:
@@ -611,7 +611,7 @@ def Tad_IotaOp : Tad_Op<"iota", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInte
   let hasVerifier = 1;
 }
 
-def Tad_ArgMaxOp : Tad_Op<"argmax", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["writesFreshBuffer", "getTransientBytes"]>, Pure]> {
+def Tad_ArgMaxOp : Tad_Op<"argmax", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["absorbsProducers", "writesFreshBuffer", "getTransientBytes"]>, Pure]> {
   let summary = "the index of the largest (or smallest) element along an axis";
   let description = [{
     Reduces `axis` of the operand to the index of its largest element

@@ -286,3 +286,66 @@ func.func @all_reduce_reshape(%x: tensor<4x8xf32>) -> tensor<32xf32> {
   %1 = tad.all_reduce sum, %0 : tensor<32xf32>
   return %1 : tensor<32xf32>
 }
+
+// Integers and token ids.
+
+// CHECK: @sum_i32: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @sum_i32(%x: tensor<4x64xi32>) -> tensor<4xi32> {
+  %0 = tad.reduce_sum %x axes [1] : tensor<4x64xi32> -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// CHECK: @cast_int: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @cast_int(%x: tensor<4x8xf32>) -> tensor<4x8xi64> {
+  %0 = tad.exp %x : tensor<4x8xf32>
+  %1 = tad.cast %0 : tensor<4x8xf32> -> tensor<4x8xi64>
+  return %1 : tensor<4x8xi64>
+}
+
+// A gather fuses with its elementwise reader; the table stays whole.
+// CHECK: @gather: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @gather(%t: tensor<50x8xf32>, %ids: tensor<4x6xi32>) -> tensor<4x6x8xf32> {
+  %0 = tad.exp %t : tensor<50x8xf32>
+  %1 = tad.gather %0[%ids] axis 0 : tensor<50x8xf32>, tensor<4x6xi32> -> tensor<4x6x8xf32>
+  %2 = tad.tanh %1 : tensor<4x6x8xf32>
+  return %2 : tensor<4x6x8xf32>
+}
+
+// CHECK: @gather_alone: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @gather_alone(%t: tensor<5x50x8xf64>, %ids: tensor<7xi64>) -> tensor<5x7x8xf64> {
+  %1 = tad.gather %t[%ids] axis 1 : tensor<5x50x8xf64>, tensor<7xi64> -> tensor<5x7x8xf64>
+  return %1 : tensor<5x7x8xf64>
+}
+
+// A scatter_add writes into its operand's buffer: a copy of the zeros.
+// CHECK: @scatter_add: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @scatter_add(%d: tensor<4x6x8xf32>, %ids: tensor<4x6xi32>) -> tensor<50x8xf32> {
+  %z = tad.constant dense<0.0> : tensor<50x8xf32>
+  %0 = tad.exp %d : tensor<4x6x8xf32>
+  %1 = tad.scatter_add %0 into %z[%ids] axis 0 : tensor<4x6x8xf32>, tensor<4x6xi32> into tensor<50x8xf32>
+  return %1 : tensor<50x8xf32>
+}
+
+// CHECK: @scatter_add_dying: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @scatter_add_dying(%d: tensor<3x8xf64>, %t: tensor<10x8xf64>, %ids: tensor<3xi64>) -> tensor<10x8xf64> {
+  %0 = tad.exp %t : tensor<10x8xf64>
+  %1 = tad.scatter_add %d into %0[%ids] axis 0 : tensor<3x8xf64>, tensor<3xi64> into tensor<10x8xf64>
+  return %1 : tensor<10x8xf64>
+}
+
+// CHECK: @iota_mask: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @iota_mask(%s: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %c = tad.constant dense<-1.0e9> : tensor<16x16xf32>
+  %0 = tad.iota axis 0 : tensor<16x16xi32>
+  %1 = tad.iota axis 1 : tensor<16x16xi32>
+  %2 = tad.compare ge, %0, %1 : tensor<16x16xi32>
+  %3 = tad.select %2, %s, %c : tensor<16x16xf32>
+  return %3 : tensor<16x16xf32>
+}
+
+// CHECK: @argmax: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @argmax(%x: tensor<8x50xf32>) -> tensor<8xi32> {
+  %0 = tad.exp %x : tensor<8x50xf32>
+  %1 = tad.argmax %0 axis 1 : tensor<8x50xf32> -> tensor<8xi32>
+  return %1 : tensor<8xi32>
+}

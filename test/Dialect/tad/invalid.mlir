@@ -882,3 +882,63 @@ func.func @all_reduce_bf16(%x: tensor<4xbf16>) {
   %0 = tad.all_reduce sum, %x : tensor<4xbf16>
   return
 }
+
+//===----------------------------------------------------------------------===//
+// Token ids: tad.gather, tad.scatter_add, tad.iota, tad.argmax
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @gather_float_ids(%t: tensor<5x2xf32>, %ids: tensor<3xf32>) {
+  // expected-error @+1 {{operand #1 must be statically shaped tensor of i32 or i64 values}}
+  %0 = tad.gather %t[%ids] axis 0 : tensor<5x2xf32>, tensor<3xf32> -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @gather_axis(%t: tensor<5x2xf32>, %ids: tensor<3xi32>) {
+  // expected-error @+1 {{axis 2 is out of range for an operand of rank 2}}
+  %0 = tad.gather %t[%ids] axis 2 : tensor<5x2xf32>, tensor<3xi32> -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @gather_shape(%t: tensor<5x2xf32>, %ids: tensor<3xi32>) {
+  // expected-error @+1 {{result type 'tensor<2x3xf32>' does not match the expected 'tensor<3x2xf32>'}}
+  %0 = tad.gather %t[%ids] axis 0 : tensor<5x2xf32>, tensor<3xi32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_add_updates(%t: tensor<5x2xf32>, %ids: tensor<3xi32>, %d: tensor<3x3xf32>) {
+  // expected-error @+1 {{updates type 'tensor<3x3xf32>' does not match the expected 'tensor<3x2xf32>'}}
+  %0 = tad.scatter_add %d into %t[%ids] axis 0 : tensor<3x3xf32>, tensor<3xi32> into tensor<5x2xf32>
+  return
+}
+
+// -----
+
+func.func @iota_axis() {
+  // expected-error @+1 {{axis 1 is out of range for a result of rank 1}}
+  %0 = tad.iota axis 1 : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @iota_float() {
+  // expected-error @+1 {{result #0 must be statically shaped tensor of i32 or i64 values}}
+  %0 = tad.iota axis 0 : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @argmax_shape(%x: tensor<4x6xf32>) {
+  // expected-error @+1 {{result type 'tensor<6xi32>' does not match the expected 'tensor<4xi32>'}}
+  %0 = tad.argmax %x axis 1 : tensor<4x6xf32> -> tensor<6xi32>
+  return
+}

@@ -214,3 +214,37 @@ func.func @collectives(%x: tensor<4x8xf32>, %s: tensor<f64>)
   %t = tad.all_reduce sum, %s : tensor<f64>
   return %m, %t : tensor<4x8xf32>, tensor<f64>
 }
+
+// CHECK-LABEL: func.func @integers
+func.func @integers(%a: tensor<4xi32>, %b: tensor<4xi64>) -> (tensor<4xi32>, tensor<i64>, tensor<4xf32>) {
+  // CHECK: tad.constant dense<3> : tensor<4xi32>
+  %c = tad.constant dense<3> : tensor<4xi32>
+  // CHECK: tad.add %{{.*}}, %{{.*}} : tensor<4xi32>
+  %0 = tad.add %a, %c : tensor<4xi32>
+  // CHECK: tad.compare lt, %{{.*}}, %{{.*}} : tensor<4xi32>
+  %1 = tad.compare lt, %0, %a : tensor<4xi32>
+  // CHECK: tad.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<4xi32>
+  %2 = tad.select %1, %0, %a : tensor<4xi32>
+  // CHECK: tad.reduce_sum %{{.*}} axes [0] : tensor<4xi64> -> tensor<i64>
+  %3 = tad.reduce_sum %b axes [0] : tensor<4xi64> -> tensor<i64>
+  // CHECK: tad.cast %{{.*}} : tensor<4xi32> -> tensor<4xf32>
+  %4 = tad.cast %2 : tensor<4xi32> -> tensor<4xf32>
+  return %2, %3, %4 : tensor<4xi32>, tensor<i64>, tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @token_ids
+func.func @token_ids(%t: tensor<50x8xf32>, %ids: tensor<4x6xi32>, %d: tensor<4x6x8xf32>)
+    -> (tensor<4x6x8xf32>, tensor<50x8xf32>, tensor<6x6xi64>, tensor<4x1xi32>) {
+  // CHECK: tad.gather %{{.*}}[%{{.*}}] axis 0 : tensor<50x8xf32>, tensor<4x6xi32> -> tensor<4x6x8xf32>
+  %0 = tad.gather %t[%ids] axis 0 : tensor<50x8xf32>, tensor<4x6xi32> -> tensor<4x6x8xf32>
+  // CHECK: tad.scatter_add %{{.*}} into %{{.*}}[%{{.*}}] axis 0 : tensor<4x6x8xf32>, tensor<4x6xi32> into tensor<50x8xf32>
+  %1 = tad.scatter_add %d into %t[%ids] axis 0 : tensor<4x6x8xf32>, tensor<4x6xi32> into tensor<50x8xf32>
+  // CHECK: tad.iota axis 1 : tensor<6x6xi64>
+  %2 = tad.iota axis 1 : tensor<6x6xi64>
+  // CHECK: tad.argmax %{{.*}} axis 1 min keepdims : tensor<4x6x8xf32> -> tensor<4x1x8xi32>
+  %3 = tad.argmax %d axis 1 min keepdims : tensor<4x6x8xf32> -> tensor<4x1x8xi32>
+  // CHECK: tad.argmax %{{.*}} axis 1 : tensor<4x6xi32> -> tensor<4xi32>
+  %4 = tad.argmax %ids axis 1 : tensor<4x6xi32> -> tensor<4xi32>
+  %5 = tad.reshape %4 : tensor<4xi32> -> tensor<4x1xi32>
+  return %0, %1, %2, %5 : tensor<4x6x8xf32>, tensor<50x8xf32>, tensor<6x6xi64>, tensor<4x1xi32>
+}
