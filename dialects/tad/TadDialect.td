@@ -168,6 +168,16 @@ def Tad_ComparePredicate : I32EnumAttr<"ComparePredicate",
   let cppNamespace = "::tad";
 }
 
+// What tad.random makes of its Philox bits.
+def Tad_Distribution : I32EnumAttr<"Distribution",
+    "what tad.random draws", [
+      I32EnumAttrCase<"uniform", 0>,
+      I32EnumAttrCase<"normal", 1>,
+      I32EnumAttrCase<"keys", 2>
+    ]> {
+  let cppNamespace = "::tad";
+}
+
 // How tad.all_reduce combines the processes' tensors.
 def Tad_ReduceKind : I32EnumAttr<"ReduceKind",
     "how a collective combines the processes' tensors", [

@@ -243,6 +243,13 @@ int64_t ArgMaxOp::getTransientBytes(bool) {
          elementBytes(typeOf(getOperand()));
 }
 
+// A random tensor is one all-parallel generic without inputs: the key is
+// read before it, so the key's producer is not fused into it. Ten Philox
+// rounds of 32-bit multiplies per element (about as dear as an f32 exp).
+bool RandomOp::isFusableLoop() { return true; }
+bool RandomOp::absorbsProducers() { return false; }
+double RandomOp::getElementCost() { return 6; }
+
 // A tape's row write touches the row, not the stack it updates in place.
 double UpdateOp::getComputeCost() { return elementsOf(getValue()); }
 double DynamicUpdateSliceOp::getComputeCost() { return elementsOf(getValue()); }

@@ -318,7 +318,8 @@ LogicalResult ScatterAddOp::verify() {
 }
 
 LogicalResult IotaOp::verify() {
-  if (getAxis() < 0 || getAxis() >= getType().getRank())
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= getType().getRank())
     return emitOpError("axis ") << getAxis()
                                 << " is out of range for a result of rank "
                                 << getType().getRank();
@@ -342,6 +343,27 @@ LogicalResult ArgMaxOp::verify() {
   if (getType() != expected)
     return emitOpError("result type ")
            << getType() << " does not match the expected " << expected;
+  return success();
+}
+
+LogicalResult RandomOp::verify() {
+  if (cast<RankedTensorType>(getKey().getType()).getRank() != 0)
+    return emitOpError("needs a key of rank 0, got ") << getKey().getType();
+  Type element = getType().getElementType();
+  bool keys = getDistribution() == Distribution::keys;
+  if (keys != element.isInteger(64) || (!keys && !isa<FloatType>(element)))
+    return emitOpError(keys ? "draws keys of type i64, not "
+                            : "draws floats, not ")
+           << element;
+  return success();
+}
+
+LogicalResult FoldInOp::verify() {
+  for (Type type : {Type(getKey().getType()), getData().getType(),
+                    Type(getType())})
+    if (auto tensor = dyn_cast<RankedTensorType>(type);
+        tensor && tensor.getRank() != 0)
+      return emitOpError("takes and returns scalars, got ") << type;
   return success();
 }
 

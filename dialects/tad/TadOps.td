@@ -635,6 +635,52 @@ def Tad_ArgMaxOp : Tad_Op<"argmax", [DeclareOpInterfaceMethods<Tad_MemoryModelOp
   let hasVerifier = 1;
 }
 
+def Tad_RandomOp : Tad_Op<"random", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["isFusableLoop", "absorbsProducers", "getElementCost"]>, Pure]> {
+  let summary = "counter-based random numbers from a key";
+  let description = [{
+    Draws a tensor from the `i64` key `key` with Philox 4x32-10 (Salmon et
+    al., "Parallel random numbers: as easy as 1, 2, 3", SC 2011): element
+    `i` (in row-major order) is a function of the key and `i` alone, so the
+    same key gives the same tensor on every run, target and schedule, and a
+    recomputation (a checkpoint, a remat, a loop's reverse sweep) draws
+    exactly what the first computation drew. With `uniform`, floats in
+    [0, 1) (24 random bits for f32, f16 and bf16, computed in f32; 53 for
+    f64); with `normal`, standard normal floats (Box-Muller); with `keys`,
+    `i64` keys (what `split` returns), from a stream apart from the
+    samples'. It has no derivative.
+
+    ```mlir
+    %u = tad.random %key uniform : tensor<i64> -> tensor<4x8xf32>
+    %k = tad.random %key keys : tensor<i64> -> tensor<3xi64>
+    ```
+  }];
+  let arguments = (ins TensorOf<[I64]>:$key, Tad_Distribution:$distribution);
+  let results = (outs Tad_NumericTensor:$result);
+  let assemblyFormat = [{
+    $key $distribution attr-dict `:` type($key) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tad_FoldInOp : Tad_Op<"fold_in", [Pure, AllTypesMatch<["key", "result"]>]> {
+  let summary = "a key derived from a key and an integer";
+  let description = [{
+    A new `i64` key that is a Philox function of `key` and `data` (an
+    integer: a loop index, a step count), apart from the streams of
+    `tad.random`: `fold_in(key, i)` gives each iteration of a loop its own
+    key, recomputed exactly wherever the iteration is.
+
+    ```mlir
+    %k = tad.fold_in %key, %i : tensor<i64>, index
+    ```
+  }];
+  let arguments = (ins TensorOf<[I64]>:$key,
+                       AnyTypeOf<[Index, TensorOf<[I32, I64]>]>:$data);
+  let results = (outs TensorOf<[I64]>:$result);
+  let assemblyFormat = "$key `,` $data attr-dict `:` type($key) `,` type($data)";
+  let hasVerifier = 1;
+}
+
 def Tad_DynamicSliceOp : Tad_Op<"dynamic_slice", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["getViewedOperand", "getComputeCost"]>, Pure, DeclareOpInterfaceMethods<Tad_DifferentiableOpInterface>]> {
   let summary = "a slice of static size at dynamic offsets";
   let description = [{

@@ -78,6 +78,17 @@ private:
   }
 
   /// A splat float constant of `type`.
+  /// `uniform < p`, true with probability p: uniforms of p's type.
+  Value emitBernoulli(mlir::Location l, Value key, Value p,
+                      llvm::ArrayRef<int64_t> shape) {
+    auto pType = llvm::cast<RankedTensorType>(p.getType());
+    auto uniformType = RankedTensorType::get(shape, pType.getElementType());
+    Value u = tad::RandomOp::create(builder, l, uniformType, key,
+                                    tad::Distribution::uniform);
+    return tad::CompareOp::create(builder, l, tad::ComparePredicate::lt, u,
+                                  broadcastTo(l, p, shape));
+  }
+
   Value splat(mlir::Location l, RankedTensorType type, double value) {
     if (auto intType = llvm::dyn_cast<mlir::IntegerType>(type.getElementType()))
       return tad::ConstantOp::create(
@@ -845,6 +856,32 @@ Value MLIRGenImpl::emitBuiltin(const CallExpr &expr) {
         expr.builtin == Builtin::argmin ? builder.getUnitAttr()
                                         : mlir::UnitAttr(),
         expr.keepdims ? builder.getUnitAttr() : mlir::UnitAttr());
+  case Builtin::random_uniform:
+    return tad::RandomOp::create(builder, l, type, operands[0],
+                                 tad::Distribution::uniform);
+  case Builtin::random_normal:
+    return tad::RandomOp::create(builder, l, type, operands[0],
+                                 tad::Distribution::normal);
+  case Builtin::bernoulli:
+    return emitBernoulli(l, operands[0], operands[1], type.getShape());
+  case Builtin::dropout: {
+    // where(bernoulli(key, p), 0, x / (1 - p)).
+    // 1 - p first: broadcastTo erases a literal p that it re-makes.
+    auto xType = llvm::cast<RankedTensorType>(operands[0].getType());
+    auto scalar = RankedTensorType::get({}, xType.getElementType());
+    Value keep = tad::SubOp::create(builder, l, splat(l, scalar, 1.0),
+                                    operands[1]);
+    Value drop = emitBernoulli(l, operands[2], operands[1], xType.getShape());
+    Value scaled = tad::DivOp::create(builder, l, operands[0],
+                                      broadcastTo(l, keep, xType.getShape()));
+    return tad::SelectOp::create(builder, l, drop, splat(l, xType, 0.0),
+                                 scaled);
+  }
+  case Builtin::split:
+    return tad::RandomOp::create(builder, l, type, operands[0],
+                                 tad::Distribution::keys);
+  case Builtin::fold_in:
+    return tad::FoldInOp::create(builder, l, operands[0], operands[1]);
   case Builtin::none:
     break;
   }

@@ -65,6 +65,12 @@ llvm::ArrayRef<BuiltinSignature> tad::lang::getBuiltinSignatures() {
       {"iota", Builtin::iota, {"shape", "axis", "to"}, 1},
       {"argmax", Builtin::argmax, {"x", "axis", "keepdims"}, 2},
       {"argmin", Builtin::argmin, {"x", "axis", "keepdims"}, 2},
+      {"random_uniform", Builtin::random_uniform, {"key", "shape", "to"}, 2},
+      {"random_normal", Builtin::random_normal, {"key", "shape", "to"}, 2},
+      {"bernoulli", Builtin::bernoulli, {"key", "p", "shape"}, 3},
+      {"split", Builtin::split, {"key", "n"}, 2},
+      {"fold_in", Builtin::fold_in, {"key", "data"}, 2},
+      {"dropout", Builtin::dropout, {"x", "p", "key"}, 3},
   };
   return builtins;
 }
@@ -710,10 +716,124 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
       result.shape.erase(result.shape.begin() + axis);
     return setResult(result);
   }
+  case Builtin::random_uniform: case Builtin::random_normal:
+  case Builtin::bernoulli: {
+    Expr *key = args.get("key");
+    if (!checkKey(*key, "argument 'key' of " + call.callee))
+      return false;
+    llvm::SmallVector<int64_t, 4> shape;
+    if (!intListArg("shape", shape))
+      return false;
+    SMLoc shapeLoc = args.get("shape")->getLoc();
+    for (int64_t d : shape)
+      if (d <= 0)
+        return diag.error(shapeLoc, "dimension sizes must be positive, got " +
+                                        Twine(d));
+    if (id == Builtin::bernoulli) {
+      // The probability: a float scalar (a literal is an f32); the uniform
+      // draws are of its type.
+      Expr *p = args.get("p");
+      if (!checkProbability(*p, "argument 'p' of bernoulli"))
+        return false;
+      call.operands = {key, p};
+      TensorType result{ElemKind::i1, shape};
+      return checkElementCount(result, shapeLoc) && setResult(result);
+    }
+    ElemKind elem = ElemKind::f32;
+    if (!elemTypeArg("to", elem))
+      return false;
+    if (!isFloatKind(elem))
+      return diag.error(args.get("to")->getLoc(),
+                        call.callee + " draws floats: 'to' must be f32, f64, "
+                                      "f16 or bf16");
+    call.operands = {key};
+    TensorType result{elem, shape};
+    return checkElementCount(result, shapeLoc) && setResult(result);
+  }
+  case Builtin::dropout: {
+    // Zeroes each element with probability p and scales the others by
+    // 1 / (1 - p): the mask is a function of the key alone.
+    Expr *x = tensorArg("x");
+    if (!x)
+      return false;
+    adaptWeak(*x, ElemKind::f32);
+    Expr *p = args.get("p"), *key = args.get("key");
+    if (p->type.weak)
+      adaptWeak(*p, x->type.tensor.elem);
+    if (!checkProbability(*p, "argument 'p' of dropout") ||
+        !checkKey(*key, "argument 'key' of dropout"))
+      return false;
+    if (p->type.tensor.elem != x->type.tensor.elem)
+      return diag.error(p->getLoc(), "argument 'p' of dropout has type " +
+                                         p->type.tensor.str() + " but x is " +
+                                         x->type.tensor.str());
+    if (auto *literal = llvm::dyn_cast<NumberExpr>(p)) {
+      double value = std::strtod(literal->spelling.c_str(), nullptr);
+      if (!(value >= 0 && value < 1))
+        return diag.error(p->getLoc(), "the probability of dropout must lie in "
+                                       "[0, 1), got " + literal->spelling);
+    }
+    call.operands = {x, p, key};
+    return setResult(x->type.tensor);
+  }
+  case Builtin::split: {
+    Expr *key = args.get("key");
+    if (!checkKey(*key, "argument 'key' of split"))
+      return false;
+    int64_t n;
+    if (!intArg("n", n))
+      return false;
+    if (n < 1 || n > (int64_t(1) << 40))
+      return diag.error(args.get("n")->getLoc(),
+                        "split makes between 1 and 2^40 keys, not " + Twine(n));
+    call.operands = {key};
+    return setResult(TensorType{ElemKind::i64, {n}});
+  }
+  case Builtin::fold_in: {
+    Expr *key = args.get("key");
+    if (!checkKey(*key, "argument 'key' of fold_in"))
+      return false;
+    Expr *data = args.get("data");
+    // A loop index, or an integer scalar (a literal is an i64).
+    if (data->type.kind != ValueType::Kind::index) {
+      if (data->type.weak && !adaptWeakTo(*data, ElemKind::i64))
+        return false;
+      if (!checkNumericTensor(*data, "argument 'data' of fold_in"))
+        return false;
+      if (!data->type.tensor.isInteger() || !data->type.tensor.isScalar())
+        return diag.error(data->getLoc(),
+                          "argument 'data' of fold_in must be a loop index "
+                          "or an integer scalar, but it is " +
+                              data->type.tensor.str());
+    }
+    call.operands = {key, data};
+    return setResult(TensorType{ElemKind::i64, {}});
+  }
   case Builtin::none:
     break;
   }
   return false;
+}
+
+bool SemaImpl::checkProbability(Expr &expr, llvm::StringRef what) {
+  adaptWeak(expr, ElemKind::f32);
+  if (!checkFloatTensor(expr, what))
+    return false;
+  if (!expr.type.tensor.isScalar())
+    return diag.error(expr.getLoc(), what + " must be a float scalar, but "
+                                            "it is " + expr.type.tensor.str());
+  return true;
+}
+
+bool SemaImpl::checkKey(Expr &expr, llvm::StringRef what) {
+  if (!checkTensor(expr, what))
+    return false;
+  if (expr.type.tensor != TensorType{ElemKind::i64, {}})
+    return diag.error(expr.getLoc(),
+                      what + " must be a key, an i64 scalar (a seed, or "
+                             "what split or fold_in returns), but it is " +
+                          expr.type.describe());
+  return true;
 }
 
 bool SemaImpl::checkIntegerIndices(Expr &expr, llvm::StringRef what) {

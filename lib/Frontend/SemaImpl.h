@@ -132,6 +132,10 @@ private:
   bool checkFloatTensor(Expr &expr, llvm::StringRef what);
   /// A float or integer tensor: not a comparison's boolean.
   bool checkNumericTensor(Expr &expr, llvm::StringRef what);
+  /// A probability: a float scalar (a literal is an f32).
+  bool checkProbability(Expr &expr, llvm::StringRef what);
+  /// A random key: an i64 scalar.
+  bool checkKey(Expr &expr, llvm::StringRef what);
   /// An integer tensor of indices (a literal becomes an i32).
   bool checkIntegerIndices(Expr &expr, llvm::StringRef what);
   /// At most 2^40 elements in `type`, else an error at `loc`.

@@ -29,6 +29,8 @@ namespace tad {
 /// Adds the patterns that rewrite tad ops into linalg, tensor, arith and
 /// math ops, so that pipelines can compose them with others.
 void populateTadToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// tad.random and tad.fold_in (Philox 4x32-10), part of the above.
+void populateRandomLoweringPatterns(mlir::RewritePatternSet &patterns);
 
 /// Adds the patterns that rewrite tad's collectives (tad.all_reduce) into
 /// the mpi dialect on buffers (lib/Conversion/Collectives/AllReduceToMpi.cpp).

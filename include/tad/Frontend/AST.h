@@ -178,6 +178,12 @@ enum class Builtin {
   iota,
   argmax,
   argmin,
+  random_uniform,
+  random_normal,
+  bernoulli,
+  split,
+  fold_in,
+  dropout,
 };
 
 struct CallArg {

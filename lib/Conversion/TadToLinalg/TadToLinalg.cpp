@@ -1327,6 +1327,7 @@ struct ConvertTadToLinalgPass
 
 void tad::populateTadToLinalgPatterns(RewritePatternSet &patterns) {
   MLIRContext *context = patterns.getContext();
+  populateRandomLoweringPatterns(patterns);
   patterns
       .add<ElementwiseLowering<AddOp>, ElementwiseLowering<SubOp>,
            ElementwiseLowering<MulOp>, ElementwiseLowering<DivOp>,
