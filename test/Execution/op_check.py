@@ -99,6 +99,9 @@ def sigmoid(x):
 
 
 CASES = {}
+# Cases whose results must equal the reference bit for bit (random bits
+# are exact arithmetic on every target).
+EXACT = set()
 
 
 ENTRY = {}
@@ -408,6 +411,55 @@ case("take-grad",
      {"t": ("f64", (6, 2), -1, 1), "ids": ("i32", (9,), -2, 7),
       "w": ("f64", (9, 2), -1, 1)},
      scatter_add_reference, ["f64"])
+# Counter-based random numbers: Philox 4x32-10 (Random123's philox4x32_10)
+# predicts every bit of the uniforms, keys and masks; test/Python/
+# random_check.py checks this reference on Random123's known answers.
+MASK32 = 0xFFFFFFFF
+
+
+def philox(counter, key):
+    c, k = list(counter), list(key)
+    for r in range(10):
+        if r:
+            k = [(k[0] + 0x9E3779B9) & MASK32, (k[1] + 0xBB67AE85) & MASK32]
+        p0, p1 = 0xD2511F53 * c[0], 0xCD9E8D57 * c[2]
+        c = [(p1 >> 32) ^ c[1] ^ k[0], p1 & MASK32,
+             (p0 >> 32) ^ c[3] ^ k[1], p0 & MASK32]
+    return c
+
+
+def philox_words(key, i, stream):
+    """Element i of a stream of `key` (0 samples, 1 split keys, 2 fold_in)."""
+    key = int(key) & ((1 << 64) - 1)
+    return philox([i & MASK32, i >> 32, stream, 0], [key & MASK32, key >> 32])
+
+
+def random_reference(key):
+    def uniform32(k, n):
+        return np.array([(philox_words(k, i, 0)[0] >> 8) * 2.0**-24
+                         for i in range(n)])
+
+    def as_key(w):
+        return (w[1] << 32) | w[0]
+
+    u32 = uniform32(key, 12)
+    u64 = np.array([(((w[1] >> 6) << 27) | (w[0] >> 5)) * 2.0**-53
+                    for w in (philox_words(key, i, 0) for i in range(5))])
+    # Keys do not fit a float64: the uniforms they draw do.
+    split1 = as_key(philox_words(key, 1, 1))
+    folded = as_key(philox_words(key, 4, 2))
+    return [u32.reshape(3, 4), u64, uniform32(split1, 3), uniform32(folded, 3),
+            (u32[:6] < np.float32(0.25)) * 1.0]
+
+
+case("random",
+     "fn f(key: i64) -> (f32[3, 4], f64[5], f32[3], f32[3], f32[6]) { "
+     "return random_uniform(key, [3, 4]), random_uniform(key, [5], to: f64), "
+     "random_uniform(split(key, 3)[1], [3]), random_uniform(fold_in(key, 4), [3]), "
+     "where(bernoulli(key, 0.25, [6]), 1.0, 0.0); }",
+     {"key": ("i64", (), -1000, 1000)},
+     random_reference, ["f32", "f64", "f32", "f32", "f32"])
+EXACT.add("random")
 # Ties on a grid: the first of equal elements wins, as in NumPy.
 case("argmax",
      "fn f(x: f32[6, 6], n: i64[4, 5]) -> (i32[6], i32[6], i32[6, 1], i32[5]) "
@@ -468,7 +520,7 @@ def compare(name, inputs, outdir, stats):
     for i, (want, dtype) in enumerate(zip(expected, result_types)):
         got = load(os.path.join(outdir, f"{names[i]}.npy"), dtype)
         want = rounded(np.asarray(want, dtype=np.float64), dtype)
-        rtol, atol = TOLERANCE[dtype]
+        rtol, atol = (0, 0) if name in EXACT else TOLERANCE[dtype]
         if got.shape != want.shape:
             print(f"FAIL {name} {names[i]}: shape {got.shape}, expected {want.shape}")
             ok = False

@@ -16,32 +16,16 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", ".."))
 import tad  # noqa: E402
 
-MASK = 0xFFFFFFFF
-
-
-def philox(counter, key):
-    """Philox 4x32-10 (Random123's philox4x32_10) on Python integers."""
-    c, k = list(counter), list(key)
-    for r in range(10):
-        if r:
-            k = [(k[0] + 0x9E3779B9) & MASK, (k[1] + 0xBB67AE85) & MASK]
-        p0, p1 = 0xD2511F53 * c[0], 0xCD9E8D57 * c[2]
-        c = [(p1 >> 32) ^ c[1] ^ k[0], p1 & MASK,
-             (p0 >> 32) ^ c[3] ^ k[1], p0 & MASK]
-    return c
-
+# The reference Philox of the op cases (which also run on the emulated GPU).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "Execution"))
+from op_check import MASK32 as MASK, philox, philox_words as words  # noqa: E402
 
 # Random123's known answers (kat_vectors: philox4x32 10).
 assert philox([0] * 4, [0, 0]) == [0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8]
 assert philox([MASK] * 4, [MASK] * 2) == [0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD]
 assert philox([0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344],
               [0xA4093822, 0x299F31D0]) == [0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1]
-
-
-def words(key, i, stream):
-    """Element i of a stream (0 samples, 1 split keys, 2 fold_in)."""
-    key &= (1 << 64) - 1
-    return philox([i & MASK, i >> 32, stream, 0], [key & MASK, key >> 32])
 
 
 def unit32(w):
