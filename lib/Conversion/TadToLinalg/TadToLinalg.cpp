@@ -18,6 +18,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -870,7 +871,16 @@ struct ScatterAddLowering : OpConversionPattern<ScatterAddOp> {
     auto updates3 = RankedTensorType::get({before, count, after}, element);
     auto flatIndices = RankedTensorType::get(
         {count}, tensorType(op.getIndices()).getElementType());
-    Value acc = reshape(rewriter, loc, adaptor.getOperand(), operand3);
+    // Into zeros (the derivative of a gather): a fill, not a copy of a
+    // constant as large as the table.
+    Value acc;
+    SplatElementsAttr splat;
+    if (matchPattern(adaptor.getOperand(), m_Constant(&splat)))
+      acc = filled(rewriter, loc, operand3,
+                   arith::ConstantOp::create(rewriter, loc,
+                                             splat.getSplatValue<TypedAttr>()));
+    else
+      acc = reshape(rewriter, loc, adaptor.getOperand(), operand3);
     Value updates = reshape(rewriter, loc, adaptor.getUpdates(), updates3);
     Value indices = reshape(rewriter, loc, adaptor.getIndices(), flatIndices);
     auto sliceType = RankedTensorType::get({before, after}, element);
