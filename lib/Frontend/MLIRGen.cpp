@@ -271,6 +271,9 @@ void MLIRGenImpl::declareFunctions(const Module &ast) {
         getFunctionType(fn->getParamTypes(), fn->getResultTypes()));
     if (fn->checkpointAttr)
       op->setAttr(tad::TadDialect::kCheckpointedAttrName, builder.getUnitAttr());
+    // A shadowed library function serves its own file's calls only.
+    if (fn->isShadowed() || (fn->generic && fn->generic->isShadowed()))
+      op.setPrivate();
     // A record result's leaves are named after their paths.
     std::vector<Type> results = fn->getResultTypes();
     if (llvm::any_of(results, [](const Type &t) { return t.isRecord(); })) {

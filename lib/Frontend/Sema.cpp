@@ -12,6 +12,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/Support/Path.h"
 
 #include <functional>
 
@@ -159,6 +160,8 @@ bool SemaImpl::collectDecls(Module &module) {
                   "'" + name + "' shadows the builtin function of that name "
                                "in this program");
     auto [it, inserted] = functions.try_emplace(name, decl.get());
+    if (!inserted && shadowLibraryFunction(*it->second, *decl))
+      inserted = true;
     if (!inserted) {
       diag.error(decl->getNameLoc(), "redefinition of function '" + name + "'");
       diag.note(it->second->getNameLoc(), "'" + name + "' was defined here");
@@ -191,6 +194,48 @@ bool SemaImpl::collectDecls(Module &module) {
   return true;
 }
 
+size_t SemaImpl::getSourceIndex(SMLoc loc) const {
+  const char *p = loc.getPointer();
+  auto it = llvm::find_if(module->sources, [&](llvm::StringRef text) {
+    return text.begin() <= p && p < text.end();
+  });
+  return it - module->sources.begin();
+}
+
+bool SemaImpl::shadowLibraryFunction(Decl &library, Decl &program) {
+  // The program's own file is the first source; an import's come after.
+  size_t librarySource = getSourceIndex(library.getNameLoc());
+  if (getSourceIndex(program.getNameLoc()) != 0 || librarySource == 0 ||
+      librarySource >= module->sources.size() ||
+      !llvm::isa<FunctionDecl>(library) || !llvm::isa<FunctionDecl>(program))
+    return false;
+  llvm::SourceMgr &sourceMgr = diag.getSourceMgr();
+  llvm::StringRef file = llvm::sys::path::stem(
+      sourceMgr
+          .getMemoryBuffer(sourceMgr.FindBufferContainingLoc(library.getNameLoc()))
+          ->getBufferIdentifier());
+  std::string name = library.getName();
+  // A dot is in no identifier: the hidden name cannot clash.
+  std::string hidden = name + "." + file.str();
+  library.rename(hidden);
+  library.setShadowed();
+  functions[name] = &program;
+  functions[hidden] = &library;
+  shadowedNames[{librarySource, name}] = hidden;
+  diag.remark(program.getNameLoc(),
+              "'" + name + "' shadows the function of that name in " +
+                  file + ".tad in this program; calls in " + file +
+                  ".tad keep theirs");
+  return true;
+}
+
+llvm::StringRef SemaImpl::resolveCallee(SMLoc loc, llvm::StringRef name) {
+  if (shadowedNames.empty())
+    return name;
+  auto it = shadowedNames.find({getSourceIndex(loc), name.str()});
+  return it == shadowedNames.end() ? name : llvm::StringRef(it->second);
+}
+
 static std::string joinParamNames(const FunctionDecl &fn) {
   std::string names;
   for (const Param &param : fn.params)
@@ -200,6 +245,8 @@ static std::string joinParamNames(const FunctionDecl &fn) {
 
 bool SemaImpl::checkDerivative(DerivativeDecl &decl) {
   std::string kind = getRequestKindName(decl.kind).str();
+  // A request in a library file names that file's function.
+  decl.primal.name = resolveCallee(decl.primal.loc, decl.primal.name).str();
   auto it = functions.find(decl.primal.name);
   if (it == functions.end() && lookupBuiltin(decl.primal.name) != Builtin::none)
     return diag.error(decl.primal.loc,

@@ -418,7 +418,7 @@ bool SemaImpl::checkCall(CallExpr &expr) {
 }
 
 bool SemaImpl::checkUserCall(CallExpr &expr) {
-  auto it = functions.find(expr.callee);
+  auto it = functions.find(resolveCallee(expr.getLoc(), expr.callee));
   if (it == functions.end()) {
     std::string message = "unknown function '" + expr.callee + "'";
     // Suggest the closest known name for a likely typo.

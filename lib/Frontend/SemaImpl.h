@@ -77,6 +77,15 @@ private:
   //===--------------------------------------------------------------------===//
 
   bool collectDecls(Module &module);
+  /// The index in module->sources of the file that holds `loc`.
+  size_t getSourceIndex(llvm::SMLoc loc) const;
+  /// When `program` (a function of the program's own file) takes the name
+  /// of `library` (a function of an imported file), hides `library` under
+  /// `name.file` for the calls of its file and returns true.
+  bool shadowLibraryFunction(Decl &library, Decl &program);
+  /// The function a call at `loc` of `name` reaches: a shadowed library
+  /// function from within its own file, else `name`.
+  llvm::StringRef resolveCallee(llvm::SMLoc loc, llvm::StringRef name);
   bool checkDerivative(DerivativeDecl &decl);
   bool checkRuleSignature(RuleDecl &rule);
   bool checkFunctionBody(FunctionDecl &fn);
@@ -170,6 +179,9 @@ private:
   DiagnosticEngine &diag;
   Module *module = nullptr;
   llvm::StringMap<Decl *> functions; // fn and derivative declarations
+  /// The hidden name of each shadowed library function, by the index of
+  /// its file in module->sources and its name (shadowLibraryFunction).
+  std::map<std::pair<size_t, std::string>, std::string> shadowedNames;
   /// The instances made so far, by generic declaration and sizes.
   std::map<std::pair<Decl *, std::vector<int64_t>>, Decl *> instances;
   llvm::StringMap<RuleDecl *> rules;  // by primal name

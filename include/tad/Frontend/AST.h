@@ -462,11 +462,17 @@ public:
   llvm::SMLoc getNameLoc() const { return name.loc; }
   /// An instance of a generic declaration takes the name of its sizes.
   void rename(std::string newName) { name.name = std::move(newName); }
+  /// A library function that a function of the program shadows: renamed
+  /// `name.file`, it serves the calls of its own file only and is never
+  /// exported.
+  bool isShadowed() const { return shadowed; }
+  void setShadowed() { shadowed = true; }
 
 private:
   const Kind kind;
   llvm::SMLoc loc;
   Name name;
+  bool shadowed = false;
 };
 
 class RuleDecl;
