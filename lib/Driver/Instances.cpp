@@ -119,12 +119,31 @@ driver::addInstanceRequests(const lang::Module *parsed,
   return llvm::Error::success();
 }
 
+/// The element kind of an array's dtype: what an element type parameter is
+/// when the array gives it (Sema says whether the kind may be one).
+static lang::ElemKind getElemKind(rt::DType dtype) {
+  switch (dtype) {
+  case rt::DType::f32: return lang::ElemKind::f32;
+  case rt::DType::f64: return lang::ElemKind::f64;
+  case rt::DType::f16: return lang::ElemKind::f16;
+  case rt::DType::bf16: return lang::ElemKind::bf16;
+  case rt::DType::i32: return lang::ElemKind::i32;
+  case rt::DType::i64: return lang::ElemKind::i64;
+  }
+  return lang::ElemKind::f32;
+}
+
 llvm::Expected<lang::InstanceRequest> driver::inferSizesFromInputs(
     const lang::Module &module, StringRef name,
     const std::map<std::string, std::string> &inputFiles, StringRef inputDir) {
   const lang::FunctionDecl *fn = findGeneric(module, name);
   if (!fn)
     return llvm::createStringError("'" + name + "' is not generic");
+  if (llvm::any_of(fn->dims,
+                   [](const lang::GenericParam &p) { return p.isPack; }))
+    return llvm::createStringError(
+        "'" + name + "' has leading dimensions '...', which only a call in "
+        "the program binds; run a function of fixed sizes that calls it");
   std::vector<int64_t> sizes(fn->dims.size(), lang::kSymbolicDim);
   std::vector<std::string> from(fn->dims.size());
   auto indexOf = [&](StringRef dim) {
@@ -162,11 +181,7 @@ llvm::Expected<lang::InstanceRequest> driver::inferSizesFromInputs(
       return llvm::createStringError(error);
     if (!param.elemParam.empty()) {
       size_t k = indexOf(param.elemParam);
-      int64_t elem =
-          int64_t(array.dtype == rt::DType::f64    ? lang::ElemKind::f64
-                  : array.dtype == rt::DType::f16  ? lang::ElemKind::f16
-                  : array.dtype == rt::DType::bf16 ? lang::ElemKind::bf16
-                                                   : lang::ElemKind::f32);
+      int64_t elem = int64_t(getElemKind(array.dtype));
       if (sizes[k] == lang::kSymbolicDim) {
         sizes[k] = elem;
         from[k] = path;

@@ -30,6 +30,7 @@ llvm::StringRef tad::lang::getTokenKindName(TokenKind kind) {
   case TokenKind::dot:
     return "'.'";
   case TokenKind::dotdot: return "'..'";
+  case TokenKind::ellipsis: return "'...'";
   case TokenKind::equal: return "'='";
   case TokenKind::eqeq: return "'=='";
   case TokenKind::noteq: return "'!='";
@@ -205,7 +206,9 @@ Token Lexer::lex() {
       return make(TokenKind::noteq, start);
     break;
   case '.':
-    return make(next('.') ? TokenKind::dotdot : TokenKind::dot, start);
+    if (!next('.'))
+      return make(TokenKind::dot, start);
+    return make(next('.') ? TokenKind::ellipsis : TokenKind::dotdot, start);
   case '"': {
     // A path, on one line, without escapes.
     while (cur != buffer.end() && *cur != '"' && *cur != '\n')

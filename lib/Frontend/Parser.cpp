@@ -212,7 +212,14 @@ Parser::parseFunctionOrDerivative(std::optional<SMLoc> checkpointAttr) {
                 expect(TokenKind::arrow, "and the result types") &&
                 parseResultTypes(results);
   dimParams = nullptr;
-  if (!parsed || !parseBlock(body))
+  // The generic body of a function with `...`: its lists may start with
+  // it (bound in each instance, where `pack` is set).
+  genericPackBody = !sizes && !types && llvm::any_of(dims, [](const GenericParam &p) {
+                      return p.isPack;
+                    });
+  bool bodyParsed = parsed && parseBlock(body);
+  genericPackBody = false;
+  if (!bodyParsed)
     return nullptr;
   auto fn = std::make_unique<FunctionDecl>(
       loc, std::move(name), std::move(params), std::move(results),
@@ -238,6 +245,17 @@ bool Parser::checkNotDim(const Name &name) {
 bool Parser::parseDimParams(std::vector<GenericParam> &dims) {
   consume(); // '['
   do {
+    if (tok.is(TokenKind::ellipsis)) {
+      // The leading dimensions: once, as in fn f[..., D](x: f32[..., D]).
+      SMLoc loc = tok.getLoc();
+      consume();
+      if (llvm::any_of(dims, [](const GenericParam &p) { return p.isPack; })) {
+        diag.error(loc, "'...' appears twice");
+        return false;
+      }
+      dims.push_back(GenericParam{loc, kPackName.str(), false, true});
+      continue;
+    }
     Name dim;
     if (!expectIdentifier(dim, "a dimension name, as in fn f[B, D](...)"))
       return false;
@@ -451,6 +469,32 @@ bool Parser::parseType(TensorType &type, DimNames *dims, std::string *elemParam,
     return true;
   int64_t elements = 1;
   DimNames names;
+  if (tok.is(TokenKind::ellipsis)) {
+    // The leading dimensions: their sizes in an instance, a placeholder in
+    // a generic signature that declares them.
+    SMLoc at = tok.getLoc();
+    bool declared = dimParams && llvm::any_of(*dimParams, [](const GenericParam &p) {
+                      return p.isPack;
+                    });
+    if (pack) {
+      for (int64_t size : *pack) {
+        elements *= size;
+        type.shape.push_back(size);
+      }
+    } else if (declared) {
+      type.shape.push_back(kPackDim);
+      names.push_back(kPackName.str());
+    } else {
+      diag.error(at, "'...' stands for the leading dimensions of a generic "
+                     "function that declares it, as in fn f[..., D](x: "
+                     "f32[..., D])");
+      return false;
+    }
+    consume();
+    if (!consumeIf(TokenKind::comma))
+      return expect(TokenKind::r_square, "to end the shape") &&
+             (names.empty() || (*dims = std::move(names), true));
+  }
   while (!tok.is(TokenKind::r_square)) {
     // A size: a literal, or a dimension parameter (bound in an instance,
     // symbolic in a generic signature).
@@ -472,6 +516,9 @@ bool Parser::parseType(TensorType &type, DimNames *dims, std::string *elemParam,
         names.resize(type.shape.size());
         names.push_back(dim);
       }
+    } else if (tok.is(TokenKind::ellipsis)) {
+      return errorHere("'...' stands for the leading dimensions: it comes "
+                       "first in a shape, as in f32[..., D]");
     } else if (!tok.is(TokenKind::integer)) {
       if (tok.is(TokenKind::error))
         return false;
@@ -969,6 +1016,24 @@ ExprPtr Parser::parseList() {
   SMLoc loc = tok.getLoc();
   consume();
   std::vector<ExprPtr> elements;
+  // `[..., H, D]`: in an instance, the leading dimensions' sizes. A
+  // generic body is only checked in its instances, where they are bound.
+  if (tok.is(TokenKind::ellipsis)) {
+    SMLoc at = tok.getLoc();
+    if (!pack && !genericPackBody) {
+      diag.error(at, "'...' stands for the leading dimensions of a generic "
+                     "function that declares it, as in fn f[..., D](x: "
+                     "f32[..., D])");
+      return nullptr;
+    }
+    consume();
+    if (pack)
+      for (int64_t size : *pack)
+        elements.push_back(std::make_unique<NumberExpr>(
+            at, std::to_string(size), /*isInteger=*/true));
+    if (!consumeIf(TokenKind::comma) && !tok.is(TokenKind::r_square))
+      return expect(TokenKind::r_square, "to end the list"), nullptr;
+  }
   while (!tok.is(TokenKind::r_square)) {
     ExprPtr element = parseExpr();
     if (!element)

@@ -28,13 +28,31 @@ using llvm::Twine;
 /// dimensions, so none can today), and against runaway compile times.
 static constexpr size_t kMaxInstances = 10000;
 
+/// The sizes of the leading dimensions `...`, which follow the sizes of
+/// the generic parameters (SemaImpl::inferSizes).
+static llvm::ArrayRef<int64_t> getPack(llvm::ArrayRef<GenericParam> params,
+                                       llvm::ArrayRef<int64_t> sizes) {
+  return sizes.drop_front(std::min(sizes.size(), params.size()));
+}
+
+/// `2x16`, or `scalar` for no leading dimensions.
+static std::string formatPack(llvm::ArrayRef<int64_t> pack) {
+  if (pack.empty())
+    return "scalar";
+  std::string text;
+  for (int64_t size : pack)
+    text += (text.empty() ? "" : "x") + std::to_string(size);
+  return text;
+}
+
 std::string tad::lang::getInstanceName(llvm::StringRef function,
                                        llvm::ArrayRef<GenericParam> params,
                                        llvm::ArrayRef<int64_t> sizes) {
   std::string name = function.str();
   for (auto [param, size] : llvm::zip(params, sizes))
-    name += "_" + (param.isType ? getElemKindName(ElemKind(size)).str()
-                                : param.name + std::to_string(size));
+    name += "_" + (param.isPack ? formatPack(getPack(params, sizes))
+                   : param.isType ? getElemKindName(ElemKind(size)).str()
+                                  : param.name + std::to_string(size));
   return name;
 }
 
@@ -49,10 +67,19 @@ static const std::vector<GenericParam> &getDims(Decl &generic) {
 static std::string describeSizes(llvm::ArrayRef<GenericParam> params,
                                  llvm::ArrayRef<int64_t> sizes) {
   std::string text;
-  for (auto [param, size] : llvm::zip(params, sizes))
-    text += (text.empty() ? "" : ", ") + param.name + " = " +
-            (param.isType ? getElemKindName(ElemKind(size)).str()
-                          : std::to_string(size));
+  for (auto [param, size] : llvm::zip(params, sizes)) {
+    std::string value;
+    if (param.isPack) {
+      value = "[";
+      for (int64_t d : getPack(params, sizes))
+        value += (value.size() > 1 ? ", " : "") + std::to_string(d);
+      value += "]";
+    } else {
+      value = param.isType ? getElemKindName(ElemKind(size)).str()
+                           : std::to_string(size);
+    }
+    text += (text.empty() ? "" : ", ") + param.name + " = " + value;
+  }
   return text;
 }
 
@@ -80,10 +107,13 @@ bool SemaImpl::checkGenericSignature(FunctionDecl &fn) {
   for (const GenericParam &dim : fn.dims)
     if (!inParams.contains(dim.name))
       return diag.error(
-          dim.loc, std::string(dim.isType ? "element type '" : "dimension '") +
+          dim.loc, std::string(dim.isPack   ? "the leading dimensions '"
+                               : dim.isType ? "element type '"
+                                            : "dimension '") +
                        dim.name + "' of '" + fn.getName() +
-                       "' appears in no parameter's type, so "
-                       "no call can determine it");
+                       (dim.isPack ? "' appear" : "' appears") +
+                       " in no parameter's type, so no call can determine " +
+                       (dim.isPack ? "them" : "it"));
   return true;
 }
 
@@ -108,6 +138,10 @@ bool SemaImpl::inferSizes(CallExpr &expr, Decl &generic,
   }
   sizes.assign(dims.size(), kSymbolicDim);
   std::vector<size_t> boundBy(dims.size());
+  // The leading dimensions `...`, bound by the first argument with them.
+  std::vector<int64_t> pack;
+  bool packBound = false;
+  size_t packBy = 0;
   auto indexOf = [&](llvm::StringRef name) {
     return size_t(
         llvm::find_if(dims,
@@ -166,21 +200,50 @@ bool SemaImpl::inferSizes(CallExpr &expr, Decl &generic,
     }
     if (paramDims[i].empty())
       continue; // checkAssignable compares it with the instance's
-    if (type.getRank() != params[i].tensor.getRank())
+    // With `...` first, the named dimensions are the argument's last ones
+    // and the leading ones are the pack.
+    bool packed = paramDims[i].front() == kPackName;
+    int64_t named = params[i].tensor.getRank() - (packed ? 1 : 0);
+    if (packed ? type.getRank() < named
+               : type.getRank() != params[i].tensor.getRank())
       return diag.error(
           arg.value->getLoc(),
           what + " has type " + type.str() + " but '" + expr.callee +
               "' takes " +
               formatGenericType(params[i].tensor, paramDims[i], paramElems[i]) +
               " there");
+    int64_t leading = packed ? type.getRank() - named : 0;
+    if (packed) {
+      llvm::ArrayRef<int64_t> given =
+          llvm::ArrayRef<int64_t>(type.shape).take_front(leading);
+      if (!packBound) {
+        pack.assign(given.begin(), given.end());
+        packBound = true;
+        packBy = i;
+      } else if (given != llvm::ArrayRef<int64_t>(pack)) {
+        return diag.error(arg.value->getLoc(),
+                          "the leading dimensions '...' of '" + expr.callee +
+                              "' are [" + formatPack(pack) + "] in " +
+                              describeArg(packBy) + " but [" +
+                              formatPack(given) + "] in " + describeArg(i) +
+                              " (" + type.str() + ")");
+      }
+    }
     for (auto [d, dim] : llvm::enumerate(paramDims[i]))
-      if (!dim.empty() && !bind(indexOf(dim), type.shape[d], i, *arg.value))
+      if (!dim.empty() && dim != kPackName &&
+          !bind(indexOf(dim), type.shape[leading + d - (packed ? 1 : 0)], i,
+                *arg.value))
         return false;
   }
   // An element type that only literals give is f32, as a literal's is.
-  for (auto [k, dim] : llvm::enumerate(dims))
+  for (auto [k, dim] : llvm::enumerate(dims)) {
     if (dim.isType && sizes[k] == kSymbolicDim)
       sizes[k] = int64_t(ElemKind::f32);
+    // The pack's entry is its rank; its sizes follow the parameters'.
+    if (dim.isPack)
+      sizes[k] = int64_t(pack.size());
+  }
+  llvm::append_range(sizes, pack);
   return true;
 }
 
@@ -225,16 +288,19 @@ Decl *SemaImpl::instantiate(Decl &generic, llvm::ArrayRef<int64_t> sizes,
     for (auto [dim, size] : llvm::zip(fn.dims, sizes)) {
       if (dim.isType)
         types[dim.name] = ElemKind(size);
-      else
+      else if (!dim.isPack)
         bound[dim.name] = size;
     }
+    std::vector<int64_t> pack(getPack(fn.dims, sizes).vec());
+    bool hasPack =
+        llvm::any_of(fn.dims, [](const GenericParam &d) { return d.isPack; });
     const char *start = fn.getLoc().getPointer();
     auto source = llvm::find_if(module->sources, [&](llvm::StringRef text) {
       return text.begin() <= start && start < text.end();
     });
     assert(source != module->sources.end() && "a declaration of no file");
     llvm::StringRef text(start, source->end() - start);
-    Parser parser(text, diag, &bound, &types);
+    Parser parser(text, diag, &bound, &types, hasPack ? &pack : nullptr);
     instance = parser.parseOneDecl();
     if (!instance)
       return nullptr;
@@ -269,6 +335,10 @@ bool SemaImpl::instantiateRequests(llvm::ArrayRef<InstanceRequest> requests,
                                      "' has no dimension parameters to "
                                      "give sizes to");
     const std::vector<GenericParam> &dims = getDims(*generic);
+    if (llvm::any_of(dims, [](const GenericParam &d) { return d.isPack; }))
+      return diag.error(SMLoc(), "'" + request.function +
+                                     "' has leading dimensions '...', which "
+                                     "only a call in the program binds");
     std::vector<int64_t> sizes(dims.size(), kSymbolicDim);
     std::string all;
     for (const GenericParam &dim : dims)

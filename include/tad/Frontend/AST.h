@@ -416,6 +416,11 @@ public:
 /// without any; its shape holds kSymbolicDim in their places.
 using DimNames = std::vector<std::string>;
 inline constexpr int64_t kSymbolicDim = -1;
+/// The place of the leading dimensions `...` in a generic signature's
+/// shape (its DimNames entry is "..."): any number of dimensions, the same
+/// in every type of the signature, bound by a call's arguments.
+inline constexpr int64_t kPackDim = -2;
+inline constexpr llvm::StringLiteral kPackName = "...";
 
 /// A parameter of a generic function: a dimension (`B`), or an element
 /// type (`E: type`).
@@ -423,6 +428,8 @@ struct GenericParam {
   llvm::SMLoc loc;
   std::string name;
   bool isType = false;
+  /// `...`: the leading dimensions, of any number (kPackDim).
+  bool isPack = false;
 };
 
 struct Param {

@@ -36,6 +36,7 @@ enum class TokenKind {
   arrow,     // ->
   dot,       // .
   dotdot,    // ..
+  ellipsis,  // ...
   equal,     // =
   eqeq,      // ==
   noteq,     // !=

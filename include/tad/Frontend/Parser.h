@@ -21,10 +21,14 @@ public:
   /// `sizes` and `types` bind the parameters of a generic function to
   /// sizes and element types, for Sema's instances: its types then read as
   /// static ones.
+  /// `pack` binds the leading dimensions `...`, which then read as those
+  /// sizes in types and in lists (`reshape(x, [..., H, D])`).
   Parser(llvm::StringRef buffer, DiagnosticEngine &diag,
          const llvm::StringMap<int64_t> *sizes = nullptr,
-         const llvm::StringMap<ElemKind> *types = nullptr)
-      : lexer(buffer, diag), diag(diag), sizes(sizes), types(types) {
+         const llvm::StringMap<ElemKind> *types = nullptr,
+         const std::vector<int64_t> *pack = nullptr)
+      : lexer(buffer, diag), diag(diag), sizes(sizes), types(types),
+        pack(pack) {
     tok = lexer.lex();
   }
 
@@ -116,6 +120,8 @@ private:
   DiagnosticEngine &diag;
   const llvm::StringMap<int64_t> *sizes;
   const llvm::StringMap<ElemKind> *types;
+  const std::vector<int64_t> *pack;
+  bool genericPackBody = false;
   /// The parameters of the generic function being parsed.
   const std::vector<GenericParam> *dimParams = nullptr;
   Token tok;
