@@ -90,9 +90,12 @@ def _cache_dir():
 
 
 # The dtypes of the header's comments, and the NumPy arrays they take:
-# f16 as float16, bf16 as its 16-bit patterns (uint16).
+# f16 as float16, bf16 as its 16-bit patterns (uint16), the integers of
+# token ids as int32 and int64.
 _DTYPES = {"f32": np.float32, "f64": np.float64, "f16": np.float16,
-           "bf16": np.uint16}
+           "bf16": np.uint16, "i32": np.int32, "i64": np.int64}
+# An array's dtype as messages name it (uint16 as bf16, which it carries).
+_DTYPE_NAMES = {np.dtype(t): name for name, t in _DTYPES.items()}
 
 
 def _describe(dtype, shape):
@@ -100,9 +103,7 @@ def _describe(dtype, shape):
 
 
 def _describe_array(a):
-    names = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",
-             np.dtype(np.float16): "f16", np.dtype(np.uint16): "bf16"}
-    kind = names.get(a.dtype, str(a.dtype))
+    kind = _DTYPE_NAMES.get(a.dtype, str(a.dtype))
     return _describe(kind, a.shape)
 
 
@@ -118,7 +119,8 @@ def _parse_tensors(text):
     """`x: f32[64, 256], y: f32` as _Tensors."""
     tensors = []
     for match in re.finditer(
-            r"([\w.]+): (f32|f64|f16|bf16)(?:\[([0-9, ]*)\])?", text):
+            r"([\w.]+): (f32|f64|f16|bf16|i32|i64)(?:\[([0-9, ]*)\])?",
+            text):
         shape = [int(d) for d in match.group(3).split(",")] \
             if match.group(3) else []
         tensors.append(_Tensor(match.group(1), match.group(2), shape))

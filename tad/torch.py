@@ -10,7 +10,8 @@ The forward runs tad's compiled `block`; the backward runs its compiled
 vjp (`block_vjp`, or the name given), given the cotangent of every result
 (zeros for a result the loss does not use), so an auxiliary result's
 gradient reaches the parameters as the main one's does. Parameters that
-the vjp does not differentiate get no gradient. A record parameter takes a
+the vjp does not differentiate get no gradient, integer ones (token ids,
+int32 or int64 tensors) never: tad differentiates no integer. A record parameter takes a
 dict of tensors by field (nested for nested records), and a record result
 is such a dict. bf16 tensors pass as their 16-bit patterns. The block's
 memory is then tad's to plan: compile it under a budget. Tensors go
@@ -25,7 +26,9 @@ import torch as _torch
 import tad as _tad
 
 _FROM_TAD = {"f32": _torch.float32, "f64": _torch.float64,
-             "f16": _torch.float16, "bf16": _torch.bfloat16}
+             "f16": _torch.float16, "bf16": _torch.bfloat16,
+             "i32": _torch.int32, "i64": _torch.int64}
+_FLOATS = ("f32", "f64", "f16", "bf16")
 
 
 def _numpy(t):
@@ -66,10 +69,17 @@ def function(module, name, vjp=None):
     groups = _groups(params)
     # The vjp's results are d_W for the parameters it differentiates.
     differentiated = [r.name[2:] for r in backward_fn.results]
+    specs = {p.name: p for p in forward_fn.params}
     for p in differentiated:
         if p not in params:
             raise ValueError(f"{backward_fn.name} returns d_{p}, but {name} "
                              f"has no parameter '{p}'")
+        # backward's None for an integer input is what PyTorch expects of
+        # an input that cannot require a gradient.
+        if specs[p].dtype not in _FLOATS:
+            raise ValueError(f"{backward_fn.name} returns d_{p}, but '{p}' "
+                             f"is {specs[p].dtype}: integers have no "
+                             f"gradient")
     # Its parameters are the primal's, then a cotangent per result leaf.
     expected = params + [f"d_{r.name}" for r in forward_fn.results]
     vjp_params = [p.name for p in backward_fn.params]
@@ -95,7 +105,6 @@ def function(module, name, vjp=None):
                       for spec, c in zip(forward_fn.results, cotangents)]
             grads = backward_fn(**dict(zip(vjp_params, ctx.arrays + arrays)))
             by_param = {n[2:]: g for n, g in dict.items(grads)}
-            specs = {p.name: p for p in forward_fn.params}
             return tuple(
                 _tensor(by_param[p], specs[p], ctx.device)
                 if p in by_param else None for p in params)

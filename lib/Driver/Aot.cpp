@@ -329,6 +329,8 @@ static const char *getCType(rt::DType dtype) {
   case rt::DType::f64: return "double";
   case rt::DType::f16: return "uint16_t"; // IEEE half bits
   case rt::DType::bf16: return "uint16_t"; // bfloat16 bits
+  case rt::DType::i32: return "int32_t";
+  case rt::DType::i64: return "int64_t";
   }
   return "void";
 }
@@ -372,7 +374,8 @@ std::string tad::driver::generateHeader(llvm::ArrayRef<rt::EntrySpec> entries,
      << (cuda ? "It runs on the GPU (CUDA device 0) and returns 0, or 1\n"
                 " * when no GPU can run it: tad_rt_cuda_error() says why. "
               : "It returns 0. ")
-     << "f16 and bf16\n * elements are passed as their 16-bit patterns. */\n\n"
+     << "f16 and bf16\n * elements are passed as their 16-bit patterns, "
+        "i32 and i64 ones as\n * int32_t and int64_t. */\n\n"
      << "#ifndef " << guard << "\n#define " << guard << "\n\n"
      << "#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
   for (const rt::EntrySpec &entry : entries) {

@@ -32,6 +32,10 @@ static llvm::Expected<TensorSpec> getSpec(mlir::Type type, std::string name,
     spec.dtype = tad::rt::DType::f16;
   else if (element.isBF16())
     spec.dtype = tad::rt::DType::bf16;
+  else if (element.isSignlessInteger(32))
+    spec.dtype = tad::rt::DType::i32;
+  else if (element.isSignlessInteger(64))
+    spec.dtype = tad::rt::DType::i64;
   else
     return llvm::createStringError("function '" + function +
                                    "' has a tensor of an unsupported element "

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 using namespace tad::rt;
 
@@ -101,6 +102,32 @@ uint16_t floatToBf16(float f) {
   uint32_t rounding = 0x7fff + ((bits >> 16) & 1);
   return uint16_t((bits + rounding) >> 16);
 }
+
+/// The integer of type T nearest to `value`: a cast of a double out of T's
+/// range is undefined, and a random or converted input may be one.
+template <typename T> T roundToInteger(double value) {
+  if (std::isnan(value))
+    return 0;
+  double rounded = std::nearbyint(value);
+  // T's bounds as doubles: the lowest exactly (-2^k), the highest as 2^k,
+  // the first double above it.
+  double lowest = double(std::numeric_limits<T>::lowest());
+  if (rounded <= lowest)
+    return std::numeric_limits<T>::lowest();
+  if (rounded >= -lowest)
+    return std::numeric_limits<T>::max();
+  return T(rounded);
+}
+
+template <typename T> T loadAs(const uint8_t *element) {
+  T value;
+  std::memcpy(&value, element, sizeof(T));
+  return value;
+}
+
+template <typename T> void storeAs(uint8_t *element, T value) {
+  std::memcpy(element, &value, sizeof(T));
+}
 } // namespace
 
 double tad::rt::loadAsDouble(const uint8_t *element, DType dtype) {
@@ -125,6 +152,8 @@ double tad::rt::loadAsDouble(const uint8_t *element, DType dtype) {
     std::memcpy(&b, element, 2);
     return bf16ToFloat(b);
   }
+  case DType::i32: return loadAs<int32_t>(element);
+  case DType::i64: return double(loadAs<int64_t>(element));
   }
   return 0;
 }
@@ -149,7 +178,47 @@ void tad::rt::storeFromDouble(uint8_t *element, DType dtype, double value) {
     std::memcpy(element, &b, 2);
     return;
   }
+  case DType::i32: return storeAs(element, roundToInteger<int32_t>(value));
+  case DType::i64: return storeAs(element, roundToInteger<int64_t>(value));
   }
+}
+
+int64_t tad::rt::loadAsInt64(const uint8_t *element, DType dtype) {
+  switch (dtype) {
+  case DType::f32:
+  case DType::f64:
+  case DType::f16:
+  case DType::bf16:
+    return roundToInteger<int64_t>(loadAsDouble(element, dtype));
+  case DType::i32: return loadAs<int32_t>(element);
+  case DType::i64: return loadAs<int64_t>(element);
+  }
+  return 0;
+}
+
+void tad::rt::storeFromInt64(uint8_t *element, DType dtype, int64_t value) {
+  switch (dtype) {
+  case DType::f32:
+  case DType::f64:
+  case DType::f16:
+  case DType::bf16: return storeFromDouble(element, dtype, double(value));
+  case DType::i32: return storeAs(element, int32_t(value));
+  case DType::i64: return storeAs(element, value);
+  }
+}
+
+bool tad::rt::fitsIn(int64_t value, DType dtype) {
+  switch (dtype) {
+  case DType::f32:
+  case DType::f64:
+  case DType::f16:
+  case DType::bf16:
+  case DType::i64: return true;
+  case DType::i32:
+    return value >= std::numeric_limits<int32_t>::lowest() &&
+           value <= std::numeric_limits<int32_t>::max();
+  }
+  return false;
 }
 
 extern "C" void tad_rt_copy_out(const int64_t *descriptor, int64_t rank,

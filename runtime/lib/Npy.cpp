@@ -29,6 +29,8 @@ const char *tad::rt::getDTypeName(DType dtype) {
   case DType::f64: return "f64";
   case DType::f16: return "f16";
   case DType::bf16: return "bf16";
+  case DType::i32: return "i32";
+  case DType::i64: return "i64";
   }
   return "?";
 }
@@ -39,6 +41,8 @@ size_t tad::rt::getDTypeSize(DType dtype) {
   case DType::f64: return 8;
   case DType::f16: return 2;
   case DType::bf16: return 2;
+  case DType::i32: return 4;
+  case DType::i64: return 8;
   }
   return 0;
 }
@@ -49,8 +53,22 @@ const char *tad::rt::getNpyDescr(DType dtype) {
   case DType::f64: return "<f8";
   case DType::f16: return "<f2";
   case DType::bf16: return "<u2";
+  case DType::i32: return "<i4";
+  case DType::i64: return "<i8";
   }
   return "?";
+}
+
+bool tad::rt::isIntegerDType(DType dtype) {
+  switch (dtype) {
+  case DType::f32:
+  case DType::f64:
+  case DType::f16:
+  case DType::bf16: return false;
+  case DType::i32:
+  case DType::i64: return true;
+  }
+  return false;
 }
 
 int64_t NpyArray::getNumElements() const {
@@ -114,6 +132,18 @@ bool findValue(const std::string &header, const std::string &key,
   return true;
 }
 
+/// The dtype of a quoted descr ('<f4'). Only little-endian descrs: the data
+/// is used as it is, and every machine tad runs on is little endian.
+bool parseDescr(const std::string &descr, DType &dtype) {
+  for (DType candidate : {DType::f32, DType::f64, DType::f16, DType::bf16,
+                          DType::i32, DType::i64})
+    if (descr == "'" + std::string(getNpyDescr(candidate)) + "'") {
+      dtype = candidate;
+      return true;
+    }
+  return false;
+}
+
 } // namespace
 
 /// Parses the header in `bytes` (at least the whole header, when the file
@@ -156,18 +186,10 @@ static bool parseNpyHeader(const std::string &name, const uint8_t *bytes,
       !findValue(header, "shape", shapeText))
     return fail("malformed .npy header (descr, fortran_order or shape is "
                 "missing): " + header);
-  if (descr == "'<f4'")
-    out.dtype = DType::f32;
-  else if (descr == "'<f8'")
-    out.dtype = DType::f64;
-  else if (descr == "'<f2'")
-    out.dtype = DType::f16;
-  else if (descr == "'<u2'")
-    out.dtype = DType::bf16;
-  else
+  if (!parseDescr(descr, out.dtype))
     return fail("unsupported dtype " + descr +
-                "; tad reads '<f4' (f32), '<f8' (f64), '<f2' (f16) and "
-                "'<u2' (bf16 bit patterns)");
+                "; tad reads '<f4' (f32), '<f8' (f64), '<f2' (f16), "
+                "'<u2' (bf16 bit patterns), '<i4' (i32) and '<i8' (i64)");
   if (fortran != "False")
     return fail("Fortran-order arrays are not supported; save a C-order "
                 "array (np.ascontiguousarray)");
@@ -300,17 +322,26 @@ bool tad::rt::writeNpy(OutputFile &file, const NpyArray &array,
   else if (array.shape.size() == 1)
     shape.resize(shape.size() - 1); // "(3,)"
   shape += ")";
-  std::string header = std::string("{'descr': '") + getNpyDescr(array.dtype) +
-                       "', 'fortran_order': False, 'shape': " + shape + ", }";
+  std::string dict = std::string("{'descr': '") + getNpyDescr(array.dtype) +
+                     "', 'fortran_order': False, 'shape': " + shape + ", }";
   // Pad with spaces so that the data starts at a multiple of 64 bytes, and
   // end the header with a newline, as NumPy does.
-  size_t total = 10 + header.size() + 1;
-  header.append((64 - total % 64) % 64, ' ');
-  header += '\n';
-  char prefix[10] = {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0, 0, 0};
-  prefix[8] = char(header.size() & 0xff);
-  prefix[9] = char((header.size() >> 8) & 0xff);
-  return file.write(prefix, 10, error) && file.write(header, error) &&
+  auto pad = [&](size_t prefixSize) {
+    size_t total = prefixSize + dict.size() + 1;
+    return dict + std::string((64 - total % 64) % 64, ' ') + '\n';
+  };
+  // Version 1.0 gives the header's length 2 bytes; a longer header (of
+  // thousands of dimensions) takes version 2.0's 4, as NumPy writes it.
+  std::string header = pad(10);
+  char version = 1;
+  if (header.size() > 0xffff) {
+    header = pad(12);
+    version = 2;
+  }
+  std::string prefix = std::string("\x93NUMPY") + version + '\0';
+  for (int byte = 0; byte < (version == 1 ? 2 : 4); ++byte)
+    prefix += char((header.size() >> (8 * byte)) & 0xff);
+  return file.write(prefix, error) && file.write(header, error) &&
          file.write(array.data.data(), array.data.size(), error);
 }
 

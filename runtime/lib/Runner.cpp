@@ -61,6 +61,42 @@ int64_t physicalMemory() {
                                : std::numeric_limits<int64_t>::max();
 }
 
+/// Whether --convert-inputs converts `from` to `to`: a float dtype to
+/// another, or an integer one to another. A float is no token id, and a
+/// token id no value to compute with.
+bool canConvert(DType from, DType to) {
+  return isIntegerDType(from) == isIntegerDType(to);
+}
+
+/// `array` converted to `dtype` (canConvert): floats through double, which
+/// holds every value of each float dtype exactly (the store rounds to
+/// nearest), integers through int64_t, refusing one out of `dtype`'s range.
+bool convert(NpyArray &array, DType dtype, const std::string &path,
+             std::string &error) {
+  size_t from = getDTypeSize(array.dtype), to = getDTypeSize(dtype);
+  int64_t count = array.getNumElements();
+  std::vector<uint8_t> converted(size_t(count) * to);
+  for (int64_t e = 0; e < count; ++e) {
+    const uint8_t *source = array.data.data() + e * int64_t(from);
+    uint8_t *target = converted.data() + e * int64_t(to);
+    if (!isIntegerDType(dtype)) {
+      storeFromDouble(target, dtype, loadAsDouble(source, array.dtype));
+      continue;
+    }
+    int64_t value = loadAsInt64(source, array.dtype);
+    if (!fitsIn(value, dtype)) {
+      error = path + ": element " + std::to_string(e) + " is " +
+              std::to_string(value) + ", which " + getDTypeName(dtype) +
+              " cannot hold";
+      return false;
+    }
+    storeFromInt64(target, dtype, value);
+  }
+  array.data = std::move(converted);
+  array.dtype = dtype;
+  return true;
+}
+
 bool loadInputs(const EntrySpec &entry, const RunOptions &options,
                 std::vector<NpyArray> &inputs, std::ostream &out,
                 std::string &error) {
@@ -111,33 +147,39 @@ bool loadInputs(const EntrySpec &entry, const RunOptions &options,
     if (!path.empty()) {
       if (!readNpy(path, array, error))
         return false;
-      bool convert = options.convertInputs && array.dtype != param.dtype &&
-                     array.shape == param.shape;
-      if ((array.dtype != param.dtype && !convert) ||
+      bool convertible = array.dtype != param.dtype &&
+                         array.shape == param.shape &&
+                         canConvert(array.dtype, param.dtype);
+      bool converting = options.convertInputs && convertible;
+      if ((array.dtype != param.dtype && !converting) ||
           array.shape != param.shape) {
         error = "parameter '" + param.name + "' of '" + entry.function +
                 "' is " + describeArray(param.dtype, param.shape) + " but " +
                 path + " holds " + describeArray(array.dtype, array.shape);
-        if (array.shape == param.shape)
+        if (convertible)
           error += " (--convert-inputs converts it)";
+        else if (options.convertInputs && array.shape == param.shape)
+          error += " (--convert-inputs converts floats to floats and "
+                   "integers to integers only)";
         return false;
       }
+      DType given = array.dtype;
+      if (converting && !convert(array, param.dtype, path, error))
+        return false;
       out << "input " << param.name << ": " << path;
-      if (convert) {
-        // Through double, which holds every value of each dtype exactly;
-        // the store rounds to nearest.
-        std::vector<uint8_t> converted(size_t(param.getByteSize()));
-        size_t from = getDTypeSize(array.dtype), to = getDTypeSize(param.dtype);
-        for (int64_t e = 0; e < param.getNumElements(); ++e)
-          storeFromDouble(converted.data() + e * int64_t(to), param.dtype,
-                          loadAsDouble(array.data.data() + e * int64_t(from),
-                                       array.dtype));
-        out << " (" << getDTypeName(array.dtype) << ", converted to "
+      if (converting)
+        out << " (" << getDTypeName(given) << ", converted to "
             << getDTypeName(param.dtype) << ")";
-        array.data = std::move(converted);
-        array.dtype = param.dtype;
-      }
       out << "\n";
+    } else if (isIntegerDType(param.dtype)) {
+      // Zeros, not random integers: token ids index tables, and zero is
+      // in range of every one that is not empty.
+      array.dtype = param.dtype;
+      array.shape = param.shape;
+      array.data.assign(size_t(param.getByteSize()), 0);
+      out << "input " << param.name << ": zeros "
+          << describeArray(param.dtype, param.shape)
+          << " (integers are not drawn at random)\n";
     } else {
       array.dtype = param.dtype;
       array.shape = param.shape;
@@ -157,14 +199,47 @@ bool loadInputs(const EntrySpec &entry, const RunOptions &options,
   return true;
 }
 
+/// The summary of an integer result: its values exactly, as integers (an
+/// i64's may not survive a double), and their mean.
+void summarizeIntegers(const NpyArray &array, std::ostream &out) {
+  size_t size = getDTypeSize(array.dtype);
+  int64_t count = array.getNumElements();
+  auto at = [&](int64_t i) {
+    return loadAsInt64(array.data.data() + i * int64_t(size), array.dtype);
+  };
+  if (array.shape.empty()) {
+    out << " = " << at(0) << "\n";
+    return;
+  }
+  if (count == 0) {
+    out << " (no elements)\n";
+    return;
+  }
+  double sum = 0;
+  int64_t lo = at(0), hi = at(0);
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t v = at(i);
+    sum += double(v);
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  out << " mean=" << format("%.6g", sum / double(count)) << " min=" << lo
+      << " max=" << hi << " first=[";
+  for (int64_t i = 0; i < std::min<int64_t>(count, 4); ++i)
+    out << (i ? ", " : "") << at(i);
+  out << (count > 4 ? ", ...]\n" : "]\n");
+}
+
 void summarize(const std::string &name, const NpyArray &array,
                std::ostream &out) {
+  out << name << ": " << describeArray(array.dtype, array.shape);
+  if (isIntegerDType(array.dtype))
+    return summarizeIntegers(array, out);
   size_t size = getDTypeSize(array.dtype);
   int64_t count = array.getNumElements();
   auto at = [&](int64_t i) {
     return loadAsDouble(array.data.data() + i * int64_t(size), array.dtype);
   };
-  out << name << ": " << describeArray(array.dtype, array.shape);
   if (array.shape.empty()) {
     out << " = " << format("%.9g", at(0)) << "\n";
     return;

@@ -1,5 +1,5 @@
 """The tad Python package (tad/, docs/python.md) against tadc run:
-named and positional inputs, every float dtype, results by name, the
+named and positional inputs, every float dtype, the integer ones, results by name, the
 errors, a budget and its report, the cache (which another tadc, a rebuilt
 one or a rebuilt runtime misses). argv: tadc, a scratch folder."""
 import os
@@ -115,6 +115,26 @@ assert np.array_equal(r.result0, 2 * a)
 assert np.array_equal(r.result1, 2 * b)
 widened = (r.result2.astype(np.uint32) << 16).view(np.float32)
 assert np.array_equal(widened, np.array([3.0, -4.0, 0.5], np.float32))
+
+# Integers (token ids): i32 and i64 parameters take int32 and int64 arrays
+# and return them exactly (an i64 past 2^53 too); the other integer type
+# is refused by name.
+source = """
+fn g(ids: i32[3], n: i64[3]) -> (i32[3], i64[3]) {
+  return ids + 1, n * 2;
+}
+"""
+e = tad.compile(source)
+assert [(p.name, p.dtype) for p in e.g.params] == [("ids", "i32"),
+                                                  ("n", "i64")]
+ids = np.array([0, -5, 2**31 - 2], np.int32)
+n = np.array([2**53 + 1, -3, 7], np.int64)
+r = e.g(ids, n)
+assert r.result0.dtype == np.int32 and r.result1.dtype == np.int64
+assert np.array_equal(r.result0, ids + 1)
+assert np.array_equal(r.result1, n * 2)
+expect_error(TypeError, "parameter 'ids' of 'g' is i32[3] but got i64[3]",
+             lambda: e.g(ids.astype(np.int64), n))
 
 # A budget: a share of the store-all peak; the report comes with it; one
 # below the minimum names the minimum.

@@ -7,6 +7,8 @@
    included, and the backward's measured peak is within the budget.
 2. A small model trains for 50 SGD steps with one tad block and follows
    pure PyTorch's loss trajectory (float32, to 1e-5).
+3. Token ids, int32 and int64 tensors, go in as they are and get no
+   gradient, while the float inputs beside them get PyTorch's.
 argv: tadc, a scratch folder."""
 import os
 import sys
@@ -122,5 +124,30 @@ for label, f in (("tad", block), ("torch", torch_block)):
 assert trajectories["tad"][-1] < trajectories["tad"][0] * 0.5, trajectories
 difference = float(np.abs(trajectories["tad"] - trajectories["torch"]).max())
 assert difference < 1e-5, difference
+# 3. Integer inputs: the vjp has no d_ids (integers are never in wrt), so
+# the backward gives None, as PyTorch expects of an input that cannot
+# require a gradient.
+SHIFT = """
+fn shift(ids: i32[8], pos: i64[8], x: f32[8], w: f32[8]) -> f32[8] {
+  return tanh(x * w) + cast(ids, f32) - cast(pos, f32);
+}
+fn shift_vjp = vjp(shift, wrt: [x, w]);
+"""
+shift = tad.torch.function(tad.compile(SHIFT), "shift")
+ids = torch.tensor([3, 1, 4, 1, 5, 9, 2, 6], dtype=torch.int32)
+pos = torch.arange(8)
+sides = {label: (torch.randn(8, generator=torch.Generator().manual_seed(2)),
+                 torch.randn(8, generator=torch.Generator().manual_seed(3)))
+         for label in ("tad", "torch")}
+for label, f in (("tad", shift), ("torch", lambda i, p, x, w: torch.tanh(
+        x * w) + i.float() - p.float())):
+    x, w = (t.requires_grad_() for t in sides[label])
+    y = f(ids, pos, x, w)
+    (y * y).sum().backward()
+    assert ids.grad is None and pos.grad is None
+for k in range(2):
+    error = float((sides["tad"][k].grad - sides["torch"][k].grad).abs().max())
+    assert error < 1e-5, (k, error)
+
 print(f"ok: the PyTorch bridge (loss {trajectories['tad'][0]:.4f} -> "
       f"{trajectories['tad'][-1]:.4f})")

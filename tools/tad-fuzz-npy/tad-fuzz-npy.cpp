@@ -3,9 +3,10 @@
 // Feeds arbitrary bytes to the runtime's .npy reader, both as bytes in
 // memory (parseNpy) and as a file (readNpy, which reads the header first and
 // the data only once the header and the file's size agree). A finding is a
-// crash, a sanitizer report, a hang, or an accepted file whose data does not
-// match its header. `make fuzz` builds it with clang and runs it;
-// docs/fuzzing.md has details.
+// crash, a sanitizer report, a hang, an accepted file whose data does not
+// match its header, or one that does not round-trip: written back with
+// writeNpy, it must read as the same array, whatever its dtype. `make fuzz`
+// builds it with clang and runs it; docs/fuzzing.md has details.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -25,12 +27,44 @@ static void checkConsistent(const tad::rt::NpyArray &array) {
     std::abort();
 }
 
+/// A folder of this process's own to write arrays back to (OutputFile
+/// writes a temporary beside the file and renames it), removed at exit.
+static char scratchFolder[] = "/tmp/tad-fuzz-npy.XXXXXX";
+
+static void removeScratch() {
+  std::remove((std::string(scratchFolder) + "/roundtrip.npy").c_str());
+  rmdir(scratchFolder);
+}
+
+static const std::string &getScratchPath() {
+  static const std::string path = [] {
+    if (!mkdtemp(scratchFolder))
+      std::abort();
+    std::atexit(removeScratch);
+    return std::string(scratchFolder) + "/roundtrip.npy";
+  }();
+  return path;
+}
+
+/// An accepted array, written back and read again, is the same array.
+static void checkRoundTrip(const tad::rt::NpyArray &array) {
+  std::string error;
+  tad::rt::NpyArray again;
+  if (!tad::rt::writeNpy(getScratchPath(), array, error) ||
+      !tad::rt::readNpy(getScratchPath(), again, error) ||
+      again.dtype != array.dtype || again.shape != array.shape ||
+      again.data != array.data)
+    std::abort();
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   tad::rt::NpyArray fromBytes, fromFile;
   std::string error;
   bool parsed = tad::rt::parseNpy("fuzz.npy", data, size, fromBytes, error);
-  if (parsed)
+  if (parsed) {
     checkConsistent(fromBytes);
+    checkRoundTrip(fromBytes);
+  }
 
   // The same bytes as a file, in memory (memfd): both readers must agree.
   int fd = memfd_create("fuzz.npy", 0);

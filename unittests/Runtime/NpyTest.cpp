@@ -4,6 +4,7 @@
 
 #include "gtest/gtest.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
@@ -38,10 +39,9 @@ TEST(NpyTest, ParsesEveryDType) {
     const char *descr;
     DType dtype;
     size_t size;
-  } cases[] = {{"<f4", DType::f32, 4},
-               {"<f8", DType::f64, 8},
-               {"<f2", DType::f16, 2},
-               {"<u2", DType::bf16, 2}};
+  } cases[] = {{"<f4", DType::f32, 4}, {"<f8", DType::f64, 8},
+               {"<f2", DType::f16, 2}, {"<u2", DType::bf16, 2},
+               {"<i4", DType::i32, 4}, {"<i8", DType::i64, 8}};
   for (auto c : cases) {
     std::vector<uint8_t> data(6 * c.size, 7);
     auto bytes = npyBytes(std::string("{'descr': '") + c.descr +
@@ -86,9 +86,13 @@ TEST(NpyTest, RejectsMalformedFiles) {
       {npyBytes("{'descr': '>f4', 'fortran_order': False, 'shape': (3,), }",
                 twelve),
        "unsupported dtype '>f4'"},
-      {npyBytes("{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }",
+      {npyBytes("{'descr': '>i4', 'fortran_order': False, 'shape': (3,), }",
                 twelve),
-       "unsupported dtype '<i4'"},
+       "unsupported dtype '>i4'"},
+      {npyBytes("{'descr': '<i2', 'fortran_order': False, 'shape': (6,), }",
+                twelve),
+       "unsupported dtype '<i2'; tad reads '<f4' (f32), '<f8' (f64), '<f2' "
+       "(f16), '<u2' (bf16 bit patterns), '<i4' (i32) and '<i8' (i64)"},
       {npyBytes("{'descr': '<f4', 'fortran_order': True, 'shape': (3,), }",
                 twelve),
        "Fortran-order arrays are not supported"},
@@ -136,6 +140,69 @@ TEST(NpyTest, WriteThenReadRoundTrips) {
   EXPECT_EQ(b.dtype, a.dtype);
   EXPECT_EQ(b.shape, a.shape);
   EXPECT_EQ(b.data, a.data);
+  std::remove(path.c_str());
+}
+
+// Integers round-trip bit for bit, extremes included: an i64 beyond 2^53
+// that a double would round, and each type's lowest and highest.
+TEST(NpyTest, IntegersRoundTrip) {
+  auto roundTrip = [](DType dtype, const void *values, size_t bytes) {
+    NpyArray a;
+    a.dtype = dtype;
+    a.shape = {int64_t(bytes / getDTypeSize(dtype))};
+    a.data.resize(bytes);
+    std::memcpy(a.data.data(), values, bytes);
+    std::string path = ::testing::TempDir() + "/integers.npy";
+    std::string error;
+    ASSERT_TRUE(writeNpy(path, a, error)) << error;
+    NpyArray b;
+    ASSERT_TRUE(readNpy(path, b, error)) << error;
+    EXPECT_EQ(b.dtype, dtype);
+    EXPECT_EQ(b.shape, a.shape);
+    EXPECT_EQ(b.data, a.data);
+    std::remove(path.c_str());
+  };
+  int32_t i32s[] = {0, -1, 7, INT32_MIN, INT32_MAX};
+  roundTrip(DType::i32, i32s, sizeof(i32s));
+  int64_t i64s[] = {0, -1, (int64_t(1) << 53) + 1, INT64_MIN, INT64_MAX};
+  roundTrip(DType::i64, i64s, sizeof(i64s));
+}
+
+// What the dtypes are called in messages, and their sizes and descrs.
+TEST(NpyTest, IntegerDTypes) {
+  EXPECT_STREQ(getDTypeName(DType::i32), "i32");
+  EXPECT_STREQ(getDTypeName(DType::i64), "i64");
+  EXPECT_EQ(getDTypeSize(DType::i32), 4u);
+  EXPECT_EQ(getDTypeSize(DType::i64), 8u);
+  EXPECT_STREQ(getNpyDescr(DType::i32), "<i4");
+  EXPECT_STREQ(getNpyDescr(DType::i64), "<i8");
+  EXPECT_TRUE(isIntegerDType(DType::i32));
+  EXPECT_TRUE(isIntegerDType(DType::i64));
+  EXPECT_FALSE(isIntegerDType(DType::bf16));
+  EXPECT_EQ(describeArray(DType::i64, {2, 3}), "i64[2, 3]");
+}
+
+// A header too long for version 1.0's 2-byte length (30000 dimensions)
+// is written as version 2.0, and reads back.
+TEST(NpyTest, LongHeadersAreVersion2) {
+  NpyArray a;
+  a.dtype = DType::i32;
+  a.shape.assign(30000, 1);
+  a.data = {1, 2, 3, 4};
+  std::string path = ::testing::TempDir() + "/long-header.npy";
+  std::string error;
+  ASSERT_TRUE(writeNpy(path, a, error)) << error;
+  NpyArray b;
+  ASSERT_TRUE(readNpy(path, b, error)) << error;
+  EXPECT_EQ(b.shape, a.shape);
+  EXPECT_EQ(b.data, a.data);
+  std::FILE *file = std::fopen(path.c_str(), "rb");
+  ASSERT_NE(file, nullptr);
+  uint8_t prefix[12];
+  ASSERT_EQ(std::fread(prefix, 1, 12, file), 12u);
+  std::fclose(file);
+  EXPECT_EQ(prefix[6], 2);
+  EXPECT_EQ((12 + (prefix[8] | prefix[9] << 8 | prefix[10] << 16)) % 64, 0);
   std::remove(path.c_str());
 }
 

@@ -36,9 +36,19 @@ inline void *getAllocatedPointer(const int64_t *words) {
 }
 
 /// Converts an element to double and back, for summaries and initializers
-/// (f16 and bf16 included).
+/// (f16 and bf16 included). An integer element stores the nearest whole
+/// number, saturated to its range (NaN stores 0).
 double loadAsDouble(const uint8_t *element, DType dtype);
 void storeFromDouble(uint8_t *element, DType dtype, double value);
+
+/// Converts an element to int64_t and back: exact for i32 and i64 (a
+/// double holds i64's only up to 2^53), as loadAsDouble and storeFromDouble
+/// round for floats. An i32 stores `value` only when it fits (fitsIn).
+int64_t loadAsInt64(const uint8_t *element, DType dtype);
+void storeFromInt64(uint8_t *element, DType dtype, int64_t value);
+/// Whether `dtype` holds `value` exactly: the integers in its range, for
+/// an integer dtype; always for a float one, which rounds.
+bool fitsIn(int64_t value, DType dtype);
 
 } // namespace tad::rt
 

@@ -1,9 +1,9 @@
 //===- Npy.h - NumPy .npy files -------------------------------*- C++ -*-===//
 //
 // Reads and writes C-order .npy arrays of f32 ('<f4'), f64 ('<f8'), f16
-// ('<f2') and bf16. NumPy has no bfloat16 dtype: bf16 arrays are stored as
-// their 16-bit patterns with dtype '<u2' (ml_dtypes reads them with
-// `.view(ml_dtypes.bfloat16)`).
+// ('<f2'), bf16, i32 ('<i4') and i64 ('<i8'). NumPy has no bfloat16 dtype:
+// bf16 arrays are stored as their 16-bit patterns with dtype '<u2'
+// (ml_dtypes reads them with `.view(ml_dtypes.bfloat16)`).
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,14 +18,19 @@
 
 namespace tad::rt {
 
-enum class DType { f32, f64, f16, bf16 };
+/// The float dtypes, and the integer ones of token ids (never
+/// differentiated).
+enum class DType { f32, f64, f16, bf16, i32, i64 };
 
-/// "f32", "f64", "f16", "bf16".
+/// "f32", "f64", "f16", "bf16", "i32", "i64".
 const char *getDTypeName(DType dtype);
 /// The size of one element in bytes.
 size_t getDTypeSize(DType dtype);
-/// The .npy descr string: "<f4", "<f8", "<f2", "<u2".
+/// The .npy descr string: "<f4", "<f8", "<f2", "<u2", "<i4", "<i8".
 const char *getNpyDescr(DType dtype);
+/// i32 and i64: their values are whole numbers, printed and converted as
+/// such rather than through floating point.
+bool isIntegerDType(DType dtype);
 
 struct NpyArray {
   DType dtype = DType::f32;

@@ -51,7 +51,8 @@ struct RunOptions {
   std::map<std::string, std::string> inputFiles;
   /// A folder holding NAME.npy for parameters not given above.
   std::string inputDir;
-  /// Seed of the uniform [-0.5, 0.5) initializer of parameters without file.
+  /// Seed of the uniform [-0.5, 0.5) initializer of float parameters
+  /// without file (integer ones are zeros).
   uint64_t seed = 0;
   /// Where to write result<i>.npy, if anywhere.
   std::string outputDir;
@@ -60,8 +61,9 @@ struct RunOptions {
   /// Where to write the last call's allocations and frees as a
   /// chrome://tracing counter of live bytes, if anywhere.
   std::string memoryTrace;
-  /// An input file of another float dtype than its parameter's is
-  /// converted (rounded to nearest) instead of rejected.
+  /// An input file of another float dtype than its float parameter's is
+  /// converted (rounded to nearest) instead of rejected, and one of another
+  /// integer dtype than its integer parameter's too, when every value fits.
   bool convertInputs = false;
   /// How many calls to time.
   unsigned repeat = 1;
