@@ -335,11 +335,8 @@ bool SemaImpl::instantiateRequests(llvm::ArrayRef<InstanceRequest> requests,
                                      "' has no dimension parameters to "
                                      "give sizes to");
     const std::vector<GenericParam> &dims = getDims(*generic);
-    if (llvm::any_of(dims, [](const GenericParam &d) { return d.isPack; }))
-      return diag.error(SMLoc(), "'" + request.function +
-                                     "' has leading dimensions '...', which "
-                                     "only a call in the program binds");
     std::vector<int64_t> sizes(dims.size(), kSymbolicDim);
+    std::vector<int64_t> pack;
     std::string all;
     for (const GenericParam &dim : dims)
       all += (all.empty() ? "" : ", ") + dim.name;
@@ -352,7 +349,23 @@ bool SemaImpl::instantiateRequests(llvm::ArrayRef<InstanceRequest> requests,
                                        "' has no dimension '" + dim +
                                        "'; its dimensions are " + all);
       int64_t value;
-      if (it->isType) {
+      if (it->isPack) {
+        // `...=16x32`, or `...=scalar` for none.
+        pack.clear();
+        llvm::SmallVector<llvm::StringRef> parts;
+        if (text != "scalar")
+          llvm::StringRef(text).split(parts, 'x');
+        for (llvm::StringRef part : parts) {
+          int64_t d;
+          if (part.getAsInteger(10, d) || d < 1 || d > (int64_t(1) << 40))
+            return diag.error(SMLoc(), "the leading dimensions ... = " + text +
+                                           " of '" + request.function +
+                                           "' must be sizes joined by x, as "
+                                           "in 16x32, or scalar for none");
+          pack.push_back(d);
+        }
+        value = int64_t(pack.size());
+      } else if (it->isType) {
         std::optional<ElemKind> elem =
             llvm::StringSwitch<std::optional<ElemKind>>(text)
                 .Case("f32", ElemKind::f32)
@@ -382,6 +395,7 @@ bool SemaImpl::instantiateRequests(llvm::ArrayRef<InstanceRequest> requests,
                                        "' needs a size "
                                        "for each of its dimensions " +
                                        all + "; " + dim.name + " has none");
+    llvm::append_range(sizes, pack);
     Decl *instance = instantiate(*generic, sizes, generic->getNameLoc());
     if (!instance)
       return false;
