@@ -808,6 +808,7 @@ Value MLIRGenImpl::emitBuiltin(const CallExpr &expr) {
                                     expr.keepdims ? builder.getUnitAttr()
                                                   : mlir::UnitAttr());
   case Builtin::transpose:
+  case Builtin::swapaxes:
     return tad::TransposeOp::create(builder, l, operands[0], expr.ints0);
   case Builtin::reshape:
     return tad::ReshapeOp::create(builder, l, type, operands[0]);

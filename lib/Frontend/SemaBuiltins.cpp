@@ -71,6 +71,7 @@ llvm::ArrayRef<BuiltinSignature> tad::lang::getBuiltinSignatures() {
       {"split", Builtin::split, {"key", "n"}, 2},
       {"fold_in", Builtin::fold_in, {"key", "data"}, 2},
       {"dropout", Builtin::dropout, {"x", "p", "key"}, 3},
+      {"swapaxes", Builtin::swapaxes, {"x", "axis1", "axis2"}, 3},
   };
   return builtins;
 }
@@ -605,6 +606,29 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
     }
     call.operands = {x};
     return setResult(x->type.tensor);
+  }
+  case Builtin::swapaxes: {
+    // The transpose that swaps two axes: at any rank, as in k^T of a batch
+    // of matrices, swapaxes(k, -1, -2).
+    Expr *x = numericArg("x");
+    if (!x)
+      return false;
+    const TensorType &t = x->type.tensor;
+    int64_t a, b;
+    if (!intArg("axis1", a) ||
+        !normalizeAxis(a, t.getRank(), args.get("axis1")->getLoc(), "axis") ||
+        !intArg("axis2", b) ||
+        !normalizeAxis(b, t.getRank(), args.get("axis2")->getLoc(), "axis"))
+      return false;
+    llvm::SmallVector<int64_t, 4> perm;
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      perm.push_back(d == a ? b : d == b ? a : d);
+    call.ints0.assign(perm.begin(), perm.end());
+    call.operands = {x};
+    TensorType result{t.elem, {}};
+    for (int64_t p : perm)
+      result.shape.push_back(t.shape[p]);
+    return setResult(result);
   }
   case Builtin::take: {
     Expr *x = numericArg("x");

@@ -93,3 +93,58 @@ for dtype, elem, rtol in ((np.float64, "f64", 1e-12), (np.float32, "f32", 2e-5))
                                    rtol=1e-12, atol=1e-12,
                                    err_msg=f"{name} against PyTorch")
     print(f"PASS f64: {len(peers)} functions match PyTorch")
+
+# At any rank, and over token ids: a batch of sequences, integer labels,
+# batched heads, a causal mask.
+RANKED = """
+import "nn.tad";
+fn ranked(x: f64[2, 3, 5], w: f64[5, 4], b: f64[4], g: f64[4], table: f64[9, 4],
+          ids: i32[2, 3], labels: i32[2, 3], q: f64[2, 2, 3, 4])
+    -> (f64[2, 3, 4], f64[2, 3, 4], f64[2, 3, 4], f64[2, 3, 4], f64, f64[2, 2, 3, 4]) {
+  let y = linear(x, w, b);
+  return layer_norm(y, g, b), rms_norm(y, g), gelu(y), embedding(table, ids),
+         cross_entropy_labels(y @ transpose(table), labels),
+         causal_attention(q, q, q);
+}
+"""
+rng = np.random.default_rng(1)
+data = {"x": rng.standard_normal((2, 3, 5)), "w": rng.standard_normal((5, 4)),
+        "b": rng.standard_normal(4), "g": rng.standard_normal(4),
+        "table": rng.standard_normal((9, 4)),
+        "ids": rng.integers(0, 9, (2, 3)).astype(np.int32),
+        "labels": rng.integers(0, 9, (2, 3)).astype(np.int32),
+        "q": rng.standard_normal((2, 2, 3, 4))}
+got = list(tad.compile(RANKED, entry="ranked").ranked(**data).values())
+y = data["x"] @ data["w"] + data["b"]
+rms = y / np.sqrt((y * y).mean(-1, keepdims=True) + 1e-6) * data["g"]
+logits = y @ data["table"].T
+z = logits - logits.max(-1, keepdims=True)
+log_softmax = z - np.log(np.exp(z).sum(-1, keepdims=True))
+picked = np.take_along_axis(log_softmax, data["labels"][..., None], -1)
+q = data["q"]
+s = q @ np.swapaxes(q, -1, -2) / 2.0 + np.where(np.tril(np.ones((3, 3))) > 0, 0, -1e9)
+e = np.exp(s - s.max(-1, keepdims=True))
+np.testing.assert_allclose(got[1], rms, rtol=1e-12, atol=1e-12, err_msg="rms_norm")
+np.testing.assert_array_equal(got[3], data["table"][data["ids"]], err_msg="embedding")
+np.testing.assert_allclose(got[4], -picked.mean(), rtol=1e-12, err_msg="cross_entropy_labels")
+np.testing.assert_allclose(got[5], e / e.sum(-1, keepdims=True) @ q, rtol=1e-12,
+                           atol=1e-12, err_msg="causal_attention")
+print("PASS f64: the functions at rank 3 and 4 match NumPy")
+if torch is not None:
+    F = torch.nn.functional
+    T = {n: torch.from_numpy(a) for n, a in data.items()}
+    ty = T["x"] @ T["w"] + T["b"]
+    tq = T["q"]
+    causal = torch.triu(torch.full((3, 3), float("-inf"), dtype=torch.float64), 1)
+    peers = {
+        0: F.layer_norm(ty, (4,), T["g"], T["b"], eps=1e-5),
+        2: F.gelu(ty, approximate="tanh"),
+        3: F.embedding(T["ids"].long(), T["table"]),
+        4: F.cross_entropy((ty @ T["table"].T).reshape(6, 9),
+                           T["labels"].long().reshape(6)),
+        5: torch.softmax(tq @ tq.transpose(-1, -2) / 2.0 + causal, -1) @ tq,
+    }
+    for i, peer in peers.items():
+        np.testing.assert_allclose(got[i], peer.numpy(), rtol=1e-12, atol=1e-12,
+                                   err_msg=f"result {i} against PyTorch")
+    print(f"PASS f64: {len(peers)} functions at rank 3 and 4 match PyTorch")

@@ -184,6 +184,7 @@ enum class Builtin {
   split,
   fold_in,
   dropout,
+  swapaxes,
 };
 
 struct CallArg {
