@@ -8,6 +8,7 @@
 
 #include "tad/Frontend/Parser.h"
 
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace tad::lang;
@@ -158,9 +159,25 @@ std::unique_ptr<Decl> Parser::parseStruct() {
   SMLoc loc = tok.getLoc();
   consume(); // 'struct'
   Name name;
-  if (!expectIdentifier(name, "the name of the struct") ||
-      !expect(TokenKind::l_brace, "to start the fields"))
+  if (!expectIdentifier(name, "the name of the struct"))
     return nullptr;
+  std::vector<GenericParam> dims;
+  if (tok.is(TokenKind::l_square)) {
+    if (!parseDimParams(dims))
+      return nullptr;
+    if (auto pack = llvm::find_if(dims, [](const GenericParam &p) {
+          return p.isPack;
+        });
+        pack != dims.end()) {
+      diag.error(pack->loc, "a struct's parameters are named; '...' is for "
+                            "functions");
+      return nullptr;
+    }
+  }
+  if (!expect(TokenKind::l_brace, "to start the fields"))
+    return nullptr;
+  // An instance binds the parameters: its fields' types are static.
+  dimParams = sizes || types ? nullptr : &dims;
   std::vector<Param> fields;
   while (!tok.is(TokenKind::r_brace)) {
     Param field;
@@ -172,15 +189,23 @@ std::unique_ptr<Decl> Parser::parseStruct() {
     if (!expect(TokenKind::colon, "and the field's type"))
       return nullptr;
     field.typeLoc = tok.getLoc();
-    if (!parseType(field.type, nullptr, nullptr, &field.recordName))
+    if (!parseType(field.type, &field.dims, &field.elemParam,
+                   &field.recordName, &field.recordArgs)) {
+      dimParams = nullptr;
       return nullptr;
+    }
     fields.push_back(std::move(field));
     if (!consumeIf(TokenKind::comma))
       break;
   }
+  dimParams = nullptr;
   if (!expect(TokenKind::r_brace, "to end the fields"))
     return nullptr;
-  return std::make_unique<StructDecl>(loc, std::move(name), std::move(fields));
+  auto decl =
+      std::make_unique<StructDecl>(loc, std::move(name), std::move(fields));
+  if (!sizes && !types)
+    decl->dims = std::move(dims);
+  return decl;
 }
 
 /// function ::= 'fn' IDENT dims? params '->' results block
@@ -385,7 +410,7 @@ bool Parser::parseParams(std::vector<Param> &params) {
       return false;
     param.typeLoc = tok.getLoc();
     if (!parseType(param.type, &param.dims, &param.elemParam,
-                   &param.recordName))
+                   &param.recordName, &param.recordArgs))
       return false;
     params.push_back(std::move(param));
     if (!consumeIf(TokenKind::comma))
@@ -398,13 +423,68 @@ bool Parser::parseParams(std::vector<Param> &params) {
 bool Parser::parseResultTypes(std::vector<TypeWithLoc> &results) {
   bool parenthesized = consumeIf(TokenKind::l_paren);
   do {
-    TypeWithLoc result{tok.getLoc(), {}, {}, {}, {}, nullptr};
+    TypeWithLoc result{tok.getLoc(), {}, {}, {}, {}, {}, nullptr};
     if (!parseType(result.type, &result.dims, &result.elemParam,
-                   &result.recordName))
+                   &result.recordName, &result.recordArgs))
       return false;
     results.push_back(std::move(result));
   } while (parenthesized && consumeIf(TokenKind::comma));
   return !parenthesized || expect(TokenKind::r_paren, "to end the result types");
+}
+
+/// args ::= '[' arg (',' arg)* ']'   arg ::= elemtype | INT | IDENT
+bool Parser::parseRecordArgs(std::vector<RecordArg> &args) {
+  consume(); // '['
+  do {
+    RecordArg arg;
+    arg.loc = tok.getLoc();
+    std::string spelling = tok.spelling.str();
+    uint64_t size;
+    if (tok.isElementType()) {
+      arg.isType = true;
+      arg.value = int64_t(llvm::StringSwitch<ElemKind>(spelling)
+                              .Case("f64", ElemKind::f64)
+                              .Case("f16", ElemKind::f16)
+                              .Case("bf16", ElemKind::bf16)
+                              .Case("i32", ElemKind::i32)
+                              .Case("i64", ElemKind::i64)
+                              .Default(ElemKind::f32));
+    } else if (tok.is(TokenKind::integer)) {
+      if (tok.spelling.getAsInteger(10, size) || size == 0 ||
+          size > uint64_t(kMaxElements))
+        return errorHere("dimension size must be between 1 and 2^40, got " +
+                         tok.spelling);
+      arg.value = int64_t(size);
+    } else if (tok.is(TokenKind::identifier)) {
+      // In an instance, the enclosing function's parameters are bound.
+      const GenericParam *known = nullptr;
+      if (dimParams)
+        for (const GenericParam &p : *dimParams)
+          if (p.name == spelling && !p.isPack)
+            known = &p;
+      if (types && types->count(spelling)) {
+        arg.isType = true;
+        arg.value = int64_t(types->lookup(spelling));
+      } else if (sizes && sizes->count(spelling)) {
+        arg.value = sizes->lookup(spelling);
+      } else if (known) {
+        arg.name = spelling;
+        arg.isType = known->isType;
+      } else {
+        return errorHere("unknown parameter '" + spelling +
+                         "' in the arguments of a struct; they are element "
+                         "types, sizes, or the generic parameters of the "
+                         "declaration");
+      }
+    } else {
+      return errorHere("expected an element type, a size or a generic "
+                       "parameter as an argument of the struct, found " +
+                       describe(tok));
+    }
+    consume();
+    args.push_back(std::move(arg));
+  } while (consumeIf(TokenKind::comma));
+  return expect(TokenKind::r_square, "to end the struct's arguments");
 }
 
 /// type ::= ('f32' | 'f64' | 'f16' | 'bf16' | 'i32' | 'i64')
@@ -412,7 +492,8 @@ bool Parser::parseResultTypes(std::vector<TypeWithLoc> &results) {
 ///        | IDENT   (a struct)
 /// dim  ::= INT | IDENT   (a dimension parameter of a generic function)
 bool Parser::parseType(TensorType &type, DimNames *dims, std::string *elemParam,
-                       std::string *recordName) {
+                       std::string *recordName,
+                       std::vector<RecordArg> *recordArgs) {
   auto param = [&](llvm::StringRef name) -> const GenericParam * {
     if (!dimParams)
       return nullptr;
@@ -433,6 +514,11 @@ bool Parser::parseType(TensorType &type, DimNames *dims, std::string *elemParam,
       *recordName = tok.spelling.str();
       consume();
       return true;
+    } else if (recordName && recordArgs && !param(tok.spelling)) {
+      // A generic struct with its arguments: Linear[f32, 64, O].
+      *recordName = tok.spelling.str();
+      consume();
+      return parseRecordArgs(*recordArgs);
     } else {
       return errorHere("expected a type such as f32[64, 256] or f32, found " +
                        describe(tok));

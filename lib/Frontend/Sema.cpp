@@ -91,8 +91,10 @@ bool SemaImpl::checkModule(Module &module,
   this->module = &module;
   if (!collectDecls(module) || !resolveStructs(module))
     return false;
-  for (auto &decl : module.decls)
-    if (!resolveSignature(*decl))
+  // By index: resolving a signature may instantiate generic structs, which
+  // join the module.
+  for (size_t i = 0; i < module.decls.size(); ++i)
+    if (!resolveSignature(*module.decls[i]))
       return false;
   for (auto &decl : module.decls)
     if (auto *derivative = llvm::dyn_cast<DerivativeDecl>(decl.get()))

@@ -409,8 +409,18 @@ bool SemaImpl::checkOperandPair(Expr &lhsExpr, Expr &rhsExpr, SMLoc loc,
 
 bool SemaImpl::checkCall(CallExpr &expr) {
   // The program's own functions and structs shadow the builtins.
-  if (StructDecl *record = structs.lookup(expr.callee))
+  if (StructDecl *record = structs.lookup(expr.callee)) {
+    // A generic struct's constructor instantiates it at its values' sizes.
+    if (record->isGeneric()) {
+      std::vector<int64_t> args;
+      if (!inferStructArgs(expr, *record, args))
+        return false;
+      record = instantiateStruct(*record, args, expr.getLoc());
+      if (!record)
+        return false;
+    }
     return checkConstructor(expr, *record);
+  }
   if (!functions.count(expr.callee) &&
       lookupBuiltin(expr.callee) != Builtin::none)
     return checkBuiltinCall(expr);

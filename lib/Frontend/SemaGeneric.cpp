@@ -103,6 +103,9 @@ bool SemaImpl::checkGenericSignature(FunctionDecl &fn) {
         inParams.insert(dim);
     if (!param.elemParam.empty())
       inParams.insert(param.elemParam);
+    for (const RecordArg &arg : param.recordArgs)
+      if (!arg.name.empty())
+        inParams.insert(arg.name);
   }
   for (const GenericParam &dim : fn.dims)
     if (!inParams.contains(dim.name))
@@ -123,18 +126,22 @@ bool SemaImpl::inferSizes(CallExpr &expr, Decl &generic,
   std::vector<Type> params;
   std::vector<DimNames> paramDims;
   std::vector<std::string> paramElems, paramNames;
+  // The declared parameters, for their generic record types.
+  llvm::ArrayRef<Param> paramDecls;
   if (auto *fn = llvm::dyn_cast<FunctionDecl>(&generic)) {
     params = fn->getParamTypes();
     paramDims = fn->getParamDims();
     paramElems = fn->getParamElemParams();
     for (const Param &p : fn->params)
       paramNames.push_back(p.name);
+    paramDecls = fn->params;
   } else {
     auto *request = llvm::cast<DerivativeDecl>(&generic);
     params = request->paramTypes;
     paramDims = request->paramDims;
     paramElems = request->paramElemParams;
     paramNames.assign(params.size(), "");
+    paramDecls = request->primalDecl->params;
   }
   sizes.assign(dims.size(), kSymbolicDim);
   std::vector<size_t> boundBy(dims.size());
@@ -182,8 +189,33 @@ bool SemaImpl::inferSizes(CallExpr &expr, Decl &generic,
       what += " ('" + paramNames[i] + "')";
     if (!checkExpr(*arg.value))
       return false;
+    // A generic record type (`p: Linear[E, I, O]`) binds the parameters it
+    // names from the argument's record instance.
+    if (i < paramDecls.size() && !paramDecls[i].recordArgs.empty() &&
+        !paramDecls[i].record) {
+      const Param &decl = paramDecls[i];
+      const RecordType *given = arg.value->type.record;
+      if (!arg.value->type.isRecord() || given->genericName != decl.recordName)
+        return diag.error(arg.value->getLoc(),
+                          what + " must be a record " + decl.recordName +
+                              "[...], but it is " + arg.value->type.describe());
+      for (auto [j, recordArg] : llvm::enumerate(decl.recordArgs)) {
+        if (recordArg.name.empty()) {
+          if (recordArg.value != given->args[j])
+            return diag.error(arg.value->getLoc(),
+                              what + " is a " + given->name + " but '" +
+                                  expr.callee + "' takes a " +
+                                  decl.recordName + " of another argument " +
+                                  Twine(j + 1) + " there");
+          continue;
+        }
+        if (!bind(indexOf(recordArg.name), given->args[j], i, *arg.value))
+          return false;
+      }
+      continue;
+    }
     if (params[i].isRecord())
-      continue; // records are not generic; checkAssignable compares it
+      continue; // a record of fixed type: checkAssignable compares it
     if (!checkTensor(*arg.value, what))
       return false;
     const TensorType &type = arg.value->type.tensor;

@@ -64,6 +64,23 @@ private:
   bool resolveStructs(Module &module);
   /// Resolves the struct names of a function's or rule's signature.
   bool resolveSignature(Decl &decl);
+  /// Resolves a record type with its arguments (`Linear[f32, 64, 32]`):
+  /// an instance of a generic struct. With `allowSymbolic` (a generic
+  /// function's signature), arguments that name the function's generic
+  /// parameters leave `record` null until an instance binds them.
+  bool resolveRecordType(const std::string &name,
+                         const std::vector<RecordArg> &args,
+                         const RecordType *&record, llvm::SMLoc loc,
+                         bool allowSymbolic);
+  /// The instance of generic struct `generic` at `args`, parsed again with
+  /// its parameters bound and resolved; null after an error.
+  StructDecl *instantiateStruct(StructDecl &generic,
+                                llvm::ArrayRef<int64_t> args, llvm::SMLoc at);
+  /// Resolves the fields of a (concrete) struct into its record type.
+  bool resolveFields(StructDecl &decl);
+  /// Infers a generic struct's arguments from a constructor's values.
+  bool inferStructArgs(CallExpr &expr, StructDecl &generic,
+                       std::vector<int64_t> &args);
   bool resolveRecordName(const std::string &name, const RecordType *&record,
                          llvm::SMLoc loc);
   bool checkField(FieldExpr &expr);
@@ -184,6 +201,11 @@ private:
   std::map<std::pair<size_t, std::string>, std::string> shadowedNames;
   /// The instances made so far, by generic declaration and sizes.
   std::map<std::pair<Decl *, std::vector<int64_t>>, Decl *> instances;
+  std::map<std::pair<StructDecl *, std::vector<int64_t>>, StructDecl *>
+      structInstances;
+  /// How deep instances of generic structs are nested now (a struct whose
+  /// fields instantiate it again at other sizes would never end).
+  unsigned structNesting = 0;
   llvm::StringMap<RuleDecl *> rules;  // by primal name
   llvm::StringMap<StructDecl *> structs;
   /// A deque: pushing a scope must not move the others, since Variable

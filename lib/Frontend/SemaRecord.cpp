@@ -15,6 +15,8 @@
 
 #include "SemaImpl.h"
 
+#include "tad/Frontend/Parser.h"
+
 #include "llvm/ADT/STLExtras.h"
 
 #include <functional>
@@ -54,29 +56,151 @@ bool SemaImpl::resolveRecordName(const std::string &name,
   return diag.error(loc, message);
 }
 
+bool SemaImpl::resolveRecordType(const std::string &name,
+                                 const std::vector<RecordArg> &args,
+                                 const RecordType *&record, SMLoc loc,
+                                 bool allowSymbolic) {
+  StructDecl *decl = structs.lookup(name);
+  if (!decl || (!decl->isGeneric() && args.empty()))
+    return resolveRecordName(name, record, loc);
+  if (!decl->isGeneric())
+    return diag.error(loc, "struct '" + name + "' has no parameters; write "
+                           "its name alone");
+  std::string params;
+  for (const GenericParam &p : decl->dims)
+    params += (params.empty() ? "" : ", ") + p.name + (p.isType ? ": type" : "");
+  if (args.size() != decl->dims.size())
+    return diag.error(loc, "struct '" + name + "' takes " +
+                               countOf(decl->dims.size(), "argument") + " (" +
+                               params + "), got " + Twine(args.size()));
+  std::vector<int64_t> values;
+  for (auto [arg, param] : llvm::zip(args, decl->dims)) {
+    if (arg.isType != param.isType)
+      return diag.error(arg.loc, "argument '" + param.name + "' of '" + name +
+                                     "' is " +
+                                     (param.isType ? "an element type"
+                                                   : "a size") +
+                                     " (its parameters are " + params + ")");
+    if (!arg.name.empty()) {
+      if (allowSymbolic) {
+        record = nullptr;
+        return true;
+      }
+      return diag.error(arg.loc, "unknown parameter '" + arg.name + "'");
+    }
+    if (param.isType && !isFloatKind(ElemKind(arg.value)))
+      return diag.error(arg.loc, "argument '" + param.name + "' of '" + name +
+                                     "' is an element type parameter, which "
+                                     "stands for a float type");
+    values.push_back(arg.value);
+  }
+  StructDecl *instance = instantiateStruct(*decl, values, loc);
+  if (!instance)
+    return false;
+  record = &instance->record;
+  return true;
+}
+
+bool SemaImpl::resolveFields(StructDecl &decl) {
+  if (decl.fields.empty())
+    return diag.error(decl.getNameLoc(),
+                      "struct '" + decl.getName() +
+                          "' has no fields; a record groups tensors");
+  llvm::StringMap<SMLoc> seen;
+  if (decl.record.name.empty())
+    decl.record.name = decl.getName();
+  for (Param &field : decl.fields) {
+    if (!seen.try_emplace(field.name, field.loc).second)
+      return diag.error(field.loc, "field '" + field.name +
+                                       "' appears twice in '" +
+                                       decl.getName() + "'");
+    if (!field.recordName.empty() &&
+        !resolveRecordType(field.recordName, field.recordArgs, field.record,
+                           field.typeLoc, /*allowSymbolic=*/false))
+      return false;
+    decl.record.fields.push_back({field.name, field.getType()});
+  }
+  return true;
+}
+
+StructDecl *SemaImpl::instantiateStruct(StructDecl &generic,
+                                        llvm::ArrayRef<int64_t> args,
+                                        SMLoc at) {
+  auto key = std::make_pair(&generic, args.vec());
+  if (auto it = structInstances.find(key); it != structInstances.end())
+    return it->second;
+  if (structNesting >= kMaxRecordDepth) {
+    diag.error(at, "structs nest more than " + Twine(kMaxRecordDepth) +
+                       " levels deep in instances of '" + generic.getName() +
+                       "'");
+    return nullptr;
+  }
+  // `Linear[f32, 64, 32]`: the name messages show.
+  std::string display = generic.getName() + "[";
+  llvm::StringMap<int64_t> bound;
+  llvm::StringMap<ElemKind> types;
+  for (auto [i, param] : llvm::enumerate(generic.dims)) {
+    display += (i ? ", " : "") +
+               (param.isType ? getElemKindName(ElemKind(args[i])).str()
+                             : std::to_string(args[i]));
+    if (param.isType)
+      types[param.name] = ElemKind(args[i]);
+    else
+      bound[param.name] = args[i];
+  }
+  display += "]";
+  // The declaration parsed again from its first token, its parameters
+  // bound: its locations are the generic one's.
+  const char *start = generic.getLoc().getPointer();
+  auto source = llvm::find_if(module->sources, [&](llvm::StringRef text) {
+    return text.begin() <= start && start < text.end();
+  });
+  assert(source != module->sources.end() && "a declaration of no file");
+  Parser parser(llvm::StringRef(start, source->end() - start), diag, &bound,
+                &types);
+  std::unique_ptr<Decl> parsed = parser.parseOneDecl();
+  if (!parsed)
+    return nullptr;
+  auto *instance = llvm::cast<StructDecl>(parsed.get());
+  instance->rename(display);
+  instance->generic = &generic;
+  instance->sizes = args.vec();
+  instance->record.name = display;
+  instance->record.genericName = generic.getName();
+  instance->record.args = args.vec();
+  structInstances[key] = instance;
+  structs[display] = instance;
+  module->decls.push_back(std::move(parsed));
+  ++structNesting;
+  bool resolved = resolveFields(*instance);
+  --structNesting;
+  if (!resolved)
+    return nullptr;
+  unsigned leaves = 0, depth = 1;
+  for (const Param &field : instance->fields) {
+    leaves += field.record ? field.record->numLeaves : 1;
+    if (field.record)
+      depth = std::max(depth, field.record->depth + 1);
+  }
+  if (leaves > kMaxRecordLeaves) {
+    diag.error(at, "struct " + display + " holds " + Twine(leaves) +
+                       " tensors; the limit is " + Twine(kMaxRecordLeaves));
+    return nullptr;
+  }
+  instance->record.numLeaves = leaves;
+  instance->record.depth = depth;
+  return instance;
+}
+
 bool SemaImpl::resolveStructs(Module &module) {
   std::vector<StructDecl *> decls;
   for (auto &decl : module.decls)
     if (auto *record = llvm::dyn_cast<StructDecl>(decl.get()))
-      decls.push_back(record);
-  for (StructDecl *decl : decls) {
-    if (decl->fields.empty())
-      return diag.error(decl->getNameLoc(),
-                        "struct '" + decl->getName() +
-                            "' has no fields; a record groups tensors");
-    llvm::StringMap<SMLoc> seen;
-    decl->record.name = decl->getName();
-    for (Param &field : decl->fields) {
-      if (!seen.try_emplace(field.name, field.loc).second)
-        return diag.error(field.loc, "field '" + field.name +
-                                         "' appears twice in '" +
-                                         decl->getName() + "'");
-      if (!field.recordName.empty() &&
-          !resolveRecordName(field.recordName, field.record, field.typeLoc))
-        return false;
-      decl->record.fields.push_back({field.name, field.getType()});
-    }
-  }
+      if (!record->isGeneric())
+        decls.push_back(record);
+  for (StructDecl *decl : decls)
+    if (!resolveFields(*decl))
+      return false;
 
   // A struct may not contain itself; count leaves and depth bottom-up.
   enum class State { unvisited, active, done };
@@ -124,10 +248,15 @@ bool SemaImpl::resolveStructs(Module &module) {
 }
 
 bool SemaImpl::resolveSignature(Decl &decl) {
+  // A generic function's record types may name its parameters; its
+  // instances resolve them.
+  auto *function = llvm::dyn_cast<FunctionDecl>(&decl);
+  bool symbolic = function && function->isGeneric();
   auto resolve = [&](auto &list) {
     for (auto &entry : list)
       if (!entry.recordName.empty() &&
-          !resolveRecordName(entry.recordName, entry.record, getTypeLoc(entry)))
+          !resolveRecordType(entry.recordName, entry.recordArgs, entry.record,
+                             getTypeLoc(entry), symbolic))
         return false;
     return true;
   };
@@ -189,6 +318,77 @@ bool SemaImpl::checkField(FieldExpr &expr) {
   expr.type = ValueType::get(type);
   if (named)
     recordRead(path + "." + expr.field, type, *var);
+  return true;
+}
+
+bool SemaImpl::inferStructArgs(CallExpr &expr, StructDecl &generic,
+                               std::vector<int64_t> &args) {
+  const std::vector<GenericParam> &dims = generic.dims;
+  args.assign(dims.size(), kSymbolicDim);
+  auto indexOf = [&](llvm::StringRef name) {
+    return size_t(llvm::find_if(dims, [&](const GenericParam &p) {
+                    return p.name == name;
+                  }) - dims.begin());
+  };
+  auto bind = [&](llvm::StringRef name, int64_t value, const Param &field,
+                  Expr &value_expr) {
+    size_t k = indexOf(name);
+    if (args[k] == kSymbolicDim || args[k] == value) {
+      args[k] = value;
+      return true;
+    }
+    auto show = [&](int64_t v) {
+      return dims[k].isType ? getElemKindName(ElemKind(v)).str()
+                            : std::to_string(v);
+    };
+    return diag.error(value_expr.getLoc(),
+                      std::string(dims[k].isType ? "element type " : "dimension ") +
+                          dims[k].name + " of '" + generic.getName() + "' is " +
+                          show(args[k]) + " by an earlier field but " +
+                          show(value) + " by field '" + field.name + "'");
+  };
+  for (auto [i, arg] : llvm::enumerate(expr.args)) {
+    const Param *field = nullptr;
+    if (arg.name.empty()) {
+      if (i < generic.fields.size())
+        field = &generic.fields[i];
+    } else {
+      for (const Param &f : generic.fields)
+        if (f.name == arg.name)
+          field = &f;
+    }
+    // checkConstructor reports a missing or unknown field.
+    if (!field || !checkExpr(*arg.value))
+      continue;
+    const ValueType &given = arg.value->type;
+    if (!field->recordArgs.empty()) {
+      if (!given.isRecord() || given.record->genericName != field->recordName)
+        continue; // checkConstructor reports the type
+      for (auto [j, recordArg] : llvm::enumerate(field->recordArgs))
+        if (!recordArg.name.empty() &&
+            !bind(recordArg.name, given.record->args[j], *field, *arg.value))
+          return false;
+      continue;
+    }
+    if (!given.isTensor() || given.weak)
+      continue;
+    if (!field->elemParam.empty() &&
+        !bind(field->elemParam, int64_t(given.tensor.elem), *field, *arg.value))
+      return false;
+    if (field->dims.empty() ||
+        given.tensor.getRank() != field->type.getRank())
+      continue;
+    for (auto [d, name] : llvm::enumerate(field->dims))
+      if (!name.empty() &&
+          !bind(name, given.tensor.shape[d], *field, *arg.value))
+        return false;
+  }
+  for (auto [k, dim] : llvm::enumerate(dims))
+    if (args[k] == kSymbolicDim)
+      return diag.error(expr.getLoc(),
+                        std::string(dim.isType ? "element type " : "dimension ") +
+                            dim.name + " of '" + generic.getName() +
+                            "' is given by no field of this constructor");
   return true;
 }
 

@@ -433,6 +433,16 @@ struct GenericParam {
   bool isPack = false;
 };
 
+/// An argument of a generic struct's type, `Linear[f32, 64, O]`: an element
+/// type, a size, or the name of a generic parameter of the enclosing
+/// function (bound at each of its instances).
+struct RecordArg {
+  llvm::SMLoc loc;
+  std::string name; // a generic parameter's name, or empty for a literal
+  int64_t value = 0; // a size, or an ElemKind for an element type
+  bool isType = false;
+};
+
 struct Param {
   llvm::SMLoc loc;
   std::string name;
@@ -442,8 +452,10 @@ struct Param {
   /// The element type parameter its type names (`E[B, 4]`), if any; its
   /// element type is then a placeholder.
   std::string elemParam;
-  /// A record type, by name as written; Sema resolves it.
+  /// A record type, by name as written, and its arguments for a generic
+  /// struct; Sema resolves it.
   std::string recordName;
+  std::vector<RecordArg> recordArgs;
   const RecordType *record = nullptr;
   Type getType() const { return record ? Type(record) : Type(type); }
 };
@@ -454,6 +466,7 @@ struct TypeWithLoc {
   DimNames dims;
   std::string elemParam;
   std::string recordName;
+  std::vector<RecordArg> recordArgs;
   const RecordType *record = nullptr;
   Type getType() const { return record ? Type(record) : Type(type); }
 };
@@ -596,6 +609,13 @@ public:
   StructDecl(llvm::SMLoc loc, Name name, std::vector<Param> fields)
       : Decl(Kind::record, loc, std::move(name)), fields(std::move(fields)) {}
   std::vector<Param> fields;
+  /// `struct Linear[E: type, I, O] { ... }`: a template of records, one per
+  /// set of arguments (Linear[f32, 64, 32]), parsed again with them bound.
+  std::vector<GenericParam> dims;
+  bool isGeneric() const { return !dims.empty(); }
+  /// For an instance: its generic struct and arguments.
+  StructDecl *generic = nullptr;
+  std::vector<int64_t> sizes;
   /// Set by Sema once every field's type is resolved.
   RecordType record;
   static bool classof(const Decl *d) { return d->getKind() == Kind::record; }

@@ -50,7 +50,9 @@ private:
   bool parseResultTypes(std::vector<TypeWithLoc> &results);
   bool parseType(TensorType &type, DimNames *dims = nullptr,
                  std::string *elemParam = nullptr,
-                 std::string *recordName = nullptr);
+                 std::string *recordName = nullptr,
+                 std::vector<RecordArg> *recordArgs = nullptr);
+  bool parseRecordArgs(std::vector<RecordArg> &args);
   std::unique_ptr<Decl> parseStruct();
   bool parseDimParams(std::vector<GenericParam> &dims);
   bool parseImport(Module &module);

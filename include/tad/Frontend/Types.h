@@ -88,6 +88,10 @@ struct RecordField {
 /// The fields of a struct declaration, in order.
 struct RecordType {
   std::string name;
+  /// For an instance of a generic struct: the generic's name and the
+  /// arguments (sizes, and element kinds as integers).
+  std::string genericName;
+  std::vector<int64_t> args;
   std::vector<RecordField> fields;
   /// The tensors it holds, and the levels of records (1 for tensors only).
   unsigned numLeaves = 0, depth = 1;
