@@ -249,6 +249,8 @@ int64_t ArgMaxOp::getTransientBytes(bool) {
 bool RandomOp::isFusableLoop() { return true; }
 bool RandomOp::absorbsProducers() { return false; }
 double RandomOp::getElementCost() { return 6; }
+// One Philox draw into a fresh scalar.
+double FoldInOp::getElementCost() { return 6; }
 
 // A tape's row write touches the row, not the stack it updates in place.
 double UpdateOp::getComputeCost() { return elementsOf(getValue()); }

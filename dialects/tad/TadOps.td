@@ -662,7 +662,7 @@ def Tad_RandomOp : Tad_Op<"random", [DeclareOpInterfaceMethods<Tad_MemoryModelOp
   let hasVerifier = 1;
 }
 
-def Tad_FoldInOp : Tad_Op<"fold_in", [Pure, AllTypesMatch<["key", "result"]>]> {
+def Tad_FoldInOp : Tad_Op<"fold_in", [DeclareOpInterfaceMethods<Tad_MemoryModelOpInterface, ["getElementCost"]>, Pure, AllTypesMatch<["key", "result"]>]> {
   let summary = "a key derived from a key and an integer";
   let description = [{
     A new `i64` key that is a Philox function of `key` and `data` (an

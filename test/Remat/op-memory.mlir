@@ -349,3 +349,20 @@ func.func @argmax(%x: tensor<8x50xf32>) -> tensor<8xi32> {
   %1 = tad.argmax %0 axis 1 : tensor<8x50xf32> -> tensor<8xi32>
   return %1 : tensor<8xi32>
 }
+
+// CHECK: @random: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @random(%key: tensor<i64>, %i: index) -> tensor<4x8xf32> {
+  %k = tad.fold_in %key, %i : tensor<i64>, index
+  %0 = tad.random %k uniform : tensor<i64> -> tensor<4x8xf32>
+  %1 = tad.tanh %0 : tensor<4x8xf32>
+  return %1 : tensor<4x8xf32>
+}
+
+// CHECK: @fold_in_tensor: model peak [[P:[0-9]+]] bytes, planned peak [[P]] bytes
+func.func @fold_in_tensor(%key: tensor<i64>, %n: tensor<i32>) -> tensor<4xf64> {
+  %c = tad.constant dense<3> : tensor<i32>
+  %s = tad.add %n, %c : tensor<i32>
+  %k = tad.fold_in %key, %s : tensor<i64>, tensor<i32>
+  %0 = tad.random %k normal : tensor<i64> -> tensor<4xf64>
+  return %0 : tensor<4xf64>
+}

@@ -169,16 +169,20 @@ struct RandomLowering : OpConversionPattern<RandomOp> {
     RankedTensorType type = op.getType();
     Type element = type.getElementType();
     Distribution distribution = op.getDistribution();
-    std::array<Value, 2> key = keyWords(rewriter, loc, adaptor.getKey());
+    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(), element);
     int64_t rank = type.getRank();
     SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank)};
     SmallVector<utils::IteratorType> iterators(rank,
                                                utils::IteratorType::parallel);
-    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(), element);
     Value result =
         linalg::GenericOp::create(
             rewriter, loc, type, ValueRange(), init, maps, iterators,
             [&](OpBuilder &b, Location l, ValueRange) {
+              // The key is read in the body (LLVM hoists the load): its
+              // buffer lives while the op makes its result, as the memory
+              // model has every operand do, and no producer of it is
+              // fused in.
+              std::array<Value, 2> key = keyWords(b, l, adaptor.getKey());
               Value index = linearIndex(b, l, type.getShape());
               Stream stream = distribution == Distribution::keys
                                   ? Stream::splitKeys
@@ -215,19 +219,36 @@ struct FoldInLowering : OpConversionPattern<FoldInOp> {
   matchAndRewrite(FoldInOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    std::array<Value, 2> key = keyWords(rewriter, loc, adaptor.getKey());
-    Value data = adaptor.getData();
-    if (isa<RankedTensorType>(data.getType()))
-      data = tensor::ExtractOp::create(rewriter, loc, data, ValueRange{});
-    if (data.getType().isIndex())
-      data = arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
-                                        data);
-    else if (!data.getType().isInteger(64))
-      data = arith::ExtSIOp::create(rewriter, loc, rewriter.getI64Type(), data);
-    Words w = draw(rewriter, loc, data, Stream::foldIn, key);
-    Value derived = join64(rewriter, loc, w[0], w[1]);
-    rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(op, op.getType(),
-                                                        derived);
+    // The data as an i64, read in the body as the key is.
+    auto readData = [&](OpBuilder &b, Location l) {
+      Value data = adaptor.getData();
+      if (isa<RankedTensorType>(data.getType()))
+        data = tensor::ExtractOp::create(b, l, data, ValueRange{});
+      if (data.getType().isIndex())
+        return Value(
+            arith::IndexCastOp::create(b, l, b.getI64Type(), data));
+      if (!data.getType().isInteger(64))
+        return Value(arith::ExtSIOp::create(b, l, b.getI64Type(), data));
+      return data;
+    };
+    // A generic of rank 0 writes the key into a buffer of its own, as the
+    // memory model says (a tensor.from_elements would fold away into its
+    // readers' extracts, or not, depending on them).
+    auto type = cast<RankedTensorType>(op.getType());
+    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                         type.getElementType());
+    Value result =
+        linalg::GenericOp::create(
+            rewriter, loc, type, ValueRange(), init,
+            SmallVector<AffineMap>{rewriter.getMultiDimIdentityMap(0)},
+            SmallVector<utils::IteratorType>(),
+            [&](OpBuilder &b, Location l, ValueRange) {
+              Words w = draw(b, l, readData(b, l), Stream::foldIn,
+                             keyWords(b, l, adaptor.getKey()));
+              linalg::YieldOp::create(b, l, join64(b, l, w[0], w[1]));
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
