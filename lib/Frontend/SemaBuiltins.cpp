@@ -850,6 +850,9 @@ bool SemaImpl::checkProbability(Expr &expr, llvm::StringRef what) {
 }
 
 bool SemaImpl::checkKey(Expr &expr, llvm::StringRef what) {
+  // A literal seed is an i64: random_uniform(42, [4]).
+  if (expr.type.weak && !adaptWeakTo(expr, ElemKind::i64))
+    return false;
   if (!checkTensor(expr, what))
     return false;
   if (expr.type.tensor != TensorType{ElemKind::i64, {}})
