@@ -375,6 +375,11 @@ case("cast-int",
      lambda x, n, w: [np.clip(np.trunc(x), -2.0**31, 2.0**31 - 1),
                       np.trunc(x), n, w, w],
      ["i32", "i64", "f64", "i32", "f32"])
+case("cast-int-f16",
+     "fn f(n: i32[6], x: f16[6]) -> (f16[6], i64[6]) { return cast(n, f16), cast(x * 100.0, i64); }",
+     {"n": ("i32", (6,), -5000, 5000), "x": ("f16", (6,), -600, 600)},
+     lambda n, x: [n, np.trunc(np.float16(x * 100.0).astype(np.float64))],
+     ["f16", "i64"])
 case("take-axis0",
      "fn f(t: f32[10, 3], ids: i32[2, 4]) -> f32[2, 4, 3] { return take(t, ids); }",
      {"t": ("f32", (10, 3), -1, 1), "ids": ("i32", (2, 4), 0, 9)},
