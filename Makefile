@@ -33,6 +33,15 @@ test: build
 
 demo: build
 	@scripts/demo.sh $(BUILD_DIR)
+	@$(MAKE) --no-print-directory demo-gpt
+
+# The character-level GPT of examples/gpt (docs/tutorial-gpt.md): 60 AdamW
+# steps from Python, then the losses and a short sample (a few seconds);
+# the full run is the command in the tutorial.
+.PHONY: demo-gpt
+demo-gpt: build
+	TAD_TADC=$(BUILD_DIR)/bin/tadc /usr/bin/python3 examples/gpt/train.py \
+	  --steps 60 --eval-every 20 --sample 120
 
 # Regenerates docs/dialect/TadDialect.md and docs/passes/*.md from the .td
 # files (tests fail when they are stale).

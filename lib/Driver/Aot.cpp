@@ -848,7 +848,10 @@ tad::driver::linkSharedLibrary(mlir::ModuleOp module,
                         {"-fPIC", "-I" + std::string(headerDir), "-x", "c",
                          std::string(wrappers)},
                         getGlueOptimization(entries), wrappersObject,
-                        {"-shared", "-fPIC"}, output, cuda);
+                        // -Bsymbolic: the wrappers call the library's own
+                        // functions, never a namesake already loaded in
+                        // the process (glibc's legacy `step`, say).
+                        {"-shared", "-fPIC", "-Wl,-Bsymbolic"}, output, cuda);
 }
 
 llvm::Error tad::driver::linkExecutable(mlir::ModuleOp module,

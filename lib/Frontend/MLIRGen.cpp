@@ -44,9 +44,18 @@ private:
   // Helpers
   //===--------------------------------------------------------------------===//
 
+  /// The location in the file that holds `smloc`: an imported file's
+  /// code (the standard library's) is named after that file, so that the
+  /// remat report and debug info point into it.
   mlir::Location loc(llvm::SMLoc smloc) {
     auto [line, col] = diag.getLineAndColumn(smloc);
-    return mlir::FileLineColLoc::get(file, line, col);
+    llvm::SourceMgr &sourceMgr = diag.getSourceMgr();
+    unsigned buffer = sourceMgr.FindBufferContainingLoc(smloc);
+    mlir::StringAttr name = file;
+    if (buffer && buffer != sourceMgr.getMainFileID())
+      name = mlir::StringAttr::get(
+          &context, sourceMgr.getMemoryBuffer(buffer)->getBufferIdentifier());
+    return mlir::FileLineColLoc::get(name, line, col);
   }
 
   mlir::Type getElementType(ElemKind elem) {

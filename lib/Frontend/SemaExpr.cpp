@@ -249,9 +249,12 @@ bool SemaImpl::checkFloatTensor(Expr &expr, llvm::StringRef what) {
 
 bool SemaImpl::checkAssignable(Expr &expr, const TensorType &expected,
                                const Twine &what) {
-  if (expr.type.weak && expected.isFloat() && expr.type.tensor.isScalar() &&
-      expected.isScalar())
-    adaptWeak(expr, expected.elem);
+  if (expr.type.weak && expr.type.tensor.isScalar() && expected.isScalar()) {
+    if (expected.isFloat())
+      adaptWeak(expr, expected.elem);
+    else if (expected.isInteger() && !adaptWeakTo(expr, expected.elem))
+      return false;
+  }
   if (expr.type.tensor == expected)
     return true;
   return diag.error(expr.getLoc(), what + " has type " + expected.str() +

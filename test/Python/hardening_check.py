@@ -114,4 +114,10 @@ for bad in (["--emit=exe"], ["-o", "x.so"], ["--depfile=d"], "--opt"):
                  lambda: tad.compile(selfish, options=bad))
 assert float(tad.compile(selfish, options=["--opt"]).s(
     self=np.float32(1), y=np.float32(1)).result0) == 0.0
+# A function named after a symbol the process already has (glibc's legacy
+# regexp `step`): the library's wrapper calls its own function (-Bsymbolic),
+# where it called glibc's and hung.
+stepper = tad.compile("fn step(x: f32[4]) -> f32 { return sum(x * x); }\n")
+assert float(stepper.step(np.ones(4, np.float32))["result0"]) == 4.0
+
 print("ok: the tad package's edges")
