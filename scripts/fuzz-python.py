@@ -49,10 +49,20 @@ fn dscalar = grad(scalar, wrt: [x]);
 """,
     "generic": "fn twice[B, D](x: f32[B, D]) -> f32[B] "
                "{ return sum(x * 2.0, axes: [1]); }\n",
+    "tokens": """
+struct Linear[E: type, I, O] { w: E[I, O], b: E[O] }
+fn embed(t: f32[10, 4], ids: i32[2, 3], key: i64) -> f32[2, 3, 4] {
+  return dropout(take(t, ids), 0.5, key);
+}
+fn lin(p: Linear[f32, 4, 2], x: f32[3, 4]) -> f32[3, 2] { return x @ p.w + p.b; }
+fn dlin = grad(lin_loss, wrt: [p]);
+fn lin_loss(p: Linear[f32, 4, 2], x: f32[3, 4]) -> f32 { return sum(lin(p, x)); }
+fn counts(n: i64[5], ids: i32[5]) -> (i64, i32[5]) { return sum(n), argmax(one_hot(ids, 7), axis: 1); }
+""",
 }
 ERRORS = (TypeError, ValueError, AttributeError)
 DTYPES = {"f32": "float32", "f64": "float64", "f16": "float16",
-          "bf16": "uint16"}
+          "bf16": "uint16", "i32": "int32", "i64": "int64"}
 
 
 def pick(rng, options):
