@@ -222,6 +222,26 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
       axis += rank;
     return true;
   };
+  /// The optional argument `axis` (else `axis` keeps its default),
+  /// normalized for a tensor of rank `rank`; errors at the argument, or at
+  /// the call when it is left out.
+  auto axisArg = [&](int64_t &axis, int64_t rank) -> bool {
+    Expr *e = args.get("axis");
+    if (e && !intArg("axis", axis))
+      return false;
+    return normalizeAxis(axis, rank, e ? e->getLoc() : call.getLoc(), "axis");
+  };
+  /// The list argument `name` as a shape of positive sizes.
+  auto shapeArg = [&](llvm::StringRef name,
+                      llvm::SmallVectorImpl<int64_t> &shape) -> bool {
+    if (!intListArg(name, shape))
+      return false;
+    for (int64_t d : shape)
+      if (d <= 0)
+        return diag.error(args.get(name)->getLoc(),
+                          "dimension sizes must be positive, got " + Twine(d));
+    return true;
+  };
   auto setResult = [&](TensorType type, bool weak = false) {
     call.type = ValueType::getTensor(std::move(type), weak);
     return true;
@@ -352,11 +372,7 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
       return diag.error(x->getLoc(), call.callee + " needs a tensor of rank 1 "
                                                    "or more, got " + t.str());
     int64_t axis = -1;
-    if (args.get("axis") && !intArg("axis", axis))
-      return false;
-    SMLoc axisLoc = args.get("axis") ? args.get("axis")->getLoc() : call.getLoc();
-    if (!normalizeAxis(axis, t.getRank(), axisLoc, "axis") ||
-        !boolArg("keepdims", call.keepdims))
+    if (!axisArg(axis, t.getRank()) || !boolArg("keepdims", call.keepdims))
       return false;
     call.axis = axis;
     call.operands = {x};
@@ -545,12 +561,7 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
       return diag.error(args.variadic.front()->getLoc(),
                         "concat needs tensors of rank 1 or more");
     int64_t axis = 0;
-    if (args.get("axis") && !intArg("axis", axis))
-      return false;
-    if (!normalizeAxis(axis, first.getRank(),
-                       args.get("axis") ? args.get("axis")->getLoc()
-                                        : call.getLoc(),
-                       "axis"))
+    if (!axisArg(axis, first.getRank()))
       return false;
     TensorType result = first;
     for (Expr *e : llvm::drop_begin(args.variadic)) {
@@ -642,10 +653,7 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
     if (!checkIntegerIndices(*indices, "argument 'indices' of take"))
       return false;
     int64_t axis = 0;
-    if (args.get("axis") && !intArg("axis", axis))
-      return false;
-    SMLoc axisLoc = args.get("axis") ? args.get("axis")->getLoc() : call.getLoc();
-    if (!normalizeAxis(axis, t.getRank(), axisLoc, "axis"))
+    if (!axisArg(axis, t.getRank()))
       return false;
     // A literal index is checked here; others are clamped at run time.
     int64_t literal;
@@ -686,15 +694,11 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
   }
   case Builtin::iota: {
     llvm::SmallVector<int64_t, 4> shape;
-    if (!intListArg("shape", shape))
+    if (!shapeArg("shape", shape))
       return false;
     SMLoc shapeLoc = args.get("shape")->getLoc();
     if (shape.empty())
       return diag.error(shapeLoc, "iota needs a shape of rank 1 or more");
-    for (int64_t d : shape)
-      if (d <= 0)
-        return diag.error(shapeLoc, "dimension sizes must be positive, got " +
-                                        Twine(d));
     ElemKind elem = ElemKind::i32;
     if (!elemTypeArg("to", elem))
       return false;
@@ -702,10 +706,7 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
     if (!checkElementCount(result, shapeLoc))
       return false;
     int64_t axis = 0;
-    if (args.get("axis") && !intArg("axis", axis))
-      return false;
-    SMLoc axisLoc = args.get("axis") ? args.get("axis")->getLoc() : call.getLoc();
-    if (!normalizeAxis(axis, result.getRank(), axisLoc, "axis"))
+    if (!axisArg(axis, result.getRank()))
       return false;
     if (result.shape[axis] > (int64_t(1) << 31))
       return diag.error(shapeLoc, "the indices along axis " + Twine(axis) +
@@ -746,13 +747,9 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
     if (!checkKey(*key, "argument 'key' of " + call.callee))
       return false;
     llvm::SmallVector<int64_t, 4> shape;
-    if (!intListArg("shape", shape))
+    if (!shapeArg("shape", shape))
       return false;
     SMLoc shapeLoc = args.get("shape")->getLoc();
-    for (int64_t d : shape)
-      if (d <= 0)
-        return diag.error(shapeLoc, "dimension sizes must be positive, got " +
-                                        Twine(d));
     if (id == Builtin::bernoulli) {
       // The probability: a float scalar (a literal is an f32); the uniform
       // draws are of its type.
