@@ -44,13 +44,16 @@ demo-gpt: build
 	  --steps 60 --eval-every 20 --sample 120
 
 # Regenerates docs/dialect/TadDialect.md and docs/passes/*.md from the .td
-# files (tests fail when they are stale).
+# files, and docs/builtins.md from tadc's table of builtins (tests fail
+# when they are stale).
 docs: configure
 	ninja -C $(BUILD_DIR) TadDialectDocGen TadConversionPassesDocGen TadTransformsPassesDocGen
 	mkdir -p docs/dialect docs/passes
 	cp $(BUILD_DIR)/docs/tad/TadDialect.md docs/dialect/TadDialect.md
 	cp $(BUILD_DIR)/docs/tad/TadConversionPasses.md docs/passes/Conversion.md
 	cp $(BUILD_DIR)/docs/tad/TadTransformsPasses.md docs/passes/Transforms.md
+	ninja -C $(BUILD_DIR) tadc
+	$(BUILD_DIR)/bin/tadc --print-builtins > docs/builtins.md
 
 # Benchmarks against OpenBLAS and PyTorch (docs/performance.md records the
 # results). Single-threaded, so that the comparison is like for like (the

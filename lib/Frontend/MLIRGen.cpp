@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tad/Frontend/MLIRGen.h"
+#include "Builtins.h"
 #include "tad/Frontend/Sema.h"
 
 #include "dialects/tad/TadOps.h"
@@ -32,6 +33,8 @@ using mlir::Value;
 namespace {
 
 class MLIRGenImpl {
+  friend class Emitter;
+
 public:
   MLIRGenImpl(mlir::MLIRContext &context, DiagnosticEngine &diag)
       : context(context), builder(&context), diag(diag),
@@ -713,7 +716,7 @@ Value MLIRGenImpl::emitMatmul(mlir::Location l, Value lhs, Value rhs,
 }
 
 llvm::SmallVector<Value> MLIRGenImpl::emitCall(const CallExpr &expr) {
-  if (expr.builtin != Builtin::none)
+  if (expr.builtin)
     return {emitBuiltin(expr)};
   llvm::SmallVector<Value> args;
   if (expr.record) {
@@ -748,157 +751,52 @@ llvm::SmallVector<Value> MLIRGenImpl::emitCall(const CallExpr &expr) {
   return llvm::SmallVector<Value>(op.getResults());
 }
 
+namespace {
+/// MLIRGen's side of a builtin's emission (Builtins.h).
+class Emitter : public BuiltinEmitter {
+public:
+  Emitter(MLIRGenImpl &gen, const CallExpr &call, const mlir::Location &l)
+      : BuiltinEmitter(call, gen.builder, l), gen(gen) {
+    // The operands, in parameter order.
+    for (auto [param, bound] : llvm::zip(def.params, call.builtinArgs))
+      if (isValueKind(param.kind))
+        for (const Expr *e : bound.exprs)
+          values.push_back(gen.emitExpr(*e));
+  }
+  Value operand(llvm::StringRef name) override { return operands(name)[0]; }
+  std::vector<Value> operands(llvm::StringRef name) override {
+    size_t first = 0;
+    for (auto [param, bound] : llvm::zip(def.params, callExpr.builtinArgs)) {
+      if (!isValueKind(param.kind))
+        continue;
+      if (name == param.name)
+        return std::vector<Value>(values.begin() + first,
+                                  values.begin() + first + bound.exprs.size());
+      first += bound.exprs.size();
+    }
+    llvm_unreachable("a builtin's emitter names one of its value parameters");
+  }
+  RankedTensorType resultType() override { return gen.getType(getResult()); }
+  Value broadcastTo(Value value, llvm::ArrayRef<int64_t> shape) override {
+    return gen.broadcastTo(loc, value, shape);
+  }
+  Value splat(RankedTensorType type, double value) override {
+    return gen.splat(loc, type, value);
+  }
+  Value matmul(Value lhs, Value rhs) override {
+    return gen.emitMatmul(loc, lhs, rhs, getResult());
+  }
+
+private:
+  MLIRGenImpl &gen;
+  llvm::SmallVector<Value> values;
+};
+} // namespace
+
 Value MLIRGenImpl::emitBuiltin(const CallExpr &expr) {
   mlir::Location l = loc(expr.getLoc());
-  llvm::SmallVector<Value> operands;
-  for (const Expr *operand : expr.operands)
-    operands.push_back(emitExpr(*operand));
-  const TensorType &result = expr.type.tensor;
-  RankedTensorType type = getType(result);
-  auto elementwise = [&](Value v) { return broadcastTo(l, v, result.shape); };
-
-  switch (expr.builtin) {
-  case Builtin::exp: return tad::ExpOp::create(builder, l, operands[0]);
-  case Builtin::log: return tad::LogOp::create(builder, l, operands[0]);
-  case Builtin::tanh: return tad::TanhOp::create(builder, l, operands[0]);
-  case Builtin::sigmoid: return tad::SigmoidOp::create(builder, l, operands[0]);
-  case Builtin::log1p:
-    return tad::Log1pOp::create(builder, l, operands[0]);
-  case Builtin::expm1:
-    return tad::Expm1Op::create(builder, l, operands[0]);
-  case Builtin::softplus:
-    return tad::SoftplusOp::create(builder, l, operands[0]);
-  case Builtin::logsigmoid:
-    return tad::LogSigmoidOp::create(builder, l, operands[0]);
-  case Builtin::relu: return tad::ReluOp::create(builder, l, operands[0]);
-  case Builtin::sqrt: return tad::SqrtOp::create(builder, l, operands[0]);
-  case Builtin::rsqrt: return tad::RsqrtOp::create(builder, l, operands[0]);
-  case Builtin::abs: return tad::AbsOp::create(builder, l, operands[0]);
-  case Builtin::neg: return tad::NegOp::create(builder, l, operands[0]);
-  case Builtin::stop_gradient:
-    return tad::StopGradientOp::create(builder, l, operands[0]);
-  case Builtin::all_reduce:
-    return tad::AllReduceOp::create(builder, l,
-                                    expr.reduceMean ? tad::ReduceKind::mean
-                                                    : tad::ReduceKind::sum,
-                                    operands[0]);
-  case Builtin::zeros_like: return splat(l, type, 0.0);
-  case Builtin::ones_like: return splat(l, type, 1.0);
-  case Builtin::pow:
-    return tad::PowOp::create(builder, l, elementwise(operands[0]),
-                              elementwise(operands[1]));
-  case Builtin::maximum:
-    return tad::MaxOp::create(builder, l, elementwise(operands[0]),
-                              elementwise(operands[1]));
-  case Builtin::minimum:
-    return tad::MinOp::create(builder, l, elementwise(operands[0]),
-                              elementwise(operands[1]));
-  case Builtin::matmul:
-    return emitMatmul(l, operands[0], operands[1], result);
-  case Builtin::where:
-    return tad::SelectOp::create(builder, l, elementwise(operands[0]),
-                                 elementwise(operands[1]),
-                                 elementwise(operands[2]));
-  case Builtin::sum:
-    return tad::ReduceSumOp::create(builder, l, operands[0], expr.ints0,
-                                    expr.keepdims);
-  case Builtin::mean:
-    return tad::ReduceMeanOp::create(builder, l, operands[0], expr.ints0,
-                                     expr.keepdims);
-  case Builtin::max:
-    return tad::ReduceMaxOp::create(builder, l, operands[0], expr.ints0,
-                                    expr.keepdims);
-  case Builtin::softmax:
-    return tad::SoftmaxOp::create(builder, l, type, operands[0],
-                                  builder.getI64IntegerAttr(expr.axis));
-  case Builtin::logsumexp:
-    return tad::LogSumExpOp::create(builder, l, type, operands[0],
-                                    builder.getI64IntegerAttr(expr.axis),
-                                    expr.keepdims ? builder.getUnitAttr()
-                                                  : mlir::UnitAttr());
-  case Builtin::transpose:
-  case Builtin::swapaxes:
-    return tad::TransposeOp::create(builder, l, operands[0], expr.ints0);
-  case Builtin::reshape:
-    return tad::ReshapeOp::create(builder, l, type, operands[0]);
-  case Builtin::broadcast_to:
-  case Builtin::broadcast:
-    return tad::BroadcastOp::create(builder, l, type, operands[0], expr.ints0);
-  case Builtin::slice:
-    return tad::SliceOp::create(builder, l, type, operands[0], expr.ints0,
-                                expr.ints1, expr.ints2);
-  case Builtin::concat:
-    return tad::ConcatOp::create(builder, l, type, operands,
-                                 builder.getI64IntegerAttr(expr.axis));
-  case Builtin::cast:
-    if (operands[0].getType() == type)
-      return operands[0];
-    return tad::CastOp::create(builder, l, type, operands[0]);
-  case Builtin::take:
-    return tad::GatherOp::create(builder, l, type, operands[0], operands[1],
-                                 expr.axis);
-  case Builtin::iota: {
-    auto indexType = RankedTensorType::get(
-        type.getShape(), isIntegerKind(expr.castTo) ? type.getElementType()
-                                                    : builder.getI32Type());
-    Value iota = tad::IotaOp::create(builder, l, indexType, expr.axis);
-    if (indexType == type)
-      return iota;
-    return tad::CastOp::create(builder, l, type, iota);
-  }
-  case Builtin::one_hot: {
-    // indices[..., None] == iota(..., depth) along the new last axis.
-    auto indicesType = llvm::cast<RankedTensorType>(operands[0].getType());
-    auto wide = RankedTensorType::get(type.getShape(),
-                                      indicesType.getElementType());
-    llvm::SmallVector<int64_t> dims;
-    for (int64_t d = 0; d < indicesType.getRank(); ++d)
-      dims.push_back(d);
-    Value stretched =
-        tad::BroadcastOp::create(builder, l, wide, operands[0], dims);
-    Value positions = tad::IotaOp::create(builder, l, wide, type.getRank() - 1);
-    Value hit = tad::CompareOp::create(builder, l, tad::ComparePredicate::eq,
-                                       stretched, positions);
-    return tad::SelectOp::create(builder, l, hit, splat(l, type, 1.0),
-                                 splat(l, type, 0.0));
-  }
-  case Builtin::argmax:
-  case Builtin::argmin:
-    return tad::ArgMaxOp::create(
-        builder, l, type, operands[0], builder.getI64IntegerAttr(expr.axis),
-        expr.builtin == Builtin::argmin ? builder.getUnitAttr()
-                                        : mlir::UnitAttr(),
-        expr.keepdims ? builder.getUnitAttr() : mlir::UnitAttr());
-  case Builtin::random_uniform:
-    return tad::RandomOp::create(builder, l, type, operands[0],
-                                 tad::Distribution::uniform);
-  case Builtin::random_normal:
-    return tad::RandomOp::create(builder, l, type, operands[0],
-                                 tad::Distribution::normal);
-  case Builtin::bernoulli:
-    return emitBernoulli(l, operands[0], operands[1], type.getShape());
-  case Builtin::dropout: {
-    // where(bernoulli(key, p), 0, x / (1 - p)).
-    // 1 - p first: broadcastTo erases a literal p that it re-makes.
-    auto xType = llvm::cast<RankedTensorType>(operands[0].getType());
-    auto scalar = RankedTensorType::get({}, xType.getElementType());
-    Value keep = tad::SubOp::create(builder, l, splat(l, scalar, 1.0),
-                                    operands[1]);
-    Value drop = emitBernoulli(l, operands[2], operands[1], xType.getShape());
-    Value scaled = tad::DivOp::create(builder, l, operands[0],
-                                      broadcastTo(l, keep, xType.getShape()));
-    return tad::SelectOp::create(builder, l, drop, splat(l, xType, 0.0),
-                                 scaled);
-  }
-  case Builtin::split:
-    return tad::RandomOp::create(builder, l, type, operands[0],
-                                 tad::Distribution::keys);
-  case Builtin::fold_in:
-    return tad::FoldInOp::create(builder, l, operands[0], operands[1]);
-  case Builtin::none:
-    break;
-  }
-  llvm_unreachable("Sema resolved the builtin");
+  Emitter emitter(*this, expr, l);
+  return expr.builtin->emit(emitter);
 }
 
 /// `var + offset` as an index value (Sema resolved both).

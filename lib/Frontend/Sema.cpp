@@ -133,7 +133,7 @@ bool SemaImpl::collectDecls(Module &module) {
   for (auto &decl : module.decls) {
     const std::string &name = decl->getName();
     if (auto *record = llvm::dyn_cast<StructDecl>(decl.get())) {
-      if (lookupBuiltin(name) != Builtin::none)
+      if (isBuiltinName(name))
         diag.remark(decl->getNameLoc(),
                     "struct '" + name + "' shadows the builtin function of "
                                         "that name in this program");
@@ -157,7 +157,7 @@ bool SemaImpl::collectDecls(Module &module) {
     // A function may take a builtin's name: calls in this program then
     // reach it, so that a new builtin never breaks a program that already
     // defined a function of that name.
-    if (lookupBuiltin(name) != Builtin::none)
+    if (isBuiltinName(name))
       diag.remark(decl->getNameLoc(),
                   "'" + name + "' shadows the builtin function of that name "
                                "in this program");
@@ -250,7 +250,7 @@ bool SemaImpl::checkDerivative(DerivativeDecl &decl) {
   // A request in a library file names that file's function.
   decl.primal.name = resolveCallee(decl.primal.loc, decl.primal.name).str();
   auto it = functions.find(decl.primal.name);
-  if (it == functions.end() && lookupBuiltin(decl.primal.name) != Builtin::none)
+  if (it == functions.end() && isBuiltinName(decl.primal.name))
     return diag.error(decl.primal.loc,
                       "'" + decl.primal.name + "' is a builtin; " + kind +
                           " takes a function written with fn");

@@ -281,7 +281,7 @@ bool SemaImpl::checkVar(VarExpr &expr) {
       return diag.error(expr.getLoc(), "'" + expr.name +
                                            "' is a struct; build one as " +
                                            expr.name + "(field: value, ...)");
-    if (functions.count(expr.name) || lookupBuiltin(expr.name) != Builtin::none)
+    if (functions.count(expr.name) || isBuiltinName(expr.name))
       return diag.error(expr.getLoc(), "'" + expr.name +
                                            "' is a function; call it as " +
                                            expr.name + "(...)");
@@ -425,7 +425,7 @@ bool SemaImpl::checkCall(CallExpr &expr) {
     return checkConstructor(expr, *record);
   }
   if (!functions.count(expr.callee) &&
-      lookupBuiltin(expr.callee) != Builtin::none)
+      isBuiltinName(expr.callee))
     return checkBuiltinCall(expr);
   return checkUserCall(expr);
 }
@@ -446,8 +446,8 @@ bool SemaImpl::checkUserCall(CallExpr &expr) {
     };
     for (const auto &entry : functions)
       consider(entry.getKey());
-    for (const BuiltinSignature &sig : getBuiltinSignatures())
-      consider(sig.name);
+    for (const BuiltinDef &def : getBuiltins())
+      consider(def.name);
     if (!best.empty())
       message += "; did you mean '" + best + "'?";
     return diag.error(expr.getLoc(), message);
@@ -565,7 +565,7 @@ bool SemaImpl::checkIndexTerm(Expr &expr, std::string &var, int64_t &offset,
     return *ok;
   auto *binary = llvm::dyn_cast<BinaryExpr>(&expr);
   if (binary && (binary->op == BinaryOp::add || binary->op == BinaryOp::sub)) {
-    int64_t c;
+    int64_t c = 0;
     Expr *indexSide = binary->lhs.get();
     std::optional<bool> ok = literal(*binary->rhs, c);
     if (!ok && binary->op == BinaryOp::add) {

@@ -8,6 +8,7 @@
 #ifndef TAD_LIB_FRONTEND_SEMAIMPL_H
 #define TAD_LIB_FRONTEND_SEMAIMPL_H
 
+#include "Builtins.h"
 #include "tad/Frontend/Sema.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -158,8 +159,6 @@ private:
   bool checkFloatTensor(Expr &expr, llvm::StringRef what);
   /// A float or integer tensor: not a comparison's boolean.
   bool checkNumericTensor(Expr &expr, llvm::StringRef what);
-  /// A probability: a float scalar (a literal is an f32).
-  bool checkProbability(Expr &expr, llvm::StringRef what);
   /// A random key: an i64 scalar.
   bool checkKey(Expr &expr, llvm::StringRef what);
   /// An integer tensor of indices (a literal becomes an i32).
@@ -181,7 +180,15 @@ private:
                         bool &weak, bool allowInteger = false);
   bool checkCall(CallExpr &expr);
   bool checkUserCall(CallExpr &expr);
+  /// Binds a builtin call's arguments (BuiltinCall.cpp) and runs its check.
   bool checkBuiltinCall(CallExpr &expr);
+  bool bindBuiltinArg(CallExpr &call, const BuiltinDef &def,
+                      const ParamSpec &param, BuiltinArg &bound);
+  int64_t getBuiltinRank(const CallExpr &call, const BuiltinDef &def,
+                         const ParamSpec &param);
+  bool normalizeBuiltinAxis(const CallExpr &call, const BuiltinDef &def,
+                            const ParamSpec &param, int64_t &axis,
+                            llvm::SMLoc loc);
   bool checkIndex(IndexExpr &expr);
   bool checkIndexTerm(Expr &expr, std::string &var, int64_t &offset,
                       int64_t &low, int64_t &high);
@@ -192,6 +199,8 @@ private:
                        const llvm::Twine &what);
   bool checkAssignable(Expr &expr, const Type &expected,
                        const llvm::Twine &what);
+
+  friend class BuiltinCall;
 
   DiagnosticEngine &diag;
   Module *module = nullptr;
@@ -218,18 +227,6 @@ private:
   llvm::MapVector<Decl *, llvm::SMLoc> *currentCalls = nullptr;
   llvm::DenseMap<Decl *, llvm::MapVector<Decl *, llvm::SMLoc>> calls;
 };
-
-/// The signature of a builtin: its parameter names, of which the first
-/// `required` must be given. concat is variadic: any number of tensors
-/// followed by its named parameters.
-struct BuiltinSignature {
-  const char *name;
-  Builtin id;
-  std::vector<const char *> params;
-  unsigned required;
-  bool variadic = false;
-};
-llvm::ArrayRef<BuiltinSignature> getBuiltinSignatures();
 
 /// The NumPy broadcast of two shapes, or false with the first incompatible
 /// pair of dimensions (as dimension indices of `a` and `b`).

@@ -359,6 +359,12 @@ cl::opt<bool> printPipeline(
              "--pass-pipeline (or --tad-pipeline with what is in the "
              "braces), on stderr"),
     cl::init(false), cl::cat(tadcCategory));
+
+cl::opt<bool> printBuiltins(
+    "print-builtins",
+    cl::desc("Print the table of the builtin functions (docs/builtins.md) "
+             "and exit"),
+    cl::init(false), cl::cat(tadcCategory));
 } // namespace
 
 /// Gives `option` the name `name`, which an option of LLVM's has when tadc
@@ -916,6 +922,11 @@ int main(int argc, char **argv) {
       "                                its least budget, and what budgets\n"
       "                                between them cost\n"
       "  tadc model.mlir               read tad-dialect MLIR instead\n");
+
+  if (printBuiltins) {
+    tad::lang::printBuiltinReference(llvm::outs());
+    return 0;
+  }
 
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> input =

@@ -136,55 +136,19 @@ public:
   static bool classof(const Expr *e) { return e->getKind() == Kind::binary; }
 };
 
-/// The builtin functions, one per tensor operation of the language.
-enum class Builtin {
-  none,
-  exp,
-  log,
-  tanh,
-  sigmoid,
-  relu,
-  sqrt,
-  rsqrt,
-  abs,
-  neg,
-  log1p,
-  expm1,
-  softplus,
-  logsigmoid,
-  pow,
-  maximum,
-  minimum,
-  where,
-  sum,
-  mean,
-  max,
-  softmax,
-  logsumexp,
-  matmul,
-  transpose,
-  reshape,
-  broadcast_to,
-  broadcast,
-  slice,
-  concat,
-  cast,
-  stop_gradient,
-  zeros_like,
-  ones_like,
-  all_reduce,
-  take,
-  one_hot,
-  iota,
-  argmax,
-  argmin,
-  random_uniform,
-  random_normal,
-  bernoulli,
-  split,
-  fold_in,
-  dropout,
-  swapaxes,
+struct BuiltinDef;
+
+/// One bound argument of a builtin call (Builtins.h): its expressions (one,
+/// or a variadic parameter's), and a static argument's value, normalized:
+/// an integer, axis, boolean or element type in `integer`, a list (axes
+/// and permutations with negative entries resolved, reshape targets with
+/// -1 resolved) in `ints`.
+struct BuiltinArg {
+  llvm::SmallVector<Expr *, 1> exprs;
+  llvm::SMLoc loc; // the argument, or the call for a default
+  bool given = false;
+  int64_t integer = 0;
+  llvm::SmallVector<int64_t, 4> ints;
 };
 
 struct CallArg {
@@ -202,23 +166,15 @@ public:
   std::vector<CallArg> args;
 
   /// Set by Sema: exactly one of these names the callee.
-  Builtin builtin = Builtin::none;
+  const BuiltinDef *builtin = nullptr;
   FunctionDecl *function = nullptr;
   DerivativeDecl *derivative = nullptr;
   /// Set by Sema for `Mlp(w1: a, b1: b)`: the record it builds, and the
   /// value of each field in field order.
   const RecordType *record = nullptr;
   std::vector<Expr *> fieldValues;
-  /// Set by Sema for builtins: the tensor operands in order (for concat, all
-  /// of them), and the static arguments, normalized: axes and permutations
-  /// with negative entries resolved, reshape targets with -1 resolved.
-  std::vector<Expr *> operands;
-  llvm::SmallVector<int64_t, 4> ints0, ints1, ints2;
-  int64_t axis = 0;
-  bool keepdims = false;
-  ElemKind castTo = ElemKind::f32;
-  /// all_reduce's `op`: whether it averages (else it sums).
-  bool reduceMean = false;
+  /// Set by Sema for builtins: the arguments, one per parameter.
+  std::vector<BuiltinArg> builtinArgs;
   static bool classof(const Expr *e) { return e->getKind() == Kind::call; }
 };
 

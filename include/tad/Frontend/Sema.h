@@ -13,6 +13,10 @@
 #include "tad/Frontend/AST.h"
 #include "tad/Frontend/Diagnostics.h"
 
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
 namespace tad::lang {
 
 /// Checks `module`, reporting the first error through `diag`. Returns true
@@ -39,8 +43,10 @@ std::string getInstanceName(llvm::StringRef function,
                             llvm::ArrayRef<GenericParam> params,
                             llvm::ArrayRef<int64_t> sizes);
 
-/// Returns the builtin called `name`, or Builtin::none.
-Builtin lookupBuiltin(llvm::StringRef name);
+/// Whether `name` is a builtin function's.
+bool isBuiltinName(llvm::StringRef name);
+/// The reference of every builtin, as the Markdown of docs/builtins.md.
+void printBuiltinReference(llvm::raw_ostream &os);
 
 } // namespace tad::lang
 
