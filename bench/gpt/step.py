@@ -45,7 +45,7 @@ import common  # noqa: E402
 # `dropout` shadowed by a function of the program (language.md: a
 # function may take a builtin's name): the model without dropout.
 NO_DROPOUT = """
-fn dropout[E: type, ...](x: E[...], p: f32, key: i64) -> E[...] {
+fn dropout[E: type, ...](x: E[...], p: E, key: i64) -> E[...] {
   return x;
 }
 """
@@ -134,14 +134,15 @@ def main():
     tad, torch, torch_twin, vocab, params, ids, targets = setup(args)
     m = common.compile_gpt(tad, vocab)
     m.set_num_threads(1)
-    m_off = tad.compile(common.tad_source(vocab) + NO_DROPOUT)
+    with open(common.SOURCE) as f:
+        m_off = common.compile_gpt(tad, vocab, source=f.read() + NO_DROPOUT)
     m_off.set_num_threads(1)
     peaks = {"PyTorch, dropout 0.1": torch_peak(0.1),
              "PyTorch, dropout 0": torch_peak(0.0)}
     # tad under a memory budget: PyTorch's peak (the remat pass recomputes
     # what does not fit, docs/remat.md).
     budget = peaks["PyTorch, dropout 0.1"]
-    m_budget = tad.compile(common.SOURCE, budget=budget)
+    m_budget = common.compile_gpt(tad, vocab, budget=budget)
     m_budget.set_num_threads(1)
     sides = {
         "tad, dropout 0.1": tad_step(m, params, ids, targets, 0.1),

@@ -9,7 +9,6 @@ tad function takes them as leaf paths ("p.h0.wq", docs/python.md), and its
 gradient comes back as "grad_p.h0.wq".
 """
 import os
-import re
 import sys
 
 import numpy as np
@@ -18,9 +17,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SOURCE = os.path.join(HERE, "gpt.tad")
 
-# The sizes gpt.tad is written for (its types are literals).
+# The sizes gpt.tad is compiled at (it is generic in all but H and
+# N_LAYER, which its code spells out).
 B, T, D, H, N_LAYER, MLP = 16, 32, 64, 4, 2, 256
-SOURCE_VOCAB = 76          # the characters of GPL-3, as gpt.tad spells them
 
 # A text that every Debian system ships.
 DEFAULT_TEXT = "/usr/share/common-licenses/GPL-3"
@@ -97,28 +96,47 @@ def load_text(path=DEFAULT_TEXT):
     return chars, ids[:split], ids[split:]
 
 
-def tad_source(vocab, dtype="f32"):
-    """gpt.tad's text for a vocabulary of `vocab` characters and element
-    type `dtype`. The model's sizes are literals in its record types, and
-    records are not generic yet, so a different vocabulary or the f64
-    model is a text substitution: every `76` (the only place it occurs is
-    the vocabulary) and every `f32`."""
-    with open(SOURCE) as f:
-        source = f.read()
-    if vocab != SOURCE_VOCAB:
-        source = re.sub(rf"\b{SOURCE_VOCAB}\b", str(vocab), source)
-    if dtype != "f32":
-        source = re.sub(r"\bf32\b", dtype, source)
-    return source
+# gpt.tad's entry points, and the batch each is compiled at.
+ENTRIES = {"train_step": B, "loss": B, "logits": 1}
 
 
-def compile_gpt(tad, vocab, dtype="f32"):
-    """The compiled model: m.loss, m.step (value_and_grad wrt the record),
-    m.logits. From the file itself when nothing is substituted (messages
-    then name gpt.tad), else from the substituted text."""
-    if vocab == SOURCE_VOCAB and dtype == "f32":
-        return tad.compile(SOURCE)
-    return tad.compile(tad_source(vocab, dtype))
+def instance_name(entry, vocab, dtype="f32", batch=None):
+    """The exported name of `entry`'s instance (docs/language.md,
+    Shape-generic functions): its generic parameters in order."""
+    batch = ENTRIES[entry] if batch is None else batch
+    return f"{entry}_{dtype}_B{batch}_V{vocab}_T{T}_D{D}_F{MLP}"
+
+
+class Model:
+    """The compiled model: `train_step` (value_and_grad of the loss wrt
+    the record), `loss` and `logits`, each the instance at this vocabulary
+    and element type; anything else is the module's (`stats`,
+    `set_num_threads`, `remat_report`)."""
+
+    def __init__(self, module, vocab, dtype):
+        self.module = module
+        for entry in ENTRIES:
+            setattr(self, entry, getattr(module, instance_name(entry, vocab,
+                                                               dtype)))
+
+    def __getattr__(self, name):
+        return getattr(self.module, name)
+
+
+def instance_options(vocab, dtype="f32"):
+    """The tadc flags that compile gpt.tad's entry points at `vocab` and
+    `dtype` into one library."""
+    return [f"--instantiate={entry}[E={dtype},B={batch},V={vocab},T={T},"
+            f"D={D},F={MLP}]" for entry, batch in ENTRIES.items()]
+
+
+def compile_gpt(tad, vocab, dtype="f32", source=SOURCE, **options):
+    """gpt.tad compiled at `vocab` characters in `dtype` (f32 or f64), one
+    source for every text and both element types. `source` may be another
+    text of the model; `options` are tad.compile's (a budget, ...)."""
+    extra = list(options.pop("options", ()))
+    return Model(tad.compile(source, options=instance_options(vocab, dtype)
+                             + extra, **options), vocab, dtype)
 
 
 def leaf_inputs(params):
