@@ -1,4 +1,4 @@
-//===- BuiltinsIndex.cpp - token ids: take, one_hot, iota -----------------===//
+//===- BuiltinsIndex.cpp - token ids: take, one_hot, iota, ... ------------===//
 //
 // The builtins whose operands or results are integer indices.
 //
@@ -43,6 +43,67 @@ bool checkTake(BuiltinCall &c) {
 Value emitTake(BuiltinEmitter &e) {
   return tad::GatherOp::create(e.builder, e.loc, e.resultType(), e.operand("x"),
                                e.operand("indices"), e.integer("axis"));
+}
+
+bool checkTakeAlongAxis(BuiltinCall &c) {
+  const TensorType &t = c.tensor("x"), &indices = c.tensor("indices");
+  int64_t axis = c.integer("axis");
+  bool compatible = indices.getRank() == t.getRank();
+  for (int64_t d = 0; compatible && d < t.getRank(); ++d)
+    compatible = d == axis || indices.shape[d] == t.shape[d];
+  if (!compatible)
+    return c.error(c.loc("indices"),
+                   "the indices of take_along_axis must have the rank of x and "
+                   "its sizes but along axis " +
+                       Twine(axis) + ": x is " + t.str() +
+                       ", the indices are " + indices.str());
+  return c.result(TensorType{t.elem, indices.shape});
+}
+
+/// x[..., indices[..., k, ...], ...]: a take from x flattened, at the
+/// row-major position of each index (clamped into [0, size) along the
+/// axis first, so that an index never leaves its row).
+Value emitTakeAlongAxis(BuiltinEmitter &e) {
+  const TensorType &t = e.tensor("x");
+  int64_t axis = e.integer("axis");
+  auto indicesType =
+      llvm::cast<RankedTensorType>(e.operand("indices").getType());
+  int64_t elements = t.getNumElements();
+  mlir::Type intType =
+      elements <= INT32_MAX ? e.builder.getI32Type() : e.builder.getI64Type();
+  auto positionType = RankedTensorType::get(indicesType.getShape(), intType);
+  // Clamped in their own type, then narrowed: no index wraps.
+  Value indices = tad::MinOp::create(
+      e.builder, e.loc,
+      tad::MaxOp::create(e.builder, e.loc, e.operand("indices"),
+                         e.splat(indicesType, 0)),
+      e.splat(indicesType, t.shape[axis] - 1));
+  if (indicesType != positionType)
+    indices = tad::CastOp::create(e.builder, e.loc, positionType, indices);
+  // Strides of x, row-major.
+  llvm::SmallVector<int64_t, 4> strides(t.getRank(), 1);
+  for (int64_t d = t.getRank() - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * t.shape[d + 1];
+  auto scaled = [&](Value v, int64_t d) -> Value {
+    if (strides[d] == 1)
+      return v;
+    return tad::MulOp::create(e.builder, e.loc, v,
+                              e.splat(positionType, strides[d]));
+  };
+  Value position = scaled(indices, axis);
+  for (int64_t d = 0; d < t.getRank(); ++d) {
+    if (d == axis)
+      continue;
+    Value along = tad::IotaOp::create(e.builder, e.loc, positionType, d);
+    position = tad::AddOp::create(e.builder, e.loc, position, scaled(along, d));
+  }
+  auto flatType = RankedTensorType::get(
+      {elements},
+      llvm::cast<RankedTensorType>(e.operand("x").getType()).getElementType());
+  Value flat =
+      tad::ReshapeOp::create(e.builder, e.loc, flatType, e.operand("x"));
+  return tad::GatherOp::create(e.builder, e.loc, e.resultType(), flat, position,
+                               0);
 }
 
 bool checkOneHot(BuiltinCall &c) {
@@ -114,6 +175,16 @@ std::vector<BuiltinDef> tad::lang::makeIndexingBuiltins() {
        "derivative adds the cotangent's slices into a zero tensor in the "
        "order of `indices`, so repeated ids accumulate bit-reproducibly",
        "`tad.gather` (derivative `tad.scatter_add`)"},
+      {"take_along_axis",
+       {numeric("x", 1), indices, axisOf("axis", ParamKind::axis, "x")},
+       checkTakeAlongAxis,
+       emitTakeAlongAxis,
+       "`x` picked along `axis` at each position by `indices` (NumPy's "
+       "`take_along_axis`): `indices` has the rank and sizes of `x` but "
+       "along `axis`, and so has the result; `take_along_axis(z, "
+       "reshape(labels, [..., 1]), -1)` picks each row's logit. An index is "
+       "clamped into `[0, size)`; the derivative scatter-adds into zeros",
+       "`tad.gather` on `x` flattened, `tad.iota`"},
       {"one_hot",
        {indices, integer("depth", 1, int64_t(1) << 31),
         ofKind("to", ParamKind::elemType).optional(int64_t(ElemKind::f32))},

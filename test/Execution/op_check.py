@@ -393,6 +393,16 @@ case("take-clamped",
      "fn f(t: f32[6, 2], ids: i32[12]) -> f32[12, 2] { return take(t, ids); }",
      {"t": ("f32", (6, 2), -1, 1), "ids": ("i32", (12,), -20, 20)},
      lambda t, ids: [t[np.clip(ids.astype(int), 0, 5)]], ["f32"])
+# take_along_axis: NumPy's, with indices clamped into the axis.
+case("take-along-axis",
+     "fn f(x: f32[3, 5], ids: i32[3, 2], y: f64[4, 3, 2], jds: i64[4, 1, 2]) -> (f32[3, 2], f64[4, 1, 2]) "
+     "{ return take_along_axis(x, ids, axis: 1), take_along_axis(y, jds, 1); }",
+     {"x": ("f32", (3, 5), -1, 1), "ids": ("i32", (3, 2), -3, 8),
+      "y": ("f64", (4, 3, 2), -1, 1), "jds": ("i64", (4, 1, 2), -3, 6)},
+     lambda x, ids, y, jds: [
+         np.take_along_axis(x, np.clip(ids.astype(int), 0, 4), 1),
+         np.take_along_axis(y, np.clip(jds.astype(int), 0, 2), 1)],
+     ["f32", "f64"])
 case("one-hot",
      "fn f(ids: i32[3, 4]) -> (f32[3, 4, 5], f64[3, 4, 5]) { return one_hot(ids, 5), one_hot(ids, depth: 5, to: f64); }",
      {"ids": ("i32", (3, 4), -1, 5)},
