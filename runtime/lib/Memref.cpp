@@ -229,15 +229,26 @@ extern "C" void tad_rt_copy_out(const int64_t *descriptor, int64_t rank,
   int64_t count = 1;
   for (int64_t d = 0; d < rank; ++d)
     count *= sizes[d];
-  std::vector<int64_t> index(size_t(rank), 0);
+  if (count == 0)
+    return;
   auto *out = static_cast<uint8_t *>(destination);
-  for (int64_t linear = 0; linear < count; ++linear) {
+  // The innermost dimensions that are contiguous in the source (a
+  // dimension of size 1 is, whatever its stride) are copied as one run:
+  // a row-major result, the usual case, is one memcpy.
+  int64_t run = 1, inner = rank;
+  while (inner > 0 && (sizes[inner - 1] == 1 || strides[inner - 1] == run)) {
+    run *= sizes[inner - 1];
+    --inner;
+  }
+  size_t runBytes = size_t(run * element_size);
+  std::vector<int64_t> index(size_t(inner), 0);
+  for (int64_t linear = 0; linear < count; linear += run) {
     int64_t element = offset;
-    for (int64_t d = 0; d < rank; ++d)
+    for (int64_t d = 0; d < inner; ++d)
       element += index[size_t(d)] * strides[d];
     std::memcpy(out + linear * element_size, base + element * element_size,
-                size_t(element_size));
-    for (int64_t d = rank - 1; d >= 0; --d) {
+                runBytes);
+    for (int64_t d = inner - 1; d >= 0; --d) {
       if (++index[size_t(d)] < sizes[d])
         break;
       index[size_t(d)] = 0;

@@ -1,12 +1,14 @@
 //===- MemrefTest.cpp - element conversions of the runtime ----------------===//
 
 #include "tad/runtime/Memref.h"
+#include "tad/runtime/Runtime.h"
 
 #include "gtest/gtest.h"
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 using namespace tad::rt;
 
@@ -57,3 +59,42 @@ TEST(MemrefTest, FitsIn) {
 }
 
 } // namespace
+
+// tad_rt_copy_out writes a result descriptor's elements in row-major order,
+// whatever its strides: contiguous runs as one copy, a transposed view, a
+// broadcast (stride 0), size-1 dimensions with any stride, an offset.
+namespace {
+std::vector<float> copyOut(const float *base, int64_t offset,
+                           std::vector<int64_t> sizes,
+                           std::vector<int64_t> strides) {
+  std::vector<int64_t> descriptor = {int64_t(intptr_t(base)),
+                                     int64_t(intptr_t(base)), offset};
+  descriptor.insert(descriptor.end(), sizes.begin(), sizes.end());
+  descriptor.insert(descriptor.end(), strides.begin(), strides.end());
+  int64_t count = 1;
+  for (int64_t s : sizes)
+    count *= s;
+  std::vector<float> out(size_t(count), -1.0f);
+  tad_rt_copy_out(descriptor.data(), int64_t(sizes.size()), sizeof(float),
+                  out.data());
+  return out;
+}
+} // namespace
+
+TEST(MemrefTest, CopyOutFollowsStrides) {
+  float data[12];
+  for (int i = 0; i < 12; ++i)
+    data[i] = float(i);
+  EXPECT_EQ(copyOut(data, 0, {3, 4}, {4, 1}),
+            std::vector<float>({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}));
+  EXPECT_EQ(copyOut(data, 0, {4, 3}, {1, 4}),
+            std::vector<float>({0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11}));
+  EXPECT_EQ(copyOut(data, 2, {2, 3}, {0, 1}),
+            std::vector<float>({2, 3, 4, 2, 3, 4}));
+  EXPECT_EQ(copyOut(data, 1, {2, 1, 2}, {6, 99, 1}),
+            std::vector<float>({1, 2, 7, 8}));
+  EXPECT_EQ(copyOut(data, 0, {2, 2}, {6, 2}),
+            std::vector<float>({0, 2, 6, 8}));
+  EXPECT_EQ(copyOut(data, 5, {}, {}), std::vector<float>({5}));
+  EXPECT_EQ(copyOut(data, 0, {0, 3}, {3, 1}), std::vector<float>());
+}
