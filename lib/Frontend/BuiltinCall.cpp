@@ -221,21 +221,20 @@ bool SemaImpl::checkBuiltinCall(CallExpr &call) {
       sawNamed = true;
       const ParamSpec *param = def.findParam(arg.name);
       if (variadic && (!param || param->kind == ParamKind::numerics))
-        return diag.error(arg.loc,
-                          call.callee +
-                              " takes its tensors as positional "
-                              "arguments; " +
-                              (def.params.size() == 2
-                                   ? "its only named argument is " +
-                                         std::string(def.params[1].name)
-                                   : "its named arguments are " +
-                                         llvm::join(llvm::map_range(
-                                                        llvm::drop_begin(
-                                                            def.params),
-                                                        [](const ParamSpec &p) {
-                                                          return p.name;
-                                                        }),
-                                                    ", ")));
+        return diag.error(
+            arg.loc, call.callee +
+                         " takes its tensors as positional "
+                         "arguments; " +
+                         (def.params.size() == 2
+                              ? "its only named argument is " +
+                                    std::string(def.params[1].name)
+                              : "its named arguments are " +
+                                    llvm::join(llvm::map_range(
+                                                   llvm::drop_begin(def.params),
+                                                   [](const ParamSpec &p) {
+                                                     return p.name;
+                                                   }),
+                                               ", ")));
       if (!param)
         return diag.error(arg.loc, call.callee + " has no argument '" +
                                        arg.name + "'; its arguments are " +
@@ -323,6 +322,64 @@ bool SemaImpl::normalizeBuiltinAxis(const CallExpr &call, const BuiltinDef &def,
   return true;
 }
 
+/// A float scalar; a literal takes the type of `typeOf` (else it is an
+/// f32) and must lie in [0, 1].
+bool SemaImpl::bindProbability(CallExpr &call, const BuiltinDef &def,
+                               const ParamSpec &param, Expr &expr,
+                               const std::string &what) {
+  Expr *e = &expr;
+  SMLoc loc = e->getLoc();
+  // A literal takes the type of `typeOf` (else it is an f32).
+  const Expr *of =
+      param.typeOf
+          ? call.builtinArgs[def.getParamIndex(param.typeOf)].exprs.front()
+          : nullptr;
+  if (e->type.weak)
+    adaptWeak(*e, of ? of->type.tensor.elem : ElemKind::f32);
+  if (!checkFloatTensor(*e, what))
+    return false;
+  if (!e->type.tensor.isScalar())
+    return diag.error(loc, what + " must be a float scalar, but it is " +
+                               e->type.tensor.str());
+  if (of && e->type.tensor.elem != of->type.tensor.elem)
+    return diag.error(loc, what + " has type " + e->type.tensor.str() +
+                               " but " + param.typeOf + " is " +
+                               of->type.tensor.str());
+  if (auto *literal = llvm::dyn_cast<NumberExpr>(e)) {
+    double value = std::strtod(literal->spelling.c_str(), nullptr);
+    if (!(value >= 0 && value <= 1))
+      return diag.error(loc, what + " is a probability, in [0, 1], not " +
+                                 literal->spelling);
+  }
+  return true;
+}
+
+/// Distinct axes of `rankOf`, normalized; a permutation has one per axis.
+bool SemaImpl::bindAxisList(CallExpr &call, const BuiltinDef &def,
+                            const ParamSpec &param, BuiltinArg &bound,
+                            SMLoc loc) {
+  int64_t rank = getBuiltinRank(call, def, param);
+  if (param.kind == ParamKind::permutation &&
+      int64_t(bound.ints.size()) != rank)
+    return diag.error(loc, Twine(param.name) + " has " +
+                               countOf(bound.ints.size(), "entry", "entries") +
+                               " but " +
+                               call.builtinArgs[def.getParamIndex(param.rankOf)]
+                                   .exprs.front()
+                                   ->type.tensor.str() +
+                               " has rank " + Twine(rank));
+  llvm::SmallBitVector seen(rank);
+  for (int64_t &axis : bound.ints) {
+    if (!normalizeBuiltinAxis(call, def, param, axis, loc))
+      return false;
+    if (seen.test(axis))
+      return diag.error(loc, describeAxis(param) + " " + Twine(axis) +
+                                 " appears twice");
+    seen.set(axis);
+  }
+  return true;
+}
+
 bool SemaImpl::bindBuiltinArg(CallExpr &call, const BuiltinDef &def,
                               const ParamSpec &param, BuiltinArg &bound) {
   Expr *e = bound.exprs.front();
@@ -370,31 +427,8 @@ bool SemaImpl::bindBuiltinArg(CallExpr &call, const BuiltinDef &def,
     return checkIntegerIndices(*e, what);
   case ParamKind::key:
     return checkKey(*e, what);
-  case ParamKind::probability: {
-    // A literal takes the type of `typeOf` (else it is an f32).
-    const Expr *of =
-        param.typeOf
-            ? call.builtinArgs[def.getParamIndex(param.typeOf)].exprs.front()
-            : nullptr;
-    if (e->type.weak)
-      adaptWeak(*e, of ? of->type.tensor.elem : ElemKind::f32);
-    if (!checkFloatTensor(*e, what))
-      return false;
-    if (!e->type.tensor.isScalar())
-      return diag.error(loc, what + " must be a float scalar, but it is " +
-                                 e->type.tensor.str());
-    if (of && e->type.tensor.elem != of->type.tensor.elem)
-      return diag.error(loc, what + " has type " + e->type.tensor.str() +
-                                 " but " + param.typeOf + " is " +
-                                 of->type.tensor.str());
-    if (auto *literal = llvm::dyn_cast<NumberExpr>(e)) {
-      double value = std::strtod(literal->spelling.c_str(), nullptr);
-      if (!(value >= 0 && value <= 1))
-        return diag.error(loc, what + " is a probability, in [0, 1], not " +
-                                   literal->spelling);
-    }
-    return true;
-  }
+  case ParamKind::probability:
+    return bindProbability(call, def, param, *e, what);
   case ParamKind::indexOrInteger:
     if (e->type.kind == ValueType::Kind::index)
       return true;
@@ -434,30 +468,8 @@ bool SemaImpl::bindBuiltinArg(CallExpr &call, const BuiltinDef &def,
     return checkElementCount(TensorType{ElemKind::f32, bound.ints}, loc);
   }
   case ParamKind::axes:
-  case ParamKind::permutation: {
-    if (!intList())
-      return false;
-    int64_t rank = getBuiltinRank(call, def, param);
-    if (param.kind == ParamKind::permutation &&
-        int64_t(bound.ints.size()) != rank)
-      return diag.error(
-          loc, Twine(param.name) + " has " +
-                   countOf(bound.ints.size(), "entry", "entries") + " but " +
-                   call.builtinArgs[def.getParamIndex(param.rankOf)]
-                       .exprs.front()
-                       ->type.tensor.str() +
-                   " has rank " + Twine(rank));
-    llvm::SmallBitVector seen(rank);
-    for (int64_t &axis : bound.ints) {
-      if (!normalizeBuiltinAxis(call, def, param, axis, loc))
-        return false;
-      if (seen.test(axis))
-        return diag.error(loc, describeAxis(param) + " " + Twine(axis) +
-                                   " appears twice");
-      seen.set(axis);
-    }
-    return true;
-  }
+  case ParamKind::permutation:
+    return intList() && bindAxisList(call, def, param, bound, loc);
   case ParamKind::boolean:
     if (e->type.kind != ValueType::Kind::boolean)
       return diag.error(loc, what + " must be true or false");

@@ -184,6 +184,11 @@ private:
   bool checkBuiltinCall(CallExpr &expr);
   bool bindBuiltinArg(CallExpr &call, const BuiltinDef &def,
                       const ParamSpec &param, BuiltinArg &bound);
+  bool bindProbability(CallExpr &call, const BuiltinDef &def,
+                       const ParamSpec &param, Expr &expr,
+                       const std::string &what);
+  bool bindAxisList(CallExpr &call, const BuiltinDef &def,
+                    const ParamSpec &param, BuiltinArg &bound, llvm::SMLoc loc);
   int64_t getBuiltinRank(const CallExpr &call, const BuiltinDef &def,
                          const ParamSpec &param);
   bool normalizeBuiltinAxis(const CallExpr &call, const BuiltinDef &def,
