@@ -15,30 +15,34 @@
 
 #include <cstdlib>
 
+/// Adds a built-in pipeline, given as text, to `pm`.
+static void addPasses(mlir::OpPassManager &pm, llvm::StringRef pipeline) {
+  if (mlir::failed(mlir::parsePassPipeline(pipeline.rtrim(','), pm)))
+    llvm::report_fatal_error("invalid built-in pipeline: " + pipeline);
+}
+
 /// tad-forward-copies writes values straight into the tape rows that
 /// store them where one-shot bufferization made a copy, and
 /// tad-plan-buffers places every free (docs/memory.md).
-std::string tad::getBufferizationPipeline(int64_t budget, bool collectives) {
+void tad::addBufferizationPasses(mlir::OpPassManager &pm, bool collectives) {
   // No CSE between conversion and bufferization: it would merge the
   // zero-filled outputs of matmuls and force copies of the shared zeros.
-  return std::string(collectives
-                         ? "convert-tad-to-linalg,"
-                         : "convert-tad-to-linalg{collectives=false},") +
-         "canonicalize,"
-         "tad-fold-transposes-into-matmuls,"
-         "tad-fuse-elementwise,"
-         "tad-split-reductions,"
-         "tad-reuse-operand-buffers,"
-         "eliminate-empty-tensors,"
-         "one-shot-bufferize{bufferize-function-boundaries "
-         "function-boundary-type-conversion=identity-layout-map "
-         "allow-return-allocs-from-loops buffer-alignment=0},"
-         "canonicalize,"
-         "func.func(tad-forward-copies,tad-plan-buffers),"
-         "convert-bufferization-to-memref,"
-         "cse,canonicalize,"
-         "tad-buffer-peak{budget=" +
-         std::to_string(budget) + "},";
+  addPasses(pm, std::string(collectives
+                                ? "convert-tad-to-linalg,"
+                                : "convert-tad-to-linalg{collectives=false},") +
+                    "canonicalize,"
+                    "tad-fold-transposes-into-matmuls,"
+                    "tad-fuse-elementwise,"
+                    "tad-split-reductions,"
+                    "tad-reuse-operand-buffers,"
+                    "eliminate-empty-tensors,"
+                    "one-shot-bufferize{bufferize-function-boundaries "
+                    "function-boundary-type-conversion=identity-layout-map "
+                    "allow-return-allocs-from-loops buffer-alignment=0},"
+                    "canonicalize,"
+                    "func.func(tad-forward-copies,tad-plan-buffers),"
+                    "convert-bufferization-to-memref,"
+                    "cse,canonicalize");
 }
 
 /// bf16 and f16 compute in f32 (as PyTorch does on the CPU, and so that the
@@ -76,10 +80,10 @@ static std::string getCpuCodegenPipeline() {
          "tad-return-results-by-pointer";
 }
 
-std::string tad::getCpuLoweringPipeline(bool blasMatmul, int64_t budget) {
-  return getBufferizationPipeline(budget) +
-         std::string(blasMatmul ? "tad-matmul-to-runtime," : "") +
-         "func.func(tad-linalg-to-loops)," + getCpuCodegenPipeline();
+void tad::addCpuCodegenPasses(mlir::OpPassManager &pm, bool blasMatmul) {
+  addPasses(pm, std::string(blasMatmul ? "tad-matmul-to-runtime," : "") +
+                    "func.func(tad-linalg-to-loops)," +
+                    getCpuCodegenPipeline());
 }
 
 /// The loop nests that become kernels, as --target=cuda maps them.
@@ -89,17 +93,15 @@ static std::string getKernelMapping() {
          "func.func(tad-loops-to-gpu),";
 }
 
-std::string tad::getCudaEmulatorPipeline(int64_t budget) {
-  return getBufferizationPipeline(budget, /*collectives=*/false) +
-         getKernelMapping() + "tad-emulate-gpu-launches," +
-         getCpuCodegenPipeline();
+void tad::addCudaEmulatorCodegenPasses(mlir::OpPassManager &pm) {
+  addPasses(pm, getKernelMapping() + "tad-emulate-gpu-launches," +
+                    getCpuCodegenPipeline());
 }
 
-std::string tad::getCudaLoweringPipeline(llvm::ArrayRef<std::string> archs,
-                                         llvm::StringRef toolkit,
-                                         bool cublasMatmul,
-                                         int64_t budget,
-                                         bool kernelFallback) {
+void tad::addCudaCodegenPasses(mlir::OpPassManager &pm,
+                               llvm::ArrayRef<std::string> archs,
+                               llvm::StringRef toolkit, bool cublasMatmul,
+                               bool kernelFallback) {
   std::string list;
   for (const std::string &a : archs)
     list += (list.empty() ? "" : ",") + a;
@@ -109,7 +111,7 @@ std::string tad::getCudaLoweringPipeline(llvm::ArrayRef<std::string> archs,
   for (const std::string &a : archs)
     if (std::stoi(a.substr(3)) < std::stoi(lowest.substr(3)))
       lowest = a;
-  return getBufferizationPipeline(budget, /*collectives=*/false) +
+  addPasses(pm,
          std::string(!cublasMatmul ? ""
                      : kernelFallback
                          ? "tad-matmul-to-runtime{prefix=tad_rt_cuda_ "
@@ -136,26 +138,5 @@ std::string tad::getCudaLoweringPipeline(llvm::ArrayRef<std::string> archs,
          toolkit.str() +
          "},"
          "tad-gpu-fatbin{archs=" +
-         list + " toolkit=" + toolkit.str() + "}";
-}
-
-void tad::registerTadLoweringPipelines() {
-  mlir::PassPipelineRegistration<>(
-      "tad-lower-to-llvm",
-      "Lower the tad dialect to the LLVM dialect for the CPU",
-      [](mlir::OpPassManager &pm) {
-        if (mlir::failed(mlir::parsePassPipeline(getCpuLoweringPipeline(), pm)))
-          llvm::report_fatal_error("invalid built-in pipeline");
-      });
-  mlir::PassPipelineRegistration<>(
-      "tad-lower-to-cuda",
-      "Lower the tad dialect to the LLVM dialect and fatbins for sm_80 and "
-      "sm_90 (the CUDA toolkit at $CUDA_ROOT, else /usr/local/cuda)",
-      [](mlir::OpPassManager &pm) {
-        const char *root = std::getenv("CUDA_ROOT");
-        std::string toolkit = root && *root ? root : "/usr/local/cuda";
-        if (mlir::failed(mlir::parsePassPipeline(
-                getCudaLoweringPipeline({"sm_80", "sm_90"}, toolkit), pm)))
-          llvm::report_fatal_error("invalid built-in pipeline");
-      });
+         list + " toolkit=" + toolkit.str() + "}");
 }

@@ -137,19 +137,27 @@ tad::buildPipeline(OpPassManager &pm, const PipelineOptions &options,
   }
   // The lowering checks what remat planned: every derivative's buffers
   // within the budget, or the compile fails.
-  std::string lowering;
-  if (options.target == Target::cudaEmulator)
-    lowering = getCudaEmulatorPipeline(budget.bytes);
-  else if (options.target == Target::cuda)
-    lowering = getCudaLoweringPipeline(
-        archs, toolkit, options.cudaMatmul != CudaMatmul::kernel, budget.bytes,
-        options.cudaMatmul == CudaMatmul::cublasOrKernel);
-  else
-    lowering =
-        getCpuLoweringPipeline(options.matmul == CpuMatmul::blas, budget.bytes);
-  if (failed(parsePassPipeline(lowering, pm)))
-    return emitError("invalid built-in lowering pipeline");
+  addLoweringPipeline(pm, options.target, budget.bytes,
+                      options.matmul == CpuMatmul::blas, archs, toolkit,
+                      options.cudaMatmul);
   return success();
+}
+
+void tad::addLoweringPipeline(OpPassManager &pm, Target target, int64_t budget,
+                              bool blasMatmul, ArrayRef<std::string> cudaArchs,
+                              StringRef cudaToolkit, CudaMatmul cudaMatmul) {
+  addBufferizationPasses(pm, /*collectives=*/target == Target::cpu);
+  BufferPeakOptions peak;
+  peak.budget = budget;
+  pm.addPass(createBufferPeak(peak));
+  if (target == Target::cudaEmulator)
+    addCudaEmulatorCodegenPasses(pm);
+  else if (target == Target::cuda)
+    addCudaCodegenPasses(pm, cudaArchs, cudaToolkit,
+                         cudaMatmul != CudaMatmul::kernel,
+                         cudaMatmul == CudaMatmul::cublasOrKernel);
+  else
+    addCpuCodegenPasses(pm, blasMatmul);
 }
 
 LogicalResult
@@ -182,5 +190,19 @@ void tad::registerPipelines() {
       [](function_ref<void(const detail::PassOptions &)> optHandler) {
         optHandler(PipelineOptions());
       });
-  registerTadLoweringPipelines();
+  PassPipelineRegistration<>(
+      "tad-lower-to-llvm",
+      "Lower the tad dialect to the LLVM dialect for the CPU",
+      [](OpPassManager &pm) { addLoweringPipeline(pm, Target::cpu); });
+  PassPipelineRegistration<>(
+      "tad-lower-to-cuda",
+      "Lower the tad dialect to the LLVM dialect and fatbins for sm_80 and "
+      "sm_90 (the CUDA toolkit at $CUDA_ROOT, else /usr/local/cuda)",
+      [](OpPassManager &pm) {
+        const char *root = std::getenv("CUDA_ROOT");
+        std::string toolkit = root && *root ? root : "/usr/local/cuda";
+        addLoweringPipeline(pm, Target::cuda, /*budget=*/-1,
+                            /*blasMatmul=*/true, {"sm_80", "sm_90"}, toolkit,
+                            CudaMatmul::kernel);
+      });
 }

@@ -44,25 +44,21 @@ inline constexpr const char kMpiInitFunction[] = "tad_rt_mpi_init";
 #define GEN_PASS_REGISTRATION
 #include "tad/Conversion/Passes.h.inc"
 
-/// The passes from the tad dialect (after AD) to memrefs whose every
-/// allocation and free is in the IR, each function annotated with the peak
-/// of its buffers (tad-buffer-peak): the part of the lowering that the CPU
-/// and the GPU share, and that the remat pass runs on copies to check its
-/// schedules. A comma-separated list to run on a builtin.module. With a
-/// `budget` in bytes, a derivative whose buffers peak above it fails to
-/// compile (tad-buffer-peak). Without `collectives` (the GPU targets), a
-/// tad.all_reduce is an error.
-std::string getBufferizationPipeline(int64_t budget = -1,
-                                     bool collectives = true);
+/// Adds to `pm` (on a builtin.module) the passes from the tad dialect
+/// (after AD) to memrefs whose every allocation and free is in the IR: the
+/// part of the lowering that the CPU and the GPU share, and that the remat
+/// pass runs on copies to check its schedules. tad-buffer-peak, which
+/// measures (and bounds) the planned buffers, follows it in every
+/// lowering (tad::addLoweringPipeline, Pipeline.h). Without `collectives`
+/// (the GPU targets), a tad.all_reduce is an error.
+void addBufferizationPasses(mlir::OpPassManager &pm, bool collectives = true);
 
-/// The passes from the tad dialect (after AD) to the LLVM dialect for the
-/// CPU, as a comma-separated list to run on a builtin.module; also
-/// registered as `tad-opt --tad-lower-to-llvm`.
-/// With `blasMatmul` false, f32/f64 matmuls are generated loops instead of
+/// The passes after bufferization to the LLVM dialect for the CPU. With
+/// `blasMatmul` false, f32/f64 matmuls are generated loops instead of
 /// runtime BLAS calls (for measuring the choice, docs/performance.md).
-std::string getCpuLoweringPipeline(bool blasMatmul = true, int64_t budget = -1);
+void addCpuCodegenPasses(mlir::OpPassManager &pm, bool blasMatmul = true);
 
-/// The passes from the tad dialect to the LLVM dialect for NVIDIA GPUs:
+/// The passes after bufferization to the LLVM dialect for NVIDIA GPUs:
 /// host code that launches kernels, with one fatbin per module holding
 /// cubins for each of `archs` (sm_XY, validated by the caller) and the PTX,
 /// made by the ptxas and fatbinary of the CUDA toolkit at `toolkit`
@@ -70,19 +66,14 @@ std::string getCpuLoweringPipeline(bool blasMatmul = true, int64_t budget = -1);
 /// cuBLAS GEMM instead of running as generated kernels; with
 /// `kernelFallback` too, each runs as its kernels when the program finds
 /// no cuBLAS.
-std::string getCudaLoweringPipeline(llvm::ArrayRef<std::string> archs,
-                                    llvm::StringRef toolkit,
-                                    bool cublasMatmul = false,
-                                    int64_t budget = -1,
-                                    bool kernelFallback = false);
+void addCudaCodegenPasses(mlir::OpPassManager &pm,
+                          llvm::ArrayRef<std::string> archs,
+                          llvm::StringRef toolkit, bool cublasMatmul = false,
+                          bool kernelFallback = false);
 
-/// The CPU pipeline through the kernels of getCudaLoweringPipeline(), each
-/// launch run thread by thread on the CPU (`tadc --target=cuda-emulator`).
-std::string getCudaEmulatorPipeline(int64_t budget = -1);
-
-/// Registers the lowering pipelines `tad-lower-to-llvm` and
-/// `tad-lower-to-cuda`.
-void registerTadLoweringPipelines();
+/// The CPU passes through the kernels of addCudaCodegenPasses, each launch
+/// run thread by thread on the CPU (`tadc --target=cuda-emulator`).
+void addCudaEmulatorCodegenPasses(mlir::OpPassManager &pm);
 
 } // namespace tad
 

@@ -159,6 +159,18 @@ mlir::LogicalResult runPipeline(
     mlir::ModuleOp module, const PipelineOptions &options, bool verifyEach,
     llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> emitError);
 
+/// Adds the lowering from the tad dialect (after AD and remat) to the LLVM
+/// dialect for `target` to `pm` (on a builtin.module): bufferization
+/// (addBufferizationPasses), tad-buffer-peak, which fails a derivative
+/// whose planned buffers exceed `budget` bytes (negative: no limit), and
+/// the target's code generation. The budget goes to tad-buffer-peak as its
+/// typed option.
+void addLoweringPipeline(mlir::OpPassManager &pm, Target target,
+                         int64_t budget = -1, bool blasMatmul = true,
+                         llvm::ArrayRef<std::string> cudaArchs = {},
+                         llvm::StringRef cudaToolkit = "",
+                         CudaMatmul cudaMatmul = CudaMatmul::kernel);
+
 /// Registers `tad-pipeline` (buildPipeline) and the lowering pipelines
 /// `tad-lower-to-llvm` and `tad-lower-to-cuda`.
 void registerPipelines();

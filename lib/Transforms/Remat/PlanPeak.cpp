@@ -4,6 +4,7 @@
 
 #include "dialects/tad/TadOps.h"
 #include "tad/Conversion/Passes.h"
+#include "tad/Transforms/Passes.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Verifier.h"
@@ -46,11 +47,8 @@ static OwningOpRef<ModuleOp> lowerCopy(ModuleOp module, func::FuncOp func,
   PassManager pm(module.getContext());
   pm.enableVerifier(false);
   pm.addPass(createSymbolDCEPass());
-  if (failed(parsePassPipeline(StringRef(getBufferizationPipeline()).rtrim(','),
-                               pm))) {
-    func.emitError("the bufferization pipeline is not registered");
-    return nullptr;
-  }
+  addBufferizationPasses(pm);
+  pm.addPass(createBufferPeak());
   if (failed(pm.run(*copy))) {
     func.emitError("cannot lower @")
         << func.getName() << " to measure its buffers";
