@@ -60,7 +60,6 @@ private:
 
   /// A --remat-budget given as a share of the entry's store-all peak (60%),
   /// else 0.
-  double budgetPercent = 0;
 
   /// Sets `options` from the command line; failure (after printing the error)
   /// when it is invalid.
@@ -95,23 +94,13 @@ private:
     options.dataParallel = opts.dataParallel;
     if (opts.stage > Stage::tad)
       options.entry = entry;
-    budgetPercent = 0;
     if (budgeted) {
-      tad::ByteSize budget;
-      std::string error;
-      double percent;
-      if (tad::driver::parseBudgetPercent(*opts.rematBudget, percent, error)) {
-        if (percent < 0)
-          return fail("--remat-budget: " + error);
-        // Resolved once the module exists (resolveBudgetPercent): of the
-        // entry's store-all peak, or of the program's one derivative.
-        budgetPercent = percent;
-        budget.bytes = 0;
-      } else if (!tad::remat::parseByteSize(*opts.rematBudget, budget.bytes,
-                                            error)) {
-        return fail("--remat-budget: " + error);
-      }
-      options.rematBudget = budget;
+      // A share is resolved once the module exists (resolveBudgetPercent):
+      // of the entry's store-all peak, or of the program's one derivative.
+      options.rematBudget =
+          tad::ByteSize{opts.rematBudget->kind == Budget::Kind::bytes
+                            ? opts.rematBudget->bytes
+                            : 0};
       // The report goes where the IR does not.
       bool irOnStdout =
           opts.stage <= Stage::llvmir && opts.outputFilename == "-";
@@ -194,7 +183,8 @@ private:
     int64_t peak = 0;
     std::string of;
     llvm::Expected<int64_t> bytes = tad::driver::resolveBudgetPercent(
-        module, options, entry, *opts.rematBudget, budgetPercent, peak, of);
+        module, options, entry, opts.rematBudget->text,
+        opts.rematBudget->percent, peak, of);
     if (!bytes) {
       llvm::errs() << "tadc: error: " << llvm::toString(bytes.takeError())
                    << "\n";
@@ -204,8 +194,8 @@ private:
     llvm::raw_ostream &summary =
         options.rematSummary == tad::ReportStream::standardError ? llvm::errs()
                                                                  : llvm::outs();
-    summary << "remat: --remat-budget=" << *opts.rematBudget << " of @" << of
-            << "'s store-all peak (" << peak << " bytes) is " << *bytes
+    summary << "remat: --remat-budget=" << opts.rematBudget->text << " of @"
+            << of << "'s store-all peak (" << peak << " bytes) is " << *bytes
             << " bytes\n";
     return mlir::success();
   }
@@ -517,7 +507,7 @@ private:
       }
       return mlir::success();
     }
-    if (budgetPercent > 0 &&
+    if (opts.rematBudget && opts.rematBudget->kind == Budget::Kind::percent &&
         mlir::failed(resolveBudgetPercent(*module, options)))
       return mlir::failure();
     if (mlir::failed(runPipeline(*module, options)))
@@ -569,6 +559,21 @@ int Compiler::run() {
     return 1;
   output->keep();
   return 0;
+}
+
+llvm::Expected<Budget> tad::driver::parseBudget(llvm::StringRef text) {
+  Budget budget;
+  budget.text = text.str();
+  std::string error;
+  if (parseBudgetPercent(text, budget.percent, error)) {
+    if (budget.percent < 0)
+      return llvm::createStringError(error);
+    budget.kind = Budget::Kind::percent;
+    return budget;
+  }
+  if (!tad::remat::parseByteSize(text, budget.bytes, error))
+    return llvm::createStringError(error);
+  return budget;
 }
 
 int tad::driver::runCompile(const CompileOptions &options) {

@@ -46,10 +46,21 @@ static void claimOptionNames(TadcOptions &o) {
   claimOptionName(o.threads, "threads");
 }
 
-/// The compile that the parsed flags ask for.
-static tad::driver::CompileOptions getCompileOptions(const TadcOptions &o,
-                                                     bool memoryTable) {
+/// The compile that the parsed flags ask for; an error for a flag whose
+/// value does not parse.
+static llvm::Expected<tad::driver::CompileOptions>
+getCompileOptions(const TadcOptions &o, bool memoryTable) {
   tad::driver::CompileOptions c;
+  // Given at all, even empty (`--remat-budget=`), it must parse: an empty
+  // value once meant no budget, silently.
+  if (o.rematBudget.getNumOccurrences()) {
+    llvm::Expected<tad::driver::Budget> budget =
+        tad::driver::parseBudget(o.rematBudget);
+    if (!budget)
+      return llvm::createStringError("--remat-budget: " +
+                                     llvm::toString(budget.takeError()));
+    c.rematBudget = std::move(*budget);
+  }
   c.inputFilename = o.inputFilename;
   c.outputFilename = o.outputFilename;
   c.inputKind = o.inputKind.getNumOccurrences() ? InputKind(o.inputKind)
@@ -71,10 +82,6 @@ static tad::driver::CompileOptions getCompileOptions(const TadcOptions &o,
   c.optimize = o.optimize;
   c.checkpointCalls.assign(o.checkpointCalls.begin(), o.checkpointCalls.end());
   c.dataParallel = o.dataParallel;
-  // Given at all, even empty (`--remat-budget=`), it must parse: an empty
-  // value once meant no budget, silently.
-  if (o.rematBudget.getNumOccurrences())
-    c.rematBudget = o.rematBudget;
   c.rematPolicy = o.rematPolicy;
   c.rematReport = o.rematReport;
   c.rematGraph = o.rematGraph;
@@ -173,5 +180,12 @@ int main(int argc, char **argv) {
     tad::lang::printBuiltinReference(llvm::outs());
     return 0;
   }
-  return tad::driver::runCompile(getCompileOptions(options, memoryTable));
+  llvm::Expected<tad::driver::CompileOptions> compile =
+      getCompileOptions(options, memoryTable);
+  if (!compile) {
+    llvm::errs() << "tadc: error: " << llvm::toString(compile.takeError())
+                 << "\n";
+    return 1;
+  }
+  return tad::driver::runCompile(*compile);
 }
