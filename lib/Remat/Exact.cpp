@@ -16,9 +16,10 @@
 
 #include "tad/Remat/Exact.h"
 
+#include "llvm/ADT/DenseMap.h"
+
 #include <algorithm>
 #include <queue>
-#include <unordered_map>
 
 using namespace tad::remat;
 
@@ -67,7 +68,9 @@ ExactResult tad::remat::exactSchedule(const Graph &graph, int64_t budget,
   // (path cost + heuristic, state)
   using Item = std::pair<double, uint64_t>;
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue;
-  std::unordered_map<uint64_t, Visit> best;
+  // Keys are below 2^(2 kMaxExactNodes), never DenseMap's reserved ones.
+  // The map holds its visits inline: no allocation per state.
+  llvm::DenseMap<uint64_t, Visit> best;
   State start{0, 0};
   best[start.key()] = {0, start.key(), {Event::free, -1}};
   queue.push({remaining(0), start.key()});
@@ -75,13 +78,16 @@ ExactResult tad::remat::exactSchedule(const Graph &graph, int64_t budget,
     auto [priority, key] = queue.top();
     queue.pop();
     State state{uint32_t(key), uint32_t(key >> 32)};
-    double cost = best[key].cost;
+    double cost = best.find(key)->second.cost;
     if (priority > cost + remaining(state.computed))
       continue; // a cheaper path to this state was found after this push
     if (state.computed == all) {
       schedule.clear();
-      for (uint64_t k = key; k != start.key(); k = best[k].parent)
-        schedule.push_back(best[k].event);
+      for (uint64_t k = key; k != start.key();) {
+        const Visit &visit = best.find(k)->second;
+        schedule.push_back(visit.event);
+        k = visit.parent;
+      }
       std::reverse(schedule.begin(), schedule.end());
       return ExactResult::optimal;
     }
@@ -136,3 +142,4 @@ int64_t tad::remat::exactMinimumBudget(const Graph &graph,
   }
   return high;
 }
+

@@ -354,8 +354,9 @@ TEST(SolverTest, SmallestBudgetFromAbove) {
     int64_t coarse = smallestFittingBudgetFromAbove(0, 5000, fits, 10);
     EXPECT_GE(coarse, answer);
     EXPECT_LE(coarse, answer + 10);
-    if (answer >= 4970)
+    if (answer >= 4970) {
       EXPECT_LE(probes, 3) << "answer " << answer;
+    }
   }
   // Nothing below `high` fits: `high`, which the caller knows fits.
   EXPECT_EQ(smallestFittingBudgetFromAbove(
