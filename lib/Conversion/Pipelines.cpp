@@ -74,6 +74,7 @@ static std::string getCpuCodegenPipeline() {
          "convert-to-llvm,"
          "reconcile-unrealized-casts,"
          "tad-openmpi-handles,"
+         "tad-widen-bool-memory,"
          "llvm.func(canonicalize),"
          "tad-parallelize-calls,"
          "tad-annotate-llvm-functions,"

@@ -314,6 +314,22 @@ def AnnotateLLVMFunctions
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def WidenBoolMemory : Pass<"tad-widen-bool-memory", "mlir::ModuleOp"> {
+  let summary = "Loads and stores i1 values as the bytes they are";
+  let description = [{
+    Rewrites every non-atomic `llvm.load` of an `i1` into an `llvm.load`
+    of an `i8` and an `llvm.trunc` to `i1`, and every `llvm.store` of an
+    `i1` into an `llvm.zext` to `i8` and an `llvm.store` of the `i8`: the
+    same byte in memory (a buffer of `i1` holds a byte an element, 0 or
+    1), read and written as LLVM's lowering of `i1` accesses does.
+    LLVM's loop vectorizer moves an `i1` access, whose type is smaller
+    than its store size, one element at a time: a loop that reads a mask
+    (a compare's result, dropout's draws) gathered each vector of it from
+    16 scalar loads. Through `i8`, the mask is 16 consecutive bytes.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def SeparateArguments : Pass<"tad-separate-arguments", "mlir::func::FuncOp"> {
   let summary = "A function of many arguments gets an entry block of its own";
   let description = [{
