@@ -234,23 +234,15 @@ private:
       return mlir::success();
     }
     if (opts.stage == Stage::run) {
-      if (opts.threads > tad::rt::kMaxThreads) {
-        llvm::errs() << "tadc: error: --threads: " << opts.threads
+      if (opts.run.threads > tad::rt::kMaxThreads) {
+        llvm::errs() << "tadc: error: --threads: " << opts.run.threads
                      << " is more than the largest allowed, "
                      << tad::rt::kMaxThreads << "\n";
         return mlir::failure();
       }
-      tad::rt::RunOptions options;
+      tad::rt::RunOptions options = opts.run;
       if (!parseInputFiles(options))
         return mlir::failure();
-      options.inputDir = opts.inputDir;
-      options.seed = opts.seed;
-      options.outputDir = opts.outputDir;
-      options.statsJson = opts.statsJson;
-      options.memoryTrace = opts.memoryTrace;
-      options.convertInputs = opts.convertInputs;
-      options.repeat = opts.repeat;
-      options.threads = opts.threads;
       options.cuda = cuda;
       os.flush();
       if (llvm::Error error = tad::driver::runEntry(module, *signature, options,
@@ -298,9 +290,9 @@ private:
     options.dims.assign(opts.dims.begin(), opts.dims.end());
     options.instantiations.assign(opts.instantiations.begin(),
                                   opts.instantiations.end());
-    options.inputDir = opts.inputDir;
+    options.inputDir = opts.run.inputDir;
     options.readInputs = opts.stage == Stage::run || !opts.inputFiles.empty() ||
-                         !opts.inputDir.empty();
+                         !opts.run.inputDir.empty();
     tad::rt::RunOptions run;
     if (!parseInputFiles(run))
       return mlir::failure();

@@ -28,10 +28,10 @@ template <typename Op> Value emitUnary(BuiltinEmitter &e) {
   return Op::create(e.builder, e.loc, e.operand("x"));
 }
 
-/// pow, maximum, minimum: the infix operators' rules.
-template <bool allowInteger> bool checkPair(BuiltinCall &c) {
+/// pow, maximum, minimum and matmul: the infix operators' rules.
+template <bool isMatmul, bool allowInteger> bool checkPair(BuiltinCall &c) {
   TensorType result;
-  if (!c.checkOperandPair(/*isMatmul=*/false, allowInteger, result))
+  if (!c.checkOperandPair(isMatmul, allowInteger, result))
     return false;
   c.adaptWeak(*c.expr("x"), ElemKind::f32);
   c.adaptWeak(*c.expr("y"), ElemKind::f32);
@@ -41,15 +41,6 @@ template <bool allowInteger> bool checkPair(BuiltinCall &c) {
 template <typename Op> Value emitPair(BuiltinEmitter &e) {
   return Op::create(e.builder, e.loc, e.elementwise(e.operand("x")),
                     e.elementwise(e.operand("y")));
-}
-
-bool checkMatmul(BuiltinCall &c) {
-  TensorType result;
-  if (!c.checkOperandPair(/*isMatmul=*/true, /*allowInteger=*/false, result))
-    return false;
-  c.adaptWeak(*c.expr("x"), ElemKind::f32);
-  c.adaptWeak(*c.expr("y"), ElemKind::f32);
-  return c.result(result);
 }
 
 Value emitMatmul(BuiltinEmitter &e) {
@@ -178,19 +169,19 @@ std::vector<BuiltinDef> tad::lang::makeMathBuiltins() {
        "`tad.neg`"},
       {"pow",
        {floatTensor("x"), floatTensor("y")},
-       checkPair<false>,
+       checkPair<false, false>,
        emitPair<tad::PowOp>,
        "`x` to the power `y`, elementwise, broadcast",
        "`tad.pow`"},
       {"maximum",
        {numeric("x"), numeric("y")},
-       checkPair<true>,
+       checkPair<false, true>,
        emitPair<tad::MaxOp>,
        "the larger of `x` and `y`, elementwise, broadcast",
        "`tad.max`"},
       {"minimum",
        {numeric("x"), numeric("y")},
-       checkPair<true>,
+       checkPair<false, true>,
        emitPair<tad::MinOp>,
        "the smaller of `x` and `y`, elementwise, broadcast",
        "`tad.min`"},
@@ -202,7 +193,7 @@ std::vector<BuiltinDef> tad::lang::makeMathBuiltins() {
        "`tad.select`"},
       {"matmul",
        {floatTensor("x"), floatTensor("y")},
-       checkMatmul,
+       checkPair<true, false>,
        emitMatmul,
        "`x @ y`: matrix product, batched over leading dimensions",
        "`tad.matmul`"},

@@ -97,15 +97,15 @@ getCompileOptions(const TadcOptions &o, bool memoryTable) {
   c.cudaMatmul = o.cudaMatmul;
   c.codegenThreads = o.codegenThreadsOption;
   c.inputFiles.assign(o.inputFiles.begin(), o.inputFiles.end());
-  c.inputDir = o.inputDir;
-  c.outputDir = o.outputDir;
-  c.statsJson = o.statsJson;
-  c.memoryTrace = o.memoryTrace;
+  c.run.inputDir = o.inputDir;
+  c.run.outputDir = o.outputDir;
+  c.run.statsJson = o.statsJson;
+  c.run.memoryTrace = o.memoryTrace;
+  c.run.seed = o.seed;
+  c.run.convertInputs = o.convertInputs;
+  c.run.repeat = o.repeat;
+  c.run.threads = o.threads;
   c.jitLLVMIR = o.jitLLVMIR;
-  c.seed = o.seed;
-  c.convertInputs = o.convertInputs;
-  c.repeat = o.repeat;
-  c.threads = o.threads;
   return c;
 }
 

@@ -13,6 +13,7 @@
 #define TAD_DRIVER_COMPILER_H
 
 #include "tad/Pipeline/Pipeline.h"
+#include "tad/runtime/Runner.h"
 
 #include "llvm/Support/Error.h"
 
@@ -88,13 +89,11 @@ struct CompileOptions {
   CudaMatmul cudaMatmul = CudaMatmul::cublasOrKernel;
   unsigned codegenThreads = 0; // 0: by the module's size
 
-  // tadc run.
+  // tadc run: what the runner reads and writes (its input files come from
+  // `inputFiles`).
   std::vector<std::string> inputFiles; // NAME=FILE.npy
-  std::string inputDir, outputDir, statsJson, memoryTrace, jitLLVMIR;
-  uint64_t seed = 0;
-  bool convertInputs = false;
-  unsigned repeat = 1;
-  unsigned threads = 0; // 0: the runtime's default
+  tad::rt::RunOptions run;
+  std::string jitLLVMIR;
 };
 
 /// Runs the compile that `options` describe; its errors are printed on
