@@ -48,11 +48,6 @@ static constexpr int64_t kWindowWork = int64_t(1) << 25;
 static constexpr int64_t kWindowNodeWork = int64_t(1) << 30;
 static constexpr int64_t kSmallGraphWindowWork = int64_t(1) << 27;
 static constexpr int64_t kSmallGraphWindowNodeWork = int64_t(1) << 32;
-// The search of a whole graph where the heuristics find no schedule stops
-// after this much work, and after kWholeGraphProbeWork at each budget that
-// the bisection for the smallest budget tries.
-static constexpr int64_t kWholeGraphWork = int64_t(1) << 27;
-static constexpr int64_t kWholeGraphProbeWork = int64_t(1) << 25;
 // The exchange search starts from this many of the cheapest schedules.
 static constexpr int kExchangeStarts = 8;
 // The lookahead variants (lookaheadVariant) that a solve runs first: every
@@ -671,12 +666,13 @@ std::string tad::remat::autoSchedule(const Graph &graph, int64_t budget,
 
 /// fastMinimumBudget, given solverMinimumBudget.
 static int64_t lowerByWholeGraphSearch(const Graph &graph,
-                                       int64_t heuristicMinimum) {
+                                       int64_t heuristicMinimum,
+                                       const SolverLimits &limits) {
   std::vector<Event> schedule;
   return smallestFittingBudget(
       lowerBound(graph), heuristicMinimum, [&](int64_t b) {
         return b >= heuristicMinimum ||
-               wholeGraphSchedule(graph, b, schedule, kWholeGraphProbeWork) ==
+               wholeGraphSchedule(graph, b, schedule, limits.wholeGraphProbeWork) ==
                    WholeGraphResult::found;
       });
 }
@@ -706,15 +702,16 @@ bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
       // still succeed at a smaller budget (the one fastMinimumBudget
       // reports), whose schedule fits here.
       WholeGraphResult whole =
-          wholeGraphSchedule(graph, budget, out, kWholeGraphWork);
+          wholeGraphSchedule(graph, budget, out, limits.wholeGraphWork);
       // Found at this budget, the schedule is optimal.
       info->optimal = whole == WholeGraphResult::found;
       if (whole != WholeGraphResult::found) {
-        info->minimumBudget = lowerByWholeGraphSearch(graph, minimum);
+        info->minimumBudget = lowerByWholeGraphSearch(graph, minimum, limits);
         if (whole == WholeGraphResult::infeasible ||
             info->minimumBudget > budget ||
             wholeGraphSchedule(graph, info->minimumBudget, out,
-                               kWholeGraphWork) != WholeGraphResult::found)
+                               limits.wholeGraphWork) !=
+                    WholeGraphResult::found)
           return false;
       }
       info->winner = "whole-graph search";
@@ -739,12 +736,14 @@ bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
 
 int64_t tad::remat::fastMinimumBudget(const Graph &graph,
                                       const SolverLimits &limits) {
-  return lowerByWholeGraphSearch(graph, solverMinimumBudget(graph, limits));
+  return lowerByWholeGraphSearch(graph, solverMinimumBudget(graph, limits),
+                                 limits);
 }
 
-int64_t tad::remat::autoMinimumBudget(const Graph &graph) {
+int64_t tad::remat::autoMinimumBudget(const Graph &graph,
+                                      const SolverLimits &limits) {
   int64_t exact = exactMinimumBudget(graph, kAutoExactStates);
-  return exact >= 0 ? exact : fastMinimumBudget(graph);
+  return exact >= 0 ? exact : fastMinimumBudget(graph, limits);
 }
 
 std::vector<Event>

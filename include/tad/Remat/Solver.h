@@ -196,6 +196,14 @@ struct SolverLimits {
   /// stages cost more than this many times their store-all cost
   /// (LookaheadOptions::windowRatio). 0 turns it off.
   double windowRecompute = 12;
+  /// Where the heuristics find no schedule, the search of the whole graph
+  /// (wholeGraphSchedule, on graphs of at most kMaxWindowNodes nodes) stops
+  /// after this much work, and after wholeGraphProbeWork at each budget
+  /// that the bisection for its smallest budget tries. Such a search that
+  /// gives up proves nothing: a caller that only asks whether a schedule
+  /// is easily found (tad-choose-loop-snapshots's probes) gives it less.
+  int64_t wholeGraphWork = int64_t(1) << 27;
+  int64_t wholeGraphProbeWork = int64_t(1) << 25;
 };
 
 /// How the fast solver runs lookahead variant `variant` (lookaheadVariant)
@@ -301,7 +309,8 @@ std::string autoSchedule(const Graph &graph, int64_t budget,
 
 /// The smallest budget autoSchedule meets: exact for small graphs, by
 /// bisection over the fast solver otherwise.
-int64_t autoMinimumBudget(const Graph &graph);
+int64_t autoMinimumBudget(const Graph &graph,
+                          const SolverLimits &limits = SolverLimits());
 
 /// The same computes with every value freed right after its last reader:
 /// what compiled code does, since it frees each buffer after its last use.

@@ -242,6 +242,10 @@ def Remat : Pass<"tad-remat", "mlir::ModuleOp"> {
            "wanted: where none is, the search stops and names this budget "
            "(tad-choose-loop-snapshots's search, past its best choice so "
            "far; 0: no bound)">,
+    Option<"anySchedule", "any-schedule", "bool", "false",
+           "Accept the first schedule that fits instead of searching for "
+           "the cheapest (tad-choose-loop-snapshots's probes, which only ask "
+           "whether a choice fits)">,
   ];
   let dependentDialects = ["::tad::TadDialect"];
 }
@@ -274,20 +278,28 @@ def ChooseLoopSnapshots : Pass<"tad-choose-loop-snapshots", "mlir::ModuleOp"> {
     tape also keeps the residuals and `tad.loop_residual_recompute` which
     share of their bytes (25, 50, 75 or 100%, of those that cost memory:
     with tapes of their own, or copied out of a gradient's row) each
-    reverse step computes again instead. Each candidate is tried
-    on a copy of the module through tad-autodiff, canonicalize, cse and
-    tad-remat with this pass's budget: the same choice for every loop
-    first, from a full tape with residuals, the same with 25 to 100% of
-    them computed again, a full tape of the carried values, then 64, 32,
-    ..., 1 snapshots, the first that fits (after a share of residuals
-    that fits only by scheduling inside the reverse loop's body, the
-    next shares too while they cost less); then, loop by loop, a
-    larger count while it still fits, the one step that leaves the least
-    predicted compute each time. When no count fits, the one whose feasible
-    minimum is the least (of the tapes without residuals, the snapshot
-    counts, and the tape that computes all the residuals that cost memory
-    again), so that tad-remat's error names the true minimum.
-    The choice is left on the module as `tad.loop_snapshot_choice`, which
+    reverse step computes again instead. The candidates are a full tape
+    with residuals, the same with 25 to 100% of them computed again, a
+    full tape of the carried values, and 64, 32, ..., 1 snapshots.
+
+    Each candidate is priced per loop without scheduling anything: a copy
+    of the module with every loop at that candidate goes through
+    tad-autodiff, canonicalize and cse, and each loop's copies in the
+    derivatives give its bytes (the tapes they allocate, and the model's
+    peak of one reverse step) and its compute (what the reverse sweep runs
+    again). Whether a choice fits is asked of tad-remat on a differentiated
+    copy, for any schedule within the budget (its `any-schedule` probe,
+    which gives its searches a small part of their work). The same
+    candidate for every loop is probed first, from the most memory down,
+    and the first that fits is the start; from there, loops take the steps
+    that save the most compute per byte (by the prices) while they fit:
+    the longest run of those steps that fits, by bisection, then the loop
+    whose step did not fit stays, and the rest go on. The probes are a few
+    per loop at most, not one per candidate and loop. When no count fits,
+    the one whose feasible minimum is the least (of the tapes without
+    residuals, the snapshot counts, and the tape that computes all the
+    residuals that cost memory again), so that tad-remat's error names the
+    true minimum. The choice is left on the module as `tad.loop_snapshot_choice`, which
     tad-remat reports and removes. With no budget, or no such loop, the
     pass changes nothing.
   }];

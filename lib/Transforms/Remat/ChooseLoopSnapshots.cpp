@@ -11,6 +11,11 @@
 #include "tad/Transforms/Passes.h"
 #include "tad/Transforms/Remat.h"
 
+#include "LoopCosts.h"
+#include "RematGraph.h"
+#include "dialects/tad/TadOps.h"
+#include "tad/Remat/Solver.h"
+
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
@@ -87,6 +92,72 @@ struct Trial {
   bool bodyScheduled = false;
 };
 
+/// A loop's price under one candidate, by the model: the bytes of the
+/// tapes its forward copies allocate (the rows of a gradient they write
+/// into cost none), and the estimated compute of the reverse sweep's runs
+/// of its bodies (LoopCosts.h), summed over its copies in the derivatives.
+struct Price {
+  int64_t bytes = 0;
+  double cost = 0;
+};
+
+/// Marks each of choosableLoops(module)'s locations with its index (as
+/// fused metadata), which tad-autodiff gives the loops it makes of it.
+void tagLoops(ModuleOp module) {
+  Builder builder(module.getContext());
+  for (auto [i, loop] : llvm::enumerate(choosableLoops(module)))
+    loop.first->setLoc(FusedLoc::get(module.getContext(), {loop.first.getLoc()},
+                                     builder.getI64IntegerAttr(i)));
+}
+
+/// The index that tagLoops gave the loop at `loc`, if any.
+std::optional<size_t> tagOf(Location loc) {
+  auto fused = dyn_cast<FusedLoc>(loc);
+  auto tag = fused ? dyn_cast_or_null<IntegerAttr>(fused.getMetadata())
+                   : IntegerAttr();
+  if (!tag)
+    return std::nullopt;
+  return size_t(tag.getInt());
+}
+
+/// The bytes that a forward loop keeps for the reverse sweep: its tapes
+/// that are new buffers (a tape's start, or the zeros of revolve's
+/// snapshots), and the carried values it carries twice (revolve's copy of
+/// an iteration's inputs). A tape in the rows of a gradient costs none.
+int64_t tapeBytes(scf::ForOp loop) {
+  int64_t bytes = 0;
+  OperandRange inits = loop.getInitArgs();
+  for (auto [j, init] : llvm::enumerate(inits)) {
+    Operation *def = init.getDefiningOp();
+    if ((def && isConstantOrTapeStart(def)) ||
+        llvm::is_contained(inits.take_front(j), init))
+      bytes += getByteSize(init.getType());
+  }
+  return bytes;
+}
+
+/// The peak of one step of a reverse loop, by the model (RematGraph.h).
+int64_t reverseStepPeak(scf::ForOp loop) {
+  RematProblem step = buildRematProblem(*loop.getBody(), RematGraphOptions());
+  return remat::simulate(step.graph, remat::storeAllSchedule(step.graph)).peak;
+}
+
+/// The derivatives that tad-remat schedules: `entry`'s alone when it is
+/// one, else every one.
+SmallVector<func::FuncOp> scheduledFunctions(ModuleOp module,
+                                              StringRef entry) {
+  SmallVector<func::FuncOp> funcs;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (!func.isDeclaration() &&
+        func->hasAttr(TadDialect::kDerivativeAttrName))
+      funcs.push_back(func);
+  auto it = llvm::find_if(
+      funcs, [&](func::FuncOp func) { return func.getName() == entry; });
+  if (it != funcs.end())
+    return {*it};
+  return funcs;
+}
+
 struct ChooseLoopSnapshots
     : tad::impl::ChooseLoopSnapshotsBase<ChooseLoopSnapshots> {
   using ChooseLoopSnapshotsBase::ChooseLoopSnapshotsBase;
@@ -120,27 +191,72 @@ struct ChooseLoopSnapshots
                     builder.getArrayAttr(choice));
   }
 
-  /// Runs tad-autodiff, canonicalize, cse and tad-remat on a copy of
-  /// `module` with these counts, silently.
-  Trial tryCounts(ModuleOp module, ArrayRef<int64_t> counts,
-                  bool searchMinimum = false, int64_t minimumBelow = 0) {
+  /// A copy of `module` with these counts, differentiated (tad-autodiff,
+  /// canonicalize, cse), silently; with `tag`, its loops traced back by
+  /// tagLoops. Null when tad-autodiff fails (the real compile reports why).
+  OwningOpRef<ModuleOp> differentiate(ModuleOp module,
+                                      ArrayRef<int64_t> counts, bool tag) {
     OwningOpRef<ModuleOp> copy(module.clone());
     ScopedDiagnosticHandler quiet(&getContext(),
                                   [](Diagnostic &) { return success(); });
     markLoops(*copy, counts);
+    if (tag)
+      tagLoops(*copy);
     PassManager pm(&getContext());
     pm.addPass(createAutoDiff());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
+    if (failed(pm.run(*copy)))
+      return nullptr;
+    return copy;
+  }
+
+  /// Each loop's price (`numLoops` of them) in the derivatives that
+  /// tad-remat schedules with these counts; none when AD fails.
+  std::optional<std::vector<Price>>
+  price(ModuleOp module, ArrayRef<int64_t> counts) {
+    OwningOpRef<ModuleOp> copy = differentiate(module, counts, /*tag=*/true);
+    if (!copy)
+      return std::nullopt;
+    std::vector<Price> prices(counts.size());
+    for (func::FuncOp func : scheduledFunctions(*copy, entry))
+      func.walk([&](scf::ForOp loop) {
+        std::optional<size_t> index = tagOf(loop.getLoc());
+        if (!index || *index >= prices.size())
+          return;
+        if (!loop->hasAttr(TadDialect::kReverseRerunsAttrName)) {
+          // A reverse loop: the peak of one step, on top of the tapes.
+          prices[*index].bytes += reverseStepPeak(loop);
+          return;
+        }
+        prices[*index].bytes += tapeBytes(loop);
+        prices[*index].cost += describeLoopRerun(loop, func).cost;
+      });
+    return prices;
+  }
+
+  /// Whether tad-remat schedules the derivatives of these counts within
+  /// the budget: with `anySchedule`, by the first schedule it finds (only
+  /// whether one fits is asked); and where none fits, with
+  /// `searchMinimum`, the least budget that does.
+  Trial probe(ModuleOp module, ArrayRef<int64_t> counts, bool anySchedule,
+              bool searchMinimum = false, int64_t minimumBelow = 0) {
+    OwningOpRef<ModuleOp> copy = differentiate(module, counts, /*tag=*/false);
+    Trial trial;
+    if (!copy)
+      return trial;
+    ScopedDiagnosticHandler quiet(&getContext(),
+                                  [](Diagnostic &) { return success(); });
+    PassManager pm(&getContext());
     RematOptions options;
     options.budget = budget;
     options.policy = policy;
     options.entry = entry;
     options.searchMinimum = searchMinimum;
     options.minimumBelow = minimumBelow;
+    options.anySchedule = anySchedule;
     RematReport report;
     pm.addPass(createRematPass(options, &report));
-    Trial trial;
     trial.fits = succeeded(pm.run(*copy));
     if (trial.fits)
       for (const RematFunctionReport &f : report.functions) {
@@ -154,15 +270,9 @@ struct ChooseLoopSnapshots
     return trial;
   }
 
-  /// The counts per loop, as Passes.td describes.
-  std::vector<int64_t>
-  choose(ModuleOp module,
-         const std::vector<std::pair<scf::ForOp, int64_t>> &loops) {
-    int64_t longest = 0;
-    for (auto &loop : loops)
-      longest = std::max(longest, loop.second);
-    // Candidates from the most memory (a full tape with the residuals) to
-    // the least.
+  /// The candidates, from the most memory (a full tape with the residuals)
+  /// to the least.
+  std::vector<int64_t> candidatesFor(int64_t longest) const {
     std::vector<int64_t> candidates;
     if (loopResiduals)
       for (int64_t count = kResiduals; count >= kFewestResiduals; --count)
@@ -171,6 +281,125 @@ struct ChooseLoopSnapshots
     for (int64_t n = 64; n >= 1; n /= 2)
       if (n < longest)
         candidates.push_back(n);
+    return candidates;
+  }
+
+  /// The steps from `at` (each loop's candidate) to the least compute, by
+  /// the prices, as (loop, candidate) pairs: each takes the one step of
+  /// one loop not `blocked` that saves the most compute per byte it adds,
+  /// until no step saves any (a greedy walk along each loop's lower hull
+  /// of bytes against compute, as for a multiple-choice knapsack).
+  static std::vector<std::pair<size_t, size_t>>
+  stepsFrom(std::vector<size_t> at, ArrayRef<int64_t> candidates,
+            ArrayRef<std::vector<Price>> prices, // [candidate][loop]
+            const std::vector<std::pair<scf::ForOp, int64_t>> &loops,
+            ArrayRef<bool> blocked) {
+    std::vector<std::pair<size_t, size_t>> steps;
+    while (true) {
+      std::optional<std::pair<size_t, size_t>> step;
+      double bestRate = 0;
+      for (size_t i = 0; i < loops.size(); ++i) {
+        const Price &now = prices[at[i]][i];
+        for (size_t c = 0; c < candidates.size() && !blocked[i]; ++c) {
+          // Counts of at least a loop's trips are its full tape.
+          if (candidates[c] >= loops[i].second)
+            continue;
+          const Price &p = prices[c][i];
+          if (p.cost >= now.cost)
+            continue;
+          double rate = (now.cost - p.cost) /
+                        double(std::max<int64_t>(1, p.bytes - now.bytes));
+          if (!step || rate > bestRate) {
+            step = {i, c};
+            bestRate = rate;
+          }
+        }
+      }
+      if (!step)
+        return steps;
+      at[step->first] = step->second;
+      steps.push_back(*step);
+    }
+  }
+
+  /// From `start` (the same candidate for every loop), which fits, the
+  /// steps of stepsFrom while they fit: the longest run of them that fits,
+  /// by bisection (a run that fits mostly fits with fewer of its steps
+  /// too); the loop of the first step that does not fit takes no more
+  /// steps; again from there, until no step is left.
+  std::vector<int64_t>
+  climb(ModuleOp module, size_t start, ArrayRef<int64_t> candidates,
+        ArrayRef<std::vector<Price>> prices,
+        const std::vector<std::pair<scf::ForOp, int64_t>> &loops) {
+    std::vector<size_t> at(loops.size(), start);
+    SmallVector<bool> blocked(loops.size(), false);
+    auto countsAfter = [&](ArrayRef<std::pair<size_t, size_t>> steps) {
+      std::vector<size_t> state = at;
+      for (auto [loop, candidate] : steps)
+        state[loop] = candidate;
+      std::vector<int64_t> counts;
+      for (size_t c : state)
+        counts.push_back(candidates[c]);
+      return counts;
+    };
+    while (true) {
+      std::vector<std::pair<size_t, size_t>> steps =
+          stepsFrom(at, candidates, prices, loops, blocked);
+      if (steps.empty())
+        return countsAfter({});
+      auto fitsAfter = [&](size_t n) {
+        return probe(module, countsAfter(ArrayRef(steps).take_front(n)),
+                     /*anySchedule=*/true)
+            .fits;
+      };
+      size_t fits = 0, fails = steps.size();
+      if (fitsAfter(steps.size()))
+        fits = steps.size();
+      while (fails > fits + 1) {
+        size_t mid = fits + (fails - fits) / 2;
+        (fitsAfter(mid) ? fits : fails) = mid;
+      }
+      for (auto [loop, candidate] : ArrayRef(steps).take_front(fits))
+        at[loop] = candidate;
+      if (fits == steps.size())
+        return countsAfter({});
+      blocked[steps[fits].first] = true;
+    }
+  }
+
+  /// After a tape of residuals (`start`, the same for every loop) that fits
+  /// only by scheduling inside a reverse loop's body, the next shares of
+  /// them computed again, while they fit and cost less: the body
+  /// schedule's recomputation can cost more than theirs. These trials
+  /// compare predicted compute, so they ask for the cheapest schedule.
+  template <typename Uniform>
+  size_t cheaperShare(ModuleOp module, size_t start,
+                      ArrayRef<int64_t> candidates, Uniform uniform) {
+    Trial best = probe(module, uniform(candidates[start]),
+                       /*anySchedule=*/false);
+    size_t chosen = start;
+    for (size_t next = start + 1;
+         best.bodyScheduled && next < candidates.size() &&
+         keepsResiduals(candidates[next]);
+         ++next) {
+      Trial trial =
+          probe(module, uniform(candidates[next]), /*anySchedule=*/false);
+      if (!trial.fits || trial.cost >= best.cost)
+        break;
+      best = trial;
+      chosen = next;
+    }
+    return chosen;
+  }
+
+  /// The counts per loop, as Passes.td describes.
+  std::vector<int64_t>
+  choose(ModuleOp module,
+         const std::vector<std::pair<scf::ForOp, int64_t>> &loops) {
+    int64_t longest = 0;
+    for (auto &loop : loops)
+      longest = std::max(longest, loop.second);
+    std::vector<int64_t> candidates = candidatesFor(longest);
     // A count of at least a loop's trips is a full tape.
     auto normalize = [&](std::vector<int64_t> counts) {
       for (size_t i = 0; i < loops.size(); ++i)
@@ -178,81 +407,53 @@ struct ChooseLoopSnapshots
           counts[i] = 0;
       return counts;
     };
+    auto uniform = [&](int64_t count) {
+      return normalize(std::vector<int64_t>(loops.size(), count));
+    };
+    std::vector<std::vector<Price>> prices;
+    for (int64_t count : candidates) {
+      std::optional<std::vector<Price>> p = price(module, uniform(count));
+      if (!p) // AD fails: the compile reports why, whatever the choice
+        return uniform(0);
+      prices.push_back(std::move(*p));
+    }
+    // The same candidate for every loop, from the most memory down, the
+    // first that fits (the least memory does not always fit best: a
+    // reverse step of binomial checkpointing holds more than a tape of a
+    // short loop); then more memory for the loops where it saves the most
+    // compute per byte, while it fits (climb).
+    for (size_t start = 0; start < candidates.size(); ++start) {
+      Trial first =
+          probe(module, uniform(candidates[start]), /*anySchedule=*/true);
+      if (!first.fits)
+        continue;
+      if (first.bodyScheduled && keepsResiduals(candidates[start]))
+        start = cheaperShare(module, start, candidates, uniform);
+      return climb(module, start, candidates, prices, loops);
+    }
+    // None fits: the choice whose feasible minimum is least, so that
+    // tad-remat's error names the true minimum. That search costs a
+    // compile many times over, so it runs only now, and of the tapes that
+    // keep residuals only for the one that computes all the residuals that
+    // cost memory again: it holds the least of them, and can hold less
+    // than a tape of the carried values, whose reverse step holds a whole
+    // block computed again.
     std::vector<int64_t> best;
-    double cost = 0;
-    for (int64_t snapshots : candidates) {
-      std::vector<int64_t> counts =
-          normalize(std::vector<int64_t>(loops.size(), snapshots));
-      // After a fit with residuals that needed the pass to schedule inside
-      // the reverse loop's body, a larger share computed again can cost
-      // less, needing none: the next shares while the cost falls.
-      if (!best.empty() && !keepsResiduals(snapshots))
-        break;
-      Trial trial = tryCounts(module, counts);
-      if (!best.empty() && (!trial.fits || trial.cost >= cost))
-        break;
-      if (trial.fits) {
+    int64_t bestMinimum = std::numeric_limits<int64_t>::max();
+    for (int64_t count : candidates) {
+      if (keepsResiduals(count) && count != kFewestResiduals)
+        continue;
+      std::vector<int64_t> counts = uniform(count);
+      // Past the first, each search looks below the best so far only.
+      Trial trial = probe(module, counts, /*anySchedule=*/false,
+                          /*searchMinimum=*/true,
+                          best.empty() ? 0 : bestMinimum);
+      if (best.empty() || trial.minimum < bestMinimum) {
+        bestMinimum = trial.minimum;
         best = counts;
-        cost = trial.cost;
-        if (!keepsResiduals(snapshots) || !trial.bodyScheduled)
-          break;
       }
     }
-    if (best.empty()) {
-      // None fits: the choice whose feasible minimum is least, so that
-      // tad-remat's error names the true minimum. That search costs a
-      // compile many times over, so it runs only now, and of the tapes
-      // that keep residuals only for the one that computes all the
-      // residuals that cost memory again: it holds the least of them, and
-      // can hold less than a tape of the carried values, whose reverse
-      // step holds a whole block computed again.
-      int64_t bestMinimum = std::numeric_limits<int64_t>::max();
-      for (int64_t snapshots : candidates) {
-        if (keepsResiduals(snapshots) && snapshots != kFewestResiduals)
-          continue;
-        std::vector<int64_t> counts =
-            normalize(std::vector<int64_t>(loops.size(), snapshots));
-        // Past the first, each search looks below the best so far only.
-        Trial trial = tryCounts(module, counts, /*searchMinimum=*/true,
-                                best.empty() ? 0 : bestMinimum);
-        if (best.empty() || trial.minimum < bestMinimum) {
-          bestMinimum = trial.minimum;
-          best = counts;
-        }
-      }
-      return best;
-    }
-    if (loops.size() == 1)
-      return best;
-    // More snapshots, loop by loop, where the budget leaves room; after a
-    // full tape, its residuals, from the fewest to all.
-    int64_t most = loopResiduals ? kResiduals : 0;
-    while (true) {
-      std::vector<int64_t> step;
-      double stepCost = cost;
-      for (size_t i = 0; i < loops.size(); ++i) {
-        if (best[i] == most)
-          continue;
-        std::vector<int64_t> counts = best;
-        if (best[i] == 0)
-          counts[i] = kFewestResiduals;
-        else if (keepsResiduals(best[i]))
-          counts[i] = best[i] + 1;
-        else
-          counts[i] = best[i] * 2 >= loops[i].second || best[i] >= 64
-                          ? 0
-                          : best[i] * 2;
-        Trial trial = tryCounts(module, counts);
-        if (trial.fits && (step.empty() || trial.cost < stepCost)) {
-          step = counts;
-          stepCost = trial.cost;
-        }
-      }
-      if (step.empty())
-        return best;
-      best = step;
-      cost = stepCost;
-    }
+    return best;
   }
 };
 

@@ -14,6 +14,7 @@
 #include "tad/Transforms/Passes.h"
 #include "tad/Transforms/Remat.h"
 
+#include "LoopCosts.h"
 #include "PlanPeak.h"
 #include "RematGraph.h"
 #include "dialects/tad/TadOps.h"
@@ -156,153 +157,6 @@ std::string eventName(const RematProblem &problem, int node) {
   std::string where = locationOf(root);
   return root->getName().getStringRef().str() +
          (where.empty() ? "" : " at " + where);
-}
-
-/// The trip count of a loop with constant bounds, else 1.
-int64_t constantTrips(scf::ForOp loop) {
-  auto lower = getConstantIntValue(loop.getLowerBound());
-  auto upper = getConstantIntValue(loop.getUpperBound());
-  auto step = getConstantIntValue(loop.getStep());
-  if (!lower || !upper || !step || *step <= 0)
-    return 1;
-  return std::max<int64_t>(0, (*upper - *lower + *step - 1) / *step);
-}
-
-/// The cost of what a reverse step runs of `body` (a forward loop's body)
-/// again: the ops that the residuals of the body's differentiable ops are
-/// computed from. A value that only the next iteration reads (the body's
-/// last matmul into the carried state) is not among them. A call or a
-/// nested loop counts whole, and so does what it reads. A checkpoint
-/// region or a branch counts only when a residual needs its results: its
-/// own adjoint computes it again (tad.recomputed, recomputedCost).
-static double reverseStepCost(Block &body) {
-  llvm::SmallPtrSet<Operation *, 32> needed;
-  SmallVector<Operation *> work;
-  auto need = [&](Value value) {
-    Operation *def = value.getDefiningOp();
-    if (!def)
-      return;
-    // A residual that the forward loop stores in a tape is read, not
-    // recomputed (AutoDiff/ResidualTapes.cpp).
-    if (llvm::any_of(value.getUsers(), [](Operation *user) {
-          return user->hasAttr(TadDialect::kTapeAttrName);
-        }))
-      return;
-    def = body.findAncestorOpInBlock(*def);
-    if (def && needed.insert(def).second)
-      work.push_back(def);
-  };
-  for (Operation &op : body.without_terminator()) {
-    if (op.hasAttr(TadDialect::kTapeAttrName))
-      continue;
-    if (auto rule = dyn_cast<DifferentiableOpInterface>(op)) {
-      SmallVector<Value> residuals;
-      rule.getResiduals(residuals);
-      for (Value residual : residuals)
-        need(residual);
-    } else if ((op.getNumRegions() > 0 || isa<CallOpInterface>(op)) &&
-               !isa<CheckpointOp, scf::IfOp>(op) &&
-               needed.insert(&op).second) {
-      work.push_back(&op);
-    }
-  }
-  while (!work.empty()) {
-    Operation *op = work.pop_back_val();
-    op->walk([&](Operation *inner) {
-      for (Value operand : inner->getOperands())
-        need(operand);
-    });
-  }
-  double cost = 0;
-  for (Operation *op : needed)
-    if (!op->hasAttr(TadDialect::kTapeAttrName))
-      cost += estimateCost(op);
-  return cost;
-}
-
-/// The forward loops of `func` whose bodies the reverse sweep runs again,
-/// with the cost of those runs, times the iterations of the forward loops
-/// around it (a nested loop is reversed once per iteration of its
-/// parent). Of a loop's reruns, one per iteration is a reverse step, which
-/// recomputes what the step's derivative reads (reverseStepCost); the
-/// others (binomial checkpointing's advances) run the whole body.
-std::vector<RematLoopRerun> findLoopReruns(func::FuncOp func) {
-  std::vector<RematLoopRerun> loops;
-  func.walk([&](scf::ForOp loop) {
-    auto reruns =
-        loop->getAttrOfType<IntegerAttr>(TadDialect::kReverseRerunsAttrName);
-    if (!reruns)
-      return;
-    double body = 0;
-    for (Operation &op : loop.getBody()->without_terminator())
-      if (!op.hasAttr(TadDialect::kTapeAttrName)) // not run again
-        body += estimateCost(&op);
-    int64_t trips = constantTrips(loop);
-    int64_t steps = std::min<int64_t>(reruns.getInt(), trips);
-    double cost = double(steps) * reverseStepCost(*loop.getBody()) +
-                  double(reruns.getInt() - steps) * body;
-    double runs = 1;
-    for (Operation *parent = loop->getParentOp(); parent != func;
-         parent = parent->getParentOp())
-      if (auto outer = dyn_cast<scf::ForOp>(parent))
-        runs *= double(constantTrips(outer));
-    // A tape store of a value of the body (not a carried block argument)
-    // is a residual's (AutoDiff/ResidualTapes.cpp); binomial
-    // checkpointing's store is a branch.
-    bool residuals = false;
-    for (Operation &op : loop.getBody()->without_terminator())
-      if (op.hasAttr(TadDialect::kTapeAttrName) &&
-          isa<UpdateOp, tensor::InsertSliceOp>(op) &&
-          op.getOperand(0).getDefiningOp())
-        residuals = true;
-    loops.push_back(
-        {locationOf(loop), trips, reruns.getInt(), cost * runs, residuals});
-  });
-  return loops;
-}
-
-static double recomputedCost(Operation *op);
-
-/// The cost of the tad.recomputed ops of `block`, without its terminator.
-static double recomputedCost(Block &block) {
-  double cost = 0;
-  for (Operation &op : block.without_terminator())
-    cost += recomputedCost(&op);
-  return cost;
-}
-
-/// The cost of the ops with which the backward sweep computes checkpoint
-/// regions and branches again (tad.recomputed), in `op` or `op` itself,
-/// every run counted: a loop's body times its trips (a revolve
-/// dispatcher's cases as often as tad.case_counts says), a branch at its
-/// dearer side.
-static double recomputedCost(Operation *op) {
-  if (op->hasAttr(TadDialect::kRecomputedAttrName))
-    return estimateCost(op);
-  if (auto loop = dyn_cast<scf::ForOp>(op)) {
-    double trips = double(constantTrips(loop)), cost = 0;
-    DenseI64ArrayAttr counts;
-    scf::IndexSwitchOp sw = caseCountedSwitch(loop, counts);
-    for (Operation &inner : loop.getBody()->without_terminator()) {
-      if (&inner != sw.getOperation()) {
-        cost += trips * recomputedCost(&inner);
-        continue;
-      }
-      for (unsigned k = 0; k < sw.getNumCases(); ++k)
-        cost += double(counts[k]) * recomputedCost(sw.getCaseBlock(k));
-      cost += double(counts[sw.getNumCases()]) *
-              recomputedCost(sw.getDefaultBlock());
-    }
-    return cost;
-  }
-  double most = 0;
-  for (Region &region : op->getRegions()) {
-    double sum = 0;
-    for (Block &block : region)
-      sum += recomputedCost(block);
-    most = std::max(most, sum);
-  }
-  return most;
 }
 
 /// The report of one scheduled function, but its timeline.
@@ -488,6 +342,13 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     ModuleOp module = getOperation();
     if (!budget.hasValue() || !budget.getValue().isSet())
       return;
+    // A probe asks only whether a schedule is easily found: the searches
+    // that prove one (or that none exists) get a small part of their work.
+    if (anySchedule) {
+      exactStates = kProbeExactStates;
+      solverLimits.wholeGraphWork = kProbeWholeGraphWork;
+      solverLimits.wholeGraphProbeWork = kProbeWholeGraphWork / 4;
+    }
     RematReport report;
     report.loops = takeLoopChoice(module);
     loopSnapshotsChosen = !report.loops.empty();
@@ -617,7 +478,7 @@ struct RematPass : tad::impl::RematBase<RematPass> {
               remat::ExactResult::optimal)
         solver = "exact";
       else if (remat::fastSchedule(problem.graph, target, schedule, nullptr,
-                                   improve))
+                                   improve, solverLimits))
         solver = "fast";
       exactGaveUp = exactGaveUp || solver == "fast";
       if (solver.empty()) {
@@ -710,7 +571,7 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     peaks.storeAll =
         remat::simulate(body.graph, remat::storeAllSchedule(body.graph)).peak;
     peaks.floor =
-        std::min(peaks.storeAll, remat::autoMinimumBudget(body.graph));
+        std::min(peaks.storeAll, remat::autoMinimumBudget(body.graph, solverLimits));
     knownBodyPeaks[loop] = peaks;
     return peaks;
   }
@@ -867,7 +728,7 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     // what the function's own graph (with the body at its store-all peak)
     // reaches.
     int64_t bodySlack = loopBodySlack(func, graphOptions);
-    int64_t low = std::max<int64_t>(1, remat::autoMinimumBudget(problem.graph) -
+    int64_t low = std::max<int64_t>(1, remat::autoMinimumBudget(problem.graph, solverLimits) -
                                            bodySlack);
     int64_t high = std::max(
         plannedStoreAll,
@@ -979,13 +840,14 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     std::optional<Attempt> attempt;
     bool attempted = false;
     FailureOr<int64_t> storeAllPeak = failure();
-    if (getContext().isMultithreadingEnabled() &&
+    // (A probe for any schedule plans store-all first: mostly it fits.)
+    if (getContext().isMultithreadingEnabled() && !anySchedule &&
         policy != RematPolicy::saveAll &&
         remat::simulate(problem.graph, storeAll).peak > getBudget()) {
       std::thread storeAllPlan(
           [&] { storeAllPeak = planPeak(func, func); });
       attempt = tryAll(func, problem, graphOptions, getBudget(),
-                       /*improve=*/true, /*planned=*/true,
+                       /*improve=*/!anySchedule, /*planned=*/true,
                        /*bodyWhenPlanFails=*/true);
       attempted = true;
       storeAllPlan.join();
@@ -1017,7 +879,7 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     }
     if (!attempted)
       attempt = tryAll(func, problem, graphOptions, getBudget(),
-                       /*improve=*/true, /*planned=*/true,
+                       /*improve=*/!anySchedule, /*planned=*/true,
                        /*bodyWhenPlanFails=*/true);
     if (!attempt) {
       if (loweringFailed)
@@ -1107,8 +969,12 @@ struct RematPass : tad::impl::RematBase<RematPass> {
   /// error has been reported).
   bool loweringFailed = false;
   /// The exact search's limit on states (autoSchedule): lower in the
-  /// feasible-minimum search's first bisection (minimumBudget).
+  /// feasible-minimum search's first bisection (minimumBudget) and in
+  /// probes (anySchedule).
   int64_t exactStates = remat::kAutoExactStates;
+  /// The fast solver's limits: smaller searches of a whole graph in probes.
+  remat::SolverLimits solverLimits;
+  static constexpr int64_t kProbeWholeGraphWork = int64_t(1) << 21;
   /// tad-choose-loop-snapshots chose the loops' snapshot counts: errors
   /// then say so instead of suggesting other counts.
   bool loopSnapshotsChosen = false;
