@@ -3,7 +3,7 @@
 programs of test/Remat/random_budgets.py (issue 48).
 
     /usr/bin/python3 bench/remat/budget_compiles.py --tadc build/bin/tadc
-        [--count 200] [--seed 0] [--json OUT.json]
+        [--count 200] [--seed 0] [--only 2,4] [--json OUT.json]
 
 For each program (the generator's, with loops in checkpoints, custom
 rules, branches and value_and_grad), the budgets of random_budgets.py's
@@ -73,15 +73,21 @@ def main():
     ap.add_argument("--count", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--slowest", type=int, default=10)
+    ap.add_argument("--only", help="comma-separated program numbers to run "
+                    "(the others are generated and skipped)")
     ap.add_argument("--json")
     args = ap.parse_args()
     rng = random.Random(args.seed)
+    only = {int(n) for n in args.only.split(",")} if args.only else None
     rows, failures = [], 0
     for n in range(args.count):
+        text = random_budgets.Generator(rng).program()
+        if only is not None and n not in only:
+            continue
         with tempfile.TemporaryDirectory() as tmp:
             source = os.path.join(tmp, f"p{n}.tad")
             with open(source, "w") as f:
-                f.write(random_budgets.Generator(rng).program())
+                f.write(text)
             runs, error = program_runs(args.tadc, source, tmp)
         if error:
             failures += 1

@@ -45,6 +45,14 @@ std::string tad::getResultName(Operation *function, unsigned i) {
   return "result" + std::to_string(i);
 }
 
+std::string tad::getArgName(Operation *function, unsigned i) {
+  if (auto name =
+          cast<FunctionOpInterface>(function).getArgAttrOfType<StringAttr>(
+              i, TadDialect::kArgNameAttrName))
+    return name.str();
+  return "arg" + std::to_string(i);
+}
+
 FailureOr<FunctionType>
 tad::getDerivativeType(FunctionType primal, DerivativeKind kind,
                        ArrayRef<int64_t> wrt,

@@ -53,6 +53,12 @@ def Tad_Dialect : Dialect {
     /// its path `result0.l1.w`, which the driver, the C header and a vjp's
     /// cotangent parameters (`d_result0.l1.w`) use.
     static constexpr ::llvm::StringLiteral kResultNameAttrName = "tad.result_name";
+    /// On the parameters of a function of the program (the frontend): each
+    /// one's name, `x` or, for a leaf of a record parameter, its path
+    /// `p.l1.w`; on a derivative's (tad-autodiff), its primal's, and
+    /// `d_result0` for a vjp's cotangents. The driver matches them with
+    /// .npy files, and the C header and the Python package use them.
+    static constexpr ::llvm::StringLiteral kArgNameAttrName = "tad.arg_name";
     /// On an scf.for that AD differentiates: its snapshots (0 for a full
     /// tape), in place of the AD pass's loop-snapshots option.
     /// tad-choose-loop-snapshots sets it per loop for a budget.

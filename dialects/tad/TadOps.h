@@ -59,6 +59,9 @@ getDerivativeType(mlir::FunctionType primal, DerivativeKind kind,
 /// (`result0.l1.w`), or `result<i>`.
 std::string getResultName(mlir::Operation *function, unsigned i);
 
+/// The name of parameter `i` of `function` (tad.arg_name), or `arg<i>`.
+std::string getArgName(mlir::Operation *function, unsigned i);
+
 /// Checks that `forward` and `pullback` form a custom rule for `primal` (see
 /// CustomRuleAttr), reporting the first mismatch through `emitError`.
 mlir::LogicalResult

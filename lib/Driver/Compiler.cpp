@@ -36,6 +36,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -43,6 +44,29 @@
 #include <cstdlib>
 
 using namespace tad::driver;
+
+/// `message` with each "option 'NAME'" that names one of tadc's flags
+/// spelled as that flag, --NAME.
+static std::string spellOptionsAsFlags(llvm::StringRef message) {
+  std::string out;
+  while (true) {
+    size_t at = message.find("option '");
+    if (at == llvm::StringRef::npos)
+      break;
+    llvm::StringRef rest = message.drop_front(at + 8);
+    llvm::StringRef name = rest.take_until([](char c) { return c == '\''; });
+    if (name.size() == rest.size() ||
+        !llvm::cl::getRegisteredOptions().count(name)) {
+      out += message.take_front(at + 8);
+      message = rest;
+      continue;
+    }
+    out += message.take_front(at);
+    out += "--" + name.str();
+    message = rest.drop_front(name.size() + 1);
+  }
+  return out + message.str();
+}
 
 namespace {
 /// One compile: the options, and what it learns on the way (the entry's
@@ -396,11 +420,31 @@ private:
                     ? "warning"
                 : d.getSeverity() == mlir::DiagnosticSeverity::Note ? "note"
                                                                     : "remark";
-            llvm::errs() << "tadc: " << kind << ": " << d.str() << "\n";
+            llvm::errs() << "tadc: " << kind << ": "
+                         << spellOptionsAsFlags(d.str()) << "\n";
           };
           print(diag);
           for (mlir::Diagnostic &note : diag.getNotes())
             print(note);
+          return mlir::success();
+        });
+    // Passes name their options (option 'loop-snapshots'); tadc's flags of
+    // those names read as flags (--loop-snapshots).
+    mlir::ScopedDiagnosticHandler optionsAsFlags(
+        &context, [&](mlir::Diagnostic &diag) -> mlir::LogicalResult {
+          auto mentions = [](mlir::Diagnostic &d) {
+            return llvm::StringRef(d.str()).contains("option '");
+          };
+          if (llvm::isa<mlir::UnknownLoc>(diag.getLocation()) ||
+              (!mentions(diag) && llvm::none_of(diag.getNotes(), mentions)))
+            return mlir::failure();
+          diagHandler.emitDiagnostic(diag.getLocation(),
+                                     spellOptionsAsFlags(diag.str()),
+                                     diag.getSeverity());
+          for (mlir::Diagnostic &note : diag.getNotes())
+            diagHandler.emitDiagnostic(note.getLocation(),
+                                       spellOptionsAsFlags(note.str()),
+                                       note.getSeverity());
           return mlir::success();
         });
 

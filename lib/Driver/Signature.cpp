@@ -51,12 +51,10 @@ bool tad::driver::isEntryPoint(mlir::func::FuncOp fn) {
   return fn.isPublic() && !fn.isDeclaration();
 }
 
-/// The name of parameter `i` of `fn`: the one the frontend gave it, or for
-/// a derivative that AD has yet to write, its primal's (and d_result<k>
-/// for the cotangents of a vjp, as AD names them).
+/// The name of parameter `i` of `fn`: the one the frontend declared
+/// (tad.arg_name), or for a derivative that AD has yet to write, its
+/// primal's (and d_result<k> for the cotangents of a vjp, as AD names them).
 static std::string getParamName(mlir::func::FuncOp fn, unsigned i) {
-  mlir::Location loc = fn.isDeclaration() ? mlir::Location(fn.getLoc())
-                                          : fn.getArgument(i).getLoc();
   if (fn.isDeclaration())
     if (auto request = fn->getAttrOfType<tad::DerivativeAttr>(
             tad::TadDialect::kDerivativeAttrName)) {
@@ -68,11 +66,9 @@ static std::string getParamName(mlir::func::FuncOp fn, unsigned i) {
       unsigned params = primal.getNumArguments();
       if (i >= params)
         return "d_" + tad::getResultName(primal, i - params);
-      loc = primal.getArgument(i).getLoc();
+      return tad::getArgName(primal, i);
     }
-  if (auto named = llvm::dyn_cast<mlir::NameLoc>(loc))
-    return named.getName().str();
-  return "arg" + std::to_string(i);
+  return tad::getArgName(fn, i);
 }
 
 /// What each of a derivative's results is: for grad and value_and_grad,

@@ -369,16 +369,18 @@ void MLIRGenImpl::emitFunction(const FunctionDecl &fn) {
   builder.setInsertionPointToStart(entry);
   scopes.clear();
   scopes.emplace_back();
-  // The parameter name travels as a NameLoc, so that the driver can match
-  // parameters with .npy files and the generated C header can name them;
-  // a record's leaves are named after their paths (`p.w1`).
+  // The parameter's name is declared on it (tad.arg_name), so that the
+  // driver can match parameters with .npy files and the generated C
+  // header can name them; a record's leaves are named after their paths
+  // (`p.w1`).
   unsigned next = 0;
   for (const Param &param : fn.params) {
     Type type = param.getType();
     for (const std::string &leaf : type.getLeafNames(param.name)) {
+      op.setArgAttr(next, tad::TadDialect::kArgNameAttrName,
+                    builder.getStringAttr(leaf));
       mlir::BlockArgument arg = entry->getArgument(next++);
-      arg.setLoc(
-          mlir::NameLoc::get(builder.getStringAttr(leaf), loc(param.loc)));
+      arg.setLoc(loc(param.loc));
       bind(leaf, arg);
     }
   }

@@ -531,6 +531,23 @@ int64_t tad::remat::smallestFittingBudgetFromAbove(
   return smallestFittingBudget(low, high, fits, slack);
 }
 
+int64_t tad::remat::smallestFittingBudgetFromBelow(
+    int64_t low, int64_t high, const std::function<bool(int64_t)> &fits,
+    int64_t slack) {
+  // Up from `low` in steps that double while budgets fail; the first that
+  // fits bounds the bisection above.
+  int64_t step = std::max<int64_t>(slack, 1);
+  while (low + step < high) {
+    if (fits(low + step)) {
+      high = low + step;
+      break;
+    }
+    low += step;
+    step *= 2;
+  }
+  return smallestFittingBudget(std::min(low + 1, high), high, fits, slack);
+}
+
 /// Where the smallest budget lies: from the largest compute to the
 /// store-all peak.
 static std::pair<int64_t, int64_t> budgetRange(const Graph &graph) {

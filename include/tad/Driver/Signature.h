@@ -22,9 +22,9 @@ namespace tad::driver {
 bool isEntryPoint(mlir::func::FuncOp fn);
 
 /// Reads the signature of `function` in `module` (a tad-level module,
-/// before or after AD). Parameter names come from the NameLocs the
-/// frontend puts on function arguments (a derivative's from its primal's),
-/// and are `arg<i>` otherwise.
+/// before or after AD). Parameter names are the tad.arg_name that the
+/// frontend declares on function arguments (a derivative's its primal's),
+/// and `arg<i>` otherwise.
 llvm::Expected<rt::EntrySpec> getSignature(mlir::ModuleOp module,
                                            llvm::StringRef function);
 

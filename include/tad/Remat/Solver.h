@@ -290,6 +290,15 @@ int64_t smallestFittingBudgetFromAbove(int64_t low, int64_t high,
                                        const std::function<bool(int64_t)> &fits,
                                        int64_t slack);
 
+/// smallestFittingBudget for an answer just above `low`, which does not
+/// fit: it tries budgets up from `low` in steps of `slack` that double
+/// while they fail, and bisects between the last that failed and the first
+/// that fits (or `high`). Each failing budget costs a whole failed search,
+/// so near `low` this tries far fewer than a bisection of [low, high].
+int64_t smallestFittingBudgetFromBelow(int64_t low, int64_t high,
+                                       const std::function<bool(int64_t)> &fits,
+                                       int64_t slack = 0);
+
 /// The smallest budget at which fastSchedule succeeds: solverMinimumBudget,
 /// lowered by bisection over the whole-graph search where the graph is
 /// small enough for it.

@@ -105,12 +105,23 @@ struct RematReport {
   int64_t feasibleMinimum = 0;
 };
 
-/// The remat pass, whose `report` receives what it decided: for passes
-/// that run it on a copy of their module to try a choice
-/// (tad-choose-loop-snapshots). A pipeline takes the report through the
-/// pass's `report` and `summary` options.
-std::unique_ptr<mlir::Pass> createRematPass(const RematOptions &options,
-                                            RematReport *report);
+/// What tad-remat decided for a module.
+struct RematResult {
+  /// Whether every derivative was scheduled within the budget (false after
+  /// an error has been reported).
+  bool scheduled = false;
+  /// What was decided; when a derivative did not fit, the ones before it
+  /// and, in feasibleMinimum, the least budget it needs (when searched).
+  RematReport report;
+};
+
+/// Schedules every derivative of `module` (the entry's alone when
+/// `options.entry` names one) within `options.budget` and rewrites them,
+/// as the tad-remat pass does (Passes.td), and returns the report. For
+/// callers that plan on a copy of their module (tad-choose-loop-snapshots's
+/// probes).
+RematResult scheduleDerivatives(mlir::ModuleOp module,
+                                const RematOptions &options);
 
 /// "file:line:col", and for inlined ops "file:line:col called at
 /// file:line:col", outermost call last; "" when `loc` has no file.

@@ -57,8 +57,8 @@ LogicalResult runTool(StringRef toolkit, StringRef tool,
   if (!llvm::sys::fs::can_execute(program))
     return op->emitError()
            << "cannot run " << program
-           << ": the CUDA toolkit is needed to compile for --target=cuda "
-              "(set --cuda-path or CUDA_ROOT)";
+           << ": the CUDA toolkit is needed to compile for the cuda target "
+              "(option 'cuda-path', or CUDA_ROOT)";
   SmallVector<StringRef> argv = {program};
   for (const std::string &a : args)
     argv.push_back(a);

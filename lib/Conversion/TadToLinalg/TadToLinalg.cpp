@@ -1292,6 +1292,13 @@ struct ConvertTadToLinalgPass
       fn->removeAttr(TadDialect::kDerivativeAttrName);
       fn->removeAttr(TadDialect::kCustomRuleAttrName);
       fn->removeAttr(TadDialect::kCheckpointedAttrName);
+      // The names are for the driver, which reads the signature first;
+      // LLVM has no use for them.
+      for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+        fn.removeArgAttr(i, TadDialect::kArgNameAttrName);
+      for (unsigned i = 0; i < fn.getNumResults(); ++i)
+        fn.removeResultAttr(i, StringAttr::get(&getContext(),
+                                               TadDialect::kResultNameAttrName));
     });
     if (undefined)
       return signalPassFailure();

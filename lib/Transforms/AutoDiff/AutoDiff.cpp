@@ -33,6 +33,7 @@
 
 #include "Differentiator.h"
 
+#include "tad/Transforms/AutoDiff.h"
 #include "tad/Transforms/Passes.h"
 
 #include "dialects/tad/TadOps.h"
@@ -72,12 +73,16 @@ LogicalResult Differentiator::generate(func::FuncOp fn,
   for (unsigned i = 0; i < numParams; ++i) {
     map.map(primal.getArgument(i), entry->getArgument(i));
     entry->getArgument(i).setLoc(primal.getArgument(i).getLoc());
+    if (Attribute name = primal.getArgAttr(i, TadDialect::kArgNameAttrName))
+      fn.setArgAttr(i, TadDialect::kArgNameAttrName, name);
   }
   // vjp: the cotangent of result i is named d_result<i> (d_result0.l1.w
   // for a leaf of a record result).
-  for (unsigned i = numParams; i < entry->getNumArguments(); ++i)
-    entry->getArgument(i).setLoc(NameLoc::get(
-        b.getStringAttr("d_" + getResultName(primal, i - numParams)), loc));
+  for (unsigned i = numParams; i < entry->getNumArguments(); ++i) {
+    entry->getArgument(i).setLoc(loc);
+    fn.setArgAttr(i, TadDialect::kArgNameAttrName,
+                  b.getStringAttr("d_" + getResultName(primal, i - numParams)));
+  }
   SmallVector<Value> outputs;
   SmallVector<Operation *> callStack = {primal};
   wrtArgs.clear();
@@ -158,75 +163,87 @@ LogicalResult Differentiator::generate(func::FuncOp fn,
   return success();
 }
 
+/// Whether the primal of `request` reaches a pending derivative.
+static bool dependsOnPending(ModuleOp module, DerivativeAttr request,
+                             ArrayRef<func::FuncOp> pending) {
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  SmallVector<func::FuncOp> work = {
+      module.lookupSymbol<func::FuncOp>(request.getPrimal().getAttr())};
+  while (!work.empty()) {
+    func::FuncOp fn = work.pop_back_val();
+    if (!fn || !seen.insert(fn).second)
+      continue;
+    if (llvm::is_contained(pending, fn) && fn.isDeclaration())
+      return true;
+    fn.walk([&](func::CallOp call) {
+      work.push_back(module.lookupSymbol<func::FuncOp>(call.getCalleeAttr()));
+      if (auto callee = module.lookupSymbol<func::FuncOp>(call.getCalleeAttr()))
+        if (auto rule = callee->getAttrOfType<CustomRuleAttr>(
+                TadDialect::kCustomRuleAttrName)) {
+          work.push_back(
+              module.lookupSymbol<func::FuncOp>(rule.getForward().getAttr()));
+          work.push_back(
+              module.lookupSymbol<func::FuncOp>(rule.getPullback().getAttr()));
+        }
+    });
+  }
+  return false;
+}
+
+FailureOr<unsigned> tad::differentiateModule(ModuleOp module,
+                                             const AutoDiffOptions &options) {
+  OpBuilder builder(module.getContext());
+  Differentiator differentiator(module, builder, options.loopSnapshots,
+                                options.loopResiduals,
+                                options.countRevolveActions);
+  // A derivative may call (or differentiate through) another one: define
+  // them in dependency order, as far as that goes.
+  SmallVector<func::FuncOp> pending;
+  for (auto fn : module.getOps<func::FuncOp>())
+    if (fn.isDeclaration() && fn->hasAttr(TadDialect::kDerivativeAttrName))
+      pending.push_back(fn);
+  unsigned derivatives = 0;
+  while (!pending.empty()) {
+    SmallVector<func::FuncOp> next;
+    for (func::FuncOp fn : pending) {
+      auto request =
+          fn->getAttrOfType<DerivativeAttr>(TadDialect::kDerivativeAttrName);
+      if (dependsOnPending(module, request, pending)) {
+        next.push_back(fn);
+        continue;
+      }
+      if (failed(differentiator.generate(fn, request)))
+        return failure();
+      ++derivatives;
+    }
+    if (next.size() == pending.size())
+      return next.front().emitError("derivatives that depend on each other");
+    pending = std::move(next);
+  }
+  // The counts were for this pass; the primal loops need not carry them
+  // on (the derivatives' loops are new ops without them).
+  module.walk([](scf::ForOp loop) {
+    loop->removeAttr(TadDialect::kLoopSnapshotsAttrName);
+    loop->removeAttr(TadDialect::kLoopResidualsAttrName);
+    loop->removeAttr(TadDialect::kLoopResidualRecomputeAttrName);
+  });
+  return derivatives;
+}
+
 namespace {
 
 struct AutoDiffPass : tad::impl::AutoDiffBase<AutoDiffPass> {
   using AutoDiffBase::AutoDiffBase;
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    OpBuilder builder(&getContext());
-    Differentiator differentiator(module, builder, loopSnapshots,
-                                  loopResiduals, countRevolveActions);
-    // A derivative may call (or differentiate through) another one: define
-    // them in dependency order, as far as that goes.
-    SmallVector<func::FuncOp> pending;
-    for (auto fn : module.getOps<func::FuncOp>())
-      if (fn.isDeclaration() && fn->hasAttr(TadDialect::kDerivativeAttrName))
-        pending.push_back(fn);
-    while (!pending.empty()) {
-      SmallVector<func::FuncOp> next;
-      for (func::FuncOp fn : pending) {
-        auto request =
-            fn->getAttrOfType<DerivativeAttr>(TadDialect::kDerivativeAttrName);
-        if (dependsOnPending(module, request, pending)) {
-          next.push_back(fn);
-          continue;
-        }
-        if (failed(differentiator.generate(fn, request)))
-          return signalPassFailure();
-        ++numDerivatives;
-      }
-      if (next.size() == pending.size()) {
-        next.front().emitError("derivatives that depend on each other");
-        return signalPassFailure();
-      }
-      pending = std::move(next);
-    }
-    // The counts were for this pass; the primal loops need not carry them
-    // on (the derivatives' loops are new ops without them).
-    module.walk([](scf::ForOp loop) {
-      loop->removeAttr(TadDialect::kLoopSnapshotsAttrName);
-      loop->removeAttr(TadDialect::kLoopResidualsAttrName);
-      loop->removeAttr(TadDialect::kLoopResidualRecomputeAttrName);
-    });
-  }
-
-  /// Whether the primal of `request` reaches a pending derivative.
-  static bool dependsOnPending(ModuleOp module, DerivativeAttr request,
-                               ArrayRef<func::FuncOp> pending) {
-    llvm::SmallPtrSet<Operation *, 8> seen;
-    SmallVector<func::FuncOp> work = {
-        module.lookupSymbol<func::FuncOp>(request.getPrimal().getAttr())};
-    while (!work.empty()) {
-      func::FuncOp fn = work.pop_back_val();
-      if (!fn || !seen.insert(fn).second)
-        continue;
-      if (llvm::is_contained(pending, fn) && fn.isDeclaration())
-        return true;
-      fn.walk([&](func::CallOp call) {
-        work.push_back(module.lookupSymbol<func::FuncOp>(call.getCalleeAttr()));
-        if (auto callee =
-                module.lookupSymbol<func::FuncOp>(call.getCalleeAttr()))
-          if (auto rule = callee->getAttrOfType<CustomRuleAttr>(
-                  TadDialect::kCustomRuleAttrName)) {
-            work.push_back(
-                module.lookupSymbol<func::FuncOp>(rule.getForward().getAttr()));
-            work.push_back(module.lookupSymbol<func::FuncOp>(
-                rule.getPullback().getAttr()));
-          }
-      });
-    }
-    return false;
+    AutoDiffOptions options;
+    options.loopSnapshots = loopSnapshots;
+    options.loopResiduals = loopResiduals;
+    options.countRevolveActions = countRevolveActions;
+    FailureOr<unsigned> derivatives =
+        differentiateModule(getOperation(), options);
+    if (failed(derivatives))
+      return signalPassFailure();
+    numDerivatives += *derivatives;
   }
 };
 

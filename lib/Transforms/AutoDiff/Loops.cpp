@@ -187,7 +187,7 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
              << "the tape of this loop would hold " << rows << " rows of "
              << type.getNumElements() << " elements, more than a tensor "
              << "holds (2^40 elements); give the loop snapshots "
-                "(--loop-snapshots, or a --remat-budget)";
+                "(option 'loop-snapshots', or option 'remat-budget')";
     SmallVector<int64_t> shape = {rows};
     llvm::append_range(shape, type.getShape());
     Type tapeType = host ? host.getType()

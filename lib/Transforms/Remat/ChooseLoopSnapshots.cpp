@@ -2,12 +2,16 @@
 //
 // Binomial checkpointing trades a loop's tape for recomputation; how many
 // snapshots a loop can keep depends on everything else the derivative holds,
-// which only tad-autodiff and tad-remat know. So each candidate choice is
-// tried by running them on a copy of the module (Passes.td describes the
-// search), and the cheapest one that fits is set on the loops.
+// which only tad-autodiff and tad-remat know. So each candidate is priced on
+// a copy of the module differentiated with it, a few choices are probed
+// with the remat scheduler on differentiated copies (Passes.td describes
+// the search), and the cheapest one that fits is set on the loops. AD,
+// canonicalization, CSE and the scheduler are called as functions: no pass
+// pipeline runs inside this pass.
 //
 //===----------------------------------------------------------------------===//
 
+#include "tad/Transforms/AutoDiff.h"
 #include "tad/Transforms/Passes.h"
 #include "tad/Transforms/Remat.h"
 
@@ -17,8 +21,10 @@
 #include "tad/Remat/Solver.h"
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Transforms/Passes.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/Rewrite/FrozenRewritePatternSet.h"
+#include "mlir/Transforms/CSE.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <limits>
 
@@ -191,9 +197,22 @@ struct ChooseLoopSnapshots
                     builder.getArrayAttr(choice));
   }
 
-  /// A copy of `module` with these counts, differentiated (tad-autodiff,
-  /// canonicalize, cse), silently; with `tag`, its loops traced back by
-  /// tagLoops. Null when tad-autodiff fails (the real compile reports why).
+  LogicalResult initialize(MLIRContext *context) override {
+    // The canonicalizer's patterns, which each differentiated copy runs.
+    RewritePatternSet patterns(context);
+    for (Dialect *dialect : context->getLoadedDialects())
+      dialect->getCanonicalizationPatterns(patterns);
+    for (RegisteredOperationName op : context->getRegisteredOperations())
+      op.getCanonicalizationPatterns(patterns, context);
+    canonicalization =
+        std::make_shared<FrozenRewritePatternSet>(std::move(patterns));
+    return success();
+  }
+
+  /// A copy of `module` with these counts, differentiated as the pipeline
+  /// does (tad-autodiff, canonicalize, cse, each called as a function),
+  /// silently; with `tag`, its loops traced back by tagLoops. Null when
+  /// tad-autodiff fails (the real compile reports why).
   OwningOpRef<ModuleOp> differentiate(ModuleOp module,
                                       ArrayRef<int64_t> counts, bool tag) {
     OwningOpRef<ModuleOp> copy(module.clone());
@@ -202,12 +221,16 @@ struct ChooseLoopSnapshots
     markLoops(*copy, counts);
     if (tag)
       tagLoops(*copy);
-    PassManager pm(&getContext());
-    pm.addPass(createAutoDiff());
-    pm.addPass(createCanonicalizerPass());
-    pm.addPass(createCSEPass());
-    if (failed(pm.run(*copy)))
+    if (failed(differentiateModule(*copy, AutoDiffOptions())))
       return nullptr;
+    // As the canonicalize pass configures its driver.
+    GreedyRewriteConfig config;
+    config.setUseTopDownTraversal(true);
+    (void)applyPatternsGreedily(copy->getOperation(), *canonicalization,
+                                config);
+    IRRewriter rewriter(&getContext());
+    DominanceInfo dominance;
+    eliminateCommonSubExpressions(rewriter, dominance, copy->getOperation());
     return copy;
   }
 
@@ -247,7 +270,6 @@ struct ChooseLoopSnapshots
       return trial;
     ScopedDiagnosticHandler quiet(&getContext(),
                                   [](Diagnostic &) { return success(); });
-    PassManager pm(&getContext());
     RematOptions options;
     options.budget = budget;
     options.policy = policy;
@@ -255,9 +277,9 @@ struct ChooseLoopSnapshots
     options.searchMinimum = searchMinimum;
     options.minimumBelow = minimumBelow;
     options.anySchedule = anySchedule;
-    RematReport report;
-    pm.addPass(createRematPass(options, &report));
-    trial.fits = succeeded(pm.run(*copy));
+    RematResult result = scheduleDerivatives(*copy, options);
+    const RematReport &report = result.report;
+    trial.fits = result.scheduled;
     if (trial.fits)
       for (const RematFunctionReport &f : report.functions) {
         trial.cost += f.cost;
@@ -392,6 +414,8 @@ struct ChooseLoopSnapshots
     return chosen;
   }
 
+  std::shared_ptr<const FrozenRewritePatternSet> canonicalization;
+
   /// The counts per loop, as Passes.td describes.
   std::vector<int64_t>
   choose(ModuleOp module,
@@ -422,15 +446,17 @@ struct ChooseLoopSnapshots
     // reverse step of binomial checkpointing holds more than a tape of a
     // short loop); then more memory for the loops where it saves the most
     // compute per byte, while it fits (climb).
-    for (size_t start = 0; start < candidates.size(); ++start) {
-      Trial first =
-          probe(module, uniform(candidates[start]), /*anySchedule=*/true);
-      if (!first.fits)
-        continue;
-      if (first.bodyScheduled && keepsResiduals(candidates[start]))
-        start = cheaperShare(module, start, candidates, uniform);
-      return climb(module, start, candidates, prices, loops);
-    }
+    // Where no probe fits, the same with the compile's own search, which
+    // probes cut short: at a feasible minimum, only it may fit.
+    for (bool anySchedule : {true, false})
+      for (size_t start = 0; start < candidates.size(); ++start) {
+        Trial first = probe(module, uniform(candidates[start]), anySchedule);
+        if (!first.fits)
+          continue;
+        if (first.bodyScheduled && keepsResiduals(candidates[start]))
+          start = cheaperShare(module, start, candidates, uniform);
+        return climb(module, start, candidates, prices, loops);
+      }
     // None fits: the choice whose feasible minimum is least, so that
     // tad-remat's error names the true minimum. That search costs a
     // compile many times over, so it runs only now, and of the tapes that
@@ -445,7 +471,7 @@ struct ChooseLoopSnapshots
         continue;
       std::vector<int64_t> counts = uniform(count);
       // Past the first, each search looks below the best so far only.
-      Trial trial = probe(module, counts, /*anySchedule=*/false,
+      Trial trial = probe(module, counts, /*anySchedule=*/true,
                           /*searchMinimum=*/true,
                           best.empty() ? 0 : bestMinimum);
       if (best.empty() || trial.minimum < bestMinimum) {

@@ -295,19 +295,21 @@ void explainInfeasible(func::FuncOp func, const RematProblem &problem,
     if (isa<scf::ForOp>(op)) {
       if (loopSnapshotsChosen)
         diag.attachNote(op.getLoc())
-            << "tadc tried each number of snapshots per loop (a full tape, "
-               "then 64, 32, ..., 1 below the trip count); none meets the "
-               "budget, and this choice ("
+            << "the loop choice tried for each loop a full tape with its "
+               "residuals (and shares of them computed again), a full tape "
+               "of its carried values, and 64, 32, ..., 1 snapshots below "
+               "its trip count; none meets the budget, and this choice ("
             << (binomial ? "binomial checkpointing" : "full tapes")
             << ") needs the least";
       else if (binomial)
         diag.attachNote(op.getLoc())
             << "loops are reversed by binomial checkpointing; fewer "
-               "snapshots (tadc --loop-snapshots) keep fewer carried values";
+               "snapshots (option 'loop-snapshots') keep fewer carried "
+               "values";
       else
         diag.attachNote(op.getLoc())
             << "this loop keeps every iteration's carried values for the "
-               "backward sweep; tadc --loop-snapshots=N keeps N of them "
+               "backward sweep; option 'loop-snapshots' at N keeps N of them "
                "instead (binomial checkpointing)";
       break;
     }
@@ -333,15 +335,22 @@ std::vector<RematLoop> takeLoopChoice(ModuleOp module) {
   return loops;
 }
 
-struct RematPass : tad::impl::RematBase<RematPass> {
-  using RematBase::RematBase;
-  RematPass(const RematOptions &options, RematReport *report)
-      : RematBase(options), reportOut(report) {}
+/// Schedules the derivatives of one module (scheduleDerivatives).
+class Scheduler {
+public:
+  Scheduler(ModuleOp module, const RematOptions &options)
+      : module(module), budget(options.budget), policy(options.policy),
+        entry(options.entry), reportFile(options.reportFile),
+        summary(options.summary), graphFile(options.graphFile),
+        searchMinimum(options.searchMinimum),
+        minimumBelow(options.minimumBelow), anySchedule(options.anySchedule) {}
 
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    if (!budget.hasValue() || !budget.getValue().isSet())
-      return;
+  RematResult run() {
+    RematResult result;
+    if (!budget.isSet()) {
+      result.scheduled = true;
+      return result;
+    }
     // A probe asks only whether a schedule is easily found: the searches
     // that prove one (or that none exists) get a small part of their work.
     if (anySchedule) {
@@ -349,7 +358,7 @@ struct RematPass : tad::impl::RematBase<RematPass> {
       solverLimits.wholeGraphWork = kProbeWholeGraphWork;
       solverLimits.wholeGraphProbeWork = kProbeWholeGraphWork / 4;
     }
-    RematReport report;
+    RematReport &report = result.report;
     report.loops = takeLoopChoice(module);
     loopSnapshotsChosen = !report.loops.empty();
     // With an entry that is a derivative, the budget is the entry's; the
@@ -366,7 +375,7 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     for (func::FuncOp func : funcs) {
       if (!func.getBody().hasOneBlock()) {
         func.emitError("remat needs a single-block function body");
-        return signalPassFailure();
+        return result;
       }
       RematGraphOptions graphOptions;
       graphOptions.saveMatmuls = policy == RematPolicy::saveMatmuls;
@@ -374,18 +383,16 @@ struct RematPass : tad::impl::RematBase<RematPass> {
       RematProblem problem = buildRematProblem(func, graphOptions);
       if (!graphFile.empty() &&
           failed(writeGraph(func, problem, funcs.size() > 1)))
-        return signalPassFailure();
+        return result;
       std::optional<RematFunctionReport> scheduled =
           scheduleFunction(func, problem, graphOptions);
       if (!scheduled) {
         report.feasibleMinimum = failedMinimum;
         // The JSON report says why the compile failed: the functions
         // scheduled before, and the least budget this one needs.
-        if (failedMinimum > 0 && failed(writeReportFile(report)))
-          return signalPassFailure();
-        if (reportOut)
-          *reportOut = std::move(report);
-        return signalPassFailure();
+        if (failedMinimum > 0)
+          (void)writeReportFile(report);
+        return result;
       }
       report.functions.push_back(std::move(*scheduled));
     }
@@ -393,10 +400,8 @@ struct RematPass : tad::impl::RematBase<RematPass> {
       printRematReport(report, llvm::outs());
     else if (summary == ReportStream::standardError)
       printRematReport(report, llvm::errs());
-    if (failed(writeReportFile(report)))
-      return signalPassFailure();
-    if (reportOut)
-      *reportOut = std::move(report);
+    result.scheduled = succeeded(writeReportFile(report));
+    return result;
   }
 
   /// The JSON report, to --remat-report's file if one was named.
@@ -406,14 +411,14 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     std::error_code ec;
     llvm::ToolOutputFile out(reportFile, ec, llvm::sys::fs::OF_Text);
     if (ec)
-      return getOperation().emitError()
+      return module.emitError()
              << "cannot write '" << reportFile << "': " << ec.message();
     out.os() << rematReportToJson(report) << "\n";
     out.keep();
     return success();
   }
 
-  int64_t getBudget() const { return budget.getValue().bytes; }
+  int64_t getBudget() const { return budget.bytes; }
 
   /// A rewritten copy of a function that meets a budget.
   struct Attempt {
@@ -430,7 +435,7 @@ struct RematPass : tad::impl::RematBase<RematPass> {
   /// as its body (PlanPeak.h). This, not the solver's model, is the peak
   /// that a budget bounds.
   FailureOr<int64_t> planPeak(func::FuncOp func, func::FuncOp body) {
-    return planBufferPeak(getOperation(), func, body);
+    return planBufferPeak(module, func, body);
   }
 
   /// Schedules a copy of `start` (`func`, or a copy of it whose loop
@@ -746,7 +751,11 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     // or more for a failing one on the transformer loop of bench/step):
     // above a MiB, the bisections stop within 1/1024 of their answer,
     // which is a budget that compiles either way.
-    int64_t slack = high >= (int64_t(1) << 20) ? high / 1024 : 0;
+    // A probe's minimum only ranks the loop choices (their minimums differ
+    // by far more): its bisections stop within 1/128.
+    int64_t slack = high < (int64_t(1) << 20) ? 0
+                    : anySchedule             ? high / 128
+                                              : high / 1024;
     auto fits = [&](bool improve) {
       return [&, improve](int64_t budget) {
         if (budget >= plannedStoreAll)
@@ -758,10 +767,12 @@ struct RematPass : tad::impl::RematBase<RematPass> {
         // probes run what a compile runs (improve): the same search, the
         // body scheduled also where only the plan puts the function over;
         // so the minimum named compiles.
-        exactStates = improve ? remat::kAutoExactStates : kProbeExactStates;
+        // (A probe's whole search asks what the first bisection asks.)
+        bool full = improve && !anySchedule;
+        exactStates = full ? remat::kAutoExactStates : kProbeExactStates;
         std::optional<Attempt> a = tryAll(func, problem, graphOptions, budget,
-                                          improve, improve, improve);
-        exactStates = remat::kAutoExactStates;
+                                          full, improve, improve);
+        exactStates = anySchedule ? kProbeExactStates : remat::kAutoExactStates;
         if (a)
           a->work->destroy();
         return a.has_value();
@@ -791,8 +802,12 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     int64_t minimum =
         remat::smallestFittingBudget(low, high, fits(false), slack);
     std::optional<int64_t> planned = plannedAt(minimum);
+    // Where the first bisection's answer does not compile, the answer is
+    // mostly a little above it: up from there (each failing probe costs a
+    // compile's whole search).
     if (!planned) {
-      minimum = remat::smallestFittingBudget(minimum, high, fits(true), slack);
+      minimum = remat::smallestFittingBudgetFromBelow(minimum, high,
+                                                      fits(true), slack);
       planned = plannedAt(minimum);
     }
     // What compiles at the minimum may plan below it (the model counts
@@ -818,8 +833,8 @@ struct RematPass : tad::impl::RematBase<RematPass> {
         1, remat::lowerBound(problem.graph) - bodySlack -
                (modelSlack ? minimum / kModelSlackDivisor : 0));
     if (minimum > floor && fits(true)(minimum - 1))
-      minimum =
-          remat::smallestFittingBudget(floor, minimum - 1, fits(true), slack);
+      minimum = remat::smallestFittingBudgetFromAbove(floor, minimum - 1,
+                                                      fits(true), slack);
     return minimum;
   }
 
@@ -841,7 +856,7 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     bool attempted = false;
     FailureOr<int64_t> storeAllPeak = failure();
     // (A probe for any schedule plans store-all first: mostly it fits.)
-    if (getContext().isMultithreadingEnabled() && !anySchedule &&
+    if (module.getContext()->isMultithreadingEnabled() && !anySchedule &&
         policy != RematPolicy::saveAll &&
         remat::simulate(problem.graph, storeAll).peak > getBudget()) {
       std::thread storeAllPlan(
@@ -923,7 +938,7 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     if (reportFile.empty())
       return success();
     FailureOr<PlannedTimeline> timeline =
-        planBufferTimeline(getOperation(), func, body, kMaxTimelineEvents);
+        planBufferTimeline(module, func, body, kMaxTimelineEvents);
     if (failed(timeline)) {
       loweringFailed = true;
       return failure();
@@ -961,7 +976,15 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     return success();
   }
 
-  RematReport *reportOut = nullptr;
+  ModuleOp module;
+  ByteSize budget;
+  RematPolicy policy;
+  std::string entry, reportFile;
+  ReportStream summary;
+  std::string graphFile;
+  bool searchMinimum;
+  int64_t minimumBelow;
+  bool anySchedule;
   /// The smallest budget that the function that could not be scheduled
   /// needs.
   int64_t failedMinimum = 0;
@@ -982,7 +1005,28 @@ struct RematPass : tad::impl::RematBase<RematPass> {
 
 } // namespace
 
-std::unique_ptr<Pass> tad::createRematPass(const RematOptions &options,
-                                           RematReport *report) {
-  return std::make_unique<RematPass>(options, report);
+RematResult tad::scheduleDerivatives(ModuleOp module,
+                                     const RematOptions &options) {
+  return Scheduler(module, options).run();
 }
+
+namespace {
+struct RematPass : tad::impl::RematBase<RematPass> {
+  using RematBase::RematBase;
+
+  void runOnOperation() override {
+    RematOptions options;
+    options.budget = budget;
+    options.policy = policy;
+    options.entry = entry;
+    options.reportFile = reportFile;
+    options.summary = summary;
+    options.graphFile = graphFile;
+    options.searchMinimum = searchMinimum;
+    options.minimumBelow = minimumBelow;
+    options.anySchedule = anySchedule;
+    if (!scheduleDerivatives(getOperation(), options).scheduled)
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,23 @@
+//===- AutoDiff.h - reverse-mode AD of a module -----------------*- C++ -*-===//
+//
+// The tad-autodiff pass as a function, for planners that differentiate
+// copies of a module outside a pass pipeline (tad-choose-loop-snapshots).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TAD_TRANSFORMS_AUTODIFF_H
+#define TAD_TRANSFORMS_AUTODIFF_H
+
+#include "tad/Transforms/Passes.h"
+
+namespace tad {
+
+/// Gives every derivative declaration of `module` (tad.derivative) its
+/// body, as tad-autodiff does (Passes.td), and returns how many it wrote;
+/// failure after an error has been reported.
+mlir::FailureOr<unsigned> differentiateModule(mlir::ModuleOp module,
+                                              const AutoDiffOptions &options);
+
+} // namespace tad
+
+#endif // TAD_TRANSFORMS_AUTODIFF_H
