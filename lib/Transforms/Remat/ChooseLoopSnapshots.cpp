@@ -98,10 +98,11 @@ struct Trial {
   bool bodyScheduled = false;
 };
 
-/// A loop's price under one candidate, by the model: the bytes of the
-/// tapes its forward copies allocate (the rows of a gradient they write
-/// into cost none), and the estimated compute of the reverse sweep's runs
-/// of its bodies (LoopCosts.h), summed over its copies in the derivatives.
+/// A loop's price under one candidate, by the model, summed over its
+/// copies in the derivatives: its bytes (what its forward copies keep for
+/// the reverse sweep, tapeBytes, and the peak of one step of its reverse
+/// loop, reverseStepPeak), and the estimated compute of the reverse
+/// sweep's runs of its bodies (LoopCosts.h).
 struct Price {
   int64_t bytes = 0;
   double cost = 0;
@@ -359,9 +360,10 @@ struct ChooseLoopSnapshots
       std::vector<size_t> state = at;
       for (auto [loop, candidate] : steps)
         state[loop] = candidate;
+      // A count of at least a loop's trips is its full tape.
       std::vector<int64_t> counts;
-      for (size_t c : state)
-        counts.push_back(candidates[c]);
+      for (auto [i, c] : llvm::enumerate(state))
+        counts.push_back(candidates[c] >= loops[i].second ? 0 : candidates[c]);
       return counts;
     };
     while (true) {
