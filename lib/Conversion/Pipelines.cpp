@@ -113,31 +113,31 @@ void tad::addCudaCodegenPasses(mlir::OpPassManager &pm,
     if (std::stoi(a.substr(3)) < std::stoi(lowest.substr(3)))
       lowest = a;
   addPasses(pm,
-         std::string(!cublasMatmul ? ""
-                     : kernelFallback
-                         ? "tad-matmul-to-runtime{prefix=tad_rt_cuda_ "
-                           "kernel-fallback=1},"
-                         : "tad-matmul-to-runtime{prefix=tad_rt_cuda_},") +
-         getKernelMapping() +
-         "gpu-kernel-outlining,"
-         "tad-merge-gpu-modules,"
-         "expand-strided-metadata,"
-         "lower-affine,"
-         "convert-scf-to-cf," +
-         getFloatEmulation() + "nvvm-attach-target{chip=" + lowest +
-         " features=+ptx80 O=3},"
-         "gpu.module(convert-gpu-to-nvvm,canonicalize,cse,"
-         "reconcile-unrealized-casts),"
-         "convert-math-to-llvm,"
-         "convert-math-to-libm,"
-         "finalize-memref-to-llvm{use-generic-functions},"
-         "func.func(llvm-request-c-wrappers),"
-         "gpu-to-llvm,"
-         "convert-to-llvm,"
-         "reconcile-unrealized-casts,"
-         "gpu-module-to-binary{format=isa toolkit=" +
-         toolkit.str() +
-         "},"
-         "tad-gpu-fatbin{archs=" +
-         list + " toolkit=" + toolkit.str() + "}");
+            std::string(!cublasMatmul ? ""
+                        : kernelFallback
+                            ? "tad-matmul-to-runtime{prefix=tad_rt_cuda_ "
+                              "kernel-fallback=1},"
+                            : "tad-matmul-to-runtime{prefix=tad_rt_cuda_},") +
+                getKernelMapping() +
+                "gpu-kernel-outlining,"
+                "tad-merge-gpu-modules,"
+                "expand-strided-metadata,"
+                "lower-affine,"
+                "convert-scf-to-cf," +
+                getFloatEmulation() + "nvvm-attach-target{chip=" + lowest +
+                " features=+ptx80 O=3},"
+                "gpu.module(convert-gpu-to-nvvm,canonicalize,cse,"
+                "reconcile-unrealized-casts),"
+                "convert-math-to-llvm,"
+                "convert-math-to-libm,"
+                "finalize-memref-to-llvm{use-generic-functions},"
+                "func.func(llvm-request-c-wrappers),"
+                "gpu-to-llvm,"
+                "convert-to-llvm,"
+                "reconcile-unrealized-casts,"
+                "gpu-module-to-binary{format=isa toolkit=" +
+                toolkit.str() +
+                "},"
+                "tad-gpu-fatbin{archs=" +
+                list + " toolkit=" + toolkit.str() + "}");
 }

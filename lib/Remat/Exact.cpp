@@ -142,4 +142,3 @@ int64_t tad::remat::exactMinimumBudget(const Graph &graph,
   }
   return high;
 }
-

@@ -689,7 +689,8 @@ static int64_t lowerByWholeGraphSearch(const Graph &graph,
   return smallestFittingBudget(
       lowerBound(graph), heuristicMinimum, [&](int64_t b) {
         return b >= heuristicMinimum ||
-               wholeGraphSchedule(graph, b, schedule, limits.wholeGraphProbeWork) ==
+               wholeGraphSchedule(graph, b, schedule,
+                                  limits.wholeGraphProbeWork) ==
                    WholeGraphResult::found;
       });
 }
@@ -728,7 +729,7 @@ bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
             info->minimumBudget > budget ||
             wholeGraphSchedule(graph, info->minimumBudget, out,
                                limits.wholeGraphWork) !=
-                    WholeGraphResult::found)
+                WholeGraphResult::found)
           return false;
       }
       info->winner = "whole-graph search";

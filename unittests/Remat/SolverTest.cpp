@@ -364,6 +364,33 @@ TEST(SolverTest, SmallestBudgetFromAbove) {
             20);
 }
 
+// Coming from below, where `low` does not fit, finds the same answer to
+// within the slack, and tries few budgets when the answer is just above
+// `low`.
+TEST(SolverTest, SmallestBudgetFromBelow) {
+  for (int64_t answer : {1, 21, 700, 4999, 5000}) {
+    int probes = 0;
+    auto fits = [&](int64_t budget) {
+      ++probes;
+      EXPECT_GT(budget, 0);
+      EXPECT_LE(budget, 5000);
+      return budget >= answer;
+    };
+    EXPECT_EQ(smallestFittingBudgetFromBelow(0, 5000, fits, 0), answer);
+    probes = 0;
+    int64_t coarse = smallestFittingBudgetFromBelow(0, 5000, fits, 10);
+    EXPECT_GE(coarse, answer);
+    EXPECT_LE(coarse, answer + 10);
+    if (answer <= 21) {
+      EXPECT_LE(probes, 3) << "answer " << answer;
+    }
+  }
+  // Nothing below `high` fits: `high`, which the caller knows fits.
+  EXPECT_EQ(smallestFittingBudgetFromBelow(
+                10, 20, [](int64_t) { return false; }, 3),
+            20);
+}
+
 } // namespace
 
 /// A dense layered joint graph like bench/remat/layered_graph.py's: a chain

@@ -57,7 +57,8 @@ struct WidenBoolMemory : tad::impl::WidenBoolMemoryBase<WidenBoolMemory> {
     }
     for (LLVM::StoreOp store : stores) {
       b.setInsertionPoint(store);
-      Value byte = LLVM::ZExtOp::create(b, store.getLoc(), i8, store.getValue());
+      Value byte =
+          LLVM::ZExtOp::create(b, store.getLoc(), i8, store.getValue());
       store.getValueMutable().assign(byte);
     }
   }

@@ -1297,8 +1297,8 @@ struct ConvertTadToLinalgPass
       for (unsigned i = 0; i < fn.getNumArguments(); ++i)
         fn.removeArgAttr(i, TadDialect::kArgNameAttrName);
       for (unsigned i = 0; i < fn.getNumResults(); ++i)
-        fn.removeResultAttr(i, StringAttr::get(&getContext(),
-                                               TadDialect::kResultNameAttrName));
+        fn.removeResultAttr(
+            i, StringAttr::get(&getContext(), TadDialect::kResultNameAttrName));
     });
     if (undefined)
       return signalPassFailure();

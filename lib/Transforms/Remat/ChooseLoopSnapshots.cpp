@@ -151,12 +151,10 @@ int64_t reverseStepPeak(scf::ForOp loop) {
 
 /// The derivatives that tad-remat schedules: `entry`'s alone when it is
 /// one, else every one.
-SmallVector<func::FuncOp> scheduledFunctions(ModuleOp module,
-                                              StringRef entry) {
+SmallVector<func::FuncOp> scheduledFunctions(ModuleOp module, StringRef entry) {
   SmallVector<func::FuncOp> funcs;
   for (auto func : module.getOps<func::FuncOp>())
-    if (!func.isDeclaration() &&
-        func->hasAttr(TadDialect::kDerivativeAttrName))
+    if (!func.isDeclaration() && func->hasAttr(TadDialect::kDerivativeAttrName))
       funcs.push_back(func);
   auto it = llvm::find_if(
       funcs, [&](func::FuncOp func) { return func.getName() == entry; });
@@ -214,8 +212,8 @@ struct ChooseLoopSnapshots
   /// does (tad-autodiff, canonicalize, cse, each called as a function),
   /// silently; with `tag`, its loops traced back by tagLoops. Null when
   /// tad-autodiff fails (the real compile reports why).
-  OwningOpRef<ModuleOp> differentiate(ModuleOp module,
-                                      ArrayRef<int64_t> counts, bool tag) {
+  OwningOpRef<ModuleOp> differentiate(ModuleOp module, ArrayRef<int64_t> counts,
+                                      bool tag) {
     OwningOpRef<ModuleOp> copy(module.clone());
     ScopedDiagnosticHandler quiet(&getContext(),
                                   [](Diagnostic &) { return success(); });
@@ -235,10 +233,10 @@ struct ChooseLoopSnapshots
     return copy;
   }
 
-  /// Each loop's price (`numLoops` of them) in the derivatives that
+  /// Each loop's price (one per entry of `counts`) in the derivatives that
   /// tad-remat schedules with these counts; none when AD fails.
-  std::optional<std::vector<Price>>
-  price(ModuleOp module, ArrayRef<int64_t> counts) {
+  std::optional<std::vector<Price>> price(ModuleOp module,
+                                          ArrayRef<int64_t> counts) {
     OwningOpRef<ModuleOp> copy = differentiate(module, counts, /*tag=*/true);
     if (!copy)
       return std::nullopt;
@@ -473,9 +471,9 @@ struct ChooseLoopSnapshots
         continue;
       std::vector<int64_t> counts = uniform(count);
       // Past the first, each search looks below the best so far only.
-      Trial trial = probe(module, counts, /*anySchedule=*/true,
-                          /*searchMinimum=*/true,
-                          best.empty() ? 0 : bestMinimum);
+      Trial trial =
+          probe(module, counts, /*anySchedule=*/true,
+                /*searchMinimum=*/true, best.empty() ? 0 : bestMinimum);
       if (best.empty() || trial.minimum < bestMinimum) {
         bestMinimum = trial.minimum;
         best = counts;

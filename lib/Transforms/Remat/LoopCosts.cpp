@@ -60,8 +60,7 @@ static double reverseStepCost(Block &body) {
       for (Value residual : residuals)
         need(residual);
     } else if ((op.getNumRegions() > 0 || isa<CallOpInterface>(op)) &&
-               !isa<CheckpointOp, scf::IfOp>(op) &&
-               needed.insert(&op).second) {
+               !isa<CheckpointOp, scf::IfOp>(op) && needed.insert(&op).second) {
       work.push_back(&op);
     }
   }

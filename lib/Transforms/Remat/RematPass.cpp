@@ -335,15 +335,12 @@ std::vector<RematLoop> takeLoopChoice(ModuleOp module) {
   return loops;
 }
 
-/// Schedules the derivatives of one module (scheduleDerivatives).
-class Scheduler {
+/// Schedules the derivatives of one module (scheduleDerivatives). Its
+/// options are the pass's, by the same names.
+class Scheduler : private RematOptions {
 public:
   Scheduler(ModuleOp module, const RematOptions &options)
-      : module(module), budget(options.budget), policy(options.policy),
-        entry(options.entry), reportFile(options.reportFile),
-        summary(options.summary), graphFile(options.graphFile),
-        searchMinimum(options.searchMinimum),
-        minimumBelow(options.minimumBelow), anySchedule(options.anySchedule) {}
+      : RematOptions(options), module(module) {}
 
   RematResult run() {
     RematResult result;
@@ -575,8 +572,8 @@ public:
     BodyPeaks peaks;
     peaks.storeAll =
         remat::simulate(body.graph, remat::storeAllSchedule(body.graph)).peak;
-    peaks.floor =
-        std::min(peaks.storeAll, remat::autoMinimumBudget(body.graph, solverLimits));
+    peaks.floor = std::min(peaks.storeAll,
+                           remat::autoMinimumBudget(body.graph, solverLimits));
     knownBodyPeaks[loop] = peaks;
     return peaks;
   }
@@ -733,8 +730,8 @@ public:
     // what the function's own graph (with the body at its store-all peak)
     // reaches.
     int64_t bodySlack = loopBodySlack(func, graphOptions);
-    int64_t low = std::max<int64_t>(1, remat::autoMinimumBudget(problem.graph, solverLimits) -
-                                           bodySlack);
+    int64_t low = std::max<int64_t>(
+        1, remat::autoMinimumBudget(problem.graph, solverLimits) - bodySlack);
     int64_t high = std::max(
         plannedStoreAll,
         remat::simulate(problem.graph, remat::storeAllSchedule(problem.graph))
@@ -770,8 +767,8 @@ public:
         // (A probe's whole search asks what the first bisection asks.)
         bool full = improve && !anySchedule;
         exactStates = full ? remat::kAutoExactStates : kProbeExactStates;
-        std::optional<Attempt> a = tryAll(func, problem, graphOptions, budget,
-                                          full, improve, improve);
+        std::optional<Attempt> a =
+            tryAll(func, problem, graphOptions, budget, full, improve, improve);
         exactStates = anySchedule ? kProbeExactStates : remat::kAutoExactStates;
         if (a)
           a->work->destroy();
@@ -806,8 +803,8 @@ public:
     // mostly a little above it: up from there (each failing probe costs a
     // compile's whole search).
     if (!planned) {
-      minimum = remat::smallestFittingBudgetFromBelow(minimum, high,
-                                                      fits(true), slack);
+      minimum = remat::smallestFittingBudgetFromBelow(minimum, high, fits(true),
+                                                      slack);
       planned = plannedAt(minimum);
     }
     // What compiles at the minimum may plan below it (the model counts
@@ -977,14 +974,6 @@ public:
   }
 
   ModuleOp module;
-  ByteSize budget;
-  RematPolicy policy;
-  std::string entry, reportFile;
-  ReportStream summary;
-  std::string graphFile;
-  bool searchMinimum;
-  int64_t minimumBelow;
-  bool anySchedule;
   /// The smallest budget that the function that could not be scheduled
   /// needs.
   int64_t failedMinimum = 0;
