@@ -15,7 +15,8 @@
 #include "tad/Driver/Instances.h"
 #include "tad/Driver/JitRunner.h"
 #include "tad/Driver/Signature.h"
-#include "tad/Driver/StoreAllPeak.h"
+#include "tad/Driver/MemoryTable.h"
+#include "tad/Pipeline/Plan.h"
 #include "tad/Frontend/Frontend.h"
 #include "tad/InitAll.h"
 #include "tad/Remat/ByteSize.h"
@@ -69,6 +70,62 @@ static std::string spellOptionsAsFlags(llvm::StringRef message) {
 }
 
 namespace {
+/// How tadc prints MLIR's diagnostics, while it lives: with the source
+/// line (a parse error in .mlir input, a verifier failure), like the
+/// frontend's own errors; without a location as tadc's own (a name in
+/// --entry or --checkpoint-calls that the program lacks); and the passes'
+/// options (option 'loop-snapshots') spelled as tadc's flags of those
+/// names (--loop-snapshots).
+class Diagnostics {
+public:
+  Diagnostics(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context)
+      : located(sourceMgr, &context),
+        unlocated(&context, printUnlocated),
+        optionsAsFlags(&context, [this](mlir::Diagnostic &diag) {
+          return spellOptions(diag);
+        }) {}
+
+private:
+  static void print(mlir::Diagnostic &d) {
+    llvm::StringRef kind =
+        d.getSeverity() == mlir::DiagnosticSeverity::Error     ? "error"
+        : d.getSeverity() == mlir::DiagnosticSeverity::Warning ? "warning"
+        : d.getSeverity() == mlir::DiagnosticSeverity::Note    ? "note"
+                                                               : "remark";
+    llvm::errs() << "tadc: " << kind << ": " << spellOptionsAsFlags(d.str())
+                 << "\n";
+  }
+
+  static mlir::LogicalResult printUnlocated(mlir::Diagnostic &diag) {
+    if (!llvm::isa<mlir::UnknownLoc>(diag.getLocation()))
+      return mlir::failure();
+    print(diag);
+    for (mlir::Diagnostic &note : diag.getNotes())
+      print(note);
+    return mlir::success();
+  }
+
+  mlir::LogicalResult spellOptions(mlir::Diagnostic &diag) {
+    auto mentions = [](mlir::Diagnostic &d) {
+      return llvm::StringRef(d.str()).contains("option '");
+    };
+    if (llvm::isa<mlir::UnknownLoc>(diag.getLocation()) ||
+        (!mentions(diag) && llvm::none_of(diag.getNotes(), mentions)))
+      return mlir::failure();
+    located.emitDiagnostic(diag.getLocation(), spellOptionsAsFlags(diag.str()),
+                           diag.getSeverity());
+    for (mlir::Diagnostic &note : diag.getNotes())
+      located.emitDiagnostic(note.getLocation(),
+                             spellOptionsAsFlags(note.str()),
+                             note.getSeverity());
+    return mlir::success();
+  }
+
+  mlir::SourceMgrDiagnosticHandler located;
+  // Registered after `located`, so asked before it.
+  mlir::ScopedDiagnosticHandler unlocated, optionsAsFlags;
+};
+
 /// One compile: the options, and what it learns on the way (the entry's
 /// instance name, a relative budget, the files it read).
 class Compiler {
@@ -100,7 +157,7 @@ private:
       return fail("--jit-llvm-ir needs tadc run");
     // Given at all, even empty (`--remat-budget=`), it must parse: an empty
     // value once meant no budget, silently.
-    bool budgeted = opts.rematBudget.has_value();
+    bool budgeted = opts.rematBudget.isSet();
     if (opts.stage < Stage::ad && budgeted)
       return fail("--remat-budget needs --emit=ad or later");
     if (opts.codegenThreads > 256)
@@ -119,12 +176,9 @@ private:
     if (opts.stage > Stage::tad)
       options.entry = entry;
     if (budgeted) {
-      // A share is resolved once the module exists (resolveBudgetPercent):
-      // of the entry's store-all peak, or of the program's one derivative.
-      options.rematBudget =
-          tad::ByteSize{opts.rematBudget->kind == Budget::Kind::bytes
-                            ? opts.rematBudget->bytes
-                            : 0};
+      // A share is resolved once the module exists (resolveBudgetShare): of
+      // the entry's store-all peak, or of the program's one derivative.
+      options.rematBudget = opts.rematBudget;
       // The report goes where the IR does not.
       bool irOnStdout =
           opts.stage <= Stage::llvmir && opts.outputFilename == "-";
@@ -137,7 +191,7 @@ private:
     // (tadc mem plans under budgets: the loops' snapshots are chosen for
     // each.)
     options.loopSnapshots = opts.loopSnapshots.has_value() ||
-                                    (!opts.rematBudget && !opts.memoryTable)
+                                    (!budgeted && !opts.memoryTable)
                                 ? opts.loopSnapshots.value_or(0)
                                 : int64_t(-1);
     options.rematPolicy = opts.rematPolicy;
@@ -202,25 +256,24 @@ private:
 
   /// Sets the budget that `--remat-budget=P%` names: P% of the entry's
   /// store-all peak (rounded down), said with the remat report.
-  mlir::LogicalResult resolveBudgetPercent(mlir::ModuleOp module,
-                                           tad::PipelineOptions &options) {
-    int64_t peak = 0;
-    std::string of;
-    llvm::Expected<int64_t> bytes = tad::driver::resolveBudgetPercent(
-        module, options, entry, opts.rematBudget->text,
-        opts.rematBudget->percent, peak, of);
-    if (!bytes) {
-      llvm::errs() << "tadc: error: " << llvm::toString(bytes.takeError())
+  mlir::LogicalResult resolveBudgetShare(mlir::ModuleOp module,
+                                         tad::PipelineOptions &options) {
+    llvm::Expected<tad::ResolvedBudget> resolved =
+        tad::resolveBudget(module, options);
+    if (!resolved) {
+      llvm::errs() << "tadc: error: "
+                   << spellOptionsAsFlags(llvm::toString(resolved.takeError()))
                    << "\n";
       return mlir::failure();
     }
-    options.rematBudget = tad::ByteSize{*bytes};
+    options.rematBudget = resolved->budget;
     llvm::raw_ostream &summary =
         options.rematSummary == tad::ReportStream::standardError ? llvm::errs()
                                                                  : llvm::outs();
-    summary << "remat: --remat-budget=" << opts.rematBudget->text << " of @"
-            << of << "'s store-all peak (" << peak << " bytes) is " << *bytes
-            << " bytes\n";
+    summary << "remat: --remat-budget=" << opts.rematBudget.str() << " of @"
+            << resolved->function << "'s store-all peak ("
+            << resolved->storeAllPeak << " bytes) is "
+            << resolved->budget.bytes << " bytes\n";
     return mlir::success();
   }
 
@@ -387,6 +440,112 @@ private:
   /// Compiles one buffer (the whole input, or one chunk of it) and prints the
   /// requested stage to `os`. `source` is the whole input: diagnostics point
   /// into it, so that line numbers stay those of the file.
+  /// The program of one chunk of input as a module; null after an error,
+  /// and null with `done` set when --emit=ast printed it already.
+  mlir::OwningOpRef<mlir::ModuleOp> loadModule(llvm::SourceMgr &sourceMgr,
+                                               unsigned bufferId,
+                                               mlir::MLIRContext &context,
+                                               llvm::raw_ostream &os,
+                                               bool &done) {
+    if (opts.inputKind != InputKind::tad) {
+      if (opts.stage == Stage::ast) {
+        llvm::errs() << "tadc: error: --emit=ast needs .tad input\n";
+        return nullptr;
+      }
+      auto module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+      recordFilesRead(sourceMgr);
+      return module;
+    }
+    tad::lang::FrontendOptions frontend;
+    frontend.importPath = getImportPath();
+    bool entryRequested = false;
+    if (mlir::failed(getInstanceRequests(sourceMgr, bufferId, frontend,
+                                         entryRequested)))
+      return nullptr;
+    std::vector<std::string> instanceNames;
+    if (opts.stage == Stage::ast) {
+      std::unique_ptr<tad::lang::Module> ast = tad::lang::parseAndCheck(
+          sourceMgr, llvm::errs(), bufferId, frontend, &instanceNames);
+      if (ast) {
+        tad::lang::dumpAST(*ast, sourceMgr, os);
+        done = true;
+      }
+      return nullptr;
+    }
+    mlir::OwningOpRef<mlir::ModuleOp> module = tad::lang::compileToTad(
+        sourceMgr, context, llvm::errs(), bufferId, frontend, &instanceNames);
+    recordFilesRead(sourceMgr);
+    // --entry of a generic function names its instance from here on.
+    if (module && entryRequested)
+      entry = instanceNames.front();
+    return module;
+  }
+
+  /// What each compiled entry takes and returns, read before the pipeline,
+  /// which renames and lowers them: the entry's, or every entry point's.
+  mlir::LogicalResult
+  readSignatures(mlir::ModuleOp module,
+                 std::vector<tad::rt::EntrySpec> &signatures) {
+    if ((opts.stage == Stage::run || opts.stage == Stage::exe) &&
+        entry.empty()) {
+      llvm::errs() << "tadc: error: "
+                   << (opts.stage == Stage::run ? "run" : "--emit=exe")
+                   << " needs --entry NAME\n";
+      return mlir::failure();
+    }
+    if (opts.stage < Stage::obj)
+      return mlir::success();
+    if (opts.stage != Stage::run && opts.outputFilename == "-") {
+      llvm::errs() << "tadc: error: --emit=obj, lib and exe need -o FILE\n";
+      return mlir::failure();
+    }
+    std::vector<std::string> names;
+    if (!entry.empty())
+      names.push_back(entry);
+    else
+      for (auto fn : module.getOps<mlir::func::FuncOp>())
+        if (tad::driver::isEntryPoint(fn))
+          names.push_back(fn.getName().str());
+    for (const std::string &name : names) {
+      auto read = tad::driver::getSignature(module, name);
+      if (!read) {
+        llvm::errs() << "tadc: error: " << llvm::toString(read.takeError())
+                     << "\n";
+        return mlir::failure();
+      }
+      signatures.push_back(std::move(*read));
+    }
+    // A library exports each function under its .tad name.
+    if (opts.stage == Stage::lib &&
+        mlir::failed(tad::driver::checkLibraryNames(module, signatures)))
+      return mlir::failure();
+    return mlir::success();
+  }
+
+  /// `tadc mem`: the plans of the entry between its store-all peak and its
+  /// feasible minimum, instead of a compile.
+  mlir::LogicalResult printMemoryTable(mlir::ModuleOp module,
+                                       const tad::PipelineOptions &options,
+                                       llvm::raw_ostream &os) {
+    if (entry.empty() || opts.rematBudget.isSet() || opts.memPoints > 64) {
+      llvm::errs() << "tadc: error: "
+                   << (entry.empty() ? "tadc mem needs --entry NAME"
+                       : opts.memPoints > 64
+                           ? "--mem-points must be at most 64"
+                           : "tadc mem chooses its budgets: no --remat-budget")
+                   << "\n";
+      return mlir::failure();
+    }
+    if (llvm::Error error = tad::driver::describeMemory(
+            module, options, entry, opts.memPoints, os, opts.memJson)) {
+      llvm::errs() << "tadc: error: "
+                   << spellOptionsAsFlags(llvm::toString(std::move(error)))
+                   << "\n";
+      return mlir::failure();
+    }
+    return mlir::success();
+  }
+
   mlir::LogicalResult processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
                                     llvm::MemoryBufferRef source,
                                     llvm::raw_ostream &os,
@@ -403,148 +562,24 @@ private:
     // after them would bury the message.
     context.printOpOnDiagnostic(false);
     context.loadAllAvailableDialects();
-    // MLIR diagnostics (a parse error in .mlir input, a verifier failure)
-    // print with the source line, like the frontend's own errors.
-    mlir::SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
-    // A diagnostic without a location is about the command line (a name in
-    // --entry or --checkpoint-calls that the program lacks): it reads as
-    // tadc's own.
-    mlir::ScopedDiagnosticHandler unlocated(
-        &context, [](mlir::Diagnostic &diag) -> mlir::LogicalResult {
-          if (!llvm::isa<mlir::UnknownLoc>(diag.getLocation()))
-            return mlir::failure();
-          auto print = [](mlir::Diagnostic &d) {
-            llvm::StringRef kind =
-                d.getSeverity() == mlir::DiagnosticSeverity::Error ? "error"
-                : d.getSeverity() == mlir::DiagnosticSeverity::Warning
-                    ? "warning"
-                : d.getSeverity() == mlir::DiagnosticSeverity::Note ? "note"
-                                                                    : "remark";
-            llvm::errs() << "tadc: " << kind << ": "
-                         << spellOptionsAsFlags(d.str()) << "\n";
-          };
-          print(diag);
-          for (mlir::Diagnostic &note : diag.getNotes())
-            print(note);
-          return mlir::success();
-        });
-    // Passes name their options (option 'loop-snapshots'); tadc's flags of
-    // those names read as flags (--loop-snapshots).
-    mlir::ScopedDiagnosticHandler optionsAsFlags(
-        &context, [&](mlir::Diagnostic &diag) -> mlir::LogicalResult {
-          auto mentions = [](mlir::Diagnostic &d) {
-            return llvm::StringRef(d.str()).contains("option '");
-          };
-          if (llvm::isa<mlir::UnknownLoc>(diag.getLocation()) ||
-              (!mentions(diag) && llvm::none_of(diag.getNotes(), mentions)))
-            return mlir::failure();
-          diagHandler.emitDiagnostic(diag.getLocation(),
-                                     spellOptionsAsFlags(diag.str()),
-                                     diag.getSeverity());
-          for (mlir::Diagnostic &note : diag.getNotes())
-            diagHandler.emitDiagnostic(note.getLocation(),
-                                       spellOptionsAsFlags(note.str()),
-                                       note.getSeverity());
-          return mlir::success();
-        });
+    Diagnostics diagnostics(sourceMgr, context);
 
     // Each chunk starts from --entry as given.
     entry = opts.entry;
-    mlir::OwningOpRef<mlir::ModuleOp> module;
-    if (opts.inputKind == InputKind::tad) {
-      tad::lang::FrontendOptions frontend;
-      frontend.importPath = getImportPath();
-      bool entryRequested = false;
-      if (mlir::failed(getInstanceRequests(sourceMgr, bufferId, frontend,
-                                           entryRequested)))
-        return mlir::failure();
-      std::vector<std::string> instanceNames;
-      if (opts.stage == Stage::ast) {
-        std::unique_ptr<tad::lang::Module> ast = tad::lang::parseAndCheck(
-            sourceMgr, llvm::errs(), bufferId, frontend, &instanceNames);
-        if (!ast)
-          return mlir::failure();
-        tad::lang::dumpAST(*ast, sourceMgr, os);
-        return mlir::success();
-      }
-      module = tad::lang::compileToTad(sourceMgr, context, llvm::errs(),
-                                       bufferId, frontend, &instanceNames);
-      recordFilesRead(sourceMgr);
-      // --entry of a generic function names its instance from here on.
-      if (module && entryRequested)
-        entry = instanceNames.front();
-    } else {
-      if (opts.stage == Stage::ast) {
-        llvm::errs() << "tadc: error: --emit=ast needs .tad input\n";
-        return mlir::failure();
-      }
-      module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
-      recordFilesRead(sourceMgr);
-    }
+    bool done = false;
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        loadModule(sourceMgr, bufferId, context, os, done);
     if (!module)
-      return mlir::failure();
+      return mlir::success(done);
     tad::PipelineOptions options;
-    if (mlir::failed(getPipelineOptions(options)))
-      return mlir::failure();
-    // What a compiled entry takes and returns is read before the pipeline,
-    // which renames and lowers it.
     std::vector<tad::rt::EntrySpec> signatures;
-    bool compiled = opts.stage >= Stage::obj;
-    if ((opts.stage == Stage::run || opts.stage == Stage::exe) &&
-        entry.empty()) {
-      llvm::errs() << "tadc: error: "
-                   << (opts.stage == Stage::run ? "run" : "--emit=exe")
-                   << " needs --entry NAME\n";
+    if (mlir::failed(getPipelineOptions(options)) ||
+        mlir::failed(readSignatures(*module, signatures)))
       return mlir::failure();
-    }
-    if (compiled && opts.stage != Stage::run && opts.outputFilename == "-") {
-      llvm::errs() << "tadc: error: --emit=obj, lib and exe need -o FILE\n";
-      return mlir::failure();
-    }
-    if (compiled) {
-      std::vector<std::string> names;
-      if (!entry.empty())
-        names.push_back(entry);
-      else
-        for (auto fn : module->getOps<mlir::func::FuncOp>())
-          if (tad::driver::isEntryPoint(fn))
-            names.push_back(fn.getName().str());
-      for (const std::string &name : names) {
-        auto read = tad::driver::getSignature(*module, name);
-        if (!read) {
-          llvm::errs() << "tadc: error: " << llvm::toString(read.takeError())
-                       << "\n";
-          return mlir::failure();
-        }
-        signatures.push_back(std::move(*read));
-      }
-      // A library exports each function under its .tad name.
-      if (opts.stage == Stage::lib &&
-          mlir::failed(tad::driver::checkLibraryNames(*module, signatures)))
-        return mlir::failure();
-    }
-    if (opts.memoryTable) {
-      if (entry.empty() || opts.rematBudget.has_value() ||
-          opts.memPoints > 64) {
-        llvm::errs()
-            << "tadc: error: "
-            << (entry.empty() ? "tadc mem needs --entry NAME"
-                : opts.memPoints > 64
-                    ? "--mem-points must be at most 64"
-                    : "tadc mem chooses its budgets: no --remat-budget")
-            << "\n";
-        return mlir::failure();
-      }
-      if (llvm::Error error = tad::driver::describeMemory(
-              *module, options, entry, opts.memPoints, os, opts.memJson)) {
-        llvm::errs() << "tadc: error: " << llvm::toString(std::move(error))
-                     << "\n";
-        return mlir::failure();
-      }
-      return mlir::success();
-    }
-    if (opts.rematBudget && opts.rematBudget->kind == Budget::Kind::percent &&
-        mlir::failed(resolveBudgetPercent(*module, options)))
+    if (opts.memoryTable)
+      return printMemoryTable(*module, options, os);
+    if (opts.rematBudget.isShare() &&
+        mlir::failed(resolveBudgetShare(*module, options)))
       return mlir::failure();
     if (mlir::failed(runPipeline(*module, options)))
       return mlir::failure();
@@ -595,21 +630,6 @@ int Compiler::run() {
     return 1;
   output->keep();
   return 0;
-}
-
-llvm::Expected<Budget> tad::driver::parseBudget(llvm::StringRef text) {
-  Budget budget;
-  budget.text = text.str();
-  std::string error;
-  if (parseBudgetPercent(text, budget.percent, error)) {
-    if (budget.percent < 0)
-      return llvm::createStringError(error);
-    budget.kind = Budget::Kind::percent;
-    return budget;
-  }
-  if (!tad::remat::parseByteSize(text, budget.bytes, error))
-    return llvm::createStringError(error);
-  return budget;
 }
 
 int tad::driver::runCompile(const CompileOptions &options) {

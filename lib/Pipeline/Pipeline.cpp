@@ -3,6 +3,7 @@
 #include "tad/Pipeline/Pipeline.h"
 
 #include "tad/Conversion/Passes.h"
+#include "tad/Pipeline/Plan.h"
 #include "tad/Transforms/Passes.h"
 
 #include "mlir/IR/Verifier.h"
@@ -45,15 +46,68 @@ getCudaArchs(const tad::PipelineOptions &options,
   return archs;
 }
 
+/// The options' budget as the passes take it: a share is resolved before
+/// them (tad::resolveBudget).
+static LogicalResult
+checkBudget(const tad::PipelineOptions &options,
+            function_ref<LogicalResult(const Twine &)> emitError) {
+  const tad::Budget &budget = options.rematBudget;
+  if (options.stage < tad::PipelineStage::ad && budget.isSet())
+    return emitError("remat-budget needs stage=ad or later");
+  if (budget.isShare()) {
+    return emitError("remat-budget=" + budget.str() +
+                     " is a share of the store-all peak, known once the "
+                     "program is differentiated: tad::runPipeline (tadc) "
+                     "resolves it to bytes; here give bytes or store-all");
+  }
+  return success();
+}
+
+void tad::addDifferentiationPasses(OpPassManager &pm,
+                                   const PipelineOptions &options,
+                                   const Budget &budget) {
+  // AD first: it needs every function and every custom rule, and it gives
+  // derivatives the bodies that make them runnable entries.
+  if (!options.checkpointCalls.empty()) {
+    CheckpointCallsOptions checkpoint;
+    checkpoint.functions.assign(options.checkpointCalls.begin(),
+                                options.checkpointCalls.end());
+    pm.addPass(createCheckpointCalls(checkpoint));
+  }
+  // Store-all keeps AD's default, every loop's full tape.
+  if (budget.isBytes() && options.loopSnapshots < 0) {
+    ChooseLoopSnapshotsOptions choose;
+    choose.budget = budget;
+    choose.policy = options.rematPolicy;
+    choose.entry = options.entry;
+    choose.loopResiduals = options.loopResiduals;
+    pm.addPass(createChooseLoopSnapshots(choose));
+  }
+  AutoDiffOptions ad;
+  ad.loopSnapshots = std::max<int64_t>(options.loopSnapshots, 0);
+  ad.countRevolveActions = options.countRevolveActions;
+  ad.loopResiduals = options.loopResiduals;
+  pm.addPass(createAutoDiff(ad));
+  if (options.dataParallel)
+    pm.addPass(createDataParallel());
+  if (!options.entry.empty()) {
+    RestrictToEntryOptions restrict;
+    restrict.entry = options.entry;
+    pm.addPass(createRestrictToEntry(restrict));
+  }
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
 LogicalResult
 tad::buildPipeline(OpPassManager &pm, const PipelineOptions &options,
                    function_ref<LogicalResult(const Twine &)> emitError) {
   PipelineStage stage = options.stage;
-  ByteSize budget = options.rematBudget;
+  const Budget &budget = options.rematBudget;
   if (stage < PipelineStage::ad && !options.checkpointCalls.empty())
     return emitError("checkpoint-calls needs stage=ad or later");
-  if (stage < PipelineStage::ad && budget.isSet())
-    return emitError("remat-budget needs stage=ad or later");
+  if (failed(checkBudget(options, emitError)))
+    return failure();
   if (options.loopSnapshots < -1)
     return emitError("loop-snapshots must be 0 or more (or -1: chosen for "
                      "the budget), got " +
@@ -80,48 +134,11 @@ tad::buildPipeline(OpPassManager &pm, const PipelineOptions &options,
     }
     return success();
   }
-  // AD first: it needs every function and every custom rule, and it gives
-  // derivatives the bodies that make them runnable entries.
-  if (!options.checkpointCalls.empty()) {
-    CheckpointCallsOptions checkpoint;
-    checkpoint.functions.assign(options.checkpointCalls.begin(),
-                                options.checkpointCalls.end());
-    pm.addPass(createCheckpointCalls(checkpoint));
-  }
-  if (budget.isSet() && options.loopSnapshots < 0) {
-    ChooseLoopSnapshotsOptions choose;
-    choose.budget = budget;
-    choose.policy = options.rematPolicy;
-    choose.entry = options.entry;
-    choose.loopResiduals = options.loopResiduals;
-    pm.addPass(createChooseLoopSnapshots(choose));
-  }
-  AutoDiffOptions ad;
-  ad.loopSnapshots = std::max<int64_t>(options.loopSnapshots, 0);
-  ad.countRevolveActions = options.countRevolveActions;
-  ad.loopResiduals = options.loopResiduals;
-  pm.addPass(createAutoDiff(ad));
-  if (options.dataParallel)
-    pm.addPass(createDataParallel());
-  if (!options.entry.empty()) {
-    RestrictToEntryOptions restrict;
-    restrict.entry = options.entry;
-    pm.addPass(createRestrictToEntry(restrict));
-  }
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  addDifferentiationPasses(pm, options, budget);
   // Remat after CSE, which would merge its recomputed clones back into the
   // originals; nothing later CSEs tensor ops.
-  if (budget.isSet()) {
-    RematOptions remat;
-    remat.budget = budget;
-    remat.policy = options.rematPolicy;
-    remat.entry = options.entry;
-    remat.reportFile = options.rematReport;
-    remat.summary = options.rematSummary;
-    remat.graphFile = options.rematGraph;
-    pm.addPass(createRemat(remat));
-  }
+  if (budget.isSet())
+    pm.addPass(createRemat(getRematOptions(options, budget)));
   // Compiled outputs export C functions named as in the .tad program; the
   // compiled code itself uses internal names (`__tad_f`), given after remat
   // so that its messages use the program's.
@@ -136,11 +153,23 @@ tad::buildPipeline(OpPassManager &pm, const PipelineOptions &options,
     return success();
   }
   // The lowering checks what remat planned: every derivative's buffers
-  // within the budget, or the compile fails.
-  addLoweringPipeline(pm, options.target, budget.bytes,
+  // within the budget, or the compile fails (store-all: whatever it plans).
+  addLoweringPipeline(pm, options.target, budget.isBytes() ? budget.bytes : -1,
                       options.matmul == CpuMatmul::blas, archs, toolkit,
                       options.cudaMatmul);
   return success();
+}
+
+tad::RematOptions tad::getRematOptions(const PipelineOptions &options,
+                                       const Budget &budget) {
+  RematOptions remat;
+  remat.budget = budget;
+  remat.policy = options.rematPolicy;
+  remat.entry = options.entry;
+  remat.reportFile = options.rematReport;
+  remat.summary = options.rematSummary;
+  remat.graphFile = options.rematGraph;
+  return remat;
 }
 
 void tad::addLoweringPipeline(OpPassManager &pm, Target target, int64_t budget,
@@ -169,7 +198,18 @@ tad::runPipeline(ModuleOp module, const PipelineOptions &options,
   if (failed(applyPassManagerCLOptions(pm)))
     return failure();
   applyDefaultTimingPassManagerCLOptions(pm);
-  if (failed(buildPipeline(pm, options, emitError)) || failed(verify(module)) ||
+  // The passes take bytes: a share of the store-all peak is resolved here,
+  // once the module exists.
+  PipelineOptions resolved;
+  resolved.copyOptionValuesFrom(options);
+  if (options.rematBudget.getValue().isShare() &&
+      options.stage >= PipelineStage::ad) {
+    llvm::Expected<ResolvedBudget> budget = resolveBudget(module, options);
+    if (!budget)
+      return emitError(llvm::toString(budget.takeError()));
+    resolved.rematBudget = budget->budget;
+  }
+  if (failed(buildPipeline(pm, resolved, emitError)) || failed(verify(module)) ||
       failed(pm.run(module)))
     return failure();
   return verify(module);

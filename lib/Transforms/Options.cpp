@@ -4,9 +4,63 @@
 
 #include "tad/Remat/ByteSize.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+
+bool tad::parseBudget(llvm::StringRef text, Budget &budget,
+                      std::string &error) {
+  llvm::StringRef trimmed = text.trim();
+  if (trimmed == "store-all") {
+    budget = Budget::storeAll();
+    return true;
+  }
+  if (trimmed.consume_back("%")) {
+    double percent = 0;
+    // NaN fails the range test too.
+    if (trimmed.trim().getAsDouble(percent) || !(percent > 0) ||
+        percent > 1e6) {
+      error = "expected a share of the store-all peak above 0, such as 60%, "
+              "got '" +
+              text.trim().str() + "'";
+      return false;
+    }
+    budget = Budget::share(percent);
+    return true;
+  }
+  int64_t bytes = 0;
+  if (!tad::remat::parseByteSize(std::string_view(text.data(), text.size()),
+                                 bytes, error)) {
+    // Not even a number: any of the kinds was meant.
+    if (!trimmed.empty() && !llvm::isDigit(trimmed.front()) &&
+        trimmed.front() != '.')
+      error = "expected a budget: bytes such as 65536 or 64KiB, a share of "
+              "the store-all peak such as 60%, or store-all; got '" +
+              text.str() + "'";
+    return false;
+  }
+  budget = Budget::ofBytes(bytes);
+  return true;
+}
+
+std::string tad::Budget::str() const {
+  std::string text;
+  llvm::raw_string_ostream(text) << *this;
+  return text;
+}
+
 llvm::raw_ostream &tad::operator<<(llvm::raw_ostream &os,
-                                   const ByteSize &size) {
-  return os << size.bytes;
+                                   const Budget &budget) {
+  switch (budget.kind) {
+  case Budget::Kind::none:
+    return os;
+  case Budget::Kind::bytes:
+    return os << budget.bytes;
+  case Budget::Kind::share:
+    return os << llvm::format("%.15g%%", budget.percent);
+  case Budget::Kind::storeAll:
+    return os << "store-all";
+  }
+  llvm_unreachable("a budget of no kind");
 }
 
 llvm::cl::ValuesClass tad::getRematPolicyValues() {
@@ -25,19 +79,18 @@ llvm::cl::ValuesClass tad::getReportStreamValues() {
       clEnumValN(ReportStream::standardError, "stderr", "on standard error"));
 }
 
-bool llvm::cl::parser<tad::ByteSize>::parse(Option &option, StringRef,
-                                            StringRef arg,
-                                            tad::ByteSize &value) {
+bool llvm::cl::parser<tad::Budget>::parse(Option &option, StringRef,
+                                          StringRef arg, tad::Budget &value) {
   std::string error;
-  if (tad::remat::parseByteSize(std::string_view(arg.data(), arg.size()),
-                                value.bytes, error))
+  if (tad::parseBudget(arg, value, error))
     return false;
   return option.error(error);
 }
 
-void llvm::cl::parser<tad::ByteSize>::printOptionDiff(
-    const Option &option, const tad::ByteSize &value, const OptVal &,
-    size_t globalWidth) const {
+void llvm::cl::parser<tad::Budget>::printOptionDiff(const Option &option,
+                                                    const tad::Budget &value,
+                                                    const OptVal &,
+                                                    size_t globalWidth) const {
   printOptionName(option, globalWidth);
-  outs() << "= " << value.bytes << "\n";
+  outs() << "= " << value << "\n";
 }

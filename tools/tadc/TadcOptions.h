@@ -294,8 +294,9 @@ struct TadcOptions {
           "'1.5MiB', or '14.8 MiB' as the report prints sizes: the whole "
           "bytes it reaches); or P% (above 0, such as 60% or 12.5%) of the "
           "store-all peak of --entry, or of the program's one derivative "
-          "without it, rounded down"),
-      cl::value_desc("BYTES|SIZE|P%"), cl::cat(tadcCategory)};
+          "without it, rounded down; or store-all (plan and report, "
+          "recompute nothing)"),
+      cl::value_desc("BYTES|SIZE|P%|store-all"), cl::cat(tadcCategory)};
 
   cl::opt<tad::RematPolicy> rematPolicy{
       "remat-policy", cl::desc("What the remat solver may recompute"),

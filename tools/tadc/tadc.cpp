@@ -54,12 +54,9 @@ getCompileOptions(const TadcOptions &o, bool memoryTable) {
   // Given at all, even empty (`--remat-budget=`), it must parse: an empty
   // value once meant no budget, silently.
   if (o.rematBudget.getNumOccurrences()) {
-    llvm::Expected<tad::driver::Budget> budget =
-        tad::driver::parseBudget(o.rematBudget);
-    if (!budget)
-      return llvm::createStringError("--remat-budget: " +
-                                     llvm::toString(budget.takeError()));
-    c.rematBudget = std::move(*budget);
+    std::string error;
+    if (!tad::parseBudget(o.rematBudget, c.rematBudget, error))
+      return llvm::createStringError("--remat-budget: " + error);
   }
   c.inputFilename = o.inputFilename;
   c.outputFilename = o.outputFilename;

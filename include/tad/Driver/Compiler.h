@@ -30,22 +30,6 @@ enum class Stage { ast, tad, ad, linalg, llvm, llvmir, obj, lib, exe, run };
 /// The input language.
 enum class InputKind { tad, mlir };
 
-/// A memory budget as the command line gives it, parsed once: a number of
-/// bytes, or a share of the store-all peak, which the compile resolves to
-/// bytes once the program is known.
-struct Budget {
-  enum class Kind { bytes, percent };
-  Kind kind = Kind::bytes;
-  int64_t bytes = 0;
-  double percent = 0;
-  std::string text; // as written, for the report
-};
-
-/// Parses a budget: a whole number of bytes (65536, 65536B), a size in
-/// KiB, MiB, GiB or TiB ('64KiB', '1.5 MiB'), or P% (above 0) of the
-/// store-all peak. The error says what was expected.
-llvm::Expected<Budget> parseBudget(llvm::StringRef text);
-
 /// Everything one compile is asked to do. The fields are tadc's flags
 /// (docs/tadc.md), already parsed into their types.
 struct CompileOptions {
@@ -74,7 +58,7 @@ struct CompileOptions {
   std::vector<std::string> checkpointCalls;
   bool dataParallel = false;
   /// --remat-budget; unset: none.
-  std::optional<Budget> rematBudget;
+  tad::Budget rematBudget;
   RematPolicy rematPolicy = RematPolicy::automatic;
   std::string rematReport, rematGraph;
   /// --loop-snapshots, when given.

@@ -14,6 +14,7 @@
 #define TAD_PIPELINE_PIPELINE_H
 
 #include "tad/Transforms/Options.h"
+#include "tad/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -85,11 +86,13 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       *this, "entry",
       llvm::cl::desc("Keep only this function and what it reaches; when "
                      "it is a derivative, the budget is its own")};
-  Option<ByteSize> rematBudget{
+  Option<Budget> rematBudget{
       *this, "remat-budget",
       llvm::cl::desc("Schedule every derivative within this many bytes "
-                     "(suffixes KiB, MiB, GiB), checked on the buffer plan"),
-      llvm::cl::init(ByteSize())};
+                     "(suffixes KiB, MiB, GiB), checked on the buffer plan; "
+                     "P% of the store-all peak (resolved by runPipeline); "
+                     "store-all: plan and report, recompute nothing"),
+      llvm::cl::init(Budget())};
   Option<RematPolicy> rematPolicy{
       *this, "remat-policy", llvm::cl::desc("What remat may recompute"),
       llvm::cl::init(RematPolicy::automatic),
@@ -149,7 +152,20 @@ mlir::LogicalResult buildPipeline(
     mlir::OpPassManager &pm, const PipelineOptions &options,
     llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> emitError);
 
-/// Runs the passes of `options` on `module`, as tadc does. The module is
+/// Adds the passes of `options` up to tad-remat (checkpoint calls, the loop
+/// choice for `budget`, AD, the entry, canonicalize and CSE) to `pm`: the
+/// compile's, and what planAtBudget (Plan.h) runs on a copy.
+void addDifferentiationPasses(mlir::OpPassManager &pm,
+                              const PipelineOptions &options,
+                              const Budget &budget);
+
+/// tad-remat's options in the pipeline of `options`, within `budget`.
+RematOptions getRematOptions(const PipelineOptions &options,
+                             const Budget &budget);
+
+/// Runs the passes of `options` on `module`, as tadc does. A budget that
+/// is a share of the store-all peak is resolved first (resolveBudget,
+/// Plan.h). The module is
 /// verified before the passes and after them, and after every pass only
 /// with `verifyEach`: verifying after each pass took half of the passes'
 /// time (docs/performance.md). MLIR's pass manager and timing command-line

@@ -1,9 +1,9 @@
 //===- Options.h - typed option values of tad's passes ----------*- C++ -*-===//
 //
 // The value types that tad's passes and pipeline take as options, with the
-// llvm::cl parsers that let Passes.td declare them: a byte size (`65536`,
-// `64KiB`, `1.5 MiB`) is checked where it is parsed, in tad-opt, in tadc and
-// in a textual pipeline alike, instead of by each pass.
+// llvm::cl parsers that let Passes.td declare them: a budget (`65536`,
+// `64KiB`, `1.5 MiB`, `60%`, `store-all`) is checked where it is parsed, in
+// tad-opt, in tadc and in a textual pipeline alike, instead of by each pass.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,18 +14,47 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
+#include <string>
 
 namespace tad {
 
-/// A number of bytes, or none (a negative count).
-struct ByteSize {
-  int64_t bytes = -1;
-  bool isSet() const { return bytes >= 0; }
-  bool operator==(const ByteSize &other) const { return bytes == other.bytes; }
+/// A memory budget, as users write it and parsed once (parseBudget): a
+/// number of bytes (`65536`, `64KiB`, `1.5 MiB`), a share of the store-all
+/// peak (`60%`), or `store-all` (plan and report, recompute nothing). It is
+/// carried as this value from the command line to every pass. The passes
+/// plan within bytes or store-all; a share names bytes only once the
+/// program is differentiated, so it is resolved before them
+/// (tad::resolveBudget, Pipeline/Plan.h).
+struct Budget {
+  enum class Kind { none, bytes, share, storeAll };
+  Kind kind = Kind::none;
+  int64_t bytes = 0;  // with Kind::bytes
+  double percent = 0; // with Kind::share: of the store-all peak, above 0
+
+  static Budget ofBytes(int64_t bytes) { return {Kind::bytes, bytes, 0}; }
+  static Budget share(double percent) { return {Kind::share, 0, percent}; }
+  static Budget storeAll() { return {Kind::storeAll, 0, 0}; }
+
+  bool isSet() const { return kind != Kind::none; }
+  bool isBytes() const { return kind == Kind::bytes; }
+  bool isShare() const { return kind == Kind::share; }
+  bool isStoreAll() const { return kind == Kind::storeAll; }
+  /// As it parses back: `65536`, `60%`, `store-all`; "" when unset.
+  std::string str() const;
+  bool operator==(const Budget &other) const {
+    return kind == other.kind && bytes == other.bytes &&
+           percent == other.percent;
+  }
 };
 
-/// Printed as a plain count, which parses back to the same size.
-llvm::raw_ostream &operator<<(llvm::raw_ostream &os, const ByteSize &size);
+/// Parses a budget: bytes with an optional suffix B, KiB, MiB, GiB or TiB
+/// (tad::remat::parseByteSize), P% with P above 0 (at most 1000000), or
+/// `store-all`. The error says what was expected.
+bool parseBudget(llvm::StringRef text, Budget &budget, std::string &error);
+
+/// Printed as it parses back: `65536`, `60%`, `store-all`; nothing when
+/// unset.
+llvm::raw_ostream &operator<<(llvm::raw_ostream &os, const Budget &budget);
 
 /// What the remat pass may recompute.
 enum class RematPolicy {
@@ -46,14 +75,14 @@ llvm::cl::ValuesClass getReportStreamValues();
 
 namespace llvm::cl {
 
-/// Parses tad::ByteSize with tad::remat::parseByteSize.
-template <> class parser<tad::ByteSize> : public basic_parser<tad::ByteSize> {
+/// Parses tad::Budget with tad::parseBudget.
+template <> class parser<tad::Budget> : public basic_parser<tad::Budget> {
 public:
   parser(Option &option) : basic_parser(option) {}
   bool parse(Option &option, StringRef argName, StringRef arg,
-             tad::ByteSize &value);
-  StringRef getValueName() const override { return "bytes"; }
-  void printOptionDiff(const Option &option, const tad::ByteSize &value,
+             tad::Budget &value);
+  StringRef getValueName() const override { return "budget"; }
+  void printOptionDiff(const Option &option, const tad::Budget &value,
                        const OptVal &defaultValue, size_t globalWidth) const;
 };
 

@@ -216,9 +216,11 @@ def Remat : Pass<"tad-remat", "mlir::ModuleOp"> {
     what holds it up.
   }];
   let options = [
-    Option<"budget", "budget", "::tad::ByteSize", "::tad::ByteSize()",
-           "Memory budget in bytes (suffixes KiB, MiB, GiB); none: the pass "
-           "changes nothing">,
+    Option<"budget", "budget", "::tad::Budget", "::tad::Budget()",
+           "Memory budget: bytes (suffixes KiB, MiB, GiB), or store-all "
+           "(nothing recomputed; the plan and report of store-all); a share "
+           "such as 60% is resolved to bytes before the passes "
+           "(tad::resolveBudget); none: the pass changes nothing">,
     Option<"policy", "policy", "::tad::RematPolicy",
            "::tad::RematPolicy::automatic", "What may be recomputed",
            "::tad::getRematPolicyValues()">,
@@ -304,8 +306,9 @@ def ChooseLoopSnapshots : Pass<"tad-choose-loop-snapshots", "mlir::ModuleOp"> {
     pass changes nothing.
   }];
   let options = [
-    Option<"budget", "budget", "::tad::ByteSize", "::tad::ByteSize()",
-           "The memory budget that tad-remat will meet">,
+    Option<"budget", "budget", "::tad::Budget", "::tad::Budget()",
+           "The memory budget that tad-remat will meet (bytes; store-all "
+           "chooses nothing)">,
     Option<"policy", "policy", "::tad::RematPolicy",
            "::tad::RematPolicy::automatic", "tad-remat's policy",
            "::tad::getRematPolicyValues()">,

@@ -83,6 +83,11 @@ struct RematFunctionReport {
   bool timelineTruncated = false;
 };
 
+/// The estimated compute beyond computing everything once, as a fraction:
+/// values the schedule recomputes, loop bodies the reverse sweep reruns,
+/// and checkpoint regions and branches the backward sweep computes again.
+double getRecomputeOverhead(const RematFunctionReport &f);
+
 /// A loop whose snapshots tad-choose-loop-snapshots chose for the budget.
 struct RematLoop {
   std::string location; // of the loop in the source

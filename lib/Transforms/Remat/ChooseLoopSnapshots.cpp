@@ -169,8 +169,19 @@ struct ChooseLoopSnapshots
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (!budget.getValue().isSet())
+    // Store-all keeps every loop's full tape, AD's default.
+    const Budget &given = budget;
+    if (!given.isBytes()) {
+      if (given.isShare()) {
+        module.emitError() << "option 'budget': a share of the store-all "
+                              "peak ("
+                           << given.str()
+                           << ") is resolved to bytes before the passes "
+                              "(tad::resolveBudget); give bytes";
+        signalPassFailure();
+      }
       return;
+    }
     auto loops = choosableLoops(module);
     if (loops.empty())
       return;

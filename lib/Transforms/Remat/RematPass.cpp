@@ -348,6 +348,13 @@ public:
       result.scheduled = true;
       return result;
     }
+    if (budget.isShare()) {
+      module.emitError() << "option 'budget': a share of the store-all peak ("
+                         << budget.str()
+                         << ") is resolved to bytes before the passes "
+                            "(tad::resolveBudget); give bytes or store-all";
+      return result;
+    }
     // A probe asks only whether a schedule is easily found: the searches
     // that prove one (or that none exists) get a small part of their work.
     if (anySchedule) {
@@ -415,7 +422,10 @@ public:
     return success();
   }
 
-  int64_t getBudget() const { return budget.bytes; }
+  /// The budget in bytes: store-all's is the function's store-all peak.
+  int64_t getBudget() const {
+    return budget.isStoreAll() ? functionStoreAll : budget.bytes;
+  }
 
   /// A rewritten copy of a function that meets a budget.
   struct Attempt {
@@ -844,6 +854,7 @@ public:
     knownBodyPeaks.clear();
     modelSlack = !schedulableLoops(func).empty();
     std::vector<Event> storeAll = remat::storeAllSchedule(problem.graph);
+    functionStoreAll = remat::simulate(problem.graph, storeAll).peak;
     // Planning store-all and the first schedule each lower a copy of the
     // module through bufferization (70 ms each for 4 transformer blocks).
     // Where the model puts store-all over the budget, the schedule is
@@ -872,6 +883,8 @@ public:
       loweringFailed = true;
       return std::nullopt;
     }
+    if (budget.isStoreAll())
+      functionStoreAll = *storeAllPeak;
     if (*storeAllPeak <= getBudget()) {
       if (attempt)
         attempt->work->destroy();
@@ -974,6 +987,9 @@ public:
   }
 
   ModuleOp module;
+  /// The store-all peak of the function being scheduled (by the model
+  /// before its plan is known): the bytes of a store-all budget.
+  int64_t functionStoreAll = 0;
   /// The smallest budget that the function that could not be scheduled
   /// needs.
   int64_t failedMinimum = 0;

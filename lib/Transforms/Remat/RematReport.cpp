@@ -8,10 +8,7 @@
 
 using namespace tad;
 
-/// The estimated compute beyond computing everything once, as a fraction:
-/// values the schedule recomputes, loop bodies the reverse sweep reruns,
-/// and checkpoint regions and branches the backward sweep computes again.
-static double overhead(const RematFunctionReport &f) {
+double tad::getRecomputeOverhead(const RematFunctionReport &f) {
   return f.baseCost > 0 ? f.cost / f.baseCost - 1 : 0.0;
 }
 
@@ -54,7 +51,7 @@ std::string tad::rematReportToJson(const RematReport &report) {
                                 {"cost", f.cost},
                                 {"base_cost", f.baseCost},
                                 {"region_rerun_cost", f.regionRerunCost},
-                                {"recompute_overhead", overhead(f)},
+                                {"recompute_overhead", getRecomputeOverhead(f)},
                                 {"values", std::move(values)},
                                 {"loop_reruns", std::move(loops)},
                                 {"loop_bodies", std::move(bodies)},
@@ -125,7 +122,7 @@ void tad::printRematReport(const RematReport &report, llvm::raw_ostream &os) {
         "remat @{0}: budget {1}, predicted peak {2} (store-all {3}), "
         "recompute overhead {4:F1}% ({5} solver)\n",
         f.function, human(f.budget), human(f.predictedPeak),
-        human(f.storeAllPeak), 100 * overhead(f), f.solver);
+        human(f.storeAllPeak), 100 * getRecomputeOverhead(f), f.solver);
     os << llvm::formatv("  {0} forward values read by the backward sweep or "
                         "recomputed: {1} stored, {2} recomputed\n",
                         f.values.size(), stored, recomputed);
