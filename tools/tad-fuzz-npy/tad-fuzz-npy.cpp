@@ -27,23 +27,39 @@ static void checkConsistent(const tad::rt::NpyArray &array) {
     std::abort();
 }
 
+namespace {
 /// A folder of this process's own to write arrays back to (OutputFile
-/// writes a temporary beside the file and renames it), removed at exit.
-static char scratchFolder[] = "/tmp/tad-fuzz-npy.XXXXXX";
-
-static void removeScratch() {
-  std::remove((std::string(scratchFolder) + "/roundtrip.npy").c_str());
-  rmdir(scratchFolder);
-}
-
-static const std::string &getScratchPath() {
-  static const std::string path = [] {
-    if (!mkdtemp(scratchFolder))
+/// writes a temporary beside the file and renames it), removed with the
+/// array in it when the process exits.
+class ScratchFolder {
+public:
+  ScratchFolder() {
+    char name[] = "/tmp/tad-fuzz-npy.XXXXXX";
+    if (!mkdtemp(name))
       std::abort();
-    std::atexit(removeScratch);
-    return std::string(scratchFolder) + "/roundtrip.npy";
-  }();
-  return path;
+    folder = name;
+    path = folder + "/roundtrip.npy";
+  }
+  ScratchFolder(const ScratchFolder &) = delete;
+  ScratchFolder &operator=(const ScratchFolder &) = delete;
+  ~ScratchFolder() {
+    std::remove(path.c_str());
+    rmdir(folder.c_str());
+  }
+
+  /// The file that arrays are written back to.
+  const std::string &getPath() const { return path; }
+
+private:
+  std::string folder;
+  std::string path;
+};
+} // namespace
+
+/// The scratch file, in a folder made on the first call.
+static const std::string &getScratchPath() {
+  static const ScratchFolder scratch;
+  return scratch.getPath();
 }
 
 /// An accepted array, written back and read again, is the same array.

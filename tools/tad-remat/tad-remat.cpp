@@ -7,12 +7,16 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TadRematOptions.h"
+
 #include "tad/Remat/ByteSize.h"
 #include "tad/Remat/Exact.h"
 #include "tad/Remat/Graph.h"
 #include "tad/Remat/Solver.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -28,135 +32,7 @@
 #include <map>
 
 using namespace tad::remat;
-namespace cl = llvm::cl;
-
-static cl::OptionCategory category("tad-remat options");
-
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<graph.json>"),
-                                      cl::Required, cl::cat(category));
-
-static cl::opt<std::string>
-    budgetOption("budget",
-                 cl::desc("Memory budget in bytes (suffixes KiB, MiB, GiB); "
-                          "without it, the store-all schedule"),
-                 cl::value_desc("bytes"), cl::cat(category));
-
-// `replay` is not a --solver value: --replay selects it.
-enum class Solver {
-  automatic,
-  exact,
-  fast,
-  lookahead,
-  dtr,
-  chen,
-  storeAll,
-  replay
-};
-static cl::opt<Solver> solverOption(
-    "solver", cl::desc("Which solver schedules the graph"),
-    cl::values(clEnumValN(Solver::automatic, "auto",
-                          "exact for graphs of at most 20 nodes, else fast"),
-               clEnumValN(Solver::exact, "exact",
-                          "least-cost schedule by exhaustive search"),
-               clEnumValN(Solver::fast, "fast",
-                          "lookahead eviction and tightening, the best of "
-                          "several scores and DTR"),
-               clEnumValN(Solver::lookahead, "lookahead",
-                          "one lookahead variant of the fast solver "
-                          "(--variant), tightened: to measure the variants"),
-               clEnumValN(Solver::chen, "chen",
-                          "Chen et al.'s sqrt(n) checkpointing (a "
-                          "baseline; ignores the budget's size)"),
-               clEnumValN(Solver::dtr, "dtr",
-                          "DTR-style greedy eviction with recompute on "
-                          "demand"),
-               clEnumValN(Solver::storeAll, "store-all",
-                          "every node once, no recomputation")),
-    cl::init(Solver::automatic), cl::cat(category));
-
-static cl::opt<bool>
-    timeOption("time",
-               cl::desc("Add the solver's wall time in seconds to the output"),
-               cl::cat(category));
-
-static cl::opt<bool> verboseOption(
-    "verbose",
-    cl::desc("Print where the fast solver's time went to stderr: each "
-             "phase's wall time and how often it ran"),
-    cl::cat(category));
-
-static cl::opt<int> queueNodesOption(
-    "queue-nodes",
-    cl::desc("The fast solver evicts through a priority queue, and stops "
-             "runs at --max-recompute, on graphs of more nodes than this"),
-    cl::init(SolverLimits().queueNodes), cl::cat(category));
-
-static cl::opt<double> maxRecomputeOption(
-    "max-recompute",
-    cl::desc("On graphs over --queue-nodes, a run of the fast solver gives "
-             "up once its cost passes this many times the store-all cost"),
-    cl::init(SolverLimits().maxRecompute), cl::cat(category));
-
-static cl::opt<double> thrashRecomputeOption(
-    "thrash-recompute",
-    cl::desc("On graphs over --queue-nodes, a lookahead run of the fast "
-             "solver also gives up once its cost passes this many times the "
-             "store-all cost of the stages it has reached, plus 2% of the "
-             "store-all cost (0: never)"),
-    cl::init(SolverLimits().thrashRecompute), cl::cat(category));
-
-static cl::opt<double> searchThrashRecomputeOption(
-    "search-thrash-recompute",
-    cl::desc("The same for the budgets that the search for the smallest "
-             "budget tries; the smaller of the two applies (0: never)"),
-    cl::init(SolverLimits().searchThrashRecompute), cl::cat(category));
-
-static cl::opt<double> minimumPrecisionOption(
-    "minimum-precision",
-    cl::desc("On graphs over --queue-nodes, the search for the fast "
-             "solver's smallest budget stops within this fraction of the "
-             "range from the largest compute to the store-all peak"),
-    cl::init(SolverLimits().minimumPrecision), cl::cat(category));
-
-static cl::opt<int> variantOption(
-    "variant",
-    cl::desc("With --solver=lookahead, which variant runs (0 to 15): the "
-             "score is variant % 4, +4 keeps ancestors, +8 depth first"),
-    cl::init(0), cl::cat(category));
-
-static cl::opt<int64_t> recomputeWalkOption(
-    "recompute-walk",
-    cl::desc("On dense graphs (--dense-inputs), the fast solver's "
-             "lookahead runs visit at most this many missing ancestors of a "
-             "value to estimate its recompute cost"),
-    cl::init(SolverLimits().recomputeWalk), cl::cat(category));
-
-static cl::opt<double> denseInputsOption(
-    "dense-inputs",
-    cl::desc("A graph over --queue-nodes whose nodes have more inputs than "
-             "this on average is dense: the fast solver stops when its "
-             "first two lookahead variants fail there, and bounds their "
-             "walk (--recompute-walk)"),
-    cl::init(SolverLimits().denseInputs), cl::cat(category));
-
-static cl::opt<double> windowRecomputeOption(
-    "window-recompute",
-    cl::desc("On dense graphs (--dense-inputs), a lookahead run of the fast "
-             "solver also gives up once its last 256 stages cost more than "
-             "this many times their store-all cost (0: never)"),
-    cl::init(SolverLimits().windowRecompute), cl::cat(category));
-
-static cl::opt<std::string> replayFile(
-    "replay",
-    cl::desc("Replay the schedule in this file (tad-remat's output format, "
-             "e.g. another solver's answer) instead of solving: checks it "
-             "under the memory model and the budget and prints its cost and "
-             "peak"),
-    cl::value_desc("schedule.json"), cl::cat(category));
-
-static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
-                                       cl::value_desc("file"), cl::init("-"),
-                                       cl::cat(category));
+using namespace tadremat;
 
 /// The fast solver's phases, as --verbose prints them (also when it fails).
 static void printPhases(const SolveInfo &info, double seconds) {
@@ -167,16 +43,16 @@ static void printPhases(const SolveInfo &info, double seconds) {
                                  phase.runs == 1 ? "" : "s");
 }
 
-static int fail(const llvm::Twine &message) {
-  llvm::WithColor::error(llvm::errs(), "tad-remat") << message << "\n";
-  return 1;
+/// An error that main prints as `tad-remat: error: MESSAGE`.
+static llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(message);
 }
 
 /// No solver fits a budget below the largest compute footprint.
-static int failBelowFootprint(int64_t budget, int64_t footprint) {
-  return fail("no schedule fits in " + llvm::Twine(budget) +
-              " bytes: computing one node needs " + llvm::Twine(footprint) +
-              " bytes");
+static llvm::Error belowFootprint(int64_t budget, int64_t footprint) {
+  return makeError("no schedule fits in " + llvm::Twine(budget) +
+                   " bytes: computing one node needs " +
+                   llvm::Twine(footprint) + " bytes");
 }
 
 /// The smallest budget in [low, high] for which the DTR greedy finds a
@@ -229,238 +105,368 @@ static bool readSchedule(const Graph &graph, llvm::StringRef text,
   return true;
 }
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "tad remat solver: schedules a node-link graph within a byte budget\n");
-
-  if (queueNodesOption < 0)
-    return fail("--queue-nodes must be 0 or more, not " +
-                llvm::Twine(int(queueNodesOption)));
+/// The solver limits that the flags set, or an error naming the first flag
+/// out of its range (--variant too, which is checked among them).
+static llvm::Expected<SolverLimits> getSolverLimits(const TadRematOptions &o) {
+  if (o.queueNodes < 0)
+    return makeError("--queue-nodes must be 0 or more, not " +
+                     llvm::Twine(int(o.queueNodes)));
   // NaN fails this test too.
-  if (!(maxRecomputeOption >= 1))
-    return fail("--max-recompute must be at least 1 (the store-all cost), "
-                "not " +
-                llvm::formatv("{0}", double(maxRecomputeOption)).str());
-
-  if (!(thrashRecomputeOption == 0 || thrashRecomputeOption >= 1))
-    return fail("--thrash-recompute must be 0 (never) or at least 1, not " +
-                llvm::formatv("{0}", double(thrashRecomputeOption)).str());
-  if (!(searchThrashRecomputeOption == 0 || searchThrashRecomputeOption >= 1))
-    return fail(
+  if (!(o.maxRecompute >= 1))
+    return makeError("--max-recompute must be at least 1 (the store-all "
+                     "cost), not " +
+                     llvm::formatv("{0}", double(o.maxRecompute)).str());
+  if (!(o.thrashRecompute == 0 || o.thrashRecompute >= 1))
+    return makeError(
+        "--thrash-recompute must be 0 (never) or at least 1, not " +
+        llvm::formatv("{0}", double(o.thrashRecompute)).str());
+  if (!(o.searchThrashRecompute == 0 || o.searchThrashRecompute >= 1))
+    return makeError(
         "--search-thrash-recompute must be 0 (never) or at least 1, not " +
-        llvm::formatv("{0}", double(searchThrashRecomputeOption)).str());
-  if (!(minimumPrecisionOption >= 0 && minimumPrecisionOption < 1))
-    return fail("--minimum-precision must be at least 0 and below 1, not " +
-                llvm::formatv("{0}", double(minimumPrecisionOption)).str());
-  if (variantOption < 0 || variantOption >= kLookaheadVariants)
-    return fail("--variant must be from 0 to " +
-                llvm::Twine(kLookaheadVariants - 1) + ", not " +
-                llvm::Twine(int(variantOption)));
-  if (recomputeWalkOption < 1)
-    return fail("--recompute-walk must be at least 1, not " +
-                llvm::Twine(int64_t(recomputeWalkOption)));
-  if (!(windowRecomputeOption == 0 || windowRecomputeOption >= 1))
-    return fail("--window-recompute must be 0 (never) or at least 1, not " +
-                llvm::formatv("{0}", double(windowRecomputeOption)).str());
-  if (!(denseInputsOption >= 0))
-    return fail("--dense-inputs must be 0 or more, not " +
-                llvm::formatv("{0}", double(denseInputsOption)).str());
-  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile, /*IsText=*/true);
+        llvm::formatv("{0}", double(o.searchThrashRecompute)).str());
+  if (!(o.minimumPrecision >= 0 && o.minimumPrecision < 1))
+    return makeError(
+        "--minimum-precision must be at least 0 and below 1, not " +
+        llvm::formatv("{0}", double(o.minimumPrecision)).str());
+  if (o.variant < 0 || o.variant >= kLookaheadVariants)
+    return makeError("--variant must be from 0 to " +
+                     llvm::Twine(kLookaheadVariants - 1) + ", not " +
+                     llvm::Twine(int(o.variant)));
+  if (o.recomputeWalk < 1)
+    return makeError("--recompute-walk must be at least 1, not " +
+                     llvm::Twine(int64_t(o.recomputeWalk)));
+  if (!(o.windowRecompute == 0 || o.windowRecompute >= 1))
+    return makeError(
+        "--window-recompute must be 0 (never) or at least 1, not " +
+        llvm::formatv("{0}", double(o.windowRecompute)).str());
+  if (!(o.denseInputs >= 0))
+    return makeError("--dense-inputs must be 0 or more, not " +
+                     llvm::formatv("{0}", double(o.denseInputs)).str());
+  SolverLimits limits;
+  limits.queueNodes = o.queueNodes;
+  limits.maxRecompute = o.maxRecompute;
+  limits.thrashRecompute = o.thrashRecompute;
+  limits.searchThrashRecompute = o.searchThrashRecompute;
+  limits.minimumPrecision = o.minimumPrecision;
+  limits.recomputeWalk = o.recomputeWalk;
+  limits.denseInputs = o.denseInputs;
+  limits.windowRecompute = o.windowRecompute;
+  return limits;
+}
+
+/// The node-link graph in the file at `path` (- for stdin).
+static llvm::Expected<Graph> readGraph(const std::string &path) {
+  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/true);
   if (!buffer)
-    return fail("cannot read '" + inputFile +
-                "': " + buffer.getError().message());
+    return makeError("cannot read '" + path +
+                     "': " + buffer.getError().message());
   Graph graph;
   std::string error;
   if (!parseGraphJson((*buffer)->getBuffer(), graph, error))
-    return fail(inputFile + ": " + error);
+    return makeError(path + ": " + error);
+  return graph;
+}
 
-  std::vector<Event> schedule = storeAllSchedule(graph);
-  const int64_t storeAllPeak = simulate(graph, schedule).peak;
-  int64_t budget = -1;
-  if (!budgetOption.empty() && !parseByteSize(budgetOption, budget, error))
-    return fail("--budget: " + error);
+/// The solver that --replay or --solver names; --solver=auto takes the
+/// store-all schedule without a budget, the exact solver for graphs of at
+/// most kMaxExactNodes nodes and the fast solver for the others.
+static Solver chooseSolver(const TadRematOptions &o, const Graph &graph,
+                           int64_t budget) {
+  if (!o.replayFile.empty())
+    return Solver::replay;
+  if (o.solver != Solver::automatic)
+    return o.solver;
+  return budget < 0                       ? Solver::storeAll
+         : graph.size() <= kMaxExactNodes ? Solver::exact
+                                          : Solver::fast;
+}
 
-  Solver solver = replayFile.empty() ? Solver(solverOption) : Solver::replay;
-  bool automatic = solver == Solver::automatic;
-  if (automatic)
-    solver = budget < 0                       ? Solver::storeAll
-             : graph.size() <= kMaxExactNodes ? Solver::exact
-                                              : Solver::fast;
-  // No schedule fits below the largest single compute: a lower bound for
-  // every solver.
-  const int64_t footprint = lowerBound(graph);
-  auto start = std::chrono::steady_clock::now();
+namespace {
+/// A graph to schedule, and what every solver checks its answer against.
+struct Problem {
+  Problem(const TadRematOptions &options, const Graph &graph,
+          const SolverLimits &limits)
+      : options(options), graph(graph), limits(limits),
+        automatic(options.replayFile.empty() &&
+                  options.solver == Solver::automatic),
+        storeAll(storeAllSchedule(graph)),
+        storeAllPeak(simulate(graph, storeAll).peak),
+        footprint(lowerBound(graph)), start(std::chrono::steady_clock::now()) {}
 
-  const char *solverName = "store-all";
-  SolveInfo info; // which run of the fast solver won
-  SolverLimits limits;
-  limits.queueNodes = queueNodesOption;
-  limits.maxRecompute = maxRecomputeOption;
-  limits.thrashRecompute = thrashRecomputeOption;
-  limits.searchThrashRecompute = searchThrashRecomputeOption;
-  limits.minimumPrecision = minimumPrecisionOption;
-  limits.recomputeWalk = recomputeWalkOption;
-  limits.denseInputs = denseInputsOption;
-  limits.windowRecompute = windowRecomputeOption;
-  switch (solver) {
-  case Solver::replay: {
-    auto text = llvm::MemoryBuffer::getFile(replayFile, /*IsText=*/true);
-    if (!text)
-      return fail("cannot read '" + replayFile +
-                  "': " + text.getError().message());
-    if (!readSchedule(graph, (*text)->getBuffer(), schedule, error))
-      return fail(replayFile + ": " + error);
-    solverName = "replay";
-    ScheduleStats stats = simulate(graph, schedule);
-    if (!stats.valid)
-      return fail(replayFile + ": invalid schedule: " + stats.error);
-    if (budget >= 0 && stats.peak > budget)
-      return fail(replayFile + ": the schedule peaks at " +
-                  llvm::Twine(stats.peak) + " bytes, over the budget of " +
-                  llvm::Twine(budget) + " bytes");
-    break;
+  /// The wall time since the problem was set, that is since solving began.
+  double getSeconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start)
+        .count();
   }
+
+  const TadRematOptions &options;
+  const Graph &graph;
+  const SolverLimits limits;
+  /// Whether --solver=auto chose the solver: an exact search that runs out
+  /// of states then hands the graph to the fast solver.
+  const bool automatic;
+  /// Every node once, no recomputation.
+  const std::vector<Event> storeAll;
+  const int64_t storeAllPeak;
+  /// The largest single compute: no schedule fits below it, a lower bound
+  /// for every solver.
+  const int64_t footprint;
+  const std::chrono::steady_clock::time_point start;
+};
+
+/// A solver's answer.
+struct Solution {
+  std::vector<Event> schedule;
+  /// The solver that the output names.
+  const char *solverName = "store-all";
+  /// The budget the schedule keeps to, -1 for none; the solvers that need
+  /// one take the store-all peak when --budget is not given.
+  int64_t budget = -1;
+  /// Which run of the fast solver won.
+  SolveInfo info;
+};
+} // namespace
+
+/// Reads --replay's schedule and checks it under the memory model and the
+/// budget.
+static llvm::Error replaySchedule(const Problem &p, Solution &s) {
+  const std::string &file = p.options.replayFile;
+  auto text = llvm::MemoryBuffer::getFile(file, /*IsText=*/true);
+  if (!text)
+    return makeError("cannot read '" + file +
+                     "': " + text.getError().message());
+  std::string error;
+  if (!readSchedule(p.graph, (*text)->getBuffer(), s.schedule, error))
+    return makeError(file + ": " + error);
+  s.solverName = "replay";
+  ScheduleStats stats = simulate(p.graph, s.schedule);
+  if (!stats.valid)
+    return makeError(file + ": invalid schedule: " + stats.error);
+  if (s.budget >= 0 && stats.peak > s.budget)
+    return makeError(file + ": the schedule peaks at " +
+                     llvm::Twine(stats.peak) + " bytes, over the budget of " +
+                     llvm::Twine(s.budget) + " bytes");
+  return llvm::Error::success();
+}
+
+/// Keeps the store-all schedule, which must fit the budget.
+static llvm::Error keepStoreAll(const Problem &p, const Solution &s) {
+  if (s.budget >= 0 && p.storeAllPeak > s.budget)
+    return makeError(
+        "the store-all schedule peaks at " + llvm::Twine(p.storeAllPeak) +
+        " bytes, over the budget of " + llvm::Twine(s.budget) + " bytes");
+  return llvm::Error::success();
+}
+
+/// Runs the exact search; under --solver=auto, the fast solver answers
+/// where the search runs out of states.
+static llvm::Error solveExact(const Problem &p, Solution &s) {
+  s.solverName = "exact";
+  if (s.budget < 0)
+    s.budget = p.storeAllPeak;
+  switch (exactSchedule(p.graph, s.budget, s.schedule)) {
+  case ExactResult::optimal:
+    return llvm::Error::success();
+  case ExactResult::tooLarge:
+    if (p.automatic) {
+      // The search ran out of states: the fast solver answers instead.
+      s.solverName = "fast";
+      if (!fastSchedule(p.graph, s.budget, s.schedule, &s.info,
+                        /*improve=*/true, p.limits))
+        return makeError("no schedule found within " + llvm::Twine(s.budget) +
+                         " bytes; the fast solver's smallest budget is " +
+                         llvm::Twine(s.info.minimumBudget) +
+                         " bytes (no schedule fits below " +
+                         llvm::Twine(p.footprint) + ")");
+      return llvm::Error::success();
+    }
+    if (p.graph.size() > kMaxExactNodes)
+      return makeError("the graph has " + llvm::Twine(p.graph.size()) +
+                       " nodes; the exact solver takes at most " +
+                       llvm::Twine(kMaxExactNodes) + " (use --solver=fast)");
+    return makeError("the exact search exceeded its state limit on this " +
+                     llvm::Twine(p.graph.size()) +
+                     "-node graph (use --solver=fast)");
+  case ExactResult::infeasible: {
+    int64_t minimum = exactMinimumBudget(p.graph);
+    if (minimum < 0)
+      return makeError("no schedule fits in " + llvm::Twine(s.budget) +
+                       " bytes; the search for the feasible minimum exceeded "
+                       "its state limit (no schedule fits below " +
+                       llvm::Twine(p.footprint) + " bytes)");
+    return makeError("no schedule fits in " + llvm::Twine(s.budget) +
+                     " bytes: the feasible minimum is " + llvm::Twine(minimum) +
+                     " bytes");
+  }
+  }
+  llvm_unreachable("unknown result of the exact search");
+}
+
+/// Runs the fast solver; where it fails, the error names its smallest
+/// budget.
+static llvm::Error solveFast(const Problem &p, Solution &s) {
+  s.solverName = "fast";
+  if (s.budget < 0)
+    s.budget = p.storeAllPeak;
+  if (s.budget < p.footprint)
+    return belowFootprint(s.budget, p.footprint);
+  if (fastSchedule(p.graph, s.budget, s.schedule, &s.info, /*improve=*/true,
+                   p.limits))
+    return llvm::Error::success();
+  if (p.options.verbose)
+    printPhases(s.info, p.getSeconds());
+  // On large graphs the bisection stops within a slack of the answer.
+  int64_t slack = minimumBudgetSlack(p.graph, p.limits);
+  std::string within =
+      slack ? " to within " + std::to_string(slack) + " bytes" : "";
+  return makeError("the fast solver finds no schedule within " +
+                   llvm::Twine(s.budget) + " bytes; its smallest budget is " +
+                   llvm::Twine(s.info.minimumBudget) + " bytes" + within +
+                   " (no schedule fits below " + llvm::Twine(p.footprint) +
+                   ")");
+}
+
+/// Runs the one lookahead variant of the fast solver that --variant names,
+/// and tightens its schedule.
+static llvm::Error solveLookahead(const Problem &p, Solution &s) {
+  s.solverName = "lookahead";
+  if (s.budget < 0)
+    s.budget = p.storeAllPeak;
+  if (s.budget < p.footprint)
+    return belowFootprint(s.budget, p.footprint);
+  LookaheadOptions options = fastLookaheadOptions(
+      p.options.variant, p.graph, p.limits, simulate(p.graph, p.storeAll).cost);
+  if (!lookaheadSchedule(p.graph, s.budget, options, s.schedule))
+    return makeError(
+        "lookahead variant " + llvm::Twine(int(p.options.variant)) +
+        " finds no schedule within " + llvm::Twine(s.budget) + " bytes");
+  tightenSchedule(p.graph, s.budget, s.schedule);
+  return llvm::Error::success();
+}
+
+/// Takes Chen et al.'s sqrt(n) schedule, which must fit the budget.
+static llvm::Error solveChen(const Problem &p, Solution &s) {
+  s.solverName = "chen";
+  s.schedule = chenSchedule(p.graph);
+  if (s.budget < 0)
+    return llvm::Error::success();
+  int64_t peak = simulate(p.graph, s.schedule).peak;
+  if (peak > s.budget)
+    return makeError("Chen's schedule peaks at " + llvm::Twine(peak) +
+                     " bytes, over the budget of " + llvm::Twine(s.budget) +
+                     " bytes");
+  return llvm::Error::success();
+}
+
+/// Runs the DTR greedy; where it fails, the error names its smallest
+/// budget.
+static llvm::Error solveDtr(const Problem &p, Solution &s) {
+  s.solverName = "dtr";
+  if (s.budget < 0)
+    s.budget = p.storeAllPeak;
+  if (s.budget < p.footprint)
+    return belowFootprint(s.budget, p.footprint);
+  if (dtrSchedule(p.graph, s.budget, s.schedule))
+    return llvm::Error::success();
+  int64_t minimum = dtrMinimumBudget(p.graph, p.footprint,
+                                     std::max(p.storeAllPeak, p.footprint));
+  return makeError("the dtr solver finds no schedule within " +
+                   llvm::Twine(s.budget) +
+                   " bytes (no eviction makes room, or its recomputations "
+                   "thrash); its smallest budget is " +
+                   llvm::Twine(minimum) + " bytes (no schedule fits below " +
+                   llvm::Twine(p.footprint) + ")");
+}
+
+/// Schedules the problem with `solver`, into `s` (which starts as the
+/// store-all schedule, with the budget of --budget or -1).
+static llvm::Error runSolver(const Problem &p, Solver solver, Solution &s) {
+  switch (solver) {
+  case Solver::replay:
+    return replaySchedule(p, s);
   case Solver::automatic:
   case Solver::storeAll:
-    if (budget >= 0 && storeAllPeak > budget)
-      return fail("the store-all schedule peaks at " +
-                  llvm::Twine(storeAllPeak) + " bytes, over the budget of " +
-                  llvm::Twine(budget) + " bytes");
-    break;
-  case Solver::exact: {
-    solverName = "exact";
-    if (budget < 0)
-      budget = storeAllPeak;
-    ExactResult result = exactSchedule(graph, budget, schedule);
-    if (result == ExactResult::tooLarge && automatic) {
-      // The search ran out of states: the fast solver answers instead.
-      solverName = "fast";
-      if (!fastSchedule(graph, budget, schedule, &info, /*improve=*/true,
-                        limits))
-        return fail("no schedule found within " + llvm::Twine(budget) +
-                    " bytes; the fast solver's smallest budget is " +
-                    llvm::Twine(info.minimumBudget) +
-                    " bytes (no schedule fits below " + llvm::Twine(footprint) +
-                    ")");
-      break;
-    }
-    switch (result) {
-    case ExactResult::optimal:
-      break;
-    case ExactResult::tooLarge:
-      if (graph.size() > kMaxExactNodes)
-        return fail("the graph has " + llvm::Twine(graph.size()) +
-                    " nodes; the exact solver takes at most " +
-                    llvm::Twine(kMaxExactNodes) + " (use --solver=fast)");
-      return fail("the exact search exceeded its state limit on this " +
-                  llvm::Twine(graph.size()) +
-                  "-node graph (use --solver=fast)");
-    case ExactResult::infeasible: {
-      int64_t minimum = exactMinimumBudget(graph);
-      if (minimum < 0)
-        return fail("no schedule fits in " + llvm::Twine(budget) +
-                    " bytes; the search for the feasible minimum exceeded "
-                    "its state limit (no schedule fits below " +
-                    llvm::Twine(footprint) + " bytes)");
-      return fail("no schedule fits in " + llvm::Twine(budget) +
-                  " bytes: the feasible minimum is " + llvm::Twine(minimum) +
-                  " bytes");
-    }
-    }
-    break;
-  }
+    return keepStoreAll(p, s);
+  case Solver::exact:
+    return solveExact(p, s);
   case Solver::fast:
-    solverName = "fast";
-    if (budget < 0)
-      budget = storeAllPeak;
-    if (budget < footprint)
-      return failBelowFootprint(budget, footprint);
-    if (!fastSchedule(graph, budget, schedule, &info, /*improve=*/true,
-                      limits)) {
-      if (verboseOption)
-        printPhases(info, std::chrono::duration<double>(
-                              std::chrono::steady_clock::now() - start)
-                              .count());
-      // On large graphs the bisection stops within a slack of the answer.
-      int64_t slack = minimumBudgetSlack(graph, limits);
-      std::string within =
-          slack ? " to within " + std::to_string(slack) + " bytes" : "";
-      return fail("the fast solver finds no schedule within " +
-                  llvm::Twine(budget) + " bytes; its smallest budget is " +
-                  llvm::Twine(info.minimumBudget) + " bytes" + within +
-                  " (no schedule fits below " + llvm::Twine(footprint) + ")");
-    }
-    break;
-  case Solver::lookahead: {
-    solverName = "lookahead";
-    if (budget < 0)
-      budget = storeAllPeak;
-    if (budget < footprint)
-      return failBelowFootprint(budget, footprint);
-    LookaheadOptions options = fastLookaheadOptions(
-        variantOption, graph, limits, simulate(graph, schedule).cost);
-    if (!lookaheadSchedule(graph, budget, options, schedule))
-      return fail("lookahead variant " + llvm::Twine(int(variantOption)) +
-                  " finds no schedule within " + llvm::Twine(budget) +
-                  " bytes");
-    tightenSchedule(graph, budget, schedule);
-    break;
-  }
+    return solveFast(p, s);
+  case Solver::lookahead:
+    return solveLookahead(p, s);
   case Solver::chen:
-    solverName = "chen";
-    schedule = chenSchedule(graph);
-    if (budget >= 0 && simulate(graph, schedule).peak > budget)
-      return fail("Chen's schedule peaks at " +
-                  llvm::Twine(simulate(graph, schedule).peak) +
-                  " bytes, over the budget of " + llvm::Twine(budget) +
-                  " bytes");
-    break;
+    return solveChen(p, s);
   case Solver::dtr:
-    solverName = "dtr";
-    if (budget < 0)
-      budget = storeAllPeak;
-    if (budget < footprint)
-      return failBelowFootprint(budget, footprint);
-    if (!dtrSchedule(graph, budget, schedule))
-      return fail(
-          "the dtr solver finds no schedule within " + llvm::Twine(budget) +
-          " bytes (no eviction makes room, or its recomputations "
-          "thrash); its smallest budget is " +
-          llvm::Twine(dtrMinimumBudget(graph, footprint,
-                                       std::max(storeAllPeak, footprint))) +
-          " bytes (no schedule fits below " + llvm::Twine(footprint) + ")");
-    break;
+    return solveDtr(p, s);
   }
+  llvm_unreachable("unknown solver");
+}
 
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
-  if (verboseOption)
-    printPhases(info, seconds);
-  // Every schedule is replayed before it is printed: the printed cost and
-  // peak are the simulator's, not the solver's.
-  ScheduleStats stats = simulate(graph, schedule);
+/// Replays the schedule, so that the printed cost and peak are the
+/// simulator's, not the solver's, and writes it as JSON to -o.
+static llvm::Error printSchedule(const Problem &p, const Solution &s,
+                                 double seconds) {
+  ScheduleStats stats = simulate(p.graph, s.schedule);
   if (!stats.valid)
-    return fail("internal error: the " + llvm::Twine(solverName) +
-                " schedule is invalid: " + stats.error);
-  if (budget >= 0 && stats.peak > budget)
-    return fail("internal error: the " + llvm::Twine(solverName) +
-                " schedule peaks at " + llvm::Twine(stats.peak) +
-                " bytes, over the budget");
+    return makeError("internal error: the " + llvm::Twine(s.solverName) +
+                     " schedule is invalid: " + stats.error);
+  if (s.budget >= 0 && stats.peak > s.budget)
+    return makeError("internal error: the " + llvm::Twine(s.solverName) +
+                     " schedule peaks at " + llvm::Twine(stats.peak) +
+                     " bytes, over the budget");
 
+  const std::string &file = p.options.outputFile;
   std::error_code ec;
-  llvm::ToolOutputFile out(outputFile, ec, llvm::sys::fs::OF_Text);
+  llvm::ToolOutputFile out(file, ec, llvm::sys::fs::OF_Text);
   if (ec)
-    return fail("cannot write '" + outputFile + "': " + ec.message());
-  std::string json = scheduleToJson(graph, schedule, stats, solverName, budget);
-  if (!info.winner.empty()) // after the opening brace
-    json.insert(2, "  \"method\": \"" + info.winner + "\",\n");
-  if (timeOption) // after the opening brace, before the summary
+    return makeError("cannot write '" + file + "': " + ec.message());
+  std::string json =
+      scheduleToJson(p.graph, s.schedule, stats, s.solverName, s.budget);
+  if (!s.info.winner.empty()) // after the opening brace
+    json.insert(2, "  \"method\": \"" + s.info.winner + "\",\n");
+  if (p.options.printSeconds) // after the opening brace, before the summary
     json.insert(2, "  \"seconds\": " + std::to_string(seconds) + ",\n");
   out.os() << json << "\n";
   out.keep();
+  return llvm::Error::success();
+}
+
+/// Reads the graph, schedules it as the flags ask and prints the schedule.
+static llvm::Error scheduleGraph(const TadRematOptions &options) {
+  llvm::Expected<SolverLimits> limits = getSolverLimits(options);
+  if (!limits)
+    return limits.takeError();
+  llvm::Expected<Graph> graph = readGraph(options.inputFile);
+  if (!graph)
+    return graph.takeError();
+  Solution solution;
+  std::string error;
+  if (!options.budget.empty() &&
+      !parseByteSize(options.budget, solution.budget, error))
+    return makeError("--budget: " + error);
+
+  Solver solver = chooseSolver(options, *graph, solution.budget);
+  Problem problem(options, *graph, *limits);
+  solution.schedule = problem.storeAll;
+  if (llvm::Error err = runSolver(problem, solver, solution))
+    return err;
+  double seconds = problem.getSeconds();
+  if (options.verbose)
+    printPhases(solution.info, seconds);
+  return printSchedule(problem, solution, seconds);
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  TadRematOptions options;
+  cl::HideUnrelatedOptions(options.category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "tad remat solver: schedules a node-link graph within a byte budget\n");
+  if (llvm::Error err = scheduleGraph(options)) {
+    llvm::WithColor::error(llvm::errs(), "tad-remat")
+        << llvm::toString(std::move(err)) << "\n";
+    return 1;
+  }
   return 0;
 }

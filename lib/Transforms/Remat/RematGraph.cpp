@@ -907,23 +907,30 @@ static bool returnsCopy(Value value) {
   return hasDynamicLayout(value);
 }
 
-RematProblem tad::buildRematProblem(Block &body,
-                                    const RematGraphOptions &options,
-                                    int depth) {
-  RematProblem problem;
-  Operation *terminator = body.getTerminator();
+namespace {
+/// Builds the remat problem of one block, in the phases below, in order.
+class ProblemBuilder {
+public:
+  ProblemBuilder(Block &body, const RematGraphOptions &options, int depth)
+      : body(body), options(options), depth(depth),
+        terminator(body.getTerminator()) {}
 
+  RematProblem build() {
+    formGroups();
+    makeNodes();
+    mapInPlaceResults();
+    addEdges();
+    orderInPlaceUpdates();
+    addSink();
+    return std::move(problem);
+  }
+
+private:
+  void formGroups() {
   // Groups, from the last op up: a fused producer joins its user's group.
-  DenseMap<Operation *, int> groupOf;
-  llvm::SmallPtrSet<Operation *, 4> fusedResult;
-  // The groups that write their result into an input's buffer.
-  llvm::DenseSet<int> reusedGroups;
   SmallVector<Operation *> ops;
   for (Operation &op : body.without_terminator())
     ops.push_back(&op);
-  std::vector<SmallVector<Operation *>> reversedGroups;
-  // Each loop result that is a constant's copy, and that copy's group.
-  SmallVector<std::pair<Value, int>> constantCopies;
   for (Operation *op : llvm::reverse(ops)) {
     if (isConstantOrTapeStart(op) && op->getNumOperands() == 0) {
       problem.constants.push_back(op);
@@ -966,11 +973,13 @@ RematProblem tad::buildRematProblem(Block &body,
         }
   }
   std::reverse(problem.constants.begin(), problem.constants.end());
+  }
 
+  void makeNodes() {
   // Nodes in block order of their roots (a topological order: every input
   // of a group is defined before the group's root).
-  int n = int(reversedGroups.size());
-  std::vector<int> nodeOfGroup(n);
+  n = int(reversedGroups.size());
+  nodeOfGroup.resize(n);
   for (int g = 0; g < n; ++g)
     nodeOfGroup[g] = n - 1 - g;
   problem.groups.resize(n);
@@ -1038,10 +1047,11 @@ RematProblem tad::buildRematProblem(Block &body,
     for (Value result : root->getResults())
       problem.nodeOf[result] = v;
   }
+  }
 
+  void mapInPlaceResults() {
   // A loop result updated in place in a constant's copy is that copy; its
   // readers read the loop too, which fills it.
-  DenseMap<Value, int> filledBy;
   for (auto [result, group] : constantCopies) {
     filledBy[result] = problem.nodeOf.lookup(result);
     problem.nodeOf[result] = nodeOfGroup[group];
@@ -1065,15 +1075,15 @@ RematProblem tad::buildRematProblem(Block &body,
         problem.pinnedBecause[init] = "a loop updates it in place";
     }
   }
+  }
 
-  // Edges: the values a group reads from other nodes, including those that
-  // its regions capture, and through views, the buffers they view.
-  auto addEdge = [&](int u, int v) {
+  void addEdge(int u, int v) {
     auto &inputs = problem.graph.nodes[v].inputs;
     if (u != v && std::find(inputs.begin(), inputs.end(), u) == inputs.end())
       problem.graph.addEdge(u, v);
-  };
-  auto addInput = [&](int v, Value value) {
+  }
+
+  void addInput(int v, Value value) {
     auto it = problem.nodeOf.find(value);
     if (it == problem.nodeOf.end())
       return; // an argument or a constant
@@ -1081,7 +1091,11 @@ RematProblem tad::buildRematProblem(Block &body,
       addEdge(u, v);
     if (auto loop = filledBy.find(value); loop != filledBy.end())
       addEdge(loop->second, v);
-  };
+  }
+
+  void addEdges() {
+  // Edges: the values a group reads from other nodes, including those that
+  // its regions capture, and through views, the buffers they view.
   for (int v = 0; v < n; ++v) {
     llvm::SetVector<Value> read;
     for (Operation *op : problem.groups[v]) {
@@ -1102,7 +1116,9 @@ RematProblem tad::buildRematProblem(Block &body,
         if (isCarriedInConstantCopy(loop, i))
           addInput(v, loop.getResult(i));
   }
+  }
 
+  void orderInPlaceUpdates() {
   // An update in place overwrites its destination's buffer (a loop's
   // gradient accumulator, which may also hold the tape rows that the
   // reverse sweep reads): whatever reads that buffer's old contents, itself
@@ -1152,7 +1168,9 @@ RematProblem tad::buildRematProblem(Block &body,
           addEdge(r, u);
       }
   }
+  }
 
+  void addSink() {
   // The sink reads the results. Returning an argument or a constant
   // returns a copy, and so does yielding a buffer the block does not own
   // (docs/memory.md): the sink allocates those.
@@ -1169,5 +1187,31 @@ RematProblem tad::buildRematProblem(Block &body,
   }
   if (isa<scf::YieldOp>(terminator))
     problem.graph.nodes[n].bytes += yieldCopyBytes(terminator);
-  return problem;
+  }
+
+  Block &body;
+  const RematGraphOptions &options;
+  int depth;
+  Operation *terminator;
+  RematProblem problem;
+  // Groups, from the last op up: a fused producer joins its user's group.
+  DenseMap<Operation *, int> groupOf;
+  llvm::SmallPtrSet<Operation *, 4> fusedResult;
+  // The groups that write their result into an input's buffer.
+  llvm::DenseSet<int> reusedGroups;
+  std::vector<SmallVector<Operation *>> reversedGroups;
+  // Each loop result that is a constant's copy, and that copy's group.
+  SmallVector<std::pair<Value, int>> constantCopies;
+  // The number of groups, and each group's node.
+  int n = 0;
+  std::vector<int> nodeOfGroup;
+  // The loop that fills each loop result updated in place.
+  DenseMap<Value, int> filledBy;
+};
+} // namespace
+
+RematProblem tad::buildRematProblem(Block &body,
+                                    const RematGraphOptions &options,
+                                    int depth) {
+  return ProblemBuilder(body, options, depth).build();
 }
