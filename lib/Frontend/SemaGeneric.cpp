@@ -120,29 +120,62 @@ bool SemaImpl::checkGenericSignature(FunctionDecl &fn) {
   return true;
 }
 
-bool SemaImpl::inferSizes(CallExpr &expr, Decl &generic,
-                          std::vector<int64_t> &sizes) {
-  const std::vector<GenericParam> &dims = getDims(generic);
+namespace {
+/// The parameters of a generic function or derivative request, as
+/// inferSizes matches arguments with them.
+struct GenericSignature {
   std::vector<Type> params;
   std::vector<DimNames> paramDims;
   std::vector<std::string> paramElems, paramNames;
   // The declared parameters, for their generic record types.
   llvm::ArrayRef<Param> paramDecls;
+};
+} // namespace
+
+static GenericSignature getGenericSignature(Decl &generic) {
+  GenericSignature signature;
   if (auto *fn = llvm::dyn_cast<FunctionDecl>(&generic)) {
-    params = fn->getParamTypes();
-    paramDims = fn->getParamDims();
-    paramElems = fn->getParamElemParams();
+    signature.params = fn->getParamTypes();
+    signature.paramDims = fn->getParamDims();
+    signature.paramElems = fn->getParamElemParams();
     for (const Param &p : fn->params)
-      paramNames.push_back(p.name);
-    paramDecls = fn->params;
+      signature.paramNames.push_back(p.name);
+    signature.paramDecls = fn->params;
   } else {
     auto *request = llvm::cast<DerivativeDecl>(&generic);
-    params = request->paramTypes;
-    paramDims = request->paramDims;
-    paramElems = request->paramElemParams;
-    paramNames.assign(params.size(), "");
-    paramDecls = request->primalDecl->params;
+    signature.params = request->paramTypes;
+    signature.paramDims = request->paramDims;
+    signature.paramElems = request->paramElemParams;
+    signature.paramNames.assign(signature.params.size(), "");
+    signature.paramDecls = request->primalDecl->params;
   }
+  return signature;
+}
+
+/// The sizes after every argument bound what it could: an element type
+/// that only literals give is f32, as a literal's is; the pack's entry is
+/// its rank, and its sizes follow the parameters'.
+static void completeSizes(llvm::ArrayRef<GenericParam> dims,
+                          llvm::ArrayRef<int64_t> pack,
+                          std::vector<int64_t> &sizes) {
+  for (auto [k, dim] : llvm::enumerate(dims)) {
+    if (dim.isType && sizes[k] == kSymbolicDim)
+      sizes[k] = int64_t(ElemKind::f32);
+    if (dim.isPack)
+      sizes[k] = int64_t(pack.size());
+  }
+  llvm::append_range(sizes, pack);
+}
+
+bool SemaImpl::inferSizes(CallExpr &expr, Decl &generic,
+                          std::vector<int64_t> &sizes) {
+  const std::vector<GenericParam> &dims = getDims(generic);
+  GenericSignature signature = getGenericSignature(generic);
+  const std::vector<Type> &params = signature.params;
+  const std::vector<DimNames> &paramDims = signature.paramDims;
+  const std::vector<std::string> &paramElems = signature.paramElems;
+  const std::vector<std::string> &paramNames = signature.paramNames;
+  llvm::ArrayRef<Param> paramDecls = signature.paramDecls;
   sizes.assign(dims.size(), kSymbolicDim);
   std::vector<size_t> boundBy(dims.size());
   // The leading dimensions `...`, bound by the first argument with them.
@@ -267,15 +300,7 @@ bool SemaImpl::inferSizes(CallExpr &expr, Decl &generic,
                 *arg.value))
         return false;
   }
-  // An element type that only literals give is f32, as a literal's is.
-  for (auto [k, dim] : llvm::enumerate(dims)) {
-    if (dim.isType && sizes[k] == kSymbolicDim)
-      sizes[k] = int64_t(ElemKind::f32);
-    // The pack's entry is its rank; its sizes follow the parameters'.
-    if (dim.isPack)
-      sizes[k] = int64_t(pack.size());
-  }
-  llvm::append_range(sizes, pack);
+  completeSizes(dims, pack, sizes);
   return true;
 }
 

@@ -173,121 +173,60 @@ struct WindowProblem {
   int size() const { return int(nodes.size()); }
 };
 
-/// The cheapest compute sequence of `p` that costs less than p.bound, by
-/// A* within `budget`; none when there is none or `work` passes
-/// `workLimit`. Each expansion adds size^2 to `work`: about what it costs,
-/// since it makes up to `size` successors and bounds each in time linear
-/// to quadratic in `size`.
-std::optional<std::vector<int>> solveWindow(const Graph &graph, int64_t budget,
-                                            const WindowProblem &p,
-                                            SearchMemory &memory,
-                                            int64_t workLimit, int64_t &work) {
-  int n = p.size();
-  // The nodes' fields, at hand.
-  std::vector<double> costs(n);
-  std::vector<int64_t> bytesOfNode(n), footprint(n);
-  uint64_t once = 0; // nodes that must not be recomputed
-  for (int u = 0; u < n; ++u) {
-    const Node &v = graph.nodes[p.nodes[u]];
-    costs[u] = v.cost;
-    bytesOfNode[u] = v.bytes;
-    footprint[u] = v.bytes + v.transient;
-    if (!v.recomputable)
-      once |= uint64_t(1) << u;
+/// The A* search of one window (solveWindow): the nodes' fields at hand,
+/// the two lower bounds, and the expansion of a state.
+class WindowSearch {
+public:
+  WindowSearch(const Graph &graph, int64_t budget, const WindowProblem &p,
+               SearchMemory &memory)
+      : budget(budget), p(p), n(p.size()), table(memory.table),
+        queue(memory.queue) {
+    costs.resize(n);
+    bytesOfNode.resize(n);
+    footprint.resize(n);
+    for (int u = 0; u < n; ++u) {
+      const Node &v = graph.nodes[p.nodes[u]];
+      costs[u] = v.cost;
+      bytesOfNode[u] = v.bytes;
+      footprint[u] = v.bytes + v.transient;
+      if (!v.recomputable)
+        once |= uint64_t(1) << u;
+    }
+    // What computing each node holds: the values passing through, its
+    // inputs, itself and its transient bytes.
+    fullFootprint.resize(n);
+    for (int u = 0; u < n; ++u)
+      fullFootprint[u] = bytesOf(p.inputs[u]) + footprint[u];
+    for (int u = 0; u < n; ++u)
+      if (bytesOfNode[u] > 0)
+        cheapestPerByte.push_back(u);
+    std::stable_sort(cheapestPerByte.begin(), cheapestPerByte.end(),
+                     [&](int x, int y) {
+                       return costs[x] * double(bytesOfNode[y]) <
+                              costs[y] * double(bytesOfNode[x]);
+                     });
+    // Only strictly cheaper sequences: a margin against rounding.
+    limit =
+        p.bound == kNever ? kNever : p.bound - 1e-9 * std::max(1.0, p.bound);
   }
-  auto bytesOf = [&](uint64_t set) {
+
+  std::optional<std::vector<int>> run(int64_t workLimit, int64_t &work);
+
+private:
+  int64_t bytesOf(uint64_t set) const {
     int64_t bytes = p.base;
     for (; set; set &= set - 1)
       bytes += bytesOfNode[__builtin_ctzll(set)];
     return bytes;
-  };
-  // What computing each node holds: the values passing through, its
-  // inputs, itself and its transient bytes.
-  std::vector<int64_t> fullFootprint(n);
-  for (int u = 0; u < n; ++u)
-    fullFootprint[u] = bytesOf(p.inputs[u]) + footprint[u];
-  std::vector<int> cheapestPerByte;
-  for (int u = 0; u < n; ++u)
-    if (bytesOfNode[u] > 0)
-      cheapestPerByte.push_back(u);
-  std::stable_sort(cheapestPerByte.begin(), cheapestPerByte.end(),
-                   [&](int x, int y) {
-                     return costs[x] * double(bytesOfNode[y]) <
-                            costs[y] * double(bytesOfNode[x]);
-                   });
-  // A lower bound on the recomputation that memory forces. Take a node y
-  // still to be computed (in `needed`, not resident). When it is first
-  // computed, its inputs and itself are resident, and so is every value
-  // that is resident then and read after that compute: by a needed node
-  // that reads y or reads such a node (each of its computes follows y's),
-  // or needed at the end. Values resident now are resident then unless
-  // freed, and so are needed ancestors of y, computed before it. Where they
-  // exceed the budget, some of those values are freed before y and recomputed
-  // after it, each at its cost at least; the cheapest bytes per cost first,
-  // fractionally, bounds that cost from below. The largest bound over y holds.
-  auto memoryBound = [&](uint64_t resident, uint64_t needed) {
-    // For each needed y, through needed nodes: `later[y]`, what its
-    // descendants read; `earlier[y]`, its ancestors. One pass each way
-    // over a topological order.
-    uint64_t later[kMaxWindowNodes], earlier[kMaxWindowNodes];
-    for (int y : p.order) {
-      if (!(needed >> y & 1))
-        continue;
-      uint64_t all = 0;
-      for (uint64_t set = p.inputs[y] & needed; set; set &= set - 1) {
-        int i = __builtin_ctzll(set);
-        all |= (uint64_t(1) << i) | earlier[i];
-      }
-      earlier[y] = all;
-    }
-    for (auto it = p.order.rbegin(); it != p.order.rend(); ++it) {
-      int y = *it;
-      if (!(needed >> y & 1))
-        continue;
-      uint64_t all = 0;
-      for (uint64_t set = p.readers[y] & needed; set; set &= set - 1) {
-        int r = __builtin_ctzll(set);
-        all |= p.inputs[r] | later[r];
-      }
-      later[y] = all;
-    }
-    double bound = 0;
-    for (uint64_t ys = needed; ys; ys &= ys - 1) {
-      int y = __builtin_ctzll(ys);
-      uint64_t after = later[y];
-      // The needed ancestors of y through needed nodes are all computed
-      // before y's first compute: those read after it are kept too, or
-      // computed once more.
-      uint64_t before = earlier[y];
-      uint64_t kept = (after | p.goal) & (resident | before) & ~p.inputs[y] &
-                      ~(uint64_t(1) << y);
-      int64_t excess = fullFootprint[y] + bytesOf(kept) - p.base - budget;
-      if (excess <= 0)
-        continue;
-      // What must not be recomputed stays: the room comes from the rest.
-      double cost = 0;
-      for (int u : cheapestPerByte) {
-        if (!(kept >> u & 1) || (once >> u & 1))
-          continue;
-        if (bytesOfNode[u] >= excess) {
-          cost += costs[u] * double(excess) / double(bytesOfNode[u]);
-          excess = 0;
-          break;
-        }
-        cost += costs[u];
-        excess -= bytesOfNode[u];
-      }
-      if (excess > 0)
-        return kNever; // no way to make the room
-      bound = std::max(bound, cost);
-    }
-    return bound;
-  };
-  // A lower bound on the cost still to pay: every pending node, every
-  // needed value that is not resident, and, transitively, every input of
-  // those that is not resident, is computed at least once more. Infinite
-  // when one of them cannot be computed. Sets `needed` to those nodes.
-  auto closure = [&](Key k, uint64_t &needed) {
+  }
+
+  double memoryBound(uint64_t resident, uint64_t needed) const;
+
+  /// A lower bound on the cost still to pay: every pending node, every
+  /// needed value that is not resident, and, transitively, every input of
+  /// those that is not resident, is computed at least once more. Infinite
+  /// when one of them cannot be computed. Sets `needed` to those nodes.
+  double closure(Key k, uint64_t &needed) const {
     needed = reach(k.pending | (p.goal & ~k.resident), p.inputs, ~k.resident);
     if ((needed & ~p.computable) || (needed & once & ~k.pending))
       return kNever;
@@ -295,23 +234,180 @@ std::optional<std::vector<int>> solveWindow(const Graph &graph, int64_t budget,
     for (uint64_t set = needed; set; set &= set - 1)
       cost += costs[__builtin_ctzll(set)];
     return cost;
-  };
+  }
 
-  StateTable &table = memory.table;
-  table.clear();
-  std::vector<Item> &queue = memory.queue;
-  queue.clear();
-  auto push = [&](Item item) {
+  void push(Item item) {
     queue.push_back(item);
     std::push_heap(queue.begin(), queue.end(), Later());
-  };
+  }
+
+  /// Reaching `next` from state `from` at `nextCost`, having computed
+  /// `computed` (-1: only freed).
+  void relax(int32_t from, Key next, double nextCost, int computed) {
+    bool fresh;
+    int32_t at = table.find(next, fresh);
+    StateTable::Visit &visit = table.visits[at];
+    if (fresh) {
+      uint64_t needed;
+      visit.remaining = closure(next, needed);
+    }
+    double f = nextCost + visit.remaining;
+    if (f >= limit || visit.cost <= nextCost)
+      return;
+    visit.cost = nextCost;
+    visit.parent = from;
+    visit.computed = computed;
+    push({f, nextCost, at});
+  }
+
+  void expand(int32_t from, Key key, double cost);
+
+  /// The computes on the path to `state`, as the graph's nodes.
+  std::vector<int> pathTo(int32_t state) const {
+    std::vector<int> found;
+    for (int32_t at = state; at > 0; at = table.visits[at].parent)
+      if (table.visits[at].computed >= 0)
+        found.push_back(p.nodes[table.visits[at].computed]);
+    std::reverse(found.begin(), found.end());
+    return found;
+  }
+
+  int64_t budget;
+  const WindowProblem &p;
+  int n;
+  StateTable &table;
+  std::vector<Item> &queue;
+  std::vector<double> costs;
+  std::vector<int64_t> bytesOfNode, footprint, fullFootprint;
+  uint64_t once = 0; // nodes that must not be recomputed
+  std::vector<int> cheapestPerByte;
+  double limit = kNever;
+};
+
+// A lower bound on the recomputation that memory forces. Take a node y
+// still to be computed (in `needed`, not resident). When it is first
+// computed, its inputs and itself are resident, and so is every value
+// that is resident then and read after that compute: by a needed node
+// that reads y or reads such a node (each of its computes follows y's),
+// or needed at the end. Values resident now are resident then unless
+// freed, and so are needed ancestors of y, computed before it. Where they
+// exceed the budget, some of those values are freed before y and recomputed
+// after it, each at its cost at least; the cheapest bytes per cost first,
+// fractionally, bounds that cost from below. The largest bound over y holds.
+double WindowSearch::memoryBound(uint64_t resident, uint64_t needed) const {
+  // For each needed y, through needed nodes: `later[y]`, what its
+  // descendants read; `earlier[y]`, its ancestors. One pass each way
+  // over a topological order.
+  uint64_t later[kMaxWindowNodes], earlier[kMaxWindowNodes];
+  for (int y : p.order) {
+    if (!(needed >> y & 1))
+      continue;
+    uint64_t all = 0;
+    for (uint64_t set = p.inputs[y] & needed; set; set &= set - 1) {
+      int i = __builtin_ctzll(set);
+      all |= (uint64_t(1) << i) | earlier[i];
+    }
+    earlier[y] = all;
+  }
+  for (auto it = p.order.rbegin(); it != p.order.rend(); ++it) {
+    int y = *it;
+    if (!(needed >> y & 1))
+      continue;
+    uint64_t all = 0;
+    for (uint64_t set = p.readers[y] & needed; set; set &= set - 1) {
+      int r = __builtin_ctzll(set);
+      all |= p.inputs[r] | later[r];
+    }
+    later[y] = all;
+  }
+  double bound = 0;
+  for (uint64_t ys = needed; ys; ys &= ys - 1) {
+    int y = __builtin_ctzll(ys);
+    uint64_t after = later[y];
+    // The needed ancestors of y through needed nodes are all computed
+    // before y's first compute: those read after it are kept too, or
+    // computed once more.
+    uint64_t before = earlier[y];
+    uint64_t kept = (after | p.goal) & (resident | before) & ~p.inputs[y] &
+                    ~(uint64_t(1) << y);
+    int64_t excess = fullFootprint[y] + bytesOf(kept) - p.base - budget;
+    if (excess <= 0)
+      continue;
+    // What must not be recomputed stays: the room comes from the rest.
+    double cost = 0;
+    for (int u : cheapestPerByte) {
+      if (!(kept >> u & 1) || (once >> u & 1))
+        continue;
+      if (bytesOfNode[u] >= excess) {
+        cost += costs[u] * double(excess) / double(bytesOfNode[u]);
+        excess = 0;
+        break;
+      }
+      cost += costs[u];
+      excess -= bytesOfNode[u];
+    }
+    if (excess > 0)
+      return kNever; // no way to make the room
+    bound = std::max(bound, cost);
+  }
+  return bound;
+}
+
+/// Pushes the states one step from `key` (reached at `cost`).
+void WindowSearch::expand(int32_t from, Key key, double cost) {
+  int64_t bytes = bytesOf(key.resident);
+  // Values resident at the start that the new sequence does not read
+  // are freed before its first compute.
+  if (cost == 0)
+    for (uint64_t set = key.resident & p.start; set; set &= set - 1)
+      relax(from, {key.resident & ~(set & -set), key.pending}, cost, -1);
+  // A compute is of use only to a target (a node still to be computed
+  // or needed at the end) or to its ancestors. `without[t]` is what is
+  // still of use once target t is computed: the ancestors of the other
+  // targets, by prefix and suffix unions.
+  int targets[kMaxWindowNodes], count = 0;
+  for (uint64_t set = key.pending | p.goal; set; set &= set - 1)
+    targets[count++] = __builtin_ctzll(set);
+  uint64_t suffix[kMaxWindowNodes + 1], without[kMaxWindowNodes];
+  suffix[count] = 0;
+  for (int i = count - 1; i >= 0; --i)
+    suffix[i] = suffix[i + 1] | p.ancestors[targets[i]];
+  uint64_t useful = suffix[0];
+  for (uint64_t prefix = 0, i = 0; i < uint64_t(count); ++i) {
+    without[targets[i]] = prefix | suffix[i + 1];
+    prefix |= p.ancestors[targets[i]];
+  }
+  for (int u = 0; u < n; ++u) {
+    uint64_t bit = uint64_t(1) << u;
+    if (!(useful & bit) || (key.resident & bit) || !(p.computable & bit) ||
+        (key.resident & p.inputs[u]) != p.inputs[u] ||
+        ((once & bit) && !(key.pending & bit)) ||
+        bytes + footprint[u] > budget)
+      continue;
+    // Compute u, then free any of its inputs that it reads last (the
+    // only frees a sequence needs: each value goes after its last
+    // reader). What is of no more use goes at once, u included.
+    uint64_t resident = key.resident | bit, pending = key.pending & ~bit;
+    uint64_t usefulAfter =
+        (key.pending & ~p.goal & bit) ? without[u] : useful;
+    resident &= usefulAfter | ~(p.inputs[u] | bit);
+    uint64_t inputs = p.inputs[u] & resident;
+    for (uint64_t freed = inputs;; freed = (freed - 1) & inputs) {
+      relax(from, {resident & ~freed, pending}, cost + costs[u], u);
+      if (!freed)
+        break;
+    }
+  }
+}
+
+std::optional<std::vector<int>> WindowSearch::run(int64_t workLimit,
+                                                  int64_t &work) {
+  table.clear();
+  queue.clear();
   Key start{p.start, p.must};
   uint64_t needed;
   double h0 = closure(start, needed);
   h0 += memoryBound(start.resident, needed);
-  // Only strictly cheaper sequences: a margin against rounding.
-  double limit =
-      p.bound == kNever ? kNever : p.bound - 1e-9 * std::max(1.0, p.bound);
   if (h0 >= limit)
     return std::nullopt;
   bool fresh;
@@ -325,14 +421,8 @@ std::optional<std::vector<int>> solveWindow(const Graph &graph, int64_t budget,
     if (item.g > cost)
       continue; // reached more cheaply after this push
     Key key = table.keys[item.state];
-    if (key.pending == 0 && (key.resident & p.goal) == p.goal) {
-      std::vector<int> found;
-      for (int32_t at = item.state; at > 0; at = table.visits[at].parent)
-        if (table.visits[at].computed >= 0)
-          found.push_back(p.nodes[table.visits[at].computed]);
-      std::reverse(found.begin(), found.end());
-      return found;
-    }
+    if (key.pending == 0 && (key.resident & p.goal) == p.goal)
+      return pathTo(item.state);
     // The memory bound costs more than the rest of the search: only the
     // states taken from the queue get it, and go back with it.
     StateTable::Visit &visit = table.visits[item.state];
@@ -350,67 +440,21 @@ std::optional<std::vector<int>> solveWindow(const Graph &graph, int64_t budget,
     work += int64_t(n) * n;
     if (work > workLimit)
       return std::nullopt;
-    int32_t from = item.state;
-    int64_t bytes = bytesOf(key.resident);
-    auto relax = [&](Key next, double nextCost, int computed) {
-      int32_t at = table.find(next, fresh);
-      StateTable::Visit &visit = table.visits[at];
-      if (fresh) {
-        uint64_t needed;
-        visit.remaining = closure(next, needed);
-      }
-      double f = nextCost + visit.remaining;
-      if (f >= limit || visit.cost <= nextCost)
-        return;
-      visit.cost = nextCost;
-      visit.parent = from;
-      visit.computed = computed;
-      push({f, nextCost, at});
-    };
-    // Values resident at the start that the new sequence does not read
-    // are freed before its first compute.
-    if (cost == 0)
-      for (uint64_t set = key.resident & p.start; set; set &= set - 1)
-        relax({key.resident & ~(set & -set), key.pending}, cost, -1);
-    // A compute is of use only to a target (a node still to be computed
-    // or needed at the end) or to its ancestors. `without[t]` is what is
-    // still of use once target t is computed: the ancestors of the other
-    // targets, by prefix and suffix unions.
-    int targets[kMaxWindowNodes], count = 0;
-    for (uint64_t set = key.pending | p.goal; set; set &= set - 1)
-      targets[count++] = __builtin_ctzll(set);
-    uint64_t suffix[kMaxWindowNodes + 1], without[kMaxWindowNodes];
-    suffix[count] = 0;
-    for (int i = count - 1; i >= 0; --i)
-      suffix[i] = suffix[i + 1] | p.ancestors[targets[i]];
-    uint64_t useful = suffix[0];
-    for (uint64_t prefix = 0, i = 0; i < uint64_t(count); ++i) {
-      without[targets[i]] = prefix | suffix[i + 1];
-      prefix |= p.ancestors[targets[i]];
-    }
-    for (int u = 0; u < n; ++u) {
-      uint64_t bit = uint64_t(1) << u;
-      if (!(useful & bit) || (key.resident & bit) || !(p.computable & bit) ||
-          (key.resident & p.inputs[u]) != p.inputs[u] ||
-          ((once & bit) && !(key.pending & bit)) ||
-          bytes + footprint[u] > budget)
-        continue;
-      // Compute u, then free any of its inputs that it reads last (the
-      // only frees a sequence needs: each value goes after its last
-      // reader). What is of no more use goes at once, u included.
-      uint64_t resident = key.resident | bit, pending = key.pending & ~bit;
-      uint64_t usefulAfter =
-          (key.pending & ~p.goal & bit) ? without[u] : useful;
-      resident &= usefulAfter | ~(p.inputs[u] | bit);
-      uint64_t inputs = p.inputs[u] & resident;
-      for (uint64_t freed = inputs;; freed = (freed - 1) & inputs) {
-        relax({resident & ~freed, pending}, cost + costs[u], u);
-        if (!freed)
-          break;
-      }
-    }
+    expand(item.state, key, cost);
   }
   return std::nullopt;
+}
+
+/// The cheapest compute sequence of `p` that costs less than p.bound, by
+/// A* within `budget`; none when there is none or `work` passes
+/// `workLimit`. Each expansion adds size^2 to `work`: about what it costs,
+/// since it makes up to `size` successors and bounds each in time linear
+/// to quadratic in `size`.
+std::optional<std::vector<int>> solveWindow(const Graph &graph, int64_t budget,
+                                            const WindowProblem &p,
+                                            SearchMemory &memory,
+                                            int64_t workLimit, int64_t &work) {
+  return WindowSearch(graph, budget, p, memory).run(workLimit, work);
 }
 
 /// Builds the problem of window [a, b) of `computes`, or returns false when

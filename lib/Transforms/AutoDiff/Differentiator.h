@@ -130,6 +130,13 @@ private:
                         SmallVectorImpl<Operation *> &callStack);
   LogicalResult cloneFor(scf::ForOp op, IRMapping &map,
                          SmallVectorImpl<Operation *> &callStack);
+  struct LoopInfo;
+  LogicalResult configureLoop(scf::ForOp op, int64_t trips, LoopInfo &info,
+                              bool &residuals);
+  LogicalResult appendTapeInits(scf::ForOp op, const LoopInfo &info,
+                                int64_t rows, SmallVectorImpl<Value> &inits);
+  SmallVector<Value> storeSnapshot(Location l, Value row, ValueRange carried,
+                                   ValueRange tapeArgs, const LoopInfo &info);
 
   // Backward sweep over the ops [first, end) of a block, in reverse.
   LogicalResult backward(ArrayRef<Operation *> ops, CotangentMap &cot);
@@ -157,7 +164,6 @@ private:
   /// acc + c for the accumulator of a reverse loop (see its definition).
   Value addToAccumulator(Value acc, Value c);
 
-  struct LoopInfo;
   LogicalResult reverseStep(const LoopInfo &info, ArrayRef<Value> outer,
                             Value iv, ValueRange carriedIn, ValueRange cotsIn,
                             ValueRange accs, SmallVectorImpl<Value> &out,

@@ -91,37 +91,17 @@ bool Differentiator::readsOneRowPerStep(scf::ForOp op, Value w) {
          take.getIndex() == op.getInductionVar();
 }
 
-/// The forward loop carries, after the primal's values, one tape per
-/// carried value: a stacked tensor whose row i holds the value at the start
-/// of iteration i. With binomial checkpointing (`snapshots` slots, fewer
-/// than the iterations), the tape has one row per slot and holds what
-/// revolve's first sweep stores, and the loop also carries the values at
-/// the start of its last iteration, where the reverse sweep begins.
-LogicalResult
-Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
-                         SmallVectorImpl<Operation *> &callStack) {
-  auto lower = getConstantIntValue(op.getLowerBound());
-  auto upper = getConstantIntValue(op.getUpperBound());
-  auto step = getConstantIntValue(op.getStep());
-  if (!lower || !upper || !step || *step != 1)
-    return op.emitError("AD needs loops with constant bounds and step 1");
-  int64_t trips;
-  if (llvm::SubOverflow(*upper, *lower, trips))
-    return op.emitError() << "a loop from " << *lower << " to " << *upper
-                          << " runs 2^63 or more times, more than its 64-bit "
-                             "trip count holds";
-  trips = std::max<int64_t>(trips, 0);
-  Location loc = op.getLoc();
-
-  LoopInfo info{op, {}, 0};
-  // The loop's own count (tadc chooses one per loop under a budget), else
-  // the pass option.
+/// Sets the snapshots of `info` (0: a full tape; the loop's own count,
+/// which tadc chooses per loop under a budget, else the pass option),
+/// revolve's schedule with binomial checkpointing, and the residual
+/// settings of the loop; `residuals` says whether a full tape keeps them.
+LogicalResult Differentiator::configureLoop(scf::ForOp op, int64_t trips,
+                                            LoopInfo &info, bool &residuals) {
   int64_t snapshots = loopSnapshots;
   if (auto count = op->getAttrOfType<IntegerAttr>(
           TadDialect::kLoopSnapshotsAttrName)) // verified: 0 or more
     snapshots = count.getInt();
   bool binomial = snapshots > 0 && snapshots < trips;
-  bool residuals = loopResiduals;
   if (auto flag =
           op->getAttrOfType<BoolAttr>(TadDialect::kLoopResidualsAttrName))
     residuals = flag.getValue();
@@ -149,7 +129,108 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
              << " snapshots needs more than 2^63 forward steps to reverse; "
                 "give it more snapshots";
   }
-  int64_t rows = binomial ? snapshots : std::max<int64_t>(trips, 1);
+  return success();
+}
+
+/// Appends to `inits` the initial value of each carried value's tape of
+/// `rows` rows (its host's, where it has one).
+LogicalResult
+Differentiator::appendTapeInits(scf::ForOp op, const LoopInfo &info,
+                                int64_t rows, SmallVectorImpl<Value> &inits) {
+  bool binomial = info.snapshots > 0;
+  Location loc = op.getLoc();
+  // A full tape needs no zeros: the forward loop writes each of its rows
+  // before the reverse loop reads it, and the reverse loop writes each row
+  // of a host whole. Revolve's slots start as zeros.
+  for (auto [init, host] : llvm::zip(op.getInitArgs(), info.hosts)) {
+    auto type = cast<RankedTensorType>(init.getType());
+    // A tensor of the language holds at most 2^40 elements, so that its
+    // bytes fit in 64 bits; a tape of many iterations could hold more.
+    constexpr int64_t kMaxTapeElements = int64_t(1) << 40;
+    if (!host && type.getNumElements() > kMaxTapeElements / rows)
+      return op.emitError()
+             << "the tape of this loop would hold " << rows << " rows of "
+             << type.getNumElements() << " elements, more than a tensor "
+             << "holds (2^40 elements); give the loop snapshots "
+                "(option 'loop-snapshots', or option 'remat-budget')";
+    SmallVector<int64_t> shape = {rows};
+    llvm::append_range(shape, type.getShape());
+    Type tapeType = host ? host.getType()
+                         : RankedTensorType::get(shape, type.getElementType());
+    inits.push_back(binomial ? zerosOf(b, loc, tapeType)
+                             : emptyOf(b, loc, tapeType));
+  }
+  return success();
+}
+
+/// In the forward loop's body (revolve's first sweep): tape[slot] =
+/// carried where this iteration's input is a snapshot (x_0 in slot 0, the
+/// sweep's stores in slots 1, 2, ...); the tapes after it.
+SmallVector<Value> Differentiator::storeSnapshot(Location l, Value row,
+                                                 ValueRange carried,
+                                                 ValueRange tapeArgs,
+                                                 const LoopInfo &info) {
+  SmallVector<Value> tapes;
+  Value slot = arith::ConstantIndexOp::create(b, l, -1);
+  SmallVector<int64_t> stored = {0};
+  llvm::append_range(stored, info.sweepStores);
+  for (auto [k, step] : llvm::enumerate(stored)) {
+    Value here =
+        arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, row,
+                              arith::ConstantIndexOp::create(b, l, step));
+    slot = arith::SelectOp::create(
+        b, l, here, arith::ConstantIndexOp::create(b, l, int64_t(k)), slot);
+  }
+  Value stores =
+      arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, slot,
+                            arith::ConstantIndexOp::create(b, l, 0));
+  auto store = scf::IfOp::create(b, l, TypeRange(tapeArgs), stores,
+                                 /*addThenBlock=*/true,
+                                 /*addElseBlock=*/true);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToEnd(store.thenBlock());
+    SmallVector<Value> updated;
+    for (auto [v, tape] : llvm::zip(carried, tapeArgs))
+      updated.push_back(
+          UpdateOp::create(b, l, tape.getType(), v, tape, slot));
+    scf::YieldOp::create(b, l, updated);
+    b.setInsertionPointToEnd(store.elseBlock());
+    scf::YieldOp::create(b, l, SmallVector<Value>(tapeArgs));
+  }
+  store->setAttr(TadDialect::kTapeAttrName, b.getUnitAttr());
+  llvm::append_range(tapes, store.getResults());
+  return tapes;
+}
+
+/// The forward loop carries, after the primal's values, one tape per
+/// carried value: a stacked tensor whose row i holds the value at the start
+/// of iteration i. With binomial checkpointing (`snapshots` slots, fewer
+/// than the iterations), the tape has one row per slot and holds what
+/// revolve's first sweep stores, and the loop also carries the values at
+/// the start of its last iteration, where the reverse sweep begins.
+LogicalResult
+Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
+                         SmallVectorImpl<Operation *> &callStack) {
+  auto lower = getConstantIntValue(op.getLowerBound());
+  auto upper = getConstantIntValue(op.getUpperBound());
+  auto step = getConstantIntValue(op.getStep());
+  if (!lower || !upper || !step || *step != 1)
+    return op.emitError("AD needs loops with constant bounds and step 1");
+  int64_t trips;
+  if (llvm::SubOverflow(*upper, *lower, trips))
+    return op.emitError() << "a loop from " << *lower << " to " << *upper
+                          << " runs 2^63 or more times, more than its 64-bit "
+                             "trip count holds";
+  trips = std::max<int64_t>(trips, 0);
+  Location loc = op.getLoc();
+
+  LoopInfo info{op, {}, 0};
+  bool residuals = loopResiduals;
+  if (failed(configureLoop(op, trips, info, residuals)))
+    return failure();
+  bool binomial = info.snapshots > 0;
+  int64_t rows = binomial ? info.snapshots : std::max<int64_t>(trips, 1);
 
   SmallVector<Value> inits;
   for (Value init : op.getInitArgs())
@@ -174,27 +255,8 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
           !llvm::is_contained(info.hostCandidates, forward))
         info.hostCandidates.push_back(forward);
     }
-  // A full tape needs no zeros: the forward loop writes each of its rows
-  // before the reverse loop reads it, and the reverse loop writes each row
-  // of a host whole. Revolve's slots start as zeros.
-  for (auto [init, host] : llvm::zip(op.getInitArgs(), info.hosts)) {
-    auto type = cast<RankedTensorType>(init.getType());
-    // A tensor of the language holds at most 2^40 elements, so that its
-    // bytes fit in 64 bits; a tape of many iterations could hold more.
-    constexpr int64_t kMaxTapeElements = int64_t(1) << 40;
-    if (!host && type.getNumElements() > kMaxTapeElements / rows)
-      return op.emitError()
-             << "the tape of this loop would hold " << rows << " rows of "
-             << type.getNumElements() << " elements, more than a tensor "
-             << "holds (2^40 elements); give the loop snapshots "
-                "(option 'loop-snapshots', or option 'remat-budget')";
-    SmallVector<int64_t> shape = {rows};
-    llvm::append_range(shape, type.getShape());
-    Type tapeType = host ? host.getType()
-                         : RankedTensorType::get(shape, type.getElementType());
-    inits.push_back(binomial ? zerosOf(b, loc, tapeType)
-                             : emptyOf(b, loc, tapeType));
-  }
+  if (failed(appendTapeInits(op, info, rows, inits)))
+    return failure();
   if (binomial)
     for (unsigned i = 0; i < numCarried; ++i)
       inits.push_back(inits[i]);
@@ -226,37 +288,7 @@ Differentiator::cloneFor(scf::ForOp op, IRMapping &map,
                                               b.getUnitAttr());
       }
     } else {
-      // tape[slot] = carried, where this iteration's input is a snapshot:
-      // x_0 in slot 0, the first sweep's stores in slots 1, 2, ...
-      Value slot = arith::ConstantIndexOp::create(b, l, -1);
-      SmallVector<int64_t> stored = {0};
-      llvm::append_range(stored, info.sweepStores);
-      for (auto [k, step] : llvm::enumerate(stored)) {
-        Value here =
-            arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, row,
-                                  arith::ConstantIndexOp::create(b, l, step));
-        slot = arith::SelectOp::create(
-            b, l, here, arith::ConstantIndexOp::create(b, l, int64_t(k)), slot);
-      }
-      Value stores =
-          arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, slot,
-                                arith::ConstantIndexOp::create(b, l, 0));
-      auto store = scf::IfOp::create(b, l, TypeRange(tapeArgs), stores,
-                                     /*addThenBlock=*/true,
-                                     /*addElseBlock=*/true);
-      {
-        OpBuilder::InsertionGuard g(b);
-        b.setInsertionPointToEnd(store.thenBlock());
-        SmallVector<Value> updated;
-        for (auto [v, tape] : llvm::zip(carried, tapeArgs))
-          updated.push_back(
-              UpdateOp::create(b, l, tape.getType(), v, tape, slot));
-        scf::YieldOp::create(b, l, updated);
-        b.setInsertionPointToEnd(store.elseBlock());
-        scf::YieldOp::create(b, l, SmallVector<Value>(tapeArgs));
-      }
-      store->setAttr(TadDialect::kTapeAttrName, b.getUnitAttr());
-      llvm::append_range(tapes, store.getResults());
+      llvm::append_range(tapes, storeSnapshot(l, row, carried, tapeArgs, info));
     }
     SmallVector<Value> results;
     mark = &loop.getBody()->back();

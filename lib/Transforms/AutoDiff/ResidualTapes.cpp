@@ -155,25 +155,54 @@ static llvm::DenseSet<Value> likelyResiduals(ArrayRef<Operation *> ops) {
   return read;
 }
 
-scf::ForOp Differentiator::addResidualTapes(scf::ForOp loop, Operation *mark,
-                                            Value row, LoopInfo &info) {
-  Block *body = loop.getBody();
-  info.forwardOps.clear();
-  for (Operation *op = mark->getNextNode(); op != body->getTerminator();
-       op = op->getNextNode())
-    info.forwardOps.push_back(op);
+namespace {
+/// The residuals of a forward loop's body (op index, result) that get a
+/// tape, and those that are the next iteration's carried value (`shifted`,
+/// with that value's number in `shiftedCarried`).
+struct Residuals {
+  SmallVector<std::pair<unsigned, OpResult>> taped, shifted;
+  SmallVector<unsigned> shiftedCarried;
+};
+
+/// A host of residuals: an outer value whose gradient's accumulator holds
+/// them in its rows, after what the rows hold (`used` of them).
+struct Host {
+  Value value;
+  RankedTensorType type;
+  int64_t used;
+  int tapeArg;         // the loop's iter arg holding its tape; -1: new
+  int64_t reader = -1; // the last of forwardOps that reads its row
+};
+
+/// Where each taped residual goes: a host's index (or -1: a tape of its
+/// own), whether the reverse step copies it out of the row, its offset in
+/// the row, and its block (its shape as whole rows of the host's).
+struct HostPlacement {
+  SmallVector<Host> hosts;
+  SmallVector<int> placement;
+  llvm::BitVector copied;
+  SmallVector<int64_t> offsets;
+  SmallVector<RankedTensorType> blocks;
+};
+} // namespace
+
+/// The residuals of `loop`'s body (`forwardOps`, after its `numPrimal`
+/// carried values) that the reverse sweep may read.
+static Residuals findResiduals(scf::ForOp loop,
+                               ArrayRef<Operation *> forwardOps,
+                               unsigned numPrimal,
+                               ArrayRef<Value> carriedHosts) {
+  Residuals residuals;
+  auto &taped = residuals.taped;
+  auto &shifted = residuals.shifted;
+  auto &shiftedCarried = residuals.shiftedCarried;
   // The candidates: what the adjoint may read and depends on the carried
   // values, but views.
-  llvm::DenseSet<Value> read = likelyResiduals(info.forwardOps);
+  llvm::DenseSet<Value> read = likelyResiduals(forwardOps);
   llvm::DenseSet<Value> dependent;
-  for (Value arg : loop.getRegionIterArgs().take_front(info.numCarried))
+  for (Value arg : loop.getRegionIterArgs().take_front(numPrimal))
     dependent.insert(arg);
-  unsigned numPrimal = info.numCarried;
-  int64_t rows = cast<RankedTensorType>(
-                     loop.getInitArgs()[numPrimal].getType())
-                     .getDimSize(0);
-  SmallVector<std::pair<unsigned, OpResult>> taped;
-  for (auto [k, op] : llvm::enumerate(info.forwardOps)) {
+  for (auto [k, op] : llvm::enumerate(forwardOps)) {
     if (llvm::none_of(readValues(op),
                       [&](Value v) { return dependent.contains(v); }))
       continue;
@@ -192,13 +221,11 @@ scf::ForOp Differentiator::addResidualTapes(scf::ForOp loop, Operation *mark,
   // A value that the body yields as a carried value is the next
   // iteration's input, which the carried value's tape holds already: row
   // i + 1 of that tape, given one more row for the last iteration's.
-  auto yield0 = cast<scf::YieldOp>(body->getTerminator());
-  SmallVector<std::pair<unsigned, OpResult>> shifted;
-  SmallVector<unsigned> shiftedCarried;
+  auto yield0 = cast<scf::YieldOp>(loop.getBody()->getTerminator());
   for (auto it = taped.begin(); it != taped.end();) {
     int carried = -1;
     for (unsigned c = 0; c < numPrimal; ++c)
-      if (yield0.getOperand(c) == it->second && !info.hosts[c] &&
+      if (yield0.getOperand(c) == it->second && !carriedHosts[c] &&
           !llvm::is_contained(shiftedCarried, c))
         carried = int(c);
     if (carried < 0) {
@@ -209,26 +236,31 @@ scf::ForOp Differentiator::addResidualTapes(scf::ForOp loop, Operation *mark,
     shiftedCarried.push_back(unsigned(carried));
     it = taped.erase(it);
   }
-  if (taped.empty() && shifted.empty())
-    return loop;
+  return residuals;
+}
 
+/// Places the residuals `taped` of `loop` in the rows of the hosts that
+/// `hostCandidates` name, while they fit.
+static HostPlacement
+placeInHosts(scf::ForOp loop, ArrayRef<Operation *> forwardOps,
+             unsigned numPrimal, ArrayRef<Value> carriedHosts,
+             ArrayRef<Value> hostCandidates,
+             ArrayRef<std::pair<unsigned, OpResult>> taped) {
+  HostPlacement result;
+  auto &hosts = result.hosts;
+  auto &placement = result.placement;
+  auto &copied = result.copied;
+  auto &offsets = result.offsets;
+  auto &blocks = result.blocks;
   // Where each goes: into a host's rows, after what they hold, while they
   // fit; else a tape of its own.
-  struct Host {
-    Value value;
-    RankedTensorType type;
-    int64_t used;
-    int tapeArg; // the loop's iter arg holding its tape; -1: new
-    int64_t reader = -1; // the last of forwardOps that reads its row
-  };
   llvm::DenseMap<Operation *, int64_t> position;
-  for (auto [k, op] : llvm::enumerate(info.forwardOps))
+  for (auto [k, op] : llvm::enumerate(forwardOps))
     position[op] = int64_t(k);
-  SmallVector<Host> hosts;
-  for (Value candidate : info.hostCandidates) {
+  for (Value candidate : hostCandidates) {
     auto type = cast<RankedTensorType>(candidate.getType());
     Host host{candidate, type, 0, -1};
-    for (auto [k, carried] : llvm::enumerate(info.hosts))
+    for (auto [k, carried] : llvm::enumerate(carriedHosts))
       if (carried == candidate) {
         host.used = cast<RankedTensorType>(
                         loop.getRegionIterArgs()[k].getType())
@@ -247,10 +279,10 @@ scf::ForOp Differentiator::addResidualTapes(scf::ForOp loop, Operation *mark,
   // A residual goes into a host's row as a block of whole rows of it
   // (reshaped to [n, the row's other dimensions], a view of its bytes),
   // after what the row holds: first fit, the largest residuals first.
-  SmallVector<int> placement(taped.size(), -1); // a host's index, or -1
-  llvm::BitVector copied(taped.size());
-  SmallVector<int64_t> offsets(taped.size(), 0);
-  SmallVector<RankedTensorType> blocks(taped.size());
+  placement.assign(taped.size(), -1);
+  copied.resize(taped.size());
+  offsets.assign(taped.size(), 0);
+  blocks.assign(taped.size(), RankedTensorType());
   SmallVector<unsigned> order =
       llvm::to_vector(llvm::seq<unsigned>(0, taped.size()));
   auto elements = [&](unsigned i) {
@@ -303,6 +335,36 @@ scf::ForOp Differentiator::addResidualTapes(scf::ForOp loop, Operation *mark,
         break;
       }
     }
+
+  return result;
+}
+
+scf::ForOp Differentiator::addResidualTapes(scf::ForOp loop, Operation *mark,
+                                            Value row, LoopInfo &info) {
+  Block *body = loop.getBody();
+  unsigned numPrimal = info.numCarried;
+  info.forwardOps.clear();
+  for (Operation *op = mark->getNextNode(); op != body->getTerminator();
+       op = op->getNextNode())
+    info.forwardOps.push_back(op);
+  Residuals residuals =
+      findResiduals(loop, info.forwardOps, numPrimal, info.hosts);
+  auto &taped = residuals.taped;
+  auto &shifted = residuals.shifted;
+  auto &shiftedCarried = residuals.shiftedCarried;
+  if (taped.empty() && shifted.empty())
+    return loop;
+  int64_t rows = cast<RankedTensorType>(
+                     loop.getInitArgs()[numPrimal].getType())
+                     .getDimSize(0);
+  HostPlacement placed =
+      placeInHosts(loop, info.forwardOps, numPrimal, info.hosts,
+                   info.hostCandidates, taped);
+  auto &hosts = placed.hosts;
+  auto &placement = placed.placement;
+  auto &copied = placed.copied;
+  auto &offsets = placed.offsets;
+  auto &blocks = placed.blocks;
 
   // The new iter args: the hosts that hold no carried value but now hold
   // residuals, then the tapes of their own.
