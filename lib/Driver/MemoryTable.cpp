@@ -4,8 +4,15 @@
 
 #include "tad/Pipeline/Plan.h"
 
+#include "mlir/Bytecode/BytecodeWriter.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/ThreadPool.h"
+
+#include <optional>
 
 using namespace tad;
 
@@ -36,6 +43,62 @@ static llvm::Expected<Row> planRow(mlir::ModuleOp module,
     row.overhead = getRecomputeOverhead(*plan);
   }
   return row;
+}
+
+/// The rows of `budgets`, planned at once: each in a context of its own
+/// (the module's copy read back from bytecode) on a thread of its own, one
+/// per core, so that the plans share nothing, and each context's messages
+/// stay its own (with --mlir-disable-threading, one after another). An
+/// error names the first row that failed, with its
+/// messages.
+static llvm::Expected<std::vector<Row>>
+planRows(mlir::ModuleOp module, const PipelineOptions &options,
+         llvm::StringRef entry, llvm::ArrayRef<int64_t> budgets) {
+  std::string bytecode;
+  llvm::raw_string_ostream os(bytecode);
+  if (mlir::failed(mlir::writeBytecodeToFile(module, os)))
+    return llvm::createStringError("cannot copy the module to plan it");
+  const mlir::DialectRegistry &registry =
+      module.getContext()->getDialectRegistry();
+  std::vector<std::optional<Row>> rows(budgets.size());
+  std::vector<std::string> errors(budgets.size());
+  // --mlir-disable-threading plans them one after another.
+  llvm::DefaultThreadPool pool(module.getContext()->isMultithreadingEnabled()
+                                   ? llvm::hardware_concurrency()
+                                   : llvm::heavyweight_hardware_concurrency(1));
+  for (size_t k = 0; k < budgets.size(); ++k)
+    pool.async([&, k] {
+      mlir::MLIRContext context(registry,
+                                mlir::MLIRContext::Threading::DISABLED);
+      std::string &messages = errors[k];
+      mlir::ScopedDiagnosticHandler collect(
+          &context, [&](mlir::Diagnostic &d) {
+            std::string text;
+            llvm::raw_string_ostream(text) << d.getLocation() << ": " << d;
+            messages += "\n  " + text;
+            return mlir::success();
+          });
+      mlir::OwningOpRef<mlir::ModuleOp> copy =
+          mlir::parseSourceString<mlir::ModuleOp>(bytecode, &context);
+      llvm::Expected<Row> row =
+          copy ? planRow(*copy, options, entry, budgets[k])
+               : llvm::Expected<Row>(
+                     llvm::createStringError("cannot read the module back"));
+      if (row)
+        rows[k] = *row;
+      else
+        messages = llvm::toString(row.takeError()) + messages;
+    });
+  pool.wait();
+  std::vector<Row> planned;
+  for (size_t k = 0; k < budgets.size(); ++k) {
+    if (!rows[k])
+      return llvm::createStringError("planning a budget of " +
+                                     llvm::Twine(budgets[k]) +
+                                     " bytes: " + errors[k]);
+    planned.push_back(*rows[k]);
+  }
+  return planned;
 }
 
 /// The table for people.
@@ -121,12 +184,11 @@ llvm::Error tad::driver::describeMemory(mlir::ModuleOp module,
                                      int64_t(points + 1));
   if (minimum < storeAll)
     budgets.push_back(minimum);
-  for (int64_t budget : budgets) {
-    llvm::Expected<Row> row = planRow(module, options, entry, budget);
-    if (!row)
-      return row.takeError();
-    rows.push_back(*row);
-  }
+  llvm::Expected<std::vector<Row>> planned =
+      planRows(module, options, entry, budgets);
+  if (!planned)
+    return planned.takeError();
+  llvm::append_range(rows, *planned);
   printTable(entry, storeAll, minimum, rows, os);
   if (jsonPath.empty())
     return llvm::Error::success();
