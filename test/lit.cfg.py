@@ -117,6 +117,7 @@ cuda_root = os.environ.get("CUDA_ROOT") or "/usr/local/cuda"
 if all(os.access(os.path.join(cuda_root, "bin", tool), os.X_OK)
        for tool in ("ptxas", "fatbinary")):
     config.available_features.add("cuda-toolkit")
+    config.substitutions.append(("%cuda_root", cuda_root))
 try:
     import ctypes
     libcuda = ctypes.CDLL("libcuda.so.1")

@@ -10,98 +10,93 @@
 
 #include "tad/Conversion/Passes.h"
 
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 
 #include <cstdlib>
 
-/// Adds a built-in pipeline, given as text, to `pm`.
-static void addPasses(mlir::OpPassManager &pm, llvm::StringRef pipeline) {
-  if (mlir::failed(mlir::parsePassPipeline(pipeline.rtrim(','), pm)))
-    llvm::report_fatal_error("invalid built-in pipeline: " + pipeline);
-}
-
-/// tad-forward-copies writes values straight into the tape rows that
-/// store them where one-shot bufferization made a copy, and
-/// tad-plan-buffers places every free (docs/memory.md).
-void tad::addBufferizationPasses(mlir::OpPassManager &pm, bool collectives) {
-  // No CSE between conversion and bufferization: it would merge the
-  // zero-filled outputs of matmuls and force copies of the shared zeros.
-  addPasses(pm, std::string(collectives
-                                ? "convert-tad-to-linalg,"
-                                : "convert-tad-to-linalg{collectives=false},") +
-                    "canonicalize,"
-                    "tad-fold-transposes-into-matmuls,"
-                    "tad-fuse-elementwise,"
-                    "tad-split-reductions,"
-                    "tad-reuse-operand-buffers,"
-                    "eliminate-empty-tensors,"
-                    "one-shot-bufferize{bufferize-function-boundaries "
-                    "function-boundary-type-conversion=identity-layout-map "
-                    "allow-return-allocs-from-loops buffer-alignment=0},"
-                    "canonicalize,"
-                    "func.func(tad-forward-copies,tad-plan-buffers),"
-                    "convert-bufferization-to-memref,"
-                    "cse,canonicalize");
-}
+using namespace mlir;
 
 /// bf16 and f16 compute in f32 (as PyTorch does on the CPU, and so that the
 /// GPU rounds as the CPU does); the conversions to bf16 are expanded to
 /// integer ops, since the C runtime of Debian 12 has no __truncsfbf2.
-static std::string getFloatEmulation() {
-  return "math-extend-to-supported-types{target-type=f32},"
-         "arith-emulate-unsupported-floats{source-types=bf16,f16 "
-         "target-type=f32},"
-         "tad-expand-bf16,";
+static void addFloatEmulation(OpPassManager &pm) {
+  math::MathExtendToSupportedTypesOptions extend;
+  extend.targetTypeStr = "f32";
+  pm.addPass(math::createMathExtendToSupportedTypes(extend));
+  arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"bf16", "f16"};
+  emulate.targetTypeStr = "f32";
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+  pm.addPass(tad::createExpandBf16());
+}
+
+/// Memrefs to the LLVM dialect with the runtime's allocation functions
+/// (`_mlir_memref_to_llvm_alloc`, which it counts).
+static std::unique_ptr<Pass> createMemRefToLLVM() {
+  FinalizeMemRefToLLVMConversionPassOptions options;
+  options.useGenericFunctions = true;
+  return createFinalizeMemRefToLLVMConversionPass(options);
 }
 
 /// From memrefs without linalg to the LLVM dialect, on the CPU.
-static std::string getCpuCodegenPipeline() {
+static void addCpuCodegenPipeline(OpPassManager &pm) {
   // C wrappers for the program's functions only, not the outlined nests.
   // The passes that rewrite one function at a time run nested, so that
   // the context's threads share the outlined functions.
-  return "func.func(llvm-request-c-wrappers),"
-         "tad-outline-loop-nests,"
-         "func.func(expand-strided-metadata,"
-         "lower-affine,"
-         "convert-scf-to-cf," +
-         getFloatEmulation() +
-         "tad-approximate-math,"
-         "convert-math-to-llvm),"
-         "convert-math-to-libm,"
-         "finalize-memref-to-llvm{use-generic-functions},"
-         "func.func(tad-separate-arguments),"
-         "convert-to-llvm,"
-         "reconcile-unrealized-casts,"
-         "tad-openmpi-handles,"
-         "tad-widen-bool-memory,"
-         "llvm.func(canonicalize),"
-         "tad-parallelize-calls,"
-         "tad-annotate-llvm-functions,"
-         "tad-return-results-by-pointer";
+  pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
+  pm.addPass(tad::createOutlineLoopNests());
+  OpPassManager &functions = pm.nest<func::FuncOp>();
+  functions.addPass(memref::createExpandStridedMetadataPass());
+  functions.addPass(createLowerAffinePass());
+  functions.addPass(createSCFToControlFlowPass());
+  addFloatEmulation(functions);
+  functions.addPass(tad::createApproximateMath());
+  functions.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createMemRefToLLVM());
+  pm.addNestedPass<func::FuncOp>(tad::createSeparateArguments());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(tad::createOpenMpiHandles());
+  pm.addPass(tad::createWidenBoolMemory());
+  pm.addNestedPass<LLVM::LLVMFuncOp>(createCanonicalizerPass());
+  pm.addPass(tad::createParallelizeCalls());
+  pm.addPass(tad::createAnnotateLLVMFunctions());
+  pm.addPass(tad::createReturnResultsByPointer());
 }
 
-void tad::addCpuCodegenPasses(mlir::OpPassManager &pm, bool blasMatmul) {
-  addPasses(pm, std::string(blasMatmul ? "tad-matmul-to-runtime," : "") +
-                    "func.func(tad-linalg-to-loops)," +
-                    getCpuCodegenPipeline());
+void tad::addCpuCodegenPasses(OpPassManager &pm, bool blasMatmul) {
+  if (blasMatmul)
+    pm.addPass(createConvertMatmulToRuntime());
+  pm.addNestedPass<func::FuncOp>(createLinalgToLoops());
+  addCpuCodegenPipeline(pm);
 }
 
 /// The loop nests that become kernels, as --target=cuda maps them.
-static std::string getKernelMapping() {
-  return "func.func(tad-parallel-loops-outermost),"
-         "convert-linalg-to-parallel-loops,"
-         "func.func(tad-loops-to-gpu),";
+static void addKernelMapping(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(tad::createParallelLoopsOutermost());
+  pm.addPass(createConvertLinalgToParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(tad::createConvertLoopsToGPU());
 }
 
-void tad::addCudaEmulatorCodegenPasses(mlir::OpPassManager &pm) {
-  addPasses(pm, getKernelMapping() + "tad-emulate-gpu-launches," +
-                    getCpuCodegenPipeline());
+void tad::addCudaEmulatorCodegenPasses(OpPassManager &pm) {
+  addKernelMapping(pm);
+  pm.addPass(createEmulateGpuLaunches());
+  addCpuCodegenPipeline(pm);
 }
 
-void tad::addCudaCodegenPasses(mlir::OpPassManager &pm,
-                               llvm::ArrayRef<std::string> archs,
-                               llvm::StringRef toolkit, bool cublasMatmul,
+void tad::addCudaCodegenPasses(OpPassManager &pm, ArrayRef<std::string> archs,
+                               StringRef toolkit, bool cublasMatmul,
                                bool kernelFallback) {
   std::string list;
   for (const std::string &a : archs)
@@ -112,32 +107,42 @@ void tad::addCudaCodegenPasses(mlir::OpPassManager &pm,
   for (const std::string &a : archs)
     if (std::stoi(a.substr(3)) < std::stoi(lowest.substr(3)))
       lowest = a;
-  addPasses(pm,
-            std::string(!cublasMatmul ? ""
-                        : kernelFallback
-                            ? "tad-matmul-to-runtime{prefix=tad_rt_cuda_ "
-                              "kernel-fallback=1},"
-                            : "tad-matmul-to-runtime{prefix=tad_rt_cuda_},") +
-                getKernelMapping() +
-                "gpu-kernel-outlining,"
-                "tad-merge-gpu-modules,"
-                "expand-strided-metadata,"
-                "lower-affine,"
-                "convert-scf-to-cf," +
-                getFloatEmulation() + "nvvm-attach-target{chip=" + lowest +
-                " features=+ptx80 O=3},"
-                "gpu.module(convert-gpu-to-nvvm,canonicalize,cse,"
-                "reconcile-unrealized-casts),"
-                "convert-math-to-llvm,"
-                "convert-math-to-libm,"
-                "finalize-memref-to-llvm{use-generic-functions},"
-                "func.func(llvm-request-c-wrappers),"
-                "gpu-to-llvm,"
-                "convert-to-llvm,"
-                "reconcile-unrealized-casts,"
-                "gpu-module-to-binary{format=isa toolkit=" +
-                toolkit.str() +
-                "},"
-                "tad-gpu-fatbin{archs=" +
-                list + " toolkit=" + toolkit.str() + "}");
+  if (cublasMatmul) {
+    ConvertMatmulToRuntimeOptions matmul;
+    matmul.prefix = "tad_rt_cuda_";
+    matmul.kernelFallback = kernelFallback;
+    pm.addPass(createConvertMatmulToRuntime(matmul));
+  }
+  addKernelMapping(pm);
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createMergeGpuModules());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  addFloatEmulation(pm);
+  GpuNVVMAttachTargetOptions target;
+  target.chip = lowest;
+  target.features = "+ptx80";
+  target.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createMemRefToLLVM());
+  pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
+  pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa";
+  binary.toolkitPath = toolkit.str();
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  GpuFatbinOptions fatbin;
+  fatbin.architectures = list;
+  fatbin.toolkit = toolkit.str();
+  pm.addPass(createGpuFatbin(fatbin));
 }

@@ -120,11 +120,6 @@ tad::buildPipeline(OpPassManager &pm, const PipelineOptions &options,
     if (failed(checked))
       return failure();
     archs = std::move(*checked);
-    // The toolkit path goes into a textual pass pipeline.
-    if (StringRef(toolkit).find_first_of(" ,{}=") != StringRef::npos)
-      return emitError("cuda-path: '" + toolkit +
-                       "' has a space or one of ,{}=; use a path without "
-                       "them");
   }
 
   if (stage == PipelineStage::tad) {

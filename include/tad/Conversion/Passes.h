@@ -44,15 +44,6 @@ inline constexpr const char kMpiInitFunction[] = "tad_rt_mpi_init";
 #define GEN_PASS_REGISTRATION
 #include "tad/Conversion/Passes.h.inc"
 
-/// Adds to `pm` (on a builtin.module) the passes from the tad dialect
-/// (after AD) to memrefs whose every allocation and free is in the IR: the
-/// part of the lowering that the CPU and the GPU share, and that the remat
-/// pass runs on copies to check its schedules. tad-buffer-peak, which
-/// measures (and bounds) the planned buffers, follows it in every
-/// lowering (tad::addLoweringPipeline, Pipeline.h). Without `collectives`
-/// (the GPU targets), a tad.all_reduce is an error.
-void addBufferizationPasses(mlir::OpPassManager &pm, bool collectives = true);
-
 /// The passes after bufferization to the LLVM dialect for the CPU. With
 /// `blasMatmul` false, f32/f64 matmuls are generated loops instead of
 /// runtime BLAS calls (for measuring the choice, docs/performance.md).

@@ -12,11 +12,21 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
 
 namespace tad {
 
 #define GEN_PASS_DECL
 #include "tad/Transforms/Passes.h.inc"
+
+/// Adds to `pm` (on a builtin.module) the passes from the tad dialect
+/// (after AD) to memrefs whose every allocation and free is in the IR: the
+/// part of the lowering that the CPU and the GPU share, and that the remat
+/// pass runs on copies to check its schedules. tad-buffer-peak, which
+/// measures (and bounds) the planned buffers, follows it in every
+/// lowering (tad::addLoweringPipeline, Pipeline.h). Without `collectives`
+/// (the GPU targets), a tad.all_reduce is an error.
+void addBufferizationPasses(mlir::OpPassManager &pm, bool collectives = true);
 
 /// The name that tad-prefix-function-names gives `function`, by which
 /// compiled outputs call it (`__tad_f`).
