@@ -130,12 +130,16 @@ struct TadcOptions {
   // never prints): main() unregisters LLVM's and renames this option
   // --stats-json (claimOptionNames), keeping --run-stats-json, the name
   // it had, as a hidden alias.
+  // Named stats-json when main claims the name from LLVM's option
+  // (claimOptionName); --run-stats-json, the name it had, stays an alias.
   cl::opt<std::string> statsJson{
-      "run-stats-json",
+      "tadc-stats-json",
       cl::desc("Write wall time per call, peak bytes and bytes live after the "
                "call, as the runtime allocator measured them, and the results' "
                "names, to FILE (its folder is made when missing)"),
       cl::value_desc("FILE"), cl::cat(tadcCategory)};
+  cl::alias runStatsJson{"run-stats-json", cl::aliasopt(statsJson),
+                         cl::desc("Alias for --stats-json"), cl::Hidden};
 
   cl::opt<std::string> depFile{
       "depfile",

@@ -37,12 +37,10 @@ static void claimOptionName(cl::Option &option, llvm::StringRef name) {
   option.setArgStr(name);
 }
 
-/// --stats-json (LLVM's: its statistics as JSON), keeping --run-stats-json,
-/// the name tadc's had, as a hidden alias; --threads.
+/// --stats-json (LLVM's: its statistics as JSON; tadc's keeps its old name
+/// --run-stats-json as an alias) and --threads.
 static void claimOptionNames(TadcOptions &o) {
   claimOptionName(o.statsJson, "stats-json");
-  static cl::alias runStatsJson("run-stats-json", cl::aliasopt(o.statsJson),
-                                cl::desc("Alias for --stats-json"), cl::Hidden);
   claimOptionName(o.threads, "threads");
 }
 
