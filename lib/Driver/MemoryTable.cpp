@@ -49,8 +49,7 @@ static llvm::Expected<Row> planRow(mlir::ModuleOp module,
 /// (the module's copy read back from bytecode) on a thread of its own, one
 /// per core, so that the plans share nothing, and each context's messages
 /// stay its own (with --mlir-disable-threading, one after another). An
-/// error names the first row that failed, with its
-/// messages.
+/// error names the first row that failed, with its messages.
 static llvm::Expected<std::vector<Row>>
 planRows(mlir::ModuleOp module, const PipelineOptions &options,
          llvm::StringRef entry, llvm::ArrayRef<int64_t> budgets) {
@@ -62,7 +61,6 @@ planRows(mlir::ModuleOp module, const PipelineOptions &options,
       module.getContext()->getDialectRegistry();
   std::vector<std::optional<Row>> rows(budgets.size());
   std::vector<std::string> errors(budgets.size());
-  // --mlir-disable-threading plans them one after another.
   llvm::DefaultThreadPool pool(module.getContext()->isMultithreadingEnabled()
                                    ? llvm::hardware_concurrency()
                                    : llvm::heavyweight_hardware_concurrency(1));
