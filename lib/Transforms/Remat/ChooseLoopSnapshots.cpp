@@ -22,11 +22,13 @@
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/IR/Threading.h"
 #include "mlir/Rewrite/FrozenRewritePatternSet.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <limits>
+#include <map>
 
 namespace tad {
 #define GEN_PASS_DEF_CHOOSELOOPSNAPSHOTS
@@ -302,6 +304,27 @@ struct ChooseLoopSnapshots
     return trial;
   }
 
+  /// probe() of each of `counts`; probes for any schedule at once on the
+  /// context's threads (in turn with --mlir-disable-threading): each works
+  /// on a copy of its own, and none changes `module`. A probe's answer
+  /// depends on its counts alone, so probing ahead changes no choice, only
+  /// when it is known. (The others plan store-all on a thread of their own,
+  /// which would wait for the pool's workers that wait for it.)
+  std::vector<Trial> probeEach(ModuleOp module,
+                               ArrayRef<std::vector<int64_t>> counts,
+                               bool anySchedule) {
+    std::vector<Trial> trials(counts.size());
+    auto probeOne = [&](size_t i) {
+      trials[i] = probe(module, counts[i], anySchedule);
+    };
+    if (anySchedule)
+      parallelFor(&getContext(), 0, counts.size(), probeOne);
+    else
+      for (size_t i = 0; i < counts.size(); ++i)
+        probeOne(i);
+    return trials;
+  }
+
   /// The candidates, from the most memory (a full tape with the residuals)
   /// to the least.
   std::vector<int64_t> candidatesFor(int64_t longest) const {
@@ -380,17 +403,40 @@ struct ChooseLoopSnapshots
           stepsFrom(at, candidates, prices, loops, blocked);
       if (steps.empty())
         return countsAfter({});
-      auto fitsAfter = [&](size_t n) {
-        return probe(module, countsAfter(ArrayRef(steps).take_front(n)),
-                     /*anySchedule=*/true)
-            .fits;
+      // The bisection asks each run once; with a second core it also asks
+      // ahead the run it asks next if this one fails.
+      std::map<size_t, bool> known;
+      auto fitsAfter = [&](size_t n, std::optional<size_t> ahead) {
+        std::vector<size_t> runs = {n};
+        if (ahead && !known.count(*ahead) && *ahead != n)
+          runs.push_back(*ahead);
+        if (!known.count(n)) {
+          std::vector<std::vector<int64_t>> counts;
+          for (size_t run : runs)
+            counts.push_back(countsAfter(ArrayRef(steps).take_front(run)));
+          std::vector<Trial> trials =
+              probeEach(module, counts, /*anySchedule=*/true);
+          for (auto [run, trial] : llvm::zip(runs, trials))
+            known[run] = trial.fits;
+        }
+        return known[n];
+      };
+      bool ahead = getContext().isMultithreadingEnabled();
+      auto mid = [](size_t fits, size_t fails) {
+        return fits + (fails - fits) / 2;
       };
       size_t fits = 0, fails = steps.size();
-      if (fitsAfter(steps.size()))
+      if (fitsAfter(steps.size(), ahead && steps.size() > 1
+                                      ? std::optional<size_t>(
+                                            mid(0, steps.size()))
+                                      : std::nullopt))
         fits = steps.size();
       while (fails > fits + 1) {
-        size_t mid = fits + (fails - fits) / 2;
-        (fitsAfter(mid) ? fits : fails) = mid;
+        size_t at = mid(fits, fails);
+        std::optional<size_t> next;
+        if (ahead && at > fits + 1)
+          next = mid(fits, at);
+        (fitsAfter(at, next) ? fits : fails) = at;
       }
       for (auto [loop, candidate] : ArrayRef(steps).take_front(fits))
         at[loop] = candidate;
@@ -459,15 +505,27 @@ struct ChooseLoopSnapshots
     // compute per byte, while it fits (climb).
     // Where no probe fits, the same with the compile's own search, which
     // probes cut short: at a feasible minimum, only it may fit.
-    for (bool anySchedule : {true, false})
-      for (size_t start = 0; start < candidates.size(); ++start) {
-        Trial first = probe(module, uniform(candidates[start]), anySchedule);
-        if (!first.fits)
-          continue;
-        if (first.bodyScheduled && keepsResiduals(candidates[start]))
-          start = cheaperShare(module, start, candidates, uniform);
-        return climb(module, start, candidates, prices, loops);
+    // With a second core, two candidates at a time (probes for any
+    // schedule; probeEach).
+    for (bool anySchedule : {true, false}) {
+      size_t width =
+          anySchedule && getContext().isMultithreadingEnabled() ? 2 : 1;
+      for (size_t first = 0; first < candidates.size(); first += width) {
+        std::vector<std::vector<int64_t>> counts;
+        for (size_t c = first; c < std::min(first + width, candidates.size());
+             ++c)
+          counts.push_back(uniform(candidates[c]));
+        std::vector<Trial> trials = probeEach(module, counts, anySchedule);
+        for (auto [k, trial] : llvm::enumerate(trials)) {
+          if (!trial.fits)
+            continue;
+          size_t start = first + k;
+          if (trial.bodyScheduled && keepsResiduals(candidates[start]))
+            start = cheaperShare(module, start, candidates, uniform);
+          return climb(module, start, candidates, prices, loops);
+        }
       }
+    }
     // None fits: the choice whose feasible minimum is least, so that
     // tad-remat's error names the true minimum. That search costs a
     // compile many times over, so it runs only now, and of the tapes that
