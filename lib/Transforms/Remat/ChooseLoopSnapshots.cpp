@@ -165,6 +165,28 @@ SmallVector<func::FuncOp> scheduledFunctions(ModuleOp module, StringRef entry) {
   return funcs;
 }
 
+/// A peak that every choice reaches: the bytes of the results of a
+/// derivative that tad-remat schedules (`entry`'s alone when it is one),
+/// the largest of them. A compiled function's results are all allocated
+/// when it returns (returning an argument or a constant returns a copy),
+/// whatever the loops keep.
+int64_t resultBytesBound(ModuleOp module, StringRef entry) {
+  int64_t bound = 0;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (!func->hasAttr(TadDialect::kDerivativeAttrName) ||
+        (!entry.empty() && module.lookupSymbol<func::FuncOp>(entry) &&
+         module.lookupSymbol<func::FuncOp>(entry)->hasAttr(
+             TadDialect::kDerivativeAttrName) &&
+         func.getName() != entry))
+      continue;
+    int64_t bytes = 0;
+    for (Type type : func.getResultTypes())
+      bytes += std::max<int64_t>(getByteSize(type), 0);
+    bound = std::max(bound, bytes);
+  }
+  return bound;
+}
+
 struct ChooseLoopSnapshots
     : tad::impl::ChooseLoopSnapshotsBase<ChooseLoopSnapshots> {
   using ChooseLoopSnapshotsBase::ChooseLoopSnapshotsBase;
@@ -506,8 +528,12 @@ struct ChooseLoopSnapshots
     // Where no probe fits, the same with the compile's own search, which
     // probes cut short: at a feasible minimum, only it may fit.
     // With a second core, two candidates at a time (probes for any
-    // schedule; probeEach).
+    // schedule; probeEach). Below what every choice's results take, none
+    // fits: straight to the minimums.
+    bool none = budget.getValue().bytes < resultBytesBound(module, entry);
     for (bool anySchedule : {true, false}) {
+      if (none)
+        break;
       size_t width =
           anySchedule && getContext().isMultithreadingEnabled() ? 2 : 1;
       for (size_t first = 0; first < candidates.size(); first += width) {
