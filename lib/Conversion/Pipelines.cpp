@@ -40,6 +40,16 @@ static void addFloatEmulation(OpPassManager &pm) {
   pm.addPass(tad::createExpandBf16());
 }
 
+/// Memref views to their strided metadata, affine and scf to arith and cf,
+/// and the float emulation: what the CPU's functions and the GPU's module
+/// both go through before the LLVM dialect.
+static void addScalarLowering(OpPassManager &pm) {
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  addFloatEmulation(pm);
+}
+
 /// Memrefs to the LLVM dialect with the runtime's allocation functions
 /// (`_mlir_memref_to_llvm_alloc`, which it counts).
 static std::unique_ptr<Pass> createMemRefToLLVM() {
@@ -56,10 +66,7 @@ static void addCpuCodegenPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
   pm.addPass(tad::createOutlineLoopNests());
   OpPassManager &functions = pm.nest<func::FuncOp>();
-  functions.addPass(memref::createExpandStridedMetadataPass());
-  functions.addPass(createLowerAffinePass());
-  functions.addPass(createSCFToControlFlowPass());
-  addFloatEmulation(functions);
+  addScalarLowering(functions);
   functions.addPass(tad::createApproximateMath());
   functions.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
@@ -116,10 +123,7 @@ void tad::addCudaCodegenPasses(OpPassManager &pm, ArrayRef<std::string> archs,
   addKernelMapping(pm);
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createMergeGpuModules());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createSCFToControlFlowPass());
-  addFloatEmulation(pm);
+  addScalarLowering(pm);
   GpuNVVMAttachTargetOptions target;
   target.chip = lowest;
   target.features = "+ptx80";

@@ -303,14 +303,22 @@ static llvm::Error solveExact(const Problem &p, Solution &s) {
   llvm_unreachable("unknown result of the exact search");
 }
 
-/// Runs the fast solver; where it fails, the error names its smallest
-/// budget.
-static llvm::Error solveFast(const Problem &p, Solution &s) {
-  s.solverName = "fast";
+/// The budget of a solver that needs one (the store-all peak when none is
+/// given); an error below the largest compute, where no solver fits.
+static llvm::Error takeBudget(const Problem &p, Solution &s) {
   if (s.budget < 0)
     s.budget = p.storeAllPeak;
   if (s.budget < p.footprint)
     return belowFootprint(s.budget, p.footprint);
+  return llvm::Error::success();
+}
+
+/// Runs the fast solver; where it fails, the error names its smallest
+/// budget.
+static llvm::Error solveFast(const Problem &p, Solution &s) {
+  s.solverName = "fast";
+  if (llvm::Error error = takeBudget(p, s))
+    return error;
   if (fastSchedule(p.graph, s.budget, s.schedule, &s.info, /*improve=*/true,
                    p.limits))
     return llvm::Error::success();
@@ -331,10 +339,8 @@ static llvm::Error solveFast(const Problem &p, Solution &s) {
 /// and tightens its schedule.
 static llvm::Error solveLookahead(const Problem &p, Solution &s) {
   s.solverName = "lookahead";
-  if (s.budget < 0)
-    s.budget = p.storeAllPeak;
-  if (s.budget < p.footprint)
-    return belowFootprint(s.budget, p.footprint);
+  if (llvm::Error error = takeBudget(p, s))
+    return error;
   LookaheadOptions options = fastLookaheadOptions(
       p.options.variant, p.graph, p.limits, simulate(p.graph, p.storeAll).cost);
   if (!lookaheadSchedule(p.graph, s.budget, options, s.schedule))
@@ -363,10 +369,8 @@ static llvm::Error solveChen(const Problem &p, Solution &s) {
 /// budget.
 static llvm::Error solveDtr(const Problem &p, Solution &s) {
   s.solverName = "dtr";
-  if (s.budget < 0)
-    s.budget = p.storeAllPeak;
-  if (s.budget < p.footprint)
-    return belowFootprint(s.budget, p.footprint);
+  if (llvm::Error error = takeBudget(p, s))
+    return error;
   if (dtrSchedule(p.graph, s.budget, s.schedule))
     return llvm::Error::success();
   int64_t minimum = dtrMinimumBudget(p.graph, p.footprint,
