@@ -364,7 +364,9 @@ static bool solve(const Graph &graph, const Prepared &prepared, int64_t budget,
   const ScheduleStats &storeAll = prepared.storeAllStats;
   bool large = prepared.large, dense = prepared.dense;
   double runLimit = large ? limits.maxRecompute * storeAll.cost : 1e300;
-  auto done = [&] { return anyFits && best.feasible > 0; };
+  auto done = [&] {
+    return (anyFits && best.feasible > 0) || limits.stopped();
+  };
   if (storeAll.peak <= budget) {
     optimal = true;
     // Every node once: nothing is cheaper.
@@ -582,8 +584,8 @@ static int64_t searchMinimumBudget(const Graph &graph, const Prepared &prepared,
   else
     probe.thrashRecompute = 0;
   auto fits = [&](int64_t budget) {
-    return solve(graph, prepared, budget, schedule, nullptr, probe,
-                 Goal::anyFits);
+    return !limits.stopped() && solve(graph, prepared, budget, schedule,
+                                       nullptr, probe, Goal::anyFits);
   };
   // A dense graph's smallest budget is close to its store-all peak (0.87
   // to 0.99 of it on the graphs of docs/remat.md), and a budget tried
@@ -690,8 +692,8 @@ static int64_t lowerByWholeGraphSearch(const Graph &graph,
       lowerBound(graph), heuristicMinimum, [&](int64_t b) {
         return b >= heuristicMinimum ||
                wholeGraphSchedule(graph, b, schedule,
-                                  limits.wholeGraphProbeWork) ==
-                   WholeGraphResult::found;
+                                  limits.wholeGraphProbeWork,
+                                  limits.stop) == WholeGraphResult::found;
       });
 }
 
@@ -703,7 +705,7 @@ bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
     info = &local;
   Prepared prepared(graph, limits);
   if (!solve(graph, prepared, budget, out, info, limits, Goal::cheapest)) {
-    if (budget < prepared.lower)
+    if (budget < prepared.lower || limits.stopped())
       return false;
     // The heuristics may fail at one budget and succeed at a smaller one,
     // whose schedule fits here.
@@ -719,8 +721,8 @@ bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
       // searched whole, from nothing. Where that search gives up, it may
       // still succeed at a smaller budget (the one fastMinimumBudget
       // reports), whose schedule fits here.
-      WholeGraphResult whole =
-          wholeGraphSchedule(graph, budget, out, limits.wholeGraphWork);
+      WholeGraphResult whole = wholeGraphSchedule(
+          graph, budget, out, limits.wholeGraphWork, limits.stop);
       // Found at this budget, the schedule is optimal.
       info->optimal = whole == WholeGraphResult::found;
       if (whole != WholeGraphResult::found) {
@@ -728,7 +730,7 @@ bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
         if (whole == WholeGraphResult::infeasible ||
             info->minimumBudget > budget ||
             wholeGraphSchedule(graph, info->minimumBudget, out,
-                               limits.wholeGraphWork) !=
+                               limits.wholeGraphWork, limits.stop) !=
                 WholeGraphResult::found)
           return false;
       }
@@ -746,7 +748,7 @@ bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
       n <= kMaxWindowNodes
           ? std::min(kSmallGraphWindowWork, kSmallGraphWindowNodeWork / n)
           : std::min(kWindowWork, kWindowNodeWork / n);
-  windowSchedule(graph, budget, out, windowWork);
+  windowSchedule(graph, budget, out, windowWork, limits.stop);
   if (simulate(graph, out).cost < before)
     info->winner += ", windows";
   return true;

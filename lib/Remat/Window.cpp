@@ -210,7 +210,8 @@ public:
         p.bound == kNever ? kNever : p.bound - 1e-9 * std::max(1.0, p.bound);
   }
 
-  std::optional<std::vector<int>> run(int64_t workLimit, int64_t &work);
+  std::optional<std::vector<int>> run(int64_t workLimit, int64_t &work,
+                                      const std::atomic<bool> *stop);
 
 private:
   int64_t bytesOf(uint64_t set) const {
@@ -400,8 +401,9 @@ void WindowSearch::expand(int32_t from, Key key, double cost) {
   }
 }
 
-std::optional<std::vector<int>> WindowSearch::run(int64_t workLimit,
-                                                  int64_t &work) {
+std::optional<std::vector<int>>
+WindowSearch::run(int64_t workLimit, int64_t &work,
+                  const std::atomic<bool> *stop) {
   table.clear();
   queue.clear();
   Key start{p.start, p.must};
@@ -438,6 +440,9 @@ std::optional<std::vector<int>> WindowSearch::run(int64_t workLimit,
       }
     }
     work += int64_t(n) * n;
+    // Stopped, the search gave up: its work is spent.
+    if (stop && stop->load(std::memory_order_relaxed))
+      work = std::max(work, workLimit + 1);
     if (work > workLimit)
       return std::nullopt;
     expand(item.state, key, cost);
@@ -449,12 +454,12 @@ std::optional<std::vector<int>> WindowSearch::run(int64_t workLimit,
 /// A* within `budget`; none when there is none or `work` passes
 /// `workLimit`. Each expansion adds size^2 to `work`: about what it costs,
 /// since it makes up to `size` successors and bounds each in time linear
-/// to quadratic in `size`.
-std::optional<std::vector<int>> solveWindow(const Graph &graph, int64_t budget,
-                                            const WindowProblem &p,
-                                            SearchMemory &memory,
-                                            int64_t workLimit, int64_t &work) {
-  return WindowSearch(graph, budget, p, memory).run(workLimit, work);
+/// to quadratic in `size`. Setting `stop` spends the work at once.
+std::optional<std::vector<int>>
+solveWindow(const Graph &graph, int64_t budget, const WindowProblem &p,
+            SearchMemory &memory, int64_t workLimit, int64_t &work,
+            const std::atomic<bool> *stop) {
+  return WindowSearch(graph, budget, p, memory).run(workLimit, work, stop);
 }
 
 /// Builds the problem of window [a, b) of `computes`, or returns false when
@@ -552,7 +557,8 @@ bool windowProblem(const Graph &graph, const std::vector<int> &computes,
 
 void tad::remat::windowSchedule(const Graph &graph, int64_t budget,
                                 std::vector<Event> &schedule,
-                                int64_t workLimit) {
+                                int64_t workLimit,
+                                const std::atomic<bool> *stop) {
   budget = std::max(budget, simulate(graph, schedule).peak);
   std::vector<int> computes = computesOf(schedule);
   int64_t work = 0;
@@ -571,7 +577,7 @@ void tad::remat::windowSchedule(const Graph &graph, int64_t budget,
       if (!windowProblem(graph, computes, *inst, a, b, p))
         continue;
       std::optional<std::vector<int>> better =
-          solveWindow(graph, budget, p, memory, workLimit, work);
+          solveWindow(graph, budget, p, memory, workLimit, work, stop);
       if (!better)
         continue;
       std::vector<int> trial(computes.begin(), computes.begin() + a);
@@ -594,7 +600,8 @@ void tad::remat::windowSchedule(const Graph &graph, int64_t budget,
 WholeGraphResult tad::remat::wholeGraphSchedule(const Graph &graph,
                                                 int64_t budget,
                                                 std::vector<Event> &schedule,
-                                                int64_t workLimit) {
+                                                int64_t workLimit,
+                                                const std::atomic<bool> *stop) {
   if (graph.size() > kMaxWindowNodes)
     return WholeGraphResult::gaveUp;
   // The problem of the sequence that computes every node once, in order,
@@ -611,7 +618,7 @@ WholeGraphResult tad::remat::wholeGraphSchedule(const Graph &graph,
   int64_t work = 0;
   SearchMemory memory;
   std::optional<std::vector<int>> found =
-      solveWindow(graph, budget, p, memory, workLimit, work);
+      solveWindow(graph, budget, p, memory, workLimit, work, stop);
   if (!found)
     return work > workLimit ? WholeGraphResult::gaveUp
                             : WholeGraphResult::infeasible;

@@ -32,6 +32,7 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <atomic>
 #include <functional>
 #include <string>
 
@@ -140,19 +141,21 @@ constexpr int kMaxWindowNodes = 64;
 /// Re-solves stretches of the schedule exactly (Window.cpp), keeping each
 /// cheaper stretch whose peak stays within max(budget, the schedule's
 /// current peak). Stops once the searches' work (the square of a window's
-/// node count per state expanded) passes `workLimit`.
+/// node count per state expanded) passes `workLimit`, or once `stop` is set.
 void windowSchedule(const Graph &graph, int64_t budget,
-                    std::vector<Event> &schedule, int64_t workLimit);
+                    std::vector<Event> &schedule, int64_t workLimit,
+                    const std::atomic<bool> *stop = nullptr);
 
 /// The cheapest schedule of `graph` within `budget`, by the window search
 /// over the whole graph as one window, from nothing (Window.cpp). `found`
 /// sets `schedule`; `infeasible` is a proof that no schedule fits;
-/// `gaveUp` when the graph has more nodes than a window or the search
-/// passes `workLimit`.
+/// `gaveUp` when the graph has more nodes than a window, the search
+/// passes `workLimit` or `stop` is set.
 enum class WholeGraphResult { found, infeasible, gaveUp };
 WholeGraphResult wholeGraphSchedule(const Graph &graph, int64_t budget,
                                     std::vector<Event> &schedule,
-                                    int64_t workLimit);
+                                    int64_t workLimit,
+                                    const std::atomic<bool> *stop = nullptr);
 
 /// What the fast solver changes on large graphs, where scanning every
 /// resident value at every eviction and letting a failing run thrash to
@@ -204,6 +207,14 @@ struct SolverLimits {
   /// is easily found (tad-choose-loop-snapshots's probes) gives it less.
   int64_t wholeGraphWork = int64_t(1) << 27;
   int64_t wholeGraphProbeWork = int64_t(1) << 25;
+  /// When set (by another thread), the search stops at its next step and
+  /// fails: for a caller that no longer needs its answer (the remat pass,
+  /// once store-all's plan meets the budget). A search that was stopped
+  /// proves nothing.
+  const std::atomic<bool> *stop = nullptr;
+  bool stopped() const {
+    return stop && stop->load(std::memory_order_relaxed);
+  }
 };
 
 /// How the fast solver runs lookahead variant `variant` (lookaheadVariant)

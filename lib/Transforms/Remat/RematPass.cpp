@@ -73,7 +73,9 @@ std::vector<RematLoop> takeLoopChoice(ModuleOp module) {
 class Scheduler : private RematOptions {
 public:
   Scheduler(ModuleOp module, const RematOptions &options)
-      : RematOptions(options), module(module) {}
+      : RematOptions(options), module(module) {
+    solverLimits.stop = &storeAllFits;
+  }
 
   RematResult run() {
     RematResult result;
@@ -209,7 +211,8 @@ public:
     // is too large for it), the next attempts' budgets differ by little:
     // they go to the fast solver directly.
     bool exactGaveUp = false;
-    for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    for (int attempt = 0; attempt < kMaxAttempts && !storeAllFits;
+         ++attempt) {
       std::vector<Event> schedule;
       // The exact search for small graphs (autoSchedule's), with this
       // pass's limit on its states; the fast solver where it gives up, and
@@ -279,7 +282,7 @@ public:
     // rows): the compile's own attempt (`bodyWhenPlanFails`) tries the
     // body whenever the function failed. (The search for the feasible
     // minimum does not: its many budgets would each pay for it.)
-    if (loweringFailed ||
+    if (loweringFailed || storeAllFits ||
         (!bodyWhenPlanFails && remat::lowerBound(problem.graph) <= budget))
       return std::nullopt;
     return tryLoopBody(func, problem, graphOptions, budget, improve, planned);
@@ -406,7 +409,7 @@ public:
           return a;
         }
       }
-      if (loweringFailed || target == body.floor)
+      if (loweringFailed || storeAllFits || target == body.floor)
         break;
       target -= step;
     }
@@ -600,13 +603,20 @@ public:
     if (module.getContext()->isMultithreadingEnabled() && !anySchedule &&
         policy != RematPolicy::saveAll &&
         remat::simulate(problem.graph, storeAll).peak > getBudget()) {
-      std::thread storeAllPlan(
-          [&] { storeAllPeak = planPeak(func, func); });
+      // Where the model overcounts store-all (around loops, branches and
+      // calls) its plan may meet the budget: the search then stops early.
+      storeAllFits = false;
+      std::thread storeAllPlan([&] {
+        storeAllPeak = planPeak(func, func);
+        if (succeeded(storeAllPeak) && *storeAllPeak <= getBudget())
+          storeAllFits = true;
+      });
       attempt = tryAll(func, problem, graphOptions, getBudget(),
                        /*improve=*/!anySchedule, /*planned=*/true,
                        /*bodyWhenPlanFails=*/true);
       attempted = true;
       storeAllPlan.join();
+      storeAllFits = false;
     } else {
       storeAllPeak = planPeak(func, func);
     }
@@ -735,6 +745,10 @@ public:
   int64_t exactStates = remat::kAutoExactStates;
   /// The fast solver's limits: smaller searches of a whole graph in probes.
   remat::SolverLimits solverLimits;
+  /// Set by the thread that plans store-all beside the first search
+  /// (scheduleFunction) when that plan meets the budget: the search is
+  /// then not needed, and stops (solverLimits.stop).
+  std::atomic<bool> storeAllFits{false};
   static constexpr int64_t kProbeWholeGraphWork = int64_t(1) << 21;
   /// tad-choose-loop-snapshots chose the loops' snapshot counts: errors
   /// then say so instead of suggesting other counts.
