@@ -456,8 +456,9 @@ def compile(source, entry=None, budget=None, target="cpu", options=(),
     time of change of its executable and of the runtime it links), and
     compiled again when a file that the compile read (an import) changes.
     `budget`: bytes (an int), or what `--remat-budget` takes ("64KiB",
-    "14.8 MiB", or "60%" of the store-all peak of `entry` or of the
-    program's one derivative).
+    "14.8 MiB", "60%" of the store-all peak of `entry` or of the
+    program's one derivative, or "overhead:1%": the least peak at which
+    recomputation adds at most 1% to the compute).
     `target`: "cpu" or "cuda". `options`: more tadc flags.
     A generic `entry` (`fn f[B](...)`) compiles at the sizes `dims` gives
     ({"B": 64}), or at those of example `inputs` ({"x": array}, by

@@ -253,20 +253,22 @@ LogicalResult TadDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   // The peak of a function's planned buffers stays on it as it is lowered
-  // (tad-buffer-peak), so that a driver can read it from the LLVM dialect.
-  if (name == kBufferPeakAttrName || name == kBufferPeakBoundAttrName) {
+  // (tad-buffer-peak), so that a driver can read it from the LLVM dialect;
+  // so does the budget that tad-remat chose for it.
+  if (name == kBufferPeakAttrName || name == kBufferPeakBoundAttrName ||
+      name == kBudgetAttrName) {
     if (!isa<FunctionOpInterface>(op))
       return op->emitOpError() << "'" << name << "' belongs on a function";
     bool ok =
-        name == kBufferPeakAttrName
-            ? isa<IntegerAttr>(attr.getValue()) &&
-                  !cast<IntegerAttr>(attr.getValue()).getValue().isNegative()
-            : isa<UnitAttr>(attr.getValue());
+        name == kBufferPeakBoundAttrName
+            ? isa<UnitAttr>(attr.getValue())
+            : isa<IntegerAttr>(attr.getValue()) &&
+                  !cast<IntegerAttr>(attr.getValue()).getValue().isNegative();
     if (!ok)
       return op->emitOpError()
              << "'" << name << "' must be "
-             << (name == kBufferPeakAttrName ? "an integer of 0 or more"
-                                             : "a unit attribute");
+             << (name == kBufferPeakBoundAttrName ? "a unit attribute"
+                                                  : "an integer of 0 or more");
     return success();
   }
   auto fn = dyn_cast<func::FuncOp>(op);

@@ -81,6 +81,10 @@ def Tad_Dialect : Dialect {
     /// (a branch on data counts its larger side).
     static constexpr ::llvm::StringLiteral kBufferPeakAttrName = "tad.buffer_peak";
     static constexpr ::llvm::StringLiteral kBufferPeakBoundAttrName = "tad.buffer_peak_bound";
+    /// On a derivative that tad-remat scheduled under the overhead policy:
+    /// the budget in bytes that the search chose for it, which
+    /// tad-buffer-peak then checks as it checks its own `budget` option.
+    static constexpr ::llvm::StringLiteral kBudgetAttrName = "tad.budget";
     /// On the ops of a derivative's forward sweep (tad-autodiff), so that
     /// the remat report can tell the forward values that the backward
     /// sweep reads from the backward sweep's own.

@@ -79,7 +79,8 @@ ExactResult tad::remat::exactSchedule(const Graph &graph, int64_t budget,
     queue.pop();
     State state{uint32_t(key), uint32_t(key >> 32)};
     double cost = best.find(key)->second.cost;
-    if (priority > cost + remaining(state.computed))
+    double rest = remaining(state.computed);
+    if (priority > cost + rest)
       continue; // a cheaper path to this state was found after this push
     if (state.computed == all) {
       schedule.clear();
@@ -100,7 +101,12 @@ ExactResult tad::remat::exactSchedule(const Graph &graph, int64_t budget,
       if (!fresh && it->second.cost <= nextCost)
         return;
       it->second = {nextCost, key, event};
-      queue.push({nextCost + remaining(next.computed), next.key()});
+      // Freeing and computing again leave `computed` as it is: its
+      // remaining cost is this state's (the same sum, bit for bit).
+      double nextRest = next.computed == state.computed
+                            ? rest
+                            : remaining(next.computed);
+      queue.push({nextCost + nextRest, next.key()});
     };
     for (int v = 0; v < n; ++v) {
       uint32_t bit = 1u << v;

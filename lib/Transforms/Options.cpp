@@ -7,11 +7,31 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 
+bool tad::parseOverhead(llvm::StringRef text, double &percent,
+                        std::string &error) {
+  llvm::StringRef trimmed = text.trim();
+  // NaN fails the range test too.
+  if (!trimmed.consume_back("%") || trimmed.trim().getAsDouble(percent) ||
+      !(percent >= 0) || percent > 1e6) {
+    error = "expected a recompute overhead of 0% or more, such as 1%, got '" +
+            text.trim().str() + "'";
+    return false;
+  }
+  return true;
+}
+
 bool tad::parseBudget(llvm::StringRef text, Budget &budget,
                       std::string &error) {
   llvm::StringRef trimmed = text.trim();
   if (trimmed == "store-all") {
     budget = Budget::storeAll();
+    return true;
+  }
+  if (trimmed.consume_front("overhead:")) {
+    double percent = 0;
+    if (!parseOverhead(trimmed, percent, error))
+      return false;
+    budget = Budget::overhead(percent);
     return true;
   }
   if (trimmed.consume_back("%")) {
@@ -34,7 +54,8 @@ bool tad::parseBudget(llvm::StringRef text, Budget &budget,
     if (!trimmed.empty() && !llvm::isDigit(trimmed.front()) &&
         trimmed.front() != '.')
       error = "expected a budget: bytes such as 65536 or 64KiB, a share of "
-              "the store-all peak such as 60%, or store-all; got '" +
+              "the store-all peak such as 60%, store-all, or overhead:1%; "
+              "got '" +
               text.str() + "'";
     return false;
   }
@@ -59,6 +80,8 @@ llvm::raw_ostream &tad::operator<<(llvm::raw_ostream &os,
     return os << llvm::format("%.15g%%", budget.percent);
   case Budget::Kind::storeAll:
     return os << "store-all";
+  case Budget::Kind::overhead:
+    return os << llvm::format("overhead:%.15g%%", budget.percent);
   }
   llvm_unreachable("a budget of no kind");
 }

@@ -11,7 +11,7 @@ feasible minimum and checks, for each budget, what issue 6 promises:
     bit (recomputation repeats the same ops on the same inputs).
 
     budgets.py TADC FILE.tad ENTRY [--points N] [--top BYTES] [--seed N]
-               [--loop-snapshots N] [--tadc-arg=ARG ...]
+               [--loop-snapshots N] [--tadc-arg=ARG ...] [--overheads P%,...]
 
 --top starts the sweep below the store-all peak (for programs whose
 store-all prediction is not yet exact). --seed picks the random inputs:
@@ -19,7 +19,10 @@ a branch is predicted at its larger side, so a program with branches is
 measured on inputs that take it. --loop-snapshots is passed to tadc: 0
 keeps full tapes, so that the sweep schedules the function around its
 loops instead of choosing how to checkpoint them. Each --tadc-arg is
-passed to tadc too (--tadc-arg=--loop-residuals=false).
+passed to tadc too (--tadc-arg=--loop-residuals=false). --overheads
+also compiles under the overhead policy at each bound (--remat-overhead)
+and checks the same against the budget it chose, and that its predicted
+overhead is within the bound (beyond store-all's own).
 
 Prints one line per budget and exits non-zero on the first violation.
 """
@@ -108,6 +111,7 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--loop-snapshots", type=int)
     parser.add_argument("--tadc-arg", action="append", default=[])
+    parser.add_argument("--overheads", default="")
     args = parser.parse_args()
     extra = ([] if args.loop_snapshots is None else
              [f"--loop-snapshots={args.loop_snapshots}"]) + args.tadc_arg
@@ -127,6 +131,31 @@ def main():
                     f"{100 * fn['recompute_overhead']:.1f}%")
             if measured > budget:
                 sys.exit(f"FAIL: {line}: measured peak over the budget")
+            if abs(predicted - measured) > 0.05 * measured:
+                sys.exit(f"FAIL: {line}: prediction off by more than 5%")
+            if results.keys() != reference.keys() or any(
+                    not np.array_equal(results[k], reference[k])
+                    for k in reference):
+                sys.exit(f"FAIL: {line}: results differ from store-all")
+            print(f"ok: {line}, results equal")
+        base_overhead = base["recompute_overhead"]
+        for i, bound in enumerate(filter(None, args.overheads.split(","))):
+            measured, fn, results = run(args.tadc, args.source, args.entry,
+                                        f"overhead:{bound}", tmp, f"o{i}",
+                                        args.seed, extra)
+            budget, predicted = fn["budget"], fn["predicted_peak"]
+            added = fn["recompute_overhead"] - base_overhead
+            line = (f"{args.entry} overhead {bound}: budget {budget}, "
+                    f"predicted {predicted}, measured {measured}, overhead "
+                    f"{100 * fn['recompute_overhead']:.1f}%")
+            if fn.get("overhead_bound") is None:
+                sys.exit(f"FAIL: {line}: the report names no overhead bound")
+            if added > fn["overhead_bound"] + 1e-9:
+                sys.exit(f"FAIL: {line}: {100 * added:.2f}% added, over the "
+                         "bound")
+            if measured > budget or budget > base["store_all_peak"]:
+                sys.exit(f"FAIL: {line}: measured peak over the budget, or "
+                         "the budget over store-all")
             if abs(predicted - measured) > 0.05 * measured:
                 sys.exit(f"FAIL: {line}: prediction off by more than 5%")
             if results.keys() != reference.keys() or any(

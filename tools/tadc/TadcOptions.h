@@ -302,6 +302,15 @@ struct TadcOptions {
           "recompute nothing)"),
       cl::value_desc("BYTES|SIZE|P%|store-all"), cl::cat(tadcCategory)};
 
+  cl::opt<std::string> rematOverhead{
+      "remat-overhead",
+      cl::desc(
+          "Schedule every derivative (with --entry, the entry's) at the "
+          "least peak the remat search finds at which recomputation adds at "
+          "most P% (0 or more, such as 1%) to its estimated compute, and "
+          "print the remat report; not with --remat-budget"),
+      cl::value_desc("P%"), cl::cat(tadcCategory)};
+
   cl::opt<tad::RematPolicy> rematPolicy{
       "remat-policy", cl::desc("What the remat solver may recompute"),
       tad::getRematPolicyValues(), cl::init(tad::RematPolicy::automatic),

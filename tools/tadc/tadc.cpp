@@ -56,6 +56,16 @@ getCompileOptions(const TadcOptions &o, bool memoryTable) {
     if (!tad::parseBudget(o.rematBudget, c.rematBudget, error))
       return llvm::createStringError("--remat-budget: " + error);
   }
+  if (o.rematOverhead.getNumOccurrences()) {
+    if (o.rematBudget.getNumOccurrences())
+      return llvm::createStringError(
+          "--remat-overhead and --remat-budget: give one of them");
+    std::string error;
+    double percent = 0;
+    if (!tad::parseOverhead(o.rematOverhead, percent, error))
+      return llvm::createStringError("--remat-overhead: " + error);
+    c.rematBudget = tad::Budget::overhead(percent);
+  }
   c.inputFilename = o.inputFilename;
   c.outputFilename = o.outputFilename;
   c.inputKind = o.inputKind.getNumOccurrences() ? InputKind(o.inputKind)

@@ -25,11 +25,14 @@ TEST(BudgetTest, ParsesEachKindOnce) {
   EXPECT_EQ(parse("60%"), Budget::share(60));
   EXPECT_EQ(parse("12.5 %"), Budget::share(12.5));
   EXPECT_EQ(parse("store-all"), Budget::storeAll());
+  EXPECT_EQ(parse("overhead:1%"), Budget::overhead(1));
+  EXPECT_EQ(parse("overhead: 0 %"), Budget::overhead(0));
   EXPECT_FALSE(Budget().isSet());
 }
 
 TEST(BudgetTest, PrintsWhatParsesBack) {
-  for (const char *text : {"65536", "60%", "12.5%", "100.5%", "store-all"}) {
+  for (const char *text : {"65536", "60%", "12.5%", "100.5%", "store-all",
+                           "overhead:0%", "overhead:2.5%"}) {
     Budget budget = parse(text);
     EXPECT_EQ(budget.str(), text);
     EXPECT_EQ(parse(budget.str()), budget);
@@ -46,9 +49,14 @@ TEST(BudgetTest, RejectsWithAReason) {
       {"lots%", "expected a share of the store-all peak above 0"},
       {"-5%", "expected a share of the store-all peak above 0"},
       {"lots", "expected a budget: bytes such as 65536 or 64KiB, a share of "
-               "the store-all peak such as 60%, or store-all; got 'lots'"},
-      {"store", "or store-all; got 'store'"},
-      {"-5", "or store-all; got '-5'"},
+               "the store-all peak such as 60%, store-all, or overhead:1%; "
+               "got 'lots'"},
+      {"store", "or overhead:1%; got 'store'"},
+      {"-5", "or overhead:1%; got '-5'"},
+      {"overhead:", "expected a recompute overhead of 0% or more"},
+      {"overhead:-1%", "expected a recompute overhead of 0% or more"},
+      {"overhead:2", "expected a recompute overhead of 0% or more, such as "
+                     "1%, got '2'"},
       {"5 parsecs", "unknown unit"},
   };
   for (const Case &c : cases) {

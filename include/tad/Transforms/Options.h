@@ -26,20 +26,29 @@ namespace tad {
 /// program is differentiated, so it is resolved before them
 /// (tad::resolveBudget, Pipeline/Plan.h).
 struct Budget {
-  enum class Kind { none, bytes, share, storeAll };
+  /// `overhead`: each derivative's least peak whose schedule adds at most
+  /// `percent` of its compute in recomputation (the remat pass searches
+  /// it per function, docs/remat.md).
+  enum class Kind { none, bytes, share, storeAll, overhead };
   Kind kind = Kind::none;
   int64_t bytes = 0;  // with Kind::bytes
-  double percent = 0; // with Kind::share: of the store-all peak, above 0
+  double percent = 0; // with Kind::share: of the store-all peak, above 0;
+                      // with Kind::overhead: of the compute, 0 or more
 
   static Budget ofBytes(int64_t bytes) { return {Kind::bytes, bytes, 0}; }
   static Budget share(double percent) { return {Kind::share, 0, percent}; }
   static Budget storeAll() { return {Kind::storeAll, 0, 0}; }
+  static Budget overhead(double percent) {
+    return {Kind::overhead, 0, percent};
+  }
 
   bool isSet() const { return kind != Kind::none; }
   bool isBytes() const { return kind == Kind::bytes; }
   bool isShare() const { return kind == Kind::share; }
   bool isStoreAll() const { return kind == Kind::storeAll; }
-  /// As it parses back: `65536`, `60%`, `store-all`; "" when unset.
+  bool isOverhead() const { return kind == Kind::overhead; }
+  /// As it parses back: `65536`, `60%`, `store-all`, `overhead:1%`; ""
+  /// when unset.
   std::string str() const;
   bool operator==(const Budget &other) const {
     return kind == other.kind && bytes == other.bytes &&
@@ -48,12 +57,17 @@ struct Budget {
 };
 
 /// Parses a budget: bytes with an optional suffix B, KiB, MiB, GiB or TiB
-/// (tad::remat::parseByteSize), P% with P above 0 (at most 1000000), or
-/// `store-all`. The error says what was expected.
+/// (tad::remat::parseByteSize), P% with P above 0 (at most 1000000),
+/// `store-all`, or `overhead:P%` with P from 0 to 1000000. The error says
+/// what was expected.
 bool parseBudget(llvm::StringRef text, Budget &budget, std::string &error);
 
-/// Printed as it parses back: `65536`, `60%`, `store-all`; nothing when
-/// unset.
+/// Parses an overhead bound, P% with P from 0 to 1000000 (tadc's
+/// --remat-overhead), into `percent`.
+bool parseOverhead(llvm::StringRef text, double &percent, std::string &error);
+
+/// Printed as it parses back: `65536`, `60%`, `store-all`, `overhead:1%`;
+/// nothing when unset.
 llvm::raw_ostream &operator<<(llvm::raw_ostream &os, const Budget &budget);
 
 /// What the remat pass may recompute.

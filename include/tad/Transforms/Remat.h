@@ -64,6 +64,10 @@ struct RematLoopBody {
 struct RematFunctionReport {
   std::string function;
   int64_t budget = 0;
+  /// Under the overhead policy (Budget::overhead): its bound, in percent
+  /// of the compute, and `budget` is the least that the search found
+  /// within it. Negative otherwise.
+  double overheadBound = -1;
   int64_t storeAllPeak = 0, predictedPeak = 0;
   double storeAllCost = 0, cost = 0; // estimated compute, all nodes
   /// The estimated compute with nothing computed twice: the store-all cost

@@ -41,10 +41,17 @@ struct BufferPeakPass : tad::impl::BufferPeakBase<BufferPeakPass> {
       bool budgeted = functions.empty()
                           ? func->hasAttr(tad::TadDialect::kDerivativeAttrName)
                           : llvm::is_contained(functions, func.getName().str());
-      if (budget >= 0 && budgeted && peak->peak > budget) {
+      // A budget that tad-remat chose for the function (the overhead
+      // policy) is checked as the option's is.
+      int64_t limit = budgeted ? int64_t(budget) : -1;
+      if (auto chosen = func->getAttrOfType<IntegerAttr>(
+              tad::TadDialect::kBudgetAttrName))
+        limit = limit < 0 ? chosen.getInt()
+                          : std::min<int64_t>(limit, chosen.getInt());
+      if (limit >= 0 && peak->peak > limit) {
         func.emitError() << "the buffers of @" << func.getName() << " peak at "
-                         << peak->peak << " bytes, over the budget of "
-                         << int64_t(budget) << " bytes";
+                         << peak->peak << " bytes, over the budget of " << limit
+                         << " bytes";
         ok = false;
       }
     }

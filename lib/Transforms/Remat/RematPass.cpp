@@ -581,6 +581,92 @@ public:
     return minimum;
   }
 
+  /// The overhead policy (Budget::overhead): schedules `func` at the least
+  /// budget at which its schedule adds at most budget.percent of its base
+  /// compute to what store-all computes, and rewrites it. The budget is
+  /// bisected with the model (feasibility and cost are nearly monotone in
+  /// it), then checked against the plan and raised where the plan does not
+  /// hold it; it is recorded on the function for tad-buffer-peak's check.
+  std::optional<RematFunctionReport>
+  scheduleWithinOverhead(func::FuncOp func, const RematProblem &problem,
+                         const RematGraphOptions &graphOptions) {
+    std::vector<Event> storeAll = remat::storeAllSchedule(problem.graph);
+    FailureOr<int64_t> plannedStoreAll = planPeak(func, func);
+    if (failed(plannedStoreAll)) {
+      loweringFailed = true;
+      return std::nullopt;
+    }
+    int64_t high = *plannedStoreAll;
+    functionStoreAll = high;
+    RematFunctionReport whole = describe(func, problem, storeAll, problem,
+                                         "store-all", high, policy, high, high);
+    whole.overheadBound = budget.percent;
+    double allowed =
+        whole.storeAllCost + budget.percent / 100 * whole.baseCost;
+    // What a compile at `b` emits, when its cost is within the bound.
+    auto attemptWithin = [&](int64_t b,
+                             bool planned) -> std::optional<Attempt> {
+      std::optional<Attempt> a =
+          tryAll(func, problem, graphOptions, b, /*improve=*/true, planned,
+                 /*bodyWhenPlanFails=*/planned);
+      if (a && remat::simulate(a->after.graph,
+                               remat::storeAllSchedule(a->after.graph))
+                       .cost > allowed) {
+        a->work->destroy();
+        a.reset();
+      }
+      return a;
+    };
+    auto fits = [&](bool planned) {
+      return [&, planned](int64_t b) {
+        if (b >= high)
+          return true;
+        std::optional<Attempt> a = attemptWithin(b, planned);
+        if (a)
+          a->work->destroy();
+        return a.has_value() && !loweringFailed;
+      };
+    };
+    std::optional<Attempt> attempt;
+    int64_t chosen = high;
+    if (policy != RematPolicy::saveAll) {
+      int64_t low =
+          std::min(high, std::max<int64_t>(1, remat::lowerBound(problem.graph)));
+      // Above a MiB, within 1/256 of the store-all peak: each step is a
+      // whole search.
+      int64_t slack = high < (int64_t(1) << 20) ? 0 : high / 256;
+      chosen = remat::smallestFittingBudget(low, high, fits(false), slack);
+      if (chosen < high && !fits(true)(chosen))
+        chosen = remat::smallestFittingBudgetFromBelow(chosen, high,
+                                                       fits(true), slack);
+      if (loweringFailed)
+        return std::nullopt;
+      if (chosen < high)
+        attempt = attemptWithin(chosen, /*planned=*/true);
+    }
+    Builder b(func.getContext());
+    if (!attempt) {
+      if (failed(addTimeline(whole, func, func)))
+        return std::nullopt;
+      func->setAttr(TadDialect::kBudgetAttrName, b.getI64IntegerAttr(high));
+      return whole;
+    }
+    RematFunctionReport report =
+        describe(func, problem, attempt->schedule, attempt->after,
+                 attempt->solver, chosen, policy, attempt->plannedPeak, high);
+    report.overheadBound = budget.percent;
+    if (attempt->body)
+      report.loopBodies.push_back(*attempt->body);
+    if (failed(addTimeline(report, func, attempt->work))) {
+      attempt->work->destroy();
+      return std::nullopt;
+    }
+    func.getBody().takeBody(attempt->work.getBody());
+    attempt->work->destroy();
+    func->setAttr(TadDialect::kBudgetAttrName, b.getI64IntegerAttr(chosen));
+    return report;
+  }
+
   /// Schedules `func` within the budget and rewrites it, or reports why it
   /// cannot be.
   std::optional<RematFunctionReport>
@@ -589,6 +675,8 @@ public:
     // Loops are keyed by address: only this function's, while it lives.
     knownBodyPeaks.clear();
     modelSlack = !schedulableLoops(func).empty();
+    if (budget.isOverhead())
+      return scheduleWithinOverhead(func, problem, graphOptions);
     std::vector<Event> storeAll = remat::storeAllSchedule(problem.graph);
     functionStoreAll = remat::simulate(problem.graph, storeAll).peak;
     // Planning store-all and the first schedule each lower a copy of the

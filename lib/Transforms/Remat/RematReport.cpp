@@ -3,6 +3,7 @@
 #include "tad/Transforms/Remat.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
@@ -58,6 +59,8 @@ std::string tad::rematReportToJson(const RematReport &report) {
                                 {"timeline", std::move(timeline)}};
     if (f.timelineTruncated)
       function["timeline_truncated"] = true;
+    if (f.overheadBound >= 0)
+      function["overhead_bound"] = f.overheadBound / 100;
     functions.push_back(std::move(function));
   }
   llvm::json::Array loops;
@@ -123,6 +126,11 @@ void tad::printRematReport(const RematReport &report, llvm::raw_ostream &os) {
         "recompute overhead {4:F1}% ({5} solver)\n",
         f.function, human(f.budget), human(f.predictedPeak),
         human(f.storeAllPeak), 100 * getRecomputeOverhead(f), f.solver);
+    if (f.overheadBound >= 0)
+      os << "  the budget is the least the search found at which "
+            "recomputation adds at most "
+         << llvm::format("%g", f.overheadBound)
+         << "% to the compute (the overhead policy)\n";
     os << llvm::formatv("  {0} forward values read by the backward sweep or "
                         "recomputed: {1} stored, {2} recomputed\n",
                         f.values.size(), stored, recomputed);
