@@ -102,7 +102,7 @@ def BufferPeak : Pass<"tad-buffer-peak", "mlir::ModuleOp"> {
   let options = [
     Option<"budget", "budget", "int64_t", "-1",
            "Fail on a function whose peak exceeds this many bytes (negative: "
-           "no limit)">,
+           "no limit), or the tad.budget that tad-remat chose for it">,
     ListOption<"functions", "functions", "std::string",
                "The functions the budget applies to (default: the "
                "derivatives, those with tad.derivative)">
@@ -217,8 +217,10 @@ def Remat : Pass<"tad-remat", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"budget", "budget", "::tad::Budget", "::tad::Budget()",
-           "Memory budget: bytes (suffixes KiB, MiB, GiB), or store-all "
-           "(nothing recomputed; the plan and report of store-all); a share "
+           "Memory budget: bytes (suffixes KiB, MiB, GiB), store-all "
+           "(nothing recomputed; the plan and report of store-all), or "
+           "overhead:P% (each function at the least budget whose schedule "
+           "adds at most P% compute, recorded as tad.budget); a share "
            "such as 60% is resolved to bytes before the passes "
            "(tad::resolveBudget); none: the pass changes nothing">,
     Option<"policy", "policy", "::tad::RematPolicy",
@@ -308,7 +310,8 @@ def ChooseLoopSnapshots : Pass<"tad-choose-loop-snapshots", "mlir::ModuleOp"> {
   let options = [
     Option<"budget", "budget", "::tad::Budget", "::tad::Budget()",
            "The memory budget that tad-remat will meet (bytes; store-all "
-           "chooses nothing)">,
+           "and overhead:P% choose nothing: every loop keeps its full "
+           "tape)">,
     Option<"policy", "policy", "::tad::RematPolicy",
            "::tad::RematPolicy::automatic", "tad-remat's policy",
            "::tad::getRematPolicyValues()">,
