@@ -134,6 +134,19 @@ def Tad_MemoryModelOpInterface : OpInterface<"MemoryModelOpInterface"> {
         for (::mlir::Type type : $_op->getResultTypes())
           count(type);
         return elements * $_op.getElementCost();
+      }]>,
+    InterfaceMethod<[{
+        The time of the op fused into its reader's loop (an all-parallel
+        op that tad-fuse-elementwise fuses, isFusableLoop): its arithmetic
+        alone. One unit per element of getElementCost is the loop's pass
+        over memory, which the reader's loop pays: a fused add or multiply
+        costs nothing more (bench/remat/op_costs.py: four ops fused cost
+        what one add costs alone), a tanh 3 units of its 4.
+      }],
+      "double", "getFusedComputeCost", (ins), "",
+      [{
+        double cost = $_op.getElementCost();
+        return cost > 1 ? $_op.getComputeCost() * (cost - 1) / cost : 0.0;
       }]>
   ];
 }

@@ -943,6 +943,7 @@ private:
     if (group >= 0 && isFusableElementwise(op)) {
       groupOf[op] = group;
       reversedGroups[group].push_back(op);
+      fusedProducers.insert(op);
       continue;
     }
     // Softmax, logsumexp and wide sums end in an elementwise op, which fuses
@@ -1004,7 +1005,11 @@ private:
       continue;
     }
     for (Operation *op : group) {
-      node.cost += estimateCost(op);
+      // A fused producer runs in its reader's loop, whose pass over
+      // memory the reader pays.
+      node.cost += fusedProducers.contains(op)
+                       ? modelOf(op).getFusedComputeCost()
+                       : estimateCost(op);
       node.transient += transientBytes(op, fusedResult.contains(op)) +
                         nestedBytes(op, options, depth);
       if (!isMemoryEffectFree(op)) {
@@ -1197,6 +1202,8 @@ private:
   // Groups, from the last op up: a fused producer joins its user's group.
   DenseMap<Operation *, int> groupOf;
   llvm::SmallPtrSet<Operation *, 4> fusedResult;
+  /// Elementwise ops fused into their reader's group (formGroups).
+  llvm::SmallPtrSet<Operation *, 16> fusedProducers;
   // The groups that write their result into an input's buffer.
   llvm::DenseSet<int> reusedGroups;
   std::vector<SmallVector<Operation *>> reversedGroups;
