@@ -296,8 +296,9 @@ class Function:
 
 class Module:
     """A compiled program: its functions as attributes (`m.f(...)`), the
-    remat report (`report`, a dict, under a budget), the last call's
-    measurements (`stats`)."""
+    remat report (`report`, a dict: what each gradient stores and
+    recomputes, under the budget or the default overhead policy), the last
+    call's measurements (`stats`)."""
 
     def __init__(self, folder):
         self.folder = folder
@@ -458,7 +459,8 @@ def compile(source, entry=None, budget=None, target="cpu", options=(),
     `budget`: bytes (an int), or what `--remat-budget` takes ("64KiB",
     "14.8 MiB", "60%" of the store-all peak of `entry` or of the
     program's one derivative, or "overhead:1%": the least peak at which
-    recomputation adds at most 1% to the compute).
+    recomputation adds at most 1% to the compute). Without one, tadc's
+    default: the overhead policy at 2%.
     `target`: "cpu" or "cuda". `options`: more tadc flags.
     A generic `entry` (`fn f[B](...)`) compiles at the sizes `dims` gives
     ({"B": 64}), or at those of example `inputs` ({"x": array}, by
@@ -496,7 +498,7 @@ def compile(source, entry=None, budget=None, target="cpu", options=(),
     ).hexdigest()[:24]
     folder = os.path.join(_cache_dir(), key)
     if not _cached(folder):
-        _compile_into(folder, tadc, path, text, args, examples, budget)
+        _compile_into(folder, tadc, path, text, args, examples)
     module = Module(folder)
     # A generic entry's library holds its one instance (F_B64): the
     # entry's own name calls it too.
@@ -554,7 +556,7 @@ def _cache_error(e):
                         f"($TAD_CACHE_DIR): {e.strerror or e}")
 
 
-def _compile_into(folder, tadc, path, text, args, examples, budget):
+def _compile_into(folder, tadc, path, text, args, examples):
     """Compiles into a work folder of this call's own, then renames it to
     `folder`: two threads or processes compiling one source each build
     their own, and the first rename wins. A stale `folder` (an import was
@@ -581,9 +583,8 @@ def _compile_into(folder, tadc, path, text, args, examples, budget):
             example = os.path.join(work, f"example_{name}.npy")
             np.save(example, np.zeros(a.shape, a.dtype))
             command.append(f"--input={name}={example}")
-        if budget is not None:
-            command.append(
-                f"--remat-report={os.path.join(work, 'report.json')}")
+        # The remat report: of the budget, or of the default policy.
+        command.append(f"--remat-report={os.path.join(work, 'report.json')}")
         proc = subprocess.run(command, capture_output=True, text=True)
         if proc.returncode != 0:
             message = proc.stderr.strip()

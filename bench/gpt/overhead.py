@@ -39,7 +39,7 @@ def main():
 
     tad, torch, _, vocab, params, ids, targets = gpt_step.setup(args)
     bounds = [b for b in args.bounds.split(",") if b]
-    models = {"store-all": common.compile_gpt(tad, vocab)}
+    models = {"store-all": common.compile_gpt(tad, vocab, budget="store-all")}
     for bound in bounds:
         models[bound] = common.compile_gpt(tad, vocab,
                                            budget=f"overhead:{bound}")

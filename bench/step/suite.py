@@ -88,9 +88,7 @@ def prepare(tmp, name, source, inputs):
 def compile_tad(source, budget, exe):
     """Compiles `source`'s step at `budget` (None: store-all) into `exe`."""
     args = [TADC, source, "--emit=exe", "--entry", "net_value_and_grad",
-            "-o", exe]
-    if budget is not None:
-        args.append(f"--remat-budget={budget}")
+            "-o", exe, f"--remat-budget={budget or 'store-all'}"]
     subprocess.run(args, check=True, capture_output=True)
 
 

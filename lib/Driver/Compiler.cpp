@@ -184,6 +184,11 @@ private:
           opts.stage <= Stage::llvmir && opts.outputFilename == "-";
       options.rematSummary = irOnStdout ? tad::ReportStream::standardError
                                         : tad::ReportStream::standardOutput;
+    } else if (opts.stage > Stage::tad && !opts.memoryTable) {
+      // Without one, the default policy: the least peak within a small
+      // overhead (docs/remat.md). Its report is printed only when asked
+      // for (--remat-report, or a budget or --remat-overhead given).
+      options.rematBudget = tad::Budget::overhead(tad::kDefaultRematOverhead);
     }
     // Without a budget there is nothing to choose the loops' snapshots for.
     options.countRevolveActions = opts.countRevolveActions;
@@ -226,7 +231,9 @@ private:
     // one, the context's locked uniquing costs more than the nested
     // function passes gain (the 4 transformer blocks' passes: 0.25 s without
     // threads, 0.29 s with, by --mlir-timing).
-    if (!options.rematBudget.getValue().isSet())
+    // (The overhead policy plans on one thread.)
+    const tad::Budget &budget = options.rematBudget;
+    if (!budget.isSet() || budget.isOverhead())
       context->disableMultithreading();
     auto fail = [](const llvm::Twine &message) {
       // The pipeline's messages name its options, which are tadc's too.

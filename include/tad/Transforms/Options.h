@@ -56,6 +56,11 @@ struct Budget {
   }
 };
 
+/// The overhead bound of a compile that names no budget (tadc, the Python
+/// package): each derivative at the least peak at which recomputation adds
+/// at most this share of its compute, in percent (docs/remat.md).
+constexpr double kDefaultRematOverhead = 2.0;
+
 /// Parses a budget: bytes with an optional suffix B, KiB, MiB, GiB or TiB
 /// (tad::remat::parseByteSize), P% with P above 0 (at most 1000000),
 /// `store-all`, or `overhead:P%` with P from 0 to 1000000. The error says
