@@ -922,6 +922,7 @@ public:
     addEdges();
     orderInPlaceUpdates();
     addSink();
+    priceRecomputes();
     return std::move(problem);
   }
 
@@ -1175,6 +1176,35 @@ private:
   }
   }
 
+  void priceRecomputes() {
+  // A group of elementwise ops computed again for its one reader outside
+  // the forward sweep is cloned before that reader, which is its clone's
+  // only reader: where the reader's loop takes producers, the clone fuses
+  // into it and writes no buffer.
+  auto &nodes = problem.graph.nodes;
+  problem.recomputeCost.resize(nodes.size());
+  for (size_t v = 0; v < nodes.size(); ++v) {
+    problem.recomputeCost[v] = nodes[v].cost;
+    if (int(v) == problem.sink || problem.groups[v].empty() ||
+        !llvm::all_of(problem.groups[v], isFusableElementwise))
+      continue;
+    SmallVector<int> readers;
+    for (int u : nodes[v].users)
+      if (u != problem.sink &&
+          !problem.groups[u].back()->hasAttr(TadDialect::kForwardAttrName))
+        readers.push_back(u);
+    if (readers.size() != 1)
+      continue;
+    Operation *reader = problem.groups[readers.front()].back();
+    if (!isFusableElementwise(reader) && !fusesProducers(reader))
+      continue;
+    double fused = 0;
+    for (Operation *op : problem.groups[v])
+      fused += modelOf(op).getFusedComputeCost();
+    problem.recomputeCost[v] = std::min(nodes[v].cost, fused);
+  }
+  }
+
   void addSink() {
   // The sink reads the results. Returning an argument or a constant
   // returns a copy, and so does yielding a buffer the block does not own
@@ -1221,4 +1251,11 @@ RematProblem tad::buildRematProblem(Block &body,
                                     const RematGraphOptions &options,
                                     int depth) {
   return ProblemBuilder(body, options, depth).build();
+}
+
+remat::Graph tad::getSolverGraph(const RematProblem &problem) {
+  remat::Graph graph = problem.graph;
+  for (size_t v = 0; v < problem.recomputeCost.size(); ++v)
+    graph.nodes[v].cost = problem.recomputeCost[v];
+  return graph;
 }

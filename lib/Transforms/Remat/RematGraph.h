@@ -81,7 +81,18 @@ struct RematProblem {
   /// other nodes read: the rewrite places them last, before the yield, so
   /// that every instance of those readers runs before them.
   llvm::SmallVector<int> lastUpdates;
+  /// What computing each node again costs, by the model: its cost, but for
+  /// a group of elementwise ops with one reader outside the forward sweep
+  /// whose loop fuses it: computed again, it runs in that loop, and costs
+  /// its arithmetic (getFusedComputeCost). The solvers schedule with these
+  /// (getSolverGraph); the report prices the rewritten function itself.
+  std::vector<double> recomputeCost;
 };
+
+/// `problem.graph` with each node's cost its recomputeCost: a node is
+/// computed at least once in every schedule, so schedules differ by what
+/// they compute again, priced as it will run.
+remat::Graph getSolverGraph(const RematProblem &problem);
 
 struct RematGraphOptions {
   /// Matmul results are never recomputed.

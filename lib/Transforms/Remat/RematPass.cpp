@@ -211,6 +211,8 @@ public:
     // is too large for it), the next attempts' budgets differ by little:
     // they go to the fast solver directly.
     bool exactGaveUp = false;
+    // Recomputations priced as they will run (fused into their reader).
+    remat::Graph solverGraph = getSolverGraph(problem);
     for (int attempt = 0; attempt < kMaxAttempts && !storeAllFits;
          ++attempt) {
       std::vector<Event> schedule;
@@ -221,11 +223,11 @@ public:
       // twice (as in the feasible-minimum search's first probes, whose
       // exact search gives way sooner).
       std::string solver;
-      if (!exactGaveUp && problem.graph.size() <= remat::kMaxExactNodes &&
-          remat::exactSchedule(problem.graph, target, schedule, exactStates) ==
+      if (!exactGaveUp && solverGraph.size() <= remat::kMaxExactNodes &&
+          remat::exactSchedule(solverGraph, target, schedule, exactStates) ==
               remat::ExactResult::optimal)
         solver = "exact";
-      else if (remat::fastSchedule(problem.graph, target, schedule, nullptr,
+      else if (remat::fastSchedule(solverGraph, target, schedule, nullptr,
                                    improve, solverLimits))
         solver = "fast";
       exactGaveUp = exactGaveUp || solver == "fast";
