@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""tad's default compile (the remat pass's overhead policy at 2%,
+docs/remat.md) against its store-all compile and PyTorch 1.13 eager, on
+bench/memory/run.py's workloads: the 64-block resnet and the four
+transformer blocks, each as a loop and unrolled.
+
+    OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/memory/default_policy.py
+        [--rounds 5] [--repeat 5] [--json FILE]
+
+Peaks as run.py measures them (tad: the runtime allocator, `tadc run
+--stats-json`; PyTorch: the profiler's memory events of one step, in a
+process of its own). Step times on one thread (`--threads=1`), the two
+tad compiles alternating in rounds, each the median of its steps; the
+measured overhead is the default's median over store-all's less one.
+Writes JSON with the CPU model and the date.
+"""
+import argparse
+import datetime
+import json
+import os
+import sys
+import tempfile
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+import run as memory  # noqa: E402
+from common import machine, tadc_run  # noqa: E402
+
+
+def report_of(source, extra, tmp):
+    """The remat report's function entry of a compile with `extra`."""
+    import subprocess
+    path = os.path.join(tmp, "report.json")
+    subprocess.run([memory.TADC, source, "--emit=ad", "--entry", "net_grad",
+                    "-o", os.devnull, f"--remat-report={path}", *extra],
+                   check=True, capture_output=True)
+    with open(path) as f:
+        return json.load(f)["functions"][0]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--json",
+                    default=os.path.join(HERE, "default_policy.json"))
+    args = ap.parse_args()
+    sides = {"store-all": ["--remat-budget=store-all"], "default": []}
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, source_of in (("resnet", memory.resnet_source),
+                                ("transformer", memory.transformer_source)):
+            torch_peak = memory.torch_peak(name, False)
+            for form in ("loop", "unrolled"):
+                source = os.path.join(tmp, f"{name}_{form}.tad")
+                with open(source, "w") as f:
+                    f.write(source_of(form == "unrolled"))
+                times = {side: [] for side in sides}
+                peaks = {}
+                for _ in range(args.rounds):
+                    for side, extra in sides.items():
+                        stats = tadc_run(source, "net_grad", args.repeat,
+                                         extra=["--threads=1", *extra])
+                        times[side].append(stats["median_seconds"])
+                        peaks[side] = stats["peak_bytes"]
+                report = report_of(source, [], tmp)
+                base = float(np.median(times["store-all"]))
+                row = {"workload": name, "form": form,
+                       "torch_peak_bytes": torch_peak,
+                       "store_all_peak_bytes": peaks["store-all"],
+                       "default_peak_bytes": peaks["default"],
+                       "store_all_ms": 1e3 * base,
+                       "default_ms": 1e3 * float(np.median(times["default"])),
+                       "predicted_overhead": report["recompute_overhead"],
+                       "budget": report["budget"]}
+                row["measured_overhead"] = row["default_ms"] / row[
+                    "store_all_ms"] - 1
+                rows.append(row)
+                print(f"{name} {form}: store-all {peaks['store-all']} "
+                      f"({row['store_all_ms']:.1f} ms), default "
+                      f"{peaks['default']} ({row['default_ms']:.1f} ms, "
+                      f"predicted {100 * row['predicted_overhead']:.1f}%, "
+                      f"measured {100 * row['measured_overhead']:.1f}%), "
+                      f"PyTorch {torch_peak}: "
+                      f"{peaks['default'] / torch_peak:.2f}x", flush=True)
+    record = {"benchmark": "default compile against store-all and PyTorch "
+                           "eager, one thread",
+              "command": "OPENBLAS_NUM_THREADS=1 /usr/bin/python3 "
+                         "bench/memory/default_policy.py "
+                         f"--rounds {args.rounds} --repeat {args.repeat}",
+              "machine": machine(),
+              "date": datetime.datetime.now().isoformat(timespec="seconds"),
+              "rows": rows}
+    with open(args.json, "w") as f:
+        json.dump(record, f, indent=1)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
