@@ -6,9 +6,10 @@ one, against the same step compiled without a budget (store-all), and
 PyTorch 1.13 eager's peak (as bench/gpt/step.py measures it).
 
     /usr/bin/python3 bench/gpt/overhead.py [--bounds 0%,1%,2%,5%]
-        [--rounds 15] [--repeat 20] [--json FILE]
+        [--rounds 15] [--repeat 20] [--threads N] [--json FILE]
 
-One thread; the compiled call alone is timed (`m.stats["seconds"]`), the
+One thread (`--threads`: the runtime's pool, OpenBLAS on one thread as
+the runtime runs it); the compiled call alone is timed (`m.stats["seconds"]`), the
 sides alternating in rounds of `repeat` steps, each side's time the median
 of all its steps. The measured overhead is a side's median over store-all's
 less one. Writes JSON with the CPU model and the date.
@@ -34,6 +35,7 @@ def main():
     ap.add_argument("--bounds", default="0%,1%,2%,5%")
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--json", default=os.path.join(HERE, "overhead.json"))
     args = ap.parse_args()
 
@@ -45,7 +47,7 @@ def main():
                                            budget=f"overhead:{bound}")
     steps = {}
     for name, m in models.items():
-        m.set_num_threads(1)
+        m.set_num_threads(args.threads)
         steps[name] = gpt_step.tad_step(m, params, ids, targets, 0.1)
     calls = {name: [] for name in steps}
     for step, _ in steps.values():  # warm-up
@@ -74,13 +76,13 @@ def main():
         rows.append(row)
     torch_peak = gpt_step.torch_peak(0.1)
     record = {"benchmark": "examples/gpt gradient step under the overhead "
-                           "policy, one thread",
+                           f"policy, {args.threads} thread(s)",
               "command": "/usr/bin/python3 bench/gpt/overhead.py "
                          f"--bounds {args.bounds} --rounds {args.rounds} "
-                         f"--repeat {args.repeat}",
+                         f"--repeat {args.repeat} --threads {args.threads}",
               "machine": common.machine(),
               "date": datetime.datetime.now().isoformat(timespec="seconds"),
-              "torch": torch.__version__, "threads": 1,
+              "torch": torch.__version__, "threads": args.threads,
               "torch_peak_bytes": torch_peak, "rows": rows}
     print(f"{'side':10} {'call ms':>8} {'peak':>9} {'x torch':>7} "
           f"{'predicted':>9} {'measured':>8}")
