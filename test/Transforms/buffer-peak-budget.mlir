@@ -23,3 +23,30 @@ func.func @other() {
   memref.dealloc %b : memref<4xf32>
   return
 }
+
+// -----
+
+// The budget that tad-remat chose for a function (tad.budget, the overhead
+// policy) is checked as the option's is, whether or not the function is
+// named.
+
+// expected-error @below {{the buffers of @chosen peak at 32 bytes, over the budget of 24 bytes}}
+func.func @chosen() attributes {tad.budget = 24 : i64} {
+  %a = memref.alloc() : memref<4xf32>
+  %b = memref.alloc() : memref<4xf32>
+  memref.dealloc %a : memref<4xf32>
+  memref.dealloc %b : memref<4xf32>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @within
+// CHECK-SAME: tad.budget = 32 : i64
+func.func @within() attributes {tad.budget = 32 : i64} {
+  %a = memref.alloc() : memref<4xf32>
+  %b = memref.alloc() : memref<4xf32>
+  memref.dealloc %a : memref<4xf32>
+  memref.dealloc %b : memref<4xf32>
+  return
+}

@@ -942,3 +942,16 @@ func.func @argmax_shape(%x: tensor<4x6xf32>) {
   %0 = tad.argmax %x axis 1 : tensor<4x6xf32> -> tensor<6xi32>
   return
 }
+
+// -----
+
+// expected-error @+1 {{'tad.budget' must be an integer of 0 or more}}
+func.func private @b(tensor<3xf32>) -> tensor<3xf32> attributes {tad.budget = -1 : i64}
+
+// -----
+
+func.func @b(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{'tad.budget' belongs on a function}}
+  %y = tad.neg %x {tad.budget = 64 : i64} : tensor<f32>
+  return %y : tensor<f32>
+}
