@@ -91,6 +91,17 @@ def run(tadc, source, entry, budget, tmp, name, seed, extra):
     return measured, fn, results
 
 
+def check_run(line, predicted, measured, results, reference):
+    """What every budget's run must show: a prediction within 5% of the
+    measured peak, and the store-all results bit for bit."""
+    if abs(predicted - measured) > 0.05 * measured:
+        sys.exit(f"FAIL: {line}: prediction off by more than 5%")
+    if results.keys() != reference.keys() or any(
+            not np.array_equal(results[k], reference[k]) for k in reference):
+        sys.exit(f"FAIL: {line}: results differ from store-all")
+    print(f"ok: {line}, results equal")
+
+
 def minimum_budget(tadc, source, entry, extra):
     proc = subprocess.run([tadc, source, "--emit=ad", "--entry", entry,
                            "--remat-budget=1"] + extra, capture_output=True,
@@ -131,13 +142,7 @@ def main():
                     f"{100 * fn['recompute_overhead']:.1f}%")
             if measured > budget:
                 sys.exit(f"FAIL: {line}: measured peak over the budget")
-            if abs(predicted - measured) > 0.05 * measured:
-                sys.exit(f"FAIL: {line}: prediction off by more than 5%")
-            if results.keys() != reference.keys() or any(
-                    not np.array_equal(results[k], reference[k])
-                    for k in reference):
-                sys.exit(f"FAIL: {line}: results differ from store-all")
-            print(f"ok: {line}, results equal")
+            check_run(line, predicted, measured, results, reference)
         base_overhead = base["recompute_overhead"]
         for i, bound in enumerate(filter(None, args.overheads.split(","))):
             measured, fn, results = run(args.tadc, args.source, args.entry,
@@ -156,13 +161,7 @@ def main():
             if measured > budget or budget > base["store_all_peak"]:
                 sys.exit(f"FAIL: {line}: measured peak over the budget, or "
                          "the budget over store-all")
-            if abs(predicted - measured) > 0.05 * measured:
-                sys.exit(f"FAIL: {line}: prediction off by more than 5%")
-            if results.keys() != reference.keys() or any(
-                    not np.array_equal(results[k], reference[k])
-                    for k in reference):
-                sys.exit(f"FAIL: {line}: results differ from store-all")
-            print(f"ok: {line}, results equal")
+            check_run(line, predicted, measured, results, reference)
 
 
 if __name__ == "__main__":

@@ -653,19 +653,32 @@ public:
       func->setAttr(TadDialect::kBudgetAttrName, b.getI64IntegerAttr(high));
       return whole;
     }
-    RematFunctionReport report =
-        describe(func, problem, attempt->schedule, attempt->after,
-                 attempt->solver, chosen, policy, attempt->plannedPeak, high);
-    report.overheadBound = budget.percent;
-    if (attempt->body)
-      report.loopBodies.push_back(*attempt->body);
-    if (failed(addTimeline(report, func, attempt->work))) {
-      attempt->work->destroy();
+    std::optional<RematFunctionReport> report =
+        adopt(func, problem, *attempt, chosen, high);
+    if (!report)
+      return std::nullopt;
+    report->overheadBound = budget.percent;
+    func->setAttr(TadDialect::kBudgetAttrName, b.getI64IntegerAttr(chosen));
+    return report;
+  }
+
+  /// Makes `attempt`'s rewrite `func`'s body, and reports it as scheduled
+  /// within `budget`; consumes the attempt's copy either way.
+  std::optional<RematFunctionReport> adopt(func::FuncOp func,
+                                           const RematProblem &problem,
+                                           Attempt &attempt, int64_t budget,
+                                           int64_t plannedStoreAll) {
+    RematFunctionReport report = describe(
+        func, problem, attempt.schedule, attempt.after, attempt.solver,
+        budget, policy, attempt.plannedPeak, plannedStoreAll);
+    if (attempt.body)
+      report.loopBodies.push_back(*attempt.body);
+    if (failed(addTimeline(report, func, attempt.work))) {
+      attempt.work->destroy();
       return std::nullopt;
     }
-    func.getBody().takeBody(attempt->work.getBody());
-    attempt->work->destroy();
-    func->setAttr(TadDialect::kBudgetAttrName, b.getI64IntegerAttr(chosen));
+    func.getBody().takeBody(attempt.work.getBody());
+    attempt.work->destroy();
     return report;
   }
 
@@ -754,18 +767,7 @@ public:
                         loopSnapshotsChosen);
       return std::nullopt;
     }
-    RematFunctionReport report = describe(
-        func, problem, attempt->schedule, attempt->after, attempt->solver,
-        getBudget(), policy, attempt->plannedPeak, *storeAllPeak);
-    if (attempt->body)
-      report.loopBodies.push_back(*attempt->body);
-    if (failed(addTimeline(report, func, attempt->work))) {
-      attempt->work->destroy();
-      return std::nullopt;
-    }
-    func.getBody().takeBody(attempt->work.getBody());
-    attempt->work->destroy();
-    return report;
+    return adopt(func, problem, *attempt, getBudget(), *storeAllPeak);
   }
 
   static constexpr int kMaxAttempts = 8;
