@@ -2,7 +2,8 @@
 """tad's default compile (the remat pass's overhead policy at 4%,
 docs/remat.md) against its store-all compile and PyTorch 1.13 eager, on
 bench/memory/run.py's workloads: the 64-block resnet and the four
-transformer blocks, each as a loop and unrolled.
+transformer blocks, each as a loop and unrolled; and bench/step/mlp.py's
+8-layer MLP (its `grad`).
 
     OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/memory/default_policy.py
         [--rounds 5] [--repeat 5] [--bound P%] [--json FILE]
@@ -29,6 +30,28 @@ sys.path.insert(0, os.path.dirname(HERE))
 import run as memory  # noqa: E402
 from common import machine, tadc_run  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "step"))
+import mlp  # noqa: E402
+
+
+def mlp_torch_peak_child():
+    """PyTorch's peak of one step of the MLP (`--torch-mlp-peak`), measured
+    as run.py measures its workloads', in a process of its own."""
+    import torch
+    torch.set_num_threads(1)
+    step, _ = mlp.torch_step(torch, False, mlp.inputs_of("unrolled"))
+    print(memory.torch_peak_here(torch, step))
+
+
+def torch_peak(name):
+    if name != "mlp":
+        return memory.torch_peak(name, False)
+    import subprocess
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__),
+                           "--torch-mlp-peak"], check=True,
+                          capture_output=True, text=True)
+    return int(proc.stdout.split()[-1])
+
 
 def report_of(source, extra, tmp):
     """The remat report's function entry of a compile with `extra`."""
@@ -49,15 +72,23 @@ def main():
                     "(--remat-overhead) instead of the default compile")
     ap.add_argument("--json",
                     default=os.path.join(HERE, "default_policy.json"))
+    ap.add_argument("--torch-mlp-peak", action="store_true",
+                    help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.torch_mlp_peak:
+        return mlp_torch_peak_child()
     policy = [f"--remat-overhead={args.bound}"] if args.bound else []
     sides = {"store-all": ["--remat-budget=store-all"], "default": policy}
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for name, source_of in (("resnet", memory.resnet_source),
-                                ("transformer", memory.transformer_source)):
-            torch_peak = memory.torch_peak(name, False)
-            for form in ("loop", "unrolled"):
+        for name, source_of, forms in (
+                ("resnet", memory.resnet_source, ("loop", "unrolled")),
+                ("transformer", memory.transformer_source,
+                 ("loop", "unrolled")),
+                ("mlp", lambda unrolled: mlp.source(request="grad"),
+                 ("unrolled",))):
+            peak_of_torch = torch_peak(name)
+            for form in forms:
                 source = os.path.join(tmp, f"{name}_{form}.tad")
                 with open(source, "w") as f:
                     f.write(source_of(form == "unrolled"))
@@ -72,7 +103,7 @@ def main():
                 report = report_of(source, policy, tmp)
                 base = float(np.median(times["store-all"]))
                 row = {"workload": name, "form": form,
-                       "torch_peak_bytes": torch_peak,
+                       "torch_peak_bytes": peak_of_torch,
                        "store_all_peak_bytes": peaks["store-all"],
                        "default_peak_bytes": peaks["default"],
                        "store_all_ms": 1e3 * base,
@@ -87,8 +118,8 @@ def main():
                       f"{peaks['default']} ({row['default_ms']:.1f} ms, "
                       f"predicted {100 * row['predicted_overhead']:.1f}%, "
                       f"measured {100 * row['measured_overhead']:.1f}%), "
-                      f"PyTorch {torch_peak}: "
-                      f"{peaks['default'] / torch_peak:.2f}x", flush=True)
+                      f"PyTorch {peak_of_torch}: "
+                      f"{peaks['default'] / peak_of_torch:.2f}x", flush=True)
     record = {"benchmark": "default compile against store-all and PyTorch "
                            "eager, one thread",
               "command": "OPENBLAS_NUM_THREADS=1 /usr/bin/python3 "
