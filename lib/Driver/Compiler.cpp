@@ -513,8 +513,9 @@ private:
       for (auto fn : module.getOps<mlir::func::FuncOp>())
         if (tad::driver::isEntryPoint(fn))
           names.push_back(fn.getName().str());
+    mlir::SymbolTable symbols(module);
     for (const std::string &name : names) {
-      auto read = tad::driver::getSignature(module, name);
+      auto read = tad::driver::getSignature(symbols, name);
       if (!read) {
         llvm::errs() << "tadc: error: " << llvm::toString(read.takeError())
                      << "\n";

@@ -109,9 +109,11 @@ static std::vector<std::string> getDerivativeResultNames(mlir::func::FuncOp fn) 
 }
 
 llvm::Expected<tad::rt::EntrySpec>
-tad::driver::getSignature(mlir::ModuleOp module, llvm::StringRef function) {
-  auto fn = module.lookupSymbol<mlir::func::FuncOp>(function);
+tad::driver::getSignature(const mlir::SymbolTable &symbols,
+                          llvm::StringRef function) {
+  auto fn = symbols.lookup<mlir::func::FuncOp>(function);
   if (!fn || !isEntryPoint(fn)) {
+    auto module = llvm::cast<mlir::ModuleOp>(symbols.getOp());
     std::string names;
     for (auto f : module.getOps<mlir::func::FuncOp>())
       if (isEntryPoint(f))
@@ -149,11 +151,12 @@ tad::driver::getSignature(mlir::ModuleOp module, llvm::StringRef function) {
 
 void tad::driver::readPlannedPeaks(mlir::ModuleOp module,
                                    std::vector<rt::EntrySpec> &entries) {
+  mlir::SymbolTable symbols(module);
   for (rt::EntrySpec &spec : entries) {
     // (Compiled outputs call it by its internal name.)
-    mlir::Operation *fn = module.lookupSymbol(spec.function);
+    mlir::Operation *fn = symbols.lookup(spec.function);
     if (!fn)
-      fn = module.lookupSymbol(tad::getInternalName(spec.function));
+      fn = symbols.lookup(tad::getInternalName(spec.function));
     if (!fn)
       continue;
     if (auto peak = fn->getAttrOfType<mlir::IntegerAttr>(

@@ -288,13 +288,17 @@ void MLIRGenImpl::declareFunctions(const Module &ast) {
       op.setPrivate();
     // A record result's leaves are named after their paths.
     std::vector<Type> results = fn->getResultTypes();
+    // (Set at once: one setResultAttr per leaf makes an array of them all
+    // each time, quadratic in the leaves: 200 MB at 5,000.)
     if (llvm::any_of(results, [](const Type &t) { return t.isRecord(); })) {
-      unsigned next = 0;
+      llvm::SmallVector<mlir::DictionaryAttr> names;
       for (auto [k, type] : llvm::enumerate(results))
         for (const std::string &leaf :
              type.getLeafNames("result" + std::to_string(k)))
-          op.setResultAttr(next++, tad::TadDialect::kResultNameAttrName,
-                           builder.getStringAttr(leaf));
+          names.push_back(builder.getDictionaryAttr(builder.getNamedAttr(
+              tad::TadDialect::kResultNameAttrName,
+              builder.getStringAttr(leaf))));
+      op.setAllResultAttrs(names);
     }
     functions[fn->getName()] = op;
   }
@@ -373,17 +377,20 @@ void MLIRGenImpl::emitFunction(const FunctionDecl &fn) {
   // driver can match parameters with .npy files and the generated C
   // header can name them; a record's leaves are named after their paths
   // (`p.w1`).
+  // (Set at once, as the result names are.)
   unsigned next = 0;
+  llvm::SmallVector<mlir::DictionaryAttr> names;
   for (const Param &param : fn.params) {
     Type type = param.getType();
     for (const std::string &leaf : type.getLeafNames(param.name)) {
-      op.setArgAttr(next, tad::TadDialect::kArgNameAttrName,
-                    builder.getStringAttr(leaf));
+      names.push_back(builder.getDictionaryAttr(builder.getNamedAttr(
+          tad::TadDialect::kArgNameAttrName, builder.getStringAttr(leaf))));
       mlir::BlockArgument arg = entry->getArgument(next++);
       arg.setLoc(loc(param.loc));
       bind(leaf, arg);
     }
   }
+  op.setAllArgAttrs(names);
   emitBody(fn.body, nullptr);
 }
 

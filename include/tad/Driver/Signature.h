@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
 #include "llvm/Support/Error.h"
 
 namespace tad::driver {
@@ -21,11 +22,12 @@ namespace tad::driver {
 /// function with a body, or a derivative (whose body AD writes).
 bool isEntryPoint(mlir::func::FuncOp fn);
 
-/// Reads the signature of `function` in `module` (a tad-level module,
-/// before or after AD). Parameter names are the tad.arg_name that the
+/// Reads the signature of `function` in the module of `symbols` (a
+/// tad-level module, before or after AD; its symbol table, built once for
+/// all its entries). Parameter names are the tad.arg_name that the
 /// frontend declares on function arguments (a derivative's its primal's),
 /// and `arg<i>` otherwise.
-llvm::Expected<rt::EntrySpec> getSignature(mlir::ModuleOp module,
+llvm::Expected<rt::EntrySpec> getSignature(const mlir::SymbolTable &symbols,
                                            llvm::StringRef function);
 
 /// Copies into each of `entries` the peak that the buffer plan

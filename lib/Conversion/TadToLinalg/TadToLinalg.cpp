@@ -1275,6 +1275,19 @@ struct CheckpointLowering : OpConversionPattern<CheckpointOp> {
   }
 };
 
+/// Argument or result attribute dictionaries `attrs` without `name`, to set
+/// at once: one removeArgAttr per argument rebuilds the array of them all
+/// each time, quadratic in a wide record's leaves (200 MB at 5,000).
+static SmallVector<DictionaryAttr> without(ArrayAttr attrs, StringRef name) {
+  SmallVector<DictionaryAttr> kept;
+  for (Attribute attr : attrs) {
+    NamedAttrList list(cast<DictionaryAttr>(attr));
+    list.erase(name);
+    kept.push_back(list.getDictionary(attrs.getContext()));
+  }
+  return kept;
+}
+
 struct ConvertTadToLinalgPass
     : tad::impl::ConvertTadToLinalgBase<ConvertTadToLinalgPass> {
   using Base::Base;
@@ -1294,11 +1307,11 @@ struct ConvertTadToLinalgPass
       fn->removeAttr(TadDialect::kCheckpointedAttrName);
       // The names are for the driver, which reads the signature first;
       // LLVM has no use for them.
-      for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-        fn.removeArgAttr(i, TadDialect::kArgNameAttrName);
-      for (unsigned i = 0; i < fn.getNumResults(); ++i)
-        fn.removeResultAttr(
-            i, StringAttr::get(&getContext(), TadDialect::kResultNameAttrName));
+      if (ArrayAttr args = fn.getArgAttrsAttr())
+        fn.setAllArgAttrs(without(args, TadDialect::kArgNameAttrName));
+      if (ArrayAttr results = fn.getResAttrsAttr())
+        fn.setAllResultAttrs(
+            without(results, TadDialect::kResultNameAttrName));
     });
     if (undefined)
       return signalPassFailure();

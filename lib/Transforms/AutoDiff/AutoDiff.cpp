@@ -70,19 +70,28 @@ LogicalResult Differentiator::generate(func::FuncOp fn,
 
   unsigned numParams = primal.getNumArguments();
   IRMapping map;
+  // The names are set at once: one setArgAttr per argument makes an array
+  // of them all each time, quadratic in a wide record's leaves.
+  SmallVector<NamedAttrList> attrs;
+  for (unsigned i = 0; i < entry->getNumArguments(); ++i)
+    attrs.emplace_back(fn.getArgAttrDict(i));
   for (unsigned i = 0; i < numParams; ++i) {
     map.map(primal.getArgument(i), entry->getArgument(i));
     entry->getArgument(i).setLoc(primal.getArgument(i).getLoc());
     if (Attribute name = primal.getArgAttr(i, TadDialect::kArgNameAttrName))
-      fn.setArgAttr(i, TadDialect::kArgNameAttrName, name);
+      attrs[i].set(TadDialect::kArgNameAttrName, name);
   }
   // vjp: the cotangent of result i is named d_result<i> (d_result0.l1.w
   // for a leaf of a record result).
   for (unsigned i = numParams; i < entry->getNumArguments(); ++i) {
     entry->getArgument(i).setLoc(loc);
-    fn.setArgAttr(i, TadDialect::kArgNameAttrName,
-                  b.getStringAttr("d_" + getResultName(primal, i - numParams)));
+    attrs[i].set(TadDialect::kArgNameAttrName,
+                 b.getStringAttr("d_" + getResultName(primal, i - numParams)));
   }
+  fn.setAllArgAttrs(llvm::to_vector(llvm::map_range(
+      attrs, [&](NamedAttrList &list) {
+        return list.getDictionary(b.getContext());
+      })));
   SmallVector<Value> outputs;
   SmallVector<Operation *> callStack = {primal};
   wrtArgs.clear();

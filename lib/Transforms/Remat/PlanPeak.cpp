@@ -7,13 +7,42 @@
 #include "tad/Transforms/Passes.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
 using namespace tad;
+
+/// The symbols of `module` that `body` references, directly or through the
+/// symbols it references: all the lowering of `body` can read. Copying only
+/// these keeps a plan check as cheap in a module of 2,000 functions as in a
+/// module of one (copying the whole module per check was quadratic).
+static llvm::SmallPtrSet<Operation *, 8> reachableSymbols(ModuleOp module,
+                                                          func::FuncOp body) {
+  llvm::DenseMap<StringAttr, Operation *> byName;
+  for (Operation &op : *module.getBody())
+    if (auto name = op.getAttrOfType<StringAttr>(
+            SymbolTable::getSymbolAttrName()))
+      byName.try_emplace(name, &op);
+  llvm::SmallPtrSet<Operation *, 8> reached;
+  SmallVector<Operation *> worklist{body};
+  while (!worklist.empty()) {
+    worklist.pop_back_val()->walk([&](Operation *op) {
+      for (NamedAttribute attr : op->getAttrs())
+        attr.getValue().walk([&](SymbolRefAttr ref) {
+          Operation *symbol = byName.lookup(ref.getRootReference());
+          if (symbol && reached.insert(symbol).second)
+            worklist.push_back(symbol);
+        });
+    });
+  }
+  return reached;
+}
 
 /// A copy of `module` with `body` as `func`'s body, lowered through the
 /// bufferization pipeline; null (with an error) when it cannot be.
@@ -22,8 +51,14 @@ static OwningOpRef<ModuleOp> lowerCopy(ModuleOp module, func::FuncOp func,
   OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->cloneWithoutRegions()));
   copy->getBodyRegion().emplaceBlock();
   OpBuilder b = OpBuilder::atBlockEnd(copy->getBody());
+  llvm::SmallPtrSet<Operation *, 8> reached = reachableSymbols(module, body);
   for (Operation &op : *module.getBody()) {
     bool target = &op == func.getOperation();
+    // Symbols `body` cannot reach are dead in the copy (SymbolDCE below
+    // would drop them): not copied at all.
+    if (!target && !reached.contains(&op) &&
+        op.hasAttr(SymbolTable::getSymbolAttrName()))
+      continue;
     Operation *cloned = b.clone(target ? *body : op);
     auto fn = dyn_cast<func::FuncOp>(cloned);
     if (!fn)
