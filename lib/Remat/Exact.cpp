@@ -2,21 +2,22 @@
 //
 // A* over states (resident, computed): computing a node costs its compute
 // cost and needs its inputs resident and room in the budget; freeing costs
-// nothing. The goal is any state in which every node has been computed.
+// nothing, and happens right after a compute, of what it read or wrote.
+// The goal is any state in which every node has been computed.
 // Peaks are checked on every transition, so every path found is a valid
-// schedule. The heuristic is the cost of the nodes not yet computed, which
-// every schedule from the state pays at least once: it is consistent (a
-// first compute moves its cost from the heuristic to the path, a
-// recomputation only adds to the path), so the first goal reached is
-// optimal. Most optimal schedules recompute little, so the search stays
-// near the path of least recomputation instead of exploring every cheaper
-// prefix as Dijkstra does.
+// schedule. The heuristic is the cost of the nodes not yet computed and of
+// the computed ones that are not resident and that a node not yet computed
+// reads, which every schedule from the state pays at least once: it is
+// consistent, so the first goal reached is optimal. Most optimal schedules
+// recompute little, so the search stays near the path of least
+// recomputation instead of exploring every cheaper prefix as Dijkstra does.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tad/Remat/Exact.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/bit.h"
 
 #include <algorithm>
 #include <queue>
@@ -30,11 +31,17 @@ struct State {
   uint64_t key() const { return (uint64_t(computed) << 32) | resident; }
 };
 
+/// A step: a compute, then the frees of some of what it read or wrote.
 struct Visit {
   double cost;
   uint64_t parent; // the previous state's key
-  Event event;     // the event that led here
+  int computed;    // the node the step computed
+  uint32_t freed;  // the nodes it freed after
 };
+
+/// The most values one step may free (a compute's inputs and itself): a
+/// step has 2^k successors.
+constexpr int kMaxStepFrees = 16;
 
 } // namespace
 
@@ -44,10 +51,12 @@ ExactResult tad::remat::exactSchedule(const Graph &graph, int64_t budget,
   int n = graph.size();
   if (n > kMaxExactNodes)
     return ExactResult::tooLarge;
-  std::vector<uint32_t> inputMask(n, 0);
+  std::vector<uint32_t> inputMask(n, 0), userMask(n, 0);
   for (int v = 0; v < n; ++v)
-    for (int i : graph.nodes[v].inputs)
+    for (int i : graph.nodes[v].inputs) {
       inputMask[v] |= 1u << i;
+      userMask[i] |= 1u << v;
+    }
   uint32_t all = n == 32 ? ~0u : (1u << n) - 1;
   auto bytesOf = [&](uint32_t resident) {
     int64_t bytes = 0;
@@ -57,11 +66,19 @@ ExactResult tad::remat::exactSchedule(const Graph &graph, int64_t budget,
     return bytes;
   };
 
-  auto remaining = [&](uint32_t computed) {
+  // What every schedule from (resident, computed) still pays: each node
+  // not computed yet, and each computed one that is not resident but has a
+  // user not computed yet (that user needs it resident: it is computed
+  // again). A recomputation moves its cost from here to the path, a free
+  // only adds here: the heuristic stays consistent.
+  auto remaining = [&](uint32_t resident, uint32_t computed) {
     double cost = 0;
-    for (int v = 0; v < n; ++v)
-      if (!(computed & (1u << v)))
+    for (int v = 0; v < n; ++v) {
+      uint32_t bit = 1u << v;
+      if (!(computed & bit) ||
+          (!(resident & bit) && (userMask[v] & ~computed)))
         cost += graph.nodes[v].cost;
+    }
     return cost;
   };
 
@@ -72,21 +89,24 @@ ExactResult tad::remat::exactSchedule(const Graph &graph, int64_t budget,
   // The map holds its visits inline: no allocation per state.
   llvm::DenseMap<uint64_t, Visit> best;
   State start{0, 0};
-  best[start.key()] = {0, start.key(), {Event::free, -1}};
-  queue.push({remaining(0), start.key()});
+  best[start.key()] = {0, start.key(), -1, 0};
+  queue.push({remaining(0, 0), start.key()});
   while (!queue.empty()) {
     auto [priority, key] = queue.top();
     queue.pop();
     State state{uint32_t(key), uint32_t(key >> 32)};
     double cost = best.find(key)->second.cost;
-    double rest = remaining(state.computed);
+    double rest = remaining(state.resident, state.computed);
     if (priority > cost + rest)
       continue; // a cheaper path to this state was found after this push
     if (state.computed == all) {
       schedule.clear();
       for (uint64_t k = key; k != start.key();) {
         const Visit &visit = best.find(k)->second;
-        schedule.push_back(visit.event);
+        for (int v = n - 1; v >= 0; --v)
+          if (visit.freed & (1u << v))
+            schedule.push_back({Event::free, v});
+        schedule.push_back({Event::compute, visit.computed});
         k = visit.parent;
       }
       std::reverse(schedule.begin(), schedule.end());
@@ -95,30 +115,41 @@ ExactResult tad::remat::exactSchedule(const Graph &graph, int64_t budget,
     if (int64_t(best.size()) > maxStates)
       return ExactResult::tooLarge;
     int64_t bytes = bytesOf(state.resident);
-    auto relax = [&](State next, double nextCost, Event event) {
-      auto [it, fresh] = best.try_emplace(next.key(),
-                                          Visit{nextCost, key, event});
+    auto relax = [&](State next, double nextCost, int v, uint32_t freed) {
+      Visit visit{nextCost, key, v, freed};
+      auto [it, fresh] = best.try_emplace(next.key(), visit);
       if (!fresh && it->second.cost <= nextCost)
         return;
-      it->second = {nextCost, key, event};
-      // Freeing and computing again leave `computed` as it is: its
-      // remaining cost is this state's (the same sum, bit for bit).
-      double nextRest = next.computed == state.computed
-                            ? rest
-                            : remaining(next.computed);
-      queue.push({nextCost + nextRest, next.key()});
+      it->second = visit;
+      queue.push({nextCost + remaining(next.resident, next.computed),
+                  next.key()});
     };
+    // A step computes a node and frees some of its inputs and itself. No
+    // other frees are needed: moved back to just after the last compute
+    // that read it, a free lowers the residency in between and changes
+    // nothing else, so some optimal schedule frees only so. (Frees
+    // anywhere, free of cost, made every subset of the resident values a
+    // state of the same cost.)
     for (int v = 0; v < n; ++v) {
       uint32_t bit = 1u << v;
-      if (state.resident & bit) {
-        relax({state.resident & ~bit, state.computed}, cost,
-              {Event::free, v});
-      } else if ((state.resident & inputMask[v]) == inputMask[v] &&
-                 (graph.nodes[v].recomputable || !(state.computed & bit)) &&
-                 bytes + graph.nodes[v].bytes + graph.nodes[v].transient <=
-                     budget) {
-        relax({state.resident | bit, state.computed | bit},
-              cost + graph.nodes[v].cost, {Event::compute, v});
+      if ((state.resident & bit) ||
+          (state.resident & inputMask[v]) != inputMask[v] ||
+          !(graph.nodes[v].recomputable || !(state.computed & bit)) ||
+          bytes + graph.nodes[v].bytes + graph.nodes[v].transient > budget)
+        continue;
+      uint32_t resident = state.resident | bit;
+      // The last compute (the results' sink) needs no frees after it.
+      uint32_t freeable =
+          (state.computed | bit) == all ? 0 : inputMask[v] | bit;
+      // A step of a node with very many inputs has too many ways to free:
+      // the search leaves such a graph to the others.
+      if (llvm::popcount(freeable) > kMaxStepFrees)
+        return ExactResult::tooLarge;
+      double nextCost = cost + graph.nodes[v].cost;
+      for (uint32_t freed = freeable;; freed = (freed - 1) & freeable) {
+        relax({resident & ~freed, state.computed | bit}, nextCost, v, freed);
+        if (freed == 0)
+          break;
       }
     }
   }
