@@ -31,6 +31,12 @@ build: configure
 test: build
 	@scripts/run-tests.sh $(BUILD_DIR)
 
+# make test, then the long sweeps it samples (scripts/run-full-sweeps.sh:
+# about half an hour on 2 cores). CI runs it.
+.PHONY: test-full
+test-full: test
+	@scripts/run-full-sweeps.sh $(BUILD_DIR)
+
 demo: build
 	@scripts/demo.sh $(BUILD_DIR)
 	@$(MAKE) --no-print-directory demo-gpt

@@ -9,7 +9,9 @@ results="$build/test-results.json"
 rm -f "$results"
 
 lit=${LIT:-/usr/lib/llvm-22/bin/lit}
-"$lit" -sv --output "$results" "$build/test" "$build/test/Unit"
+# --time-tests: the slowest tests and a histogram of the times, before
+# the summary (and each test's time in $results).
+"$lit" -sv --time-tests --output "$results" "$build/test" "$build/test/Unit"
 lit_status=$?
 
 python3 - "$results" "$lit_status" <<'PY'
