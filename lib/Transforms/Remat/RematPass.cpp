@@ -186,7 +186,13 @@ public:
   /// value whose users were split between instances may fuse where it did
   /// not): the rewritten copy is measured by the same model, and when it
   /// exceeds the budget the solver runs again with a budget smaller by the
-  /// excess.
+  /// excess. The solver counts the bytes of a recomputed value that fuses
+  /// into its one reader, which the rewrite never writes: a rewrite may
+  /// peak well under the budget. With `improve`, the solver then runs again
+  /// with a budget larger by that gap, for a cheaper schedule that still
+  /// fits, and the cheapest rewrite that fits is returned. (Not under the
+  /// overhead policy: it looks for the least peak within its cost bound,
+  /// and a raised budget trades peak for cost.)
   /// `improve` false asks the solver for any schedule within the budget,
   /// not its cheapest (remat::fastSchedule). With `planned`, a rewrite
   /// that the model accepts must also meet the budget as the lowering
@@ -213,6 +219,12 @@ public:
     bool exactGaveUp = false;
     // Recomputations priced as they will run (fused into their reader).
     remat::Graph solverGraph = getSolverGraph(problem);
+    std::optional<Attempt> best;
+    double bestCost = 0;
+    // The raised budgets: the last one whose rewrite fitted, and the least
+    // one whose rewrite did not (0: none yet).
+    int64_t fitTarget = 0, overTarget = 0;
+    int raises = 0;
     for (int attempt = 0; attempt < kMaxAttempts && !storeAllFits;
          ++attempt) {
       std::vector<Event> schedule;
@@ -232,6 +244,8 @@ public:
         solver = "fast";
       exactGaveUp = exactGaveUp || solver == "fast";
       if (solver.empty()) {
+        if (best)
+          return best;
         if (slack == 0 || slackUsed)
           return std::nullopt;
         slackUsed = true;
@@ -253,18 +267,53 @@ public:
         FailureOr<int64_t> plan = planPeak(func, work);
         if (failed(plan)) {
           work->destroy();
+          if (best)
+            best->work->destroy();
           loweringFailed = true;
           return std::nullopt;
         }
         peak = *plan;
       }
-      if (peak <= budget)
-        return Attempt{work, std::move(schedule), std::move(after), solver,
-                       peak};
+      if (peak <= budget) {
+        double cost =
+            remat::simulate(after.graph, remat::storeAllSchedule(after.graph))
+                .cost;
+        bool cheaper = !best || cost < bestCost;
+        if (cheaper) {
+          if (best)
+            best->work->destroy();
+          best = Attempt{work, std::move(schedule), std::move(after), solver,
+                         peak};
+          bestCost = cost;
+        } else {
+          work->destroy();
+        }
+        // Raise the solver's budget by the gap, or halfway to a raised
+        // budget that overshot.
+        fitTarget = target;
+        int64_t next = overTarget ? (target + overTarget) / 2
+                                  : target + (budget - peak);
+        if (!improve || this->budget.isOverhead() || !cheaper ||
+            raises == kMaxRaises ||
+            next - target <= budget / kRaiseGapDivisor)
+          return best;
+        ++raises;
+        target = next;
+        continue;
+      }
       work->destroy();
+      if (best) {
+        overTarget = target;
+        int64_t next = (fitTarget + overTarget) / 2;
+        if (raises == kMaxRaises || next - fitTarget <= budget / kRaiseGapDivisor)
+          return best;
+        ++raises;
+        target = next;
+        continue;
+      }
       target -= peak - budget;
     }
-    return std::nullopt;
+    return best;
   }
 
   /// tryBudget, and when that fails, the same after recomputing inside the
@@ -771,6 +820,11 @@ public:
   }
 
   static constexpr int kMaxAttempts = 8;
+  /// How often tryBudget raises the solver's budget by the gap under the
+  /// budget that a rewrite leaves, and the least gap (1/64 of the budget)
+  /// it raises by.
+  static constexpr int kMaxRaises = 3;
+  static constexpr int64_t kRaiseGapDivisor = 64;
   /// How far over the budget (1/50 of it) a rewrite the model measures is
   /// still lowered and planned.
   static constexpr int64_t kModelSlackDivisor = 50;
