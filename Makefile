@@ -7,7 +7,7 @@ LLVM_PREFIX ?= /usr/lib/llvm-22
 BUILD_TYPE ?= Release
 NINJA_FLAGS ?=
 
-.PHONY: all deps configure build test demo docs format clean fuzz bench sanitize
+.PHONY: all deps configure build test demo docs format clean fuzz bench sanitize install
 
 all: build
 
@@ -36,6 +36,12 @@ test: build
 .PHONY: test-full
 test-full: test
 	@scripts/run-full-sweeps.sh $(BUILD_DIR)
+
+# Installs the tools, the runtime, the standard library and the Python
+# package under PREFIX (docs/install.md).
+PREFIX ?= /usr/local
+install: build
+	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
 
 demo: build
 	@scripts/demo.sh $(BUILD_DIR)

@@ -7,8 +7,9 @@ arrays (docs/python.md).
     out.value, out.grad_w1        # the results, by name
     m.stats                       # the last call's time and peak bytes
 
-`tad.compile` runs `tadc --emit=lib` (the repository's build/bin/tadc,
-or $TAD_TADC) into a cache folder keyed by the source, the options and
+`tad.compile` runs `tadc --emit=lib` ($TAD_TADC; else, in a checkout,
+the repository's build/bin/tadc; installed by `make install`, the tadc
+installed with the package; else the tadc on PATH) into a cache folder keyed by the source, the options and
 the tadc that compiles it (its version, its executable and the runtime it
 links, by size and time of change), and loads the library with ctypes. A
 cached library is used only while every file its compile read (the
@@ -49,7 +50,13 @@ def _tadc():
     built = os.path.join(_ROOT, "build", "bin", "tadc")
     if os.path.exists(built):
         return built
-    return "tadc"
+    try:
+        # Written by `make install` beside the package: where the tadc
+        # installed with it lies, relative to the package's folder.
+        from . import _installed
+    except ImportError:
+        return "tadc"
+    return os.path.normpath(os.path.join(_HERE, _installed.TADC))
 
 
 def _file_identity(path):

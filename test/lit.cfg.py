@@ -20,6 +20,7 @@ config.excludes = ["Inputs", "Unit", "corpus", "CMakeLists.txt", "lit.cfg.py",
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%tad_src_root", config.tad_src_root))
+config.substitutions.append(("%tad_obj_root", config.tad_obj_root))
 config.substitutions.append(("%mlir_tblgen", config.mlir_tblgen))
 config.substitutions.append(("%mlir_include_dir", config.mlir_include_dir))
 

@@ -19,6 +19,7 @@
 #include "tad/Driver/CNames.h"
 #include "tad/Driver/Config.h"
 #include "tad/Driver/LaunchParameters.h"
+#include "tad/Driver/Layout.h"
 #include "tad/Driver/Optimize.h"
 #include "tad/Driver/QuickCodegen.h"
 #include "tad/Driver/ResultStores.h"
@@ -60,10 +61,9 @@ static std::string getenvOr(const char *name, const char *fallback) {
 }
 
 RuntimeFiles tad::driver::getRuntimeFiles() {
-  return {getenvOr("TAD_RUNTIME_STATIC_LIBRARY", TAD_RUNTIME_STATIC_LIBRARY),
-          getenvOr("TAD_RUNTIME_CUDA_STATIC_LIBRARY",
-                   TAD_RUNTIME_CUDA_STATIC_LIBRARY),
-          getenvOr("TAD_RUNTIME_INCLUDE_DIR", TAD_RUNTIME_INCLUDE_DIR)};
+  const Layout &layout = getLayout();
+  return {layout.runtimeStaticLibrary, layout.runtimeCudaStaticLibrary,
+          layout.runtimeIncludeDir};
 }
 
 /// A target machine for the host CPU, as the JIT uses: the object runs on
@@ -752,8 +752,7 @@ llvm::Error tad::driver::checkMpiBuild() {
 static llvm::Expected<std::vector<std::string>> mpiLinkArgs() {
   if (llvm::Error e = checkMpiBuild())
     return std::move(e);
-  std::vector<std::string> args = {getenvOr("TAD_RUNTIME_MPI_STATIC_LIBRARY",
-                                            TAD_RUNTIME_MPI_STATIC_LIBRARY)};
+  std::vector<std::string> args = {getLayout().runtimeMpiStaticLibrary};
   llvm::SmallVector<llvm::StringRef> libraries;
   llvm::StringRef(TAD_MPI_LIBRARIES).split(libraries, ' ', -1, false);
   for (llvm::StringRef library : libraries) {

@@ -12,6 +12,7 @@
 #include "tad/Driver/Aot.h"
 #include "tad/Driver/CNames.h"
 #include "tad/Driver/Config.h"
+#include "tad/Driver/Layout.h"
 #include "tad/Driver/Instances.h"
 #include "tad/Driver/JitRunner.h"
 #include "tad/Driver/Signature.h"
@@ -358,8 +359,7 @@ private:
   std::vector<std::string> getImportPath() {
     std::vector<std::string> path(opts.importPaths.begin(),
                                   opts.importPaths.end());
-    const char *stdlib = std::getenv("TAD_STDLIB_DIR");
-    path.push_back(stdlib && *stdlib ? stdlib : TAD_STDLIB_DIR);
+    path.push_back(getLayout().stdlibDir);
     return path;
   }
 

@@ -12,6 +12,7 @@
 #include "tad/Driver/Aot.h"
 #include "tad/Driver/Config.h"
 #include "tad/Driver/LaunchParameters.h"
+#include "tad/Driver/Layout.h"
 #include "tad/Driver/Optimize.h"
 #include "tad/Driver/QuickCodegen.h"
 #include "tad/Driver/ResultStores.h"
@@ -35,9 +36,7 @@
 static llvm::Error loadMpiRuntime() {
   if (llvm::Error e = tad::driver::checkMpiBuild())
     return e;
-  const char *override = std::getenv("TAD_RUNTIME_MPI_SHARED_LIBRARY");
-  std::string path =
-      override && *override ? override : TAD_RUNTIME_MPI_SHARED_LIBRARY;
+  const std::string &path = tad::driver::getLayout().runtimeMpiSharedLibrary;
   std::string message;
   if (llvm::sys::DynamicLibrary::LoadLibraryPermanently(path.c_str(), &message))
     return llvm::createStringError("cannot load the MPI runtime " + path +

@@ -11,6 +11,7 @@
 
 #include "tad/Driver/Aot.h"
 #include "tad/Driver/Config.h"
+#include "tad/Driver/Layout.h"
 #include "tad/Frontend/Sema.h"
 #include "tad/InitAll.h"
 
@@ -162,7 +163,9 @@ int main(int argc, char **argv) {
        << "\n  executable: " << executable
        << "\n  runtime: " << runtime.staticLibrary
        << "\n  cuda runtime: " << runtime.cudaStaticLibrary
-       << "\n  runtime headers: " << runtime.includeDir << "\n  mpi: "
+       << "\n  runtime headers: " << runtime.includeDir
+       << "\n  standard library: " << tad::driver::getLayout().stdlibDir
+       << "\n  mpi: "
        << (TAD_HAVE_MPI ? std::string(TAD_MPI_LIBRARIES)
                         : std::string("none (built without MPI: no "
                                       "collectives)"))
