@@ -6,8 +6,11 @@ BUILD_DIR ?= build
 LLVM_PREFIX ?= /usr/lib/llvm-22
 BUILD_TYPE ?= Release
 NINJA_FLAGS ?=
+# ccache rewrites the paths under the checkout as relative ones, so that a
+# clone in another folder hits what this one compiled.
+export CCACHE_BASEDIR ?= $(CURDIR)
 
-.PHONY: all deps configure build test demo docs format clean fuzz bench sanitize install
+.PHONY: all deps configure build test demo docs format clean fuzz bench sanitize install results
 
 all: build
 
@@ -67,8 +70,9 @@ docs: configure
 	ninja -C $(BUILD_DIR) tadc
 	$(BUILD_DIR)/bin/tadc --print-builtins > docs/builtins.md
 
-# Benchmarks against OpenBLAS and PyTorch (docs/performance.md records the
-# results). Single-threaded, so that the comparison is like for like (the
+# Benchmarks against OpenBLAS and PyTorch (docs/performance.md says what
+# they measure; with --json FILE each writes its rows, which `make results`
+# shows). Single-threaded, so that the comparison is like for like (the
 # step benchmarks also at every core, both sides under the same thread count
 # and OpenBLAS kernels). The
 # remat solver against the Checkmate MILP runs here on small graphs only (a
@@ -88,6 +92,12 @@ bench: build
 	/usr/bin/python3 bench/remat/loop_predictions.py
 	/usr/bin/python3 bench/remat/milp_exact.py --graphs 5
 	/usr/bin/python3 bench/remat/milp_gaps.py --sizes 30 --graphs 1 --seconds 60
+
+# Regenerates docs/results.md and its plots (docs/images/results-*.png)
+# from the benchmarks' JSON files under bench/ (bench/results.py). Runs no
+# benchmark and builds nothing.
+results:
+	/usr/bin/python3 bench/results.py
 
 # Builds the fuzzers (the frontend and the .npy reader) with clang,
 # libFuzzer and ASan in build-fuzz/ and runs each for FUZZ_SECONDS, then

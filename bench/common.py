@@ -1,7 +1,11 @@
-"""Shared helpers of tad's benchmarks: running tadc, timing callables."""
+"""Shared helpers of tad's benchmarks: running tadc, timing callables,
+writing results as JSON (bench/results.py renders them)."""
+import datetime
 import json
 import os
+import shlex
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -46,3 +50,33 @@ def machine():
                 model = line.split(":", 1)[1].strip()
                 break
     return f"{model}, {os.cpu_count()} cores"
+
+
+def command(env=""):
+    """The command line that ran this script, as docs/results.md shows it:
+    `env` (variables it needs, e.g. "OPENBLAS_NUM_THREADS=1"), the script's
+    path from the repository's root and its arguments, less `--json FILE`
+    (bench/results.py adds the file it reads)."""
+    args, skip = [], False
+    for arg in sys.argv[1:]:
+        if skip or arg == "--json" or arg.startswith("--json="):
+            skip = arg == "--json"
+            continue
+        args.append(shlex.quote(arg))
+    script = os.path.relpath(os.path.abspath(sys.argv[0]), ROOT)
+    return " ".join(([env] if env else []) + ["/usr/bin/python3", script]
+                    + args)
+
+
+def write_json(path, benchmark, rows, env="", **fields):
+    """Writes a benchmark's rows to `path` with what bench/results.py shows
+    beside them: the machine, the date and the command that ran it.
+    `fields` adds more (the OpenBLAS kernel as `blas_core`, settings)."""
+    record = {"benchmark": benchmark, "command": command(env),
+              "machine": machine(),
+              "date": datetime.datetime.now().isoformat(timespec="seconds"),
+              **fields, "rows": rows}
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(record, f, indent=1)
+        f.write("\n")

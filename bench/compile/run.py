@@ -7,6 +7,10 @@ compile is timed whole (wall clock, the median of --repeat), and split by
 (LLVM's optimizer and code generator, the C wrapper and the link).
 
     /usr/bin/python3 bench/compile/run.py [--repeat N] [--depths 25 50 100 200]
+        [--json FILE]
+
+`--json` also writes the rows, with the machine and the date
+(docs/results.md shows them).
 """
 import argparse
 import json
@@ -20,7 +24,7 @@ BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, BENCH)
 sys.path.insert(0, os.path.join(BENCH, "memory"))
 sys.path.insert(0, os.path.join(BENCH, "step"))
-from common import TADC, machine  # noqa: E402
+from common import TADC, machine, write_json  # noqa: E402
 import mlp  # noqa: E402  (bench/step/mlp.py's network, deeper)
 import run as memory  # noqa: E402
 
@@ -40,6 +44,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--depths", type=int, nargs="*", default=[25, 50, 100, 200])
+    ap.add_argument("--json", help="also write the rows to this file")
     args = ap.parse_args()
     print(f"machine: {machine()}")
     print("| program | budget | `--emit=lib` | of which `--emit=llvm-ir` "
@@ -49,6 +54,7 @@ def main():
                 for d in args.depths]
     programs.append(("transformer, 4 blocks",
                      memory.transformer_source(True), 4))
+    rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for label, text, layers in programs:
             source = os.path.join(tmp, "p.tad")
@@ -77,6 +83,12 @@ def main():
                 print(f"| {label} | {budget or 'none'} | {lib:.2f} s | "
                       f"{ir:.2f} s | {lib / layers * 1e3:.0f} ms |",
                       flush=True)
+                rows.append({"program": label, "layers": layers,
+                             "budget": budget, "lib_seconds": lib,
+                             "llvm_ir_seconds": ir})
+    if args.json:
+        write_json(args.json, "tadc --emit=lib of MLPs and 4 transformer "
+                   "blocks", rows, repeat=args.repeat)
 
 
 if __name__ == "__main__":

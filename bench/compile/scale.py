@@ -25,7 +25,7 @@ import time
 
 BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, BENCH)
-from common import TADC, machine  # noqa: E402
+from common import TADC, machine, write_json  # noqa: E402
 
 
 def record_source(fields, gradient):
@@ -125,8 +125,7 @@ def main():
             print(f"| {label} | {n} | {shown} | {peak / 2**20:.0f} MiB | "
                   f"{growth} |", flush=True)
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"machine": machine(), "rows": rows}, f, indent=1)
+        write_json(args.json, "tadc --emit=obj on wide programs", rows)
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ them (bench/gpu/results/ keeps those docs/gpu.md shows), and
 prints them as docs/gpu.md's table.
 """
 import argparse
+import datetime
 import json
 import os
 import subprocess
@@ -259,6 +260,7 @@ def run(args):
     print(f"tad --target=cuda against PyTorch {torch.__version__} on "
           f"{device}; medians of {args.repeat} calls\n", flush=True)
     rows, failed = [], []
+    date = datetime.datetime.now().isoformat(timespec="seconds")
 
     def emit(row):
         rows.append(row)
@@ -266,7 +268,7 @@ def run(args):
         if args.json:
             with open(args.json, "w") as f:
                 json.dump({"device": device, "torch": torch.__version__,
-                           "rows": rows}, f, indent=1)
+                           "date": date, "rows": rows}, f, indent=1)
 
     with tempfile.TemporaryDirectory() as tmp:
         for name, (module, form, _) in WORKLOADS.items():

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Store-all memory and step time of three gradient workloads, tad against
 PyTorch 1.13 eager on the CPU, and each workload's loop form against its
-unrolled form (docs/performance.md records the results):
+unrolled form (docs/results.md shows the results):
 
   - resnet: 64 residual blocks h + tanh(h @ w + b), width 256, batch 128;
   - transformer: 4 pre-LayerNorm blocks (d = 256, 4 heads, seq = 128,
@@ -41,7 +41,10 @@ torch.utils.checkpoint (non-reentrant) around every block.
 
     OPENBLAS_NUM_THREADS=1 python3 bench/memory/run.py [--repeat N]
         [--rounds N] [--workload resnet|transformer] [--no-torch]
-        [--no-minimum] [--write-sources DIR]
+        [--no-minimum] [--write-sources DIR] [--json FILE]
+
+`--json` also writes the tables' rows, with the machine, the date and the
+OpenBLAS kernel tad's runtime ran (docs/results.md shows them).
 """
 import argparse
 import gc
@@ -53,7 +56,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from common import TADC, tadc_run  # noqa: E402
+from common import TADC, tadc_run, write_json  # noqa: E402
 
 WIDTH, BATCH, DEPTH = 256, 128, 64
 D, SEQ, HEADS, BLOCKS = 256, 128, 4, 4
@@ -299,6 +302,7 @@ def main():
     ap.add_argument("--write-sources", metavar="DIR",
                     help="write the four programs (NAME_FORM.tad) to DIR "
                     "and stop")
+    ap.add_argument("--json", help="also write the rows to this file")
     args = ap.parse_args()
     if args.torch_peak:
         import torch
@@ -326,6 +330,8 @@ def main():
     print("| workload | form | tad peak | tad minimum budget | tad step |")
     print("| --- | --- | --- | --- | --- |")
     peers, overheads, least = [], [], []
+    # The same rows as the tables, for --json.
+    record = {"rows": [], "overheads": [], "pytorch": [], "least": []}
     with tempfile.TemporaryDirectory() as tmp:
         for name, (source_of, torch_of) in workloads.items():
             if args.workload and name != args.workload:
@@ -344,6 +350,12 @@ def main():
                 print(f"| {name} | {form} | {stats['peak_bytes']} | "
                       f"{minima[form] or '-'} | "
                       f"{stats['median_seconds'] * 1e3:.1f} ms |", flush=True)
+                record["rows"].append({
+                    "workload": name, "form": form,
+                    "peak_bytes": stats["peak_bytes"],
+                    "minimum_budget": minima[form],
+                    "seconds": stats["median_seconds"]})
+                record["blas_core"] = stats["blas_core"]
             # The unrolled form computes everything once: the loop's
             # measured overhead is its step over the unrolled one's.
             loop, unrolled = sources["loop"], sources["unrolled"]
@@ -359,6 +371,11 @@ def main():
                     least.append(f"| {name} | tad {form} at its minimum "
                                  f"budget | {stats['peak_bytes']} | "
                                  f"{stats['median_seconds'] * 1e3:.1f} ms |")
+                    record["least"].append({
+                        "workload": name,
+                        "side": f"tad {form} at its minimum budget",
+                        "peak_bytes": stats["peak_bytes"],
+                        "seconds": stats["median_seconds"]})
             for label, budget, extra in rows:
                 predicted = tad_predicted_overhead(loop, budget)
                 measured = measured_overhead(loop, unrolled, args.rounds,
@@ -366,16 +383,27 @@ def main():
                 overheads.append(
                     f"| {name} | {label} | {100 * predicted:.1f}% | "
                     f"{100 * measured:.1f}% |")
+                record["overheads"].append({
+                    "workload": name, "loop_budget": label,
+                    "predicted_overhead": predicted,
+                    "measured_overhead": measured})
             if torch is not None:
                 step = torch_of(torch)
-                peers.append(f"| {name} | {torch_peak(name, False)} | "
-                             f"{median_seconds(step, args.repeat) * 1e3:.1f}"
-                             " ms |")
+                peak, seconds = (torch_peak(name, False),
+                                 median_seconds(step, args.repeat))
+                peers.append(f"| {name} | {peak} | {seconds * 1e3:.1f} ms |")
+                record["pytorch"].append({"workload": name,
+                                          "peak_bytes": peak,
+                                          "seconds": seconds})
                 step = torch_of(torch, checkpointed=True)
-                least.append(f"| {name} | PyTorch, torch.utils.checkpoint "
-                             f"on every block | {torch_peak(name, True)} | "
-                             f"{median_seconds(step, args.repeat) * 1e3:.1f}"
-                             " ms |")
+                side = "PyTorch, torch.utils.checkpoint on every block"
+                peak, seconds = (torch_peak(name, True),
+                                 median_seconds(step, args.repeat))
+                least.append(f"| {name} | {side} | {peak} | "
+                             f"{seconds * 1e3:.1f} ms |")
+                record["least"].append({"workload": name, "side": side,
+                                        "peak_bytes": peak,
+                                        "seconds": seconds})
     print("\n| workload | loop budget | predicted overhead | measured "
           "overhead |\n| --- | --- | --- | --- |")
     print("\n".join(overheads))
@@ -386,6 +414,11 @@ def main():
         print("\n| workload | the least memory | peak | step |\n"
               "| --- | --- | --- | --- |")
         print("\n".join(least))
+    if args.json:
+        write_json(args.json, "store-all memory and step time against "
+                   "PyTorch 1.13 eager, one thread", record.pop("rows"),
+                   env="OPENBLAS_NUM_THREADS=1", repeat=args.repeat,
+                   rounds=args.rounds, **record)
 
 
 if __name__ == "__main__":

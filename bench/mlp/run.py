@@ -3,8 +3,12 @@
 MLP on a batch of 64), tad against PyTorch 1.13 on the same inputs, single
 threaded. Also checks that both compute the same losses.
 
-    OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/mlp/run.py
+    OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/mlp/run.py [--json FILE]
+
+`--json` also writes the rows, with the machine, the date and the OpenBLAS
+kernel tad's runtime ran (docs/results.md shows them).
 """
+import argparse
 import os
 import subprocess
 import sys
@@ -12,11 +16,15 @@ import tempfile
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+ap.add_argument("--json", help="also write the rows to this file")
+args = ap.parse_args()
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from common import ROOT, TADC, machine, median_seconds, tadc_run  # noqa: E402
+from common import (ROOT, TADC, machine, median_seconds,  # noqa: E402
+                    tadc_run, write_json)
 
 torch.set_num_threads(1)
 rng = np.random.default_rng(0)
@@ -56,3 +64,12 @@ print(f"\ntad peak bytes (runtime allocator): {stats['peak_bytes']}, "
       f"live after the call: {stats['live_bytes_after']}")
 if abs(tad_loss - torch_loss) > 1e-5 * abs(torch_loss):
     sys.exit("the losses differ")
+if args.json:
+    write_json(args.json, "MLP forward (examples/mlp.tad, batch 64, "
+               "256-128-10), 1 thread", [
+                   {"implementation": "PyTorch 1.13 (eager, no_grad)",
+                    "seconds": torch_seconds, "loss": torch_loss},
+                   {"implementation": "tad (tadc run, JIT)",
+                    "seconds": stats["median_seconds"], "loss": tad_loss,
+                    "peak_bytes": stats["peak_bytes"]}],
+               env="OPENBLAS_NUM_THREADS=1", blas_core=stats["blas_core"])

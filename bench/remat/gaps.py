@@ -8,7 +8,8 @@ of the store-all peak.
 For every graph and budget fraction f the budget is max(f x store-all peak,
 exact minimum); the gap is solver cost / exact cost - 1. Prints the
 distribution of gaps per solver as a markdown table (recorded in
-docs/remat.md).
+docs/remat.md); `--json FILE` also writes every case's gap, with the machine
+and the date (docs/results.md shows them).
 """
 import argparse
 import json
@@ -19,7 +20,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from common import ROOT, machine  # noqa: E402
+from common import ROOT, machine, write_json  # noqa: E402
 
 REMAT = os.environ.get("TAD_REMAT",
                        os.path.join(ROOT, "build", "bin", "tad-remat"))
@@ -71,6 +72,7 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--keep", help="write the graphs to this folder "
                         "(graph<i>.json, named in the worst cases)")
+    parser.add_argument("--json", help="also write the gaps to this file")
     args = parser.parse_args()
     if args.keep:
         os.makedirs(args.keep, exist_ok=True)
@@ -156,6 +158,14 @@ def main():
         where = " (the exact minimum)" if at_minimum else ""
         print(f"| graph{index} | {fraction} | {budget}{where} | {fast:g} | "
               f"{exact:g} | {100 * gap:.1f}% |")
+    if args.json:
+        write_json(args.json, "tad-remat's fast and DTR solvers against its "
+                   "exact mode", [{"solver": s, "fraction": f, "gap": g}
+                                  for s in solvers for f, g in gaps[s]],
+                   graphs=args.graphs, forward=args.forward, seed=args.seed,
+                   cases=cases, failed=failed,
+                   failed_at_minimum=failed_at_minimum,
+                   worse_than_dtr=worse_than_dtr, clamped=clamped)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,9 @@ the store-all peak. Cost is the total compute cost of the schedule; the
 time is tad-remat's own `--time` (the solver, without reading the file),
 the median of three runs. Then the exact chain dynamic program on gradient
 chains of 8 to 48 steps with random sizes, against DTR. Prints markdown
-tables (recorded in docs/remat.md).
+tables (recorded in docs/remat.md); `--json FILE` also writes every run's
+tad-remat summary, with the machine and the date (docs/results.md shows
+them).
 """
 import argparse
 import json
@@ -23,7 +25,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from common import machine  # noqa: E402
+from common import machine, write_json  # noqa: E402
 from gaps import REMAT, random_graph  # noqa: E402
 
 FRACTIONS = [0.5, 0.7, 0.9]
@@ -54,6 +56,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100,500,1000,2000,4000")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", help="also write the runs to this file")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
 
@@ -64,7 +67,7 @@ def main():
     print("| nodes | Chen: peak / store-all | Chen: cost | fast at Chen's "
           "peak: cost | ms |")
     print("| --- | --- | --- | --- | --- |")
-    rows = []
+    rows, runs = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for size in sizes:
             path = os.path.join(tmp, f"graph{size}.json")
@@ -77,12 +80,20 @@ def main():
             print(f"| {size} | {chen['peak'] / store_all['peak']:.3f} | "
                   f"{chen['cost'] / store_all['cost']:.3f} | "
                   f"{cell(fast_at_chen, store_all)} |")
+            runs.append({"graph": "joint", "nodes": size, "fraction": None,
+                         "store_all": store_all, "chen": chen,
+                         "fast": fast_at_chen})
             row = [size]
             for fraction in FRACTIONS:
                 budget = int(fraction * store_all["peak"])
+                results = {}
                 for solver in ["fast", "dtr"]:
-                    row.append(cell(run(path, f"--budget={budget}",
-                                        f"--solver={solver}"), store_all))
+                    results[solver] = run(path, f"--budget={budget}",
+                                          f"--solver={solver}")
+                    row.append(cell(results[solver], store_all))
+                runs.append({"graph": "joint", "nodes": size,
+                             "fraction": fraction, "budget": budget,
+                             "store_all": store_all, **results})
             rows.append(row)
 
     print("\n| nodes | " + " | ".join(
@@ -91,7 +102,10 @@ def main():
     print("| --- |" + " --- | --- |" * (2 * len(FRACTIONS)))
     for row in rows:
         print("| " + " | ".join(str(c) for c in row) + " |")
-    chains(args.seed)
+    runs += chains(args.seed)
+    if args.json:
+        write_json(args.json, "tad-remat's solvers on random graphs", runs,
+                   seed=args.seed)
 
 
 def random_chain(rng, steps):
@@ -113,7 +127,7 @@ def random_chain(rng, steps):
 
 def chains(seed):
     """The chain dynamic program (which `--solver=fast` hands gradient
-    chains to) at 0.4 and 0.7 of the store-all peak."""
+    chains to) at 0.4 and 0.7 of the store-all peak; returns the runs."""
     print("\nGradient chains (random sizes): the fast solver, which hands them "
           "to the exact chain dynamic program, against DTR; cost relative to "
           "store-all, time in ms, and the method that answered (the "
@@ -121,6 +135,7 @@ def chains(seed):
     print("| steps | fraction | fast: cost | ms | method | dtr: cost |")
     print("| --- | --- | --- | --- | --- | --- |")
     rng = random.Random(seed)
+    runs = []
     with tempfile.TemporaryDirectory() as tmp:
         for steps in [8, 16, 24, 32, 48]:
             path = os.path.join(tmp, f"chain{steps}.json")
@@ -136,6 +151,11 @@ def chains(seed):
                 method = fast["method"] if fast else "-"
                 print(f"| {steps} | {fraction} | "
                       f"{cell(fast, store_all)} | {method} | {dtr_cost} |")
+                runs.append({"graph": "chain", "nodes": 2 * steps,
+                             "fraction": fraction, "budget": budget,
+                             "store_all": store_all, "fast": fast,
+                             "dtr": dtr})
+    return runs
 
 
 if __name__ == "__main__":

@@ -13,6 +13,10 @@ step to the unrolled form's at the two minima (both ratios come from the
 same round, so a drift that moves both cancels).
 
     /usr/bin/python3 bench/step/loop_minimum.py [--rounds 9] [--repeat 7]
+        [--json FILE]
+
+`--json` also writes those rows and ratios, with the machine, the date and
+the kernels (docs/results.md shows them).
 """
 import argparse
 import os
@@ -37,9 +41,11 @@ def main():
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--threads", type=int, nargs="*",
                     default=[1, os.cpu_count()])
+    ap.add_argument("--json", help="also write the rows to this file")
     args = ap.parse_args()
     core = suite.tad_core()
     print(f"{suite.machine()}; OpenBLAS core {core}")
+    rows, ratio_rows = [], []
     with tempfile.TemporaryDirectory() as tmp:
         runs, minima = {}, {}
         for form, unrolled in (("loop", False), ("unrolled", True)):
@@ -77,9 +83,21 @@ def main():
                 print(f"| {form} | {budget or 'store-all'} | "
                       f"{peaks[(form, budget)]} | "
                       f"{median(samples) * 1e3:.1f} ms |")
+                rows.append({"threads": threads, "form": form,
+                             "budget": budget or "store-all",
+                             "peak": peaks[(form, budget)],
+                             "seconds": median(samples)})
             print(f"\nloop at its minimum over unrolled at its minimum: "
                   f"{median(ratios):.3f}x (rounds: "
                   f"{min(ratios):.3f} to {max(ratios):.3f})")
+            ratio_rows.append({"threads": threads, "median": median(ratios),
+                               "low": min(ratios), "high": max(ratios)})
+    if args.json:
+        suite.write_json(args.json, "the transformer's loop form against "
+                         "its unrolled form, each at its minimum", rows,
+                         blas_core=core, rounds=args.rounds,
+                         repeat=args.repeat, minima=minima,
+                         ratios=ratio_rows)
 
 
 if __name__ == "__main__":

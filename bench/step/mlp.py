@@ -3,7 +3,7 @@
 mean-square loss), tad against PyTorch 1.13 eager and with
 torch.utils.checkpoint on every layer (bench/step/suite.py says how).
 
-    /usr/bin/python3 bench/step/mlp.py [--repeat N] [--threads 1 2]
+    /usr/bin/python3 bench/step/mlp.py [--repeat N] [--threads 1 2] [--json FILE]
 """
 import os
 import sys

@@ -4,7 +4,7 @@ batch 128, a mean-square loss), tad as a `for` loop over stacked weights
 (`ws[i]`) and unrolled, against PyTorch 1.13 eager and with
 torch.utils.checkpoint on every block (bench/step/suite.py says how).
 
-    /usr/bin/python3 bench/step/resnet.py [--repeat N] [--threads 1 2]
+    /usr/bin/python3 bench/step/resnet.py [--repeat N] [--threads 1 2] [--json FILE]
 """
 import os
 import sys

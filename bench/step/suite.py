@@ -30,7 +30,9 @@ gradient, and a PyTorch step on the same inputs. This module runs both:
   - the losses of every run, which must agree (relative 1e-4), and the
     kernels each side ran (tad's `blas_core`, openblas_get_corename in
     PyTorch's process), which must be the same;
-  - a table per thread count and a PNG of step time against peak memory.
+  - a table per thread count and a PNG of step time against peak memory;
+    `--json FILE` also writes the rows, with the machine, the date and the
+    kernels (docs/results.md shows them).
 """
 import argparse
 import json
@@ -44,7 +46,7 @@ import numpy as np
 
 BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, BENCH)
-from common import ROOT, TADC, machine  # noqa: E402
+from common import ROOT, TADC, machine, write_json  # noqa: E402
 sys.path.insert(0, os.path.join(BENCH, "memory"))
 import run as memory  # noqa: E402  (the PyTorch peak, by the profiler)
 
@@ -229,6 +231,7 @@ def main(name, forms, torch_step, inputs_of, script):
                     default=sorted({1, os.cpu_count()}))
     ap.add_argument("--plot", default=os.path.join(
         ROOT, "docs", "images", f"step-{name}.png"))
+    ap.add_argument("--json", help="also write the rows to this file")
     ap.add_argument("--torch", choices=["eager", "checkpointed"],
                     help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -344,3 +347,7 @@ def main(name, forms, torch_step, inputs_of, script):
         os.makedirs(os.path.dirname(args.plot), exist_ok=True)
         plot(name, rows, args.plot)
         print(f"\nplot: {os.path.relpath(args.plot, ROOT)}")
+    if args.json:
+        write_json(args.json, f"the {name} gradient step against PyTorch "
+                   "1.13", rows, blas_core=core, rounds=args.rounds,
+                   repeat=args.repeat)

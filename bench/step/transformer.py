@@ -5,7 +5,7 @@ as a `for` loop over stacked weights and unrolled, against PyTorch 1.13
 eager and with torch.utils.checkpoint on every block (bench/step/suite.py
 says how). The programs are bench/memory/run.py's.
 
-    /usr/bin/python3 bench/step/transformer.py [--repeat N] [--threads 1 2]
+    /usr/bin/python3 bench/step/transformer.py [--repeat N] [--threads 1 2] [--json FILE]
 """
 import os
 import sys
