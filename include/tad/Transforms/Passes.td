@@ -250,6 +250,12 @@ def Remat : Pass<"tad-remat", "mlir::ModuleOp"> {
            "Accept the first schedule that fits instead of searching for "
            "the cheapest (tad-choose-loop-snapshots's probes, which only ask "
            "whether a choice fits)">,
+    Option<"raiseBudgets", "raise-budgets", "bool", "true",
+           "Under a budget in bytes, where a rewrite peaks under the budget "
+           "(the solver counts recomputed values that fuse into their reader "
+           "as written), solve again with the budget raised by the gap, for "
+           "a cheaper schedule that still fits (tad-choose-loop-snapshots's "
+           "trials do not: they rank choices)">,
   ];
   let dependentDialects = ["::tad::TadDialect"];
 }

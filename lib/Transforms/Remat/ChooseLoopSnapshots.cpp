@@ -311,6 +311,7 @@ struct ChooseLoopSnapshots
     options.searchMinimum = searchMinimum;
     options.minimumBelow = minimumBelow;
     options.anySchedule = anySchedule;
+    options.raiseBudgets = false;
     RematResult result = scheduleDerivatives(*copy, options);
     const RematReport &report = result.report;
     trial.fits = result.scheduled;

@@ -293,7 +293,9 @@ public:
         fitTarget = target;
         int64_t next = overTarget ? (target + overTarget) / 2
                                   : target + (budget - peak);
-        if (!improve || this->budget.isOverhead() || !cheaper ||
+        if (!improve || !raiseBudgets || !raising ||
+            this->budget.isOverhead() ||
+            !cheaper ||
             raises == kMaxRaises ||
             next - target <= budget / kRaiseGapDivisor)
           return best;
@@ -305,7 +307,8 @@ public:
       if (best) {
         overTarget = target;
         int64_t next = (fitTarget + overTarget) / 2;
-        if (raises == kMaxRaises || next - fitTarget <= budget / kRaiseGapDivisor)
+        if (raises == kMaxRaises ||
+            next - fitTarget <= budget / kRaiseGapDivisor)
           return best;
         ++raises;
         target = next;
@@ -564,8 +567,10 @@ public:
         // (A probe's whole search asks what the first bisection asks.)
         bool full = improve && !anySchedule;
         exactStates = full ? remat::kAutoExactStates : kProbeExactStates;
+        raising = false;
         std::optional<Attempt> a =
             tryAll(func, problem, graphOptions, budget, full, improve, improve);
+        raising = true;
         exactStates = anySchedule ? kProbeExactStates : remat::kAutoExactStates;
         if (a)
           a->work->destroy();
@@ -889,6 +894,10 @@ public:
   /// feasible-minimum search's first bisection (minimumBudget) and in
   /// probes (anySchedule).
   int64_t exactStates = remat::kAutoExactStates;
+  /// Whether tryBudget raises the solver's budget under the gap a rewrite
+  /// leaves (the option raise-budgets): not in the minimum search's probes,
+  /// which ask only whether a budget fits.
+  bool raising = true;
   /// The fast solver's limits: smaller searches of a whole graph in probes.
   remat::SolverLimits solverLimits;
   /// Set by the thread that plans store-all beside the first search
@@ -923,6 +932,7 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     options.searchMinimum = searchMinimum;
     options.minimumBelow = minimumBelow;
     options.anySchedule = anySchedule;
+    options.raiseBudgets = raiseBudgets;
     if (!scheduleDerivatives(getOperation(), options).scheduled)
       signalPassFailure();
   }
