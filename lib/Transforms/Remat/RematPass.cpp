@@ -188,11 +188,13 @@ public:
   /// exceeds the budget the solver runs again with a budget smaller by the
   /// excess. The solver counts the bytes of a recomputed value that fuses
   /// into its one reader, which the rewrite never writes: a rewrite may
-  /// peak well under the budget. With `improve`, the solver then runs again
-  /// with a budget larger by that gap, for a cheaper schedule that still
-  /// fits, and the cheapest rewrite that fits is returned. (Not under the
-  /// overhead policy: it looks for the least peak within its cost bound,
-  /// and a raised budget trades peak for cost.)
+  /// peak well under the budget. With `improve` (and raise-budgets), the
+  /// solver then runs again with a budget larger by that gap, or halfway
+  /// back toward the last fit where that overshoots, for a cheaper
+  /// schedule that still fits, and the cheapest rewrite that fits is
+  /// returned. (Not under the overhead policy: it looks for the least
+  /// peak within its cost bound, and a raised budget trades peak for
+  /// cost.)
   /// `improve` false asks the solver for any schedule within the budget,
   /// not its cheapest (remat::fastSchedule). With `planned`, a rewrite
   /// that the model accepts must also meet the budget as the lowering
@@ -294,9 +296,7 @@ public:
         int64_t next = overTarget ? (target + overTarget) / 2
                                   : target + (budget - peak);
         if (!improve || !raiseBudgets || !raising ||
-            this->budget.isOverhead() ||
-            !cheaper ||
-            raises == kMaxRaises ||
+            this->budget.isOverhead() || !cheaper || raises == kMaxRaises ||
             next - target <= budget / kRaiseGapDivisor)
           return best;
         ++raises;
@@ -894,9 +894,9 @@ public:
   /// feasible-minimum search's first bisection (minimumBudget) and in
   /// probes (anySchedule).
   int64_t exactStates = remat::kAutoExactStates;
-  /// Whether tryBudget raises the solver's budget under the gap a rewrite
-  /// leaves (the option raise-budgets): not in the minimum search's probes,
-  /// which ask only whether a budget fits.
+  /// Cleared while the feasible-minimum search's probes run, which ask only
+  /// whether a budget fits: then tryBudget does not raise the solver's
+  /// budget (as with raise-budgets off for the whole pass).
   bool raising = true;
   /// The fast solver's limits: smaller searches of a whole graph in probes.
   remat::SolverLimits solverLimits;
