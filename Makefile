@@ -76,7 +76,7 @@ docs: configure
 # step benchmarks also at every core, both sides under the same thread count
 # and OpenBLAS kernels). The
 # remat solver against the Checkmate MILP runs here on small graphs only (a
-# few minutes); docs/remat.md gives the half-hour commands of its tables.
+# few minutes); docs/remat-solver.md gives the half-hour commands.
 bench: build
 	@scripts/install-deps.sh bench
 	OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/gemm/run.py

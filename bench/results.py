@@ -461,6 +461,7 @@ def remat(plots):
     else:
         out += missing("bench/remat/gaps.py", f"{PY} bench/remat/gaps.py "
                        "--json bench/remat/results/gaps.json")
+    out += remat_scale(plots) + op_costs()
     runs = newest_each("bench/remat/results/budget-compiles*.json", "seed")
     out += ["### Planning time under a budget", ""]
     if not runs:
@@ -505,6 +506,78 @@ def remat(plots):
     ax.set_ylabel("share of compiles at most that long")
     ax.legend(fontsize=8)
     return out + plots.save(fig, "budget-compiles")
+
+
+def remat_scale(plots):
+    """bench/remat/scale.py: the fast solver on dense layered graphs."""
+    out = ["### Dense graphs", ""]
+    r = newest("bench/remat/results/dense-scale*.json")
+    if not r:
+        return out + missing("bench/remat/scale.py", f"{PY} bench/remat/"
+                             "scale.py --sizes 502,1002,2002,5002,10002 "
+                             "--json bench/remat/results/dense-scale.json")
+    out += ["tad-remat on dense layered graphs (bench/remat/layered_graph.py, "
+            "like Checkmate's `random_layered`), at fractions of the "
+            "store-all peak: the solver's time, the schedule's cost over "
+            "store-all's, and tad-remat's peak RSS; where no schedule fits, "
+            "the time to that answer:", ""]
+    out += about(r, f"{PY} bench/remat/scale.py")
+    fractions = sorted({x["fraction"] for x in r.rows})
+    rows = []
+    for nodes in sorted({x["nodes"] for x in r.rows}):
+        mine = {x["fraction"]: x for x in r.rows if x["nodes"] == nodes}
+        cells = []
+        for fraction in fractions:
+            x = mine.get(fraction)
+            if x is None:
+                cells.append("-")
+            elif x["found"]:
+                cells.append(f"{x['seconds']:.3f} s / {x['cost']:.3f} / "
+                             f"{x['rss_mb']:.0f} MB")
+            elif x["seconds"] is not None:
+                cells.append(f"none fits: {x['seconds']:.2f} s / "
+                             f"{x['rss_mb']:.0f} MB")
+            else:
+                cells.append(f"{x['failure']} after {x['wall']:.1f} s")
+        edges = next(iter(mine.values()))["edges"]
+        rows.append([nodes, edges] + cells)
+    out += table(["nodes", "edges"] + [f"{f:g} of the peak" for f in fractions],
+                 rows)
+    fig, ax = plots.figure()
+    for fraction in fractions:
+        mine = sorted((x["nodes"], x["seconds"] if x["seconds"] is not None
+                       else x["wall"]) for x in r.rows
+                      if x["fraction"] == fraction)
+        ax.plot([n for n, _ in mine], [t for _, t in mine], marker="o",
+                label=f"{fraction:g} of store-all")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("nodes")
+    ax.set_ylabel("solver time (s)")
+    ax.set_title("tad-remat on dense layered graphs")
+    ax.legend(fontsize=8)
+    return out + plots.save(fig, "remat-dense")
+
+
+def op_costs():
+    """bench/remat/op_costs.py: the cost model against measured time."""
+    out = ["### Op costs", ""]
+    r = newest("bench/remat/results/op-costs*.json")
+    if not r:
+        return out + missing("bench/remat/op_costs.py",
+                             "OPENBLAS_NUM_THREADS=1 " + PY + " bench/remat/"
+                             "op_costs.py --json bench/remat/results/"
+                             "op-costs.json")
+    out += ["Each op alone, timed (`tadc run`, the median call), over the "
+            "remat model's cost of it in units ([remat-model.md]"
+            "(remat-model.md#costs)); one number in the last column is a "
+            "model that matches this machine:", ""]
+    out += about(r, "OPENBLAS_NUM_THREADS=1 " + PY + " bench/remat/op_costs.py")
+    out += table(["op", "measured", "model units", "ns per unit"],
+                 [(x["op"], f"{x['seconds'] * 1e6:.1f} us",
+                   f"{x['units']:.0f}", f"{x['ns_per_unit']:.3f}")
+                  for x in r.rows])
+    return out
 
 
 def compile_time(plots):

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Two tad-remat binaries on the graphs of docs/remat.md's MILP tables: the
+"""Two tad-remat binaries on the graphs of the MILP comparison (docs/remat-solver.md): the
 cases where the fast solver's cost differs, and the solver times of both.
 
     /usr/bin/python3 bench/remat/compare.py OLD_TAD_REMAT NEW_TAD_REMAT
 
-The graphs are milp_gaps.py's, for every seed and size that docs/remat.md
-records (the same generators, the same random streams), at the budget
+The graphs are milp_gaps.py's, for every seed and size that the MILP comparison
+ran (the same generators, the same random streams), at the budget
 fractions of gaps.py. No MILP is solved: where no cost differs, the gap
 columns of the MILP tables hold for the new binary as they stand, and only
 their time columns are the old binary's. Times are one run each.
@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from gaps import FRACTIONS  # noqa: E402
 from milp_gaps import graphs as table_graphs  # noqa: E402
 
-# (seed, sizes, graphs per kind and size), as docs/remat.md runs milp_gaps.py.
+# (seed, sizes, graphs per kind and size), as the MILP comparison runs milp_gaps.py.
 CONFIGS = [(0, [30, 50], 3), (1, [30, 50], 3), (2, [30, 50], 3),
            (4, [30, 50], 3), (3, [24], 5), (0, [100], 1), (5, [30, 50], 3),
            (6, [30, 50], 3)]

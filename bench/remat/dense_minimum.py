@@ -9,7 +9,7 @@ smallest budget of each solver, by bisection over tad-remat's exit status.
 The graphs are bench/remat/layered_graph.py's (a layer chain with skip
 connections and its reverse-mode graph). Prints a markdown table: the
 store-all peak, each solver's smallest budget in bytes and as a fraction
-of that peak (recorded in docs/remat.md).
+of that peak (docs/remat-solver.md).
 """
 import argparse
 import json

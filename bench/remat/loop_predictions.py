@@ -7,7 +7,7 @@ loops, reversed by binomial checkpointing with N snapshots.
 For every program and N, `tadc run --loop-snapshots=N --remat-budget=1024GiB`
 gives the remat report's predicted peak and the allocator's measured peak
 (`--stats-json`). Prints a markdown table of the cases where they differ and
-a count of those where they are equal (recorded in docs/remat.md).
+a count of those where they are equal .
 """
 import argparse
 import json

@@ -14,7 +14,7 @@ is solver cost / MILP optimum - 1. It is negative where the solver beats
 the optimum of the frontier-advancing MILP, which cannot express every
 schedule. Cases where CBC does not prove optimality within --seconds are
 counted apart, as are budgets at which no frontier-advancing schedule fits.
-Prints markdown tables (recorded in docs/remat.md) and the worst cases.
+Prints markdown tables (docs/remat-solver.md summarizes them) and the worst cases.
 """
 import argparse
 import hashlib

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The remat cost model against measured time, op by op.
 
-    OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/remat/op_costs.py [--repeat N]
+    OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/remat/op_costs.py [--repeat N] [--json FILE]
 
 For each op and shape, times a function that runs the op alone (`tadc run
 --repeat`, the median call) and reads the function's estimated cost from
@@ -10,7 +10,7 @@ of a fused elementwise add on one element, so the last column, nanoseconds
 per unit, should be the same for every op: how far it strays is how far
 the model is from this machine.
 The constants in dialects/tad/TadMemoryModel.cpp come from this table
-(docs/remat.md records it).
+(docs/results.md shows it, docs/remat-model.md why).
 """
 import argparse
 import os
@@ -20,7 +20,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from common import TADC, machine, tadc_run  # noqa: E402
+from common import TADC, machine, tadc_run, write_json  # noqa: E402
 
 TAD_OPT = os.path.join(os.path.dirname(TADC), "tad-opt")
 
@@ -111,7 +111,10 @@ def main():
     parser.add_argument("--repeat", type=int, default=50)
     parser.add_argument("--only", nargs="*",
                         help="the cases whose label starts with one of these")
+    parser.add_argument("--json", help="also write the rows here, with the "
+                        "machine, the OpenBLAS kernel and the date")
     args = parser.parse_args()
+    rows, blas_core = [], None
     print(f"machine: {machine()}")
     print("| op | measured | model | ns per unit |")
     print("| --- | --- | --- | --- |")
@@ -122,10 +125,17 @@ def main():
             source = os.path.join(tmp, "op.tad")
             with open(source, "w") as f:
                 f.write(f"fn h({params}) -> {result} {{ return {expr}; }}\n")
-            seconds = tadc_run(source, "h", args.repeat)["median_seconds"]
+            stats = tadc_run(source, "h", args.repeat)
+            seconds = stats["median_seconds"]
+            blas_core = stats.get("blas_core", blas_core)
             units = model_cost(source)
+            rows.append({"op": label, "seconds": seconds, "units": units,
+                         "ns_per_unit": seconds * 1e9 / units})
             print(f"| {label} | {seconds * 1e6:.1f} us | {units:.0f} | "
                   f"{seconds * 1e9 / units:.3f} |", flush=True)
+    if args.json:
+        write_json(args.json, "remat op costs, 1 thread", rows,
+                   env="OPENBLAS_NUM_THREADS=1", blas_core=blas_core)
 
 
 if __name__ == "__main__":

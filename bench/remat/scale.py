@@ -12,7 +12,7 @@ solver time (`--time`, without reading the file; where no schedule fits,
 the time to the error that `--verbose` prints), its wall time and its
 peak RSS (the kernel's maxrss of the process), or why it gave no schedule
 (none fits: tad-remat's error; or it ran past --timeout). Prints a
-markdown table (recorded in docs/remat.md). `--extra` passes more options
+markdown table (docs/remat-solver.md). `--extra` passes more options
 to tad-remat (e.g. "--queue-nodes=1000000" for the scan on every graph);
 `--json` writes every run, `--plot` draws time and peak RSS against the
 number of nodes (matplotlib).
@@ -28,7 +28,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from common import machine  # noqa: E402
+from common import machine, write_json  # noqa: E402
 from gaps import REMAT  # noqa: E402
 
 GENERATOR = os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -136,10 +136,9 @@ def main():
             print(f"| {nodes} | {links} | " +
                   " | ".join(cells) + " |", flush=True)
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"machine": machine(), "skip": args.skip,
-                       "seed": args.seed, "timeout": args.timeout,
-                       "extra": args.extra, "runs": runs}, f, indent=1)
+        write_json(args.json, "tad-remat on dense layered graphs", runs,
+                   skip=args.skip, seed=args.seed, timeout=args.timeout,
+                   extra=args.extra)
     if args.plot:
         plot(runs, fractions, args.plot)
 

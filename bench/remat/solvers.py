@@ -11,7 +11,7 @@ the store-all peak. Cost is the total compute cost of the schedule; the
 time is tad-remat's own `--time` (the solver, without reading the file),
 the median of three runs. Then the exact chain dynamic program on gradient
 chains of 8 to 48 steps with random sizes, against DTR. Prints markdown
-tables (recorded in docs/remat.md); `--json FILE` also writes every run's
+tables; `--json FILE` also writes every run's
 tad-remat summary, with the machine and the date (docs/results.md shows
 them).
 """

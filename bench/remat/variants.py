@@ -2,7 +2,7 @@
 """The fast solver's lookahead variants one at a time, on large graphs:
 which of them fit the smallest budgets, which are the cheapest, and how
 long each takes (the measurements behind the lead variants and the
-variants left out on large graphs, docs/remat.md).
+variants left out on large graphs, docs/remat-solver.md).
 
     /usr/bin/python3 bench/remat/variants.py [--dense 1002,2402]
         [--joint 1000,2000] [--graphs A.json,B.json]

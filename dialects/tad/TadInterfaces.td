@@ -109,7 +109,7 @@ def Tad_MemoryModelOpInterface : OpInterface<"MemoryModelOpInterface"> {
         The time the lowering takes per element of the largest operand or
         result, in cost units: one unit is the time of one fused elementwise
         add per element. Measured on the CPU by bench/remat/op_costs.py
-        (docs/remat.md records the table); transcendental functions are
+        (docs/remat-model.md, docs/results.md); transcendental functions are
         scalar libm calls and cost tens of units.
       }],
       "double", "getElementCost", (ins), "",

@@ -114,8 +114,8 @@ bool StopGradientOp::readsAtResultIndex() { return true; }
 //
 // One cost unit is the time of a fused elementwise add on one element. The
 // constants are times measured on the CPU, in those units, by
-// bench/remat/op_costs.py (docs/remat.md records its table and the
-// machine): they are what makes the remat report's recompute overhead a
+// bench/remat/op_costs.py (docs/results.md shows its table and the
+// machine; docs/remat-model.md why): they are what makes the remat report's recompute overhead a
 // prediction of time, and the solver trade a GEMM against a tanh at their
 // real price. Elementwise loops vectorize, f32 exp, log and tanh included
 // (tad-approximate-math); f64 math and pow are scalar libm calls.

@@ -42,7 +42,7 @@ static constexpr int64_t kExchangeNodeWork = int64_t(1) << 27;
 // most kMaxWindowNodes nodes, whose last window is an exact search of the
 // whole sequence, gets min(kSmallGraphWindowWork, kSmallGraphWindowNodeWork
 // / n) instead, four times as much at 30 nodes: up to about 0.45 s at 30
-// to 50 nodes (docs/remat.md), spent only where the schedule has room for
+// to 50 nodes (docs/remat-solver.md), spent only where the schedule has room for
 // improvement or its proof is hard.
 static constexpr int64_t kWindowWork = int64_t(1) << 25;
 static constexpr int64_t kWindowNodeWork = int64_t(1) << 30;
@@ -344,7 +344,7 @@ enum class Goal {
   /// same, so it fits exactly where a solve for the cheapest does), and
   /// does not tighten it. On a large dense graph it runs the first lead
   /// variant only: that variant is the one that fits the smallest budgets
-  /// there (docs/remat.md), a budget it fits is one the whole solve fits,
+  /// there (docs/remat-solver.md), a budget it fits is one the whole solve fits,
   /// and failing runs are what the search spends its time on.
   anyFits,
 };
@@ -410,7 +410,7 @@ static bool solve(const Graph &graph, const Prepared &prepared, int64_t budget,
     };
     // kVariants (perturbed runs below draw from all variants). On large
     // dense graphs, where none of the lead variants fits, nothing else is
-    // tried: on the graphs measured (docs/remat.md), no other run fit a
+    // tried: on the graphs measured (docs/remat-solver.md), no other run fit a
     // budget that both missed, and failing runs are what takes their time.
     {
       PhaseTimer timer(info, "lookahead variants");
@@ -588,7 +588,7 @@ static int64_t searchMinimumBudget(const Graph &graph, const Prepared &prepared,
                                        nullptr, probe, Goal::anyFits);
   };
   // A dense graph's smallest budget is close to its store-all peak (0.87
-  // to 0.99 of it on the graphs of docs/remat.md), and a budget tried
+  // to 0.99 of it on the graphs of docs/remat-solver.md), and a budget tried
   // near it costs a run that thrashes long before it fails: coming from
   // above tries fewer budgets than bisecting from the one that failed.
   if (prepared.dense)

@@ -1,5 +1,5 @@
 // A loop's tad.loop_residual_recompute (tadc sets it under a budget,
-// docs/remat.md#loops-under-a-budget) is the share, in percent, of the
+// docs/remat-loops.md#residual-tapes-with-a-share-computed-again) is the share, in percent, of the
 // bytes of the residuals that cost memory (here: with tapes of their own;
 // docs/autodiff.md names the others) that each reverse step
 // computes again instead of reading, the cheapest to compute per byte

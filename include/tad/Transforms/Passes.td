@@ -202,7 +202,7 @@ def Remat : Pass<"tad-remat", "mlir::ModuleOp"> {
   let summary = "Schedules derivatives within a memory budget by recomputation";
   let description = [{
     For every function with a `tad.derivative` attribute (a joint function
-    made by tad-autodiff), builds the graph of its values (docs/remat.md
+    made by tad-autodiff), builds the graph of its values (docs/remat-model.md
     describes the memory model), finds a schedule whose peak bytes stay
     within `budget` at the least estimated recompute cost, and rewrites the
     function to follow it: ops in the schedule's order, and a clone of an op
