@@ -683,18 +683,34 @@ std::string tad::remat::autoSchedule(const Graph &graph, int64_t budget,
   return fastSchedule(graph, budget, out, nullptr, improve) ? "fast" : "";
 }
 
-/// fastMinimumBudget, given solverMinimumBudget.
+/// fastMinimumBudget, given solverMinimumBudget. Where the answer is
+/// below heuristicMinimum, a search found a schedule there, the cheapest
+/// within it, and `atMinimum` (when given) receives it: searching that
+/// budget again would find it again.
 static int64_t lowerByWholeGraphSearch(const Graph &graph,
                                        int64_t heuristicMinimum,
-                                       const SolverLimits &limits) {
+                                       const SolverLimits &limits,
+                                       WindowArena &arena,
+                                       std::vector<Event> *atMinimum = nullptr) {
   std::vector<Event> schedule;
-  return smallestFittingBudget(
+  int64_t foundAt = -1;
+  int64_t minimum = smallestFittingBudget(
       lowerBound(graph), heuristicMinimum, [&](int64_t b) {
-        return b >= heuristicMinimum ||
-               wholeGraphSchedule(graph, b, schedule,
-                                  limits.wholeGraphProbeWork,
-                                  limits.stop) == WholeGraphResult::found;
+        if (b >= heuristicMinimum)
+          return true;
+        if (wholeGraphSchedule(graph, b, schedule, limits.wholeGraphProbeWork,
+                               limits.stop,
+                               &arena) != WholeGraphResult::found)
+          return false;
+        // The bisection only goes down from a budget that fits.
+        foundAt = b;
+        if (atMinimum)
+          *atMinimum = schedule;
+        return true;
       });
+  if (atMinimum && foundAt != minimum)
+    atMinimum->clear();
+  return minimum;
 }
 
 bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
@@ -704,6 +720,10 @@ bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
   if (!info)
     info = &local;
   Prepared prepared(graph, limits);
+  // One arena for every window search below: the whole-graph searches of
+  // a bisection would each grow their table again.
+  WindowArena ownArena;
+  WindowArena &arena = limits.arena ? *limits.arena : ownArena;
   if (!solve(graph, prepared, budget, out, info, limits, Goal::cheapest)) {
     if (budget < prepared.lower || limits.stopped())
       return false;
@@ -722,16 +742,21 @@ bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
       // still succeed at a smaller budget (the one fastMinimumBudget
       // reports), whose schedule fits here.
       WholeGraphResult whole = wholeGraphSchedule(
-          graph, budget, out, limits.wholeGraphWork, limits.stop);
+          graph, budget, out, limits.wholeGraphWork, limits.stop, &arena);
       // Found at this budget, the schedule is optimal.
       info->optimal = whole == WholeGraphResult::found;
       if (whole != WholeGraphResult::found) {
-        info->minimumBudget = lowerByWholeGraphSearch(graph, minimum, limits);
+        std::vector<Event> atMinimum;
+        info->minimumBudget =
+            lowerByWholeGraphSearch(graph, minimum, limits, arena, &atMinimum);
         if (whole == WholeGraphResult::infeasible ||
-            info->minimumBudget > budget ||
-            wholeGraphSchedule(graph, info->minimumBudget, out,
-                               limits.wholeGraphWork, limits.stop) !=
-                WholeGraphResult::found)
+            info->minimumBudget > budget)
+          return false;
+        if (!atMinimum.empty())
+          out = std::move(atMinimum);
+        else if (wholeGraphSchedule(graph, info->minimumBudget, out,
+                                    limits.wholeGraphWork, limits.stop,
+                                    &arena) != WholeGraphResult::found)
           return false;
       }
       info->winner = "whole-graph search";
@@ -748,7 +773,7 @@ bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
       n <= kMaxWindowNodes
           ? std::min(kSmallGraphWindowWork, kSmallGraphWindowNodeWork / n)
           : std::min(kWindowWork, kWindowNodeWork / n);
-  windowSchedule(graph, budget, out, windowWork, limits.stop);
+  windowSchedule(graph, budget, out, windowWork, limits.stop, &arena);
   if (simulate(graph, out).cost < before)
     info->winner += ", windows";
   return true;
@@ -756,8 +781,10 @@ bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
 
 int64_t tad::remat::fastMinimumBudget(const Graph &graph,
                                       const SolverLimits &limits) {
+  WindowArena ownArena;
   return lowerByWholeGraphSearch(graph, solverMinimumBudget(graph, limits),
-                                 limits);
+                                 limits,
+                                 limits.arena ? *limits.arena : ownArena);
 }
 
 int64_t tad::remat::autoMinimumBudget(const Graph &graph,

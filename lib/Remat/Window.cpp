@@ -66,15 +66,24 @@ struct StateTable {
   };
   std::vector<Key> keys;       // per state
   std::vector<Visit> visits;   // per state
+  std::vector<uint32_t> slotOf; // per state: its slot
   std::vector<uint64_t> slots; // see kIndexBits
   uint64_t mask = 0;
 
-  /// Forgets every state but keeps the memory, so that the next window's
-  /// search does not pay again for growing it.
+  /// Forgets every state but keeps the memory, so that the next search
+  /// does not pay again for growing it. A table grown by a large search
+  /// has far more slots than a small one fills: only the filled ones are
+  /// emptied.
   void clear() {
+    if (keys.size() < slots.size() / 8) {
+      for (uint32_t i : slotOf)
+        slots[i] = 0;
+    } else {
+      std::fill(slots.begin(), slots.end(), 0);
+    }
     keys.clear();
     visits.clear();
-    std::fill(slots.begin(), slots.end(), 0);
+    slotOf.clear();
   }
 
   /// The state `k`, added (with `fresh` set) if it is new.
@@ -87,6 +96,7 @@ struct StateTable {
       if (!slot) {
         keys.push_back(k);
         visits.push_back({kNever, 0, -1, -1, false});
+        slotOf.push_back(uint32_t(i));
         slots[i] = tag | keys.size();
         fresh = true;
         return int32_t(keys.size() - 1);
@@ -118,6 +128,7 @@ private:
       while (slots[i])
         i = (i + 1) & mask;
       slots[i] = (h & ~kIndexBits) | (s + 1);
+      slotOf[s] = uint32_t(i);
     }
   }
 };
@@ -135,8 +146,8 @@ struct Later {
   }
 };
 
-/// What the searches of one solver call share: their tables are emptied
-/// between windows, not freed.
+/// What the searches of one WindowArena share: their tables are emptied
+/// between searches, not freed.
 struct SearchMemory {
   StateTable table;
   std::vector<Item> queue; // a heap by Later
@@ -555,14 +566,23 @@ bool windowProblem(const Graph &graph, const std::vector<int> &computes,
 
 } // namespace
 
+struct tad::remat::WindowArena::Impl {
+  SearchMemory memory;
+};
+
+tad::remat::WindowArena::WindowArena() : impl(std::make_unique<Impl>()) {}
+tad::remat::WindowArena::~WindowArena() = default;
+
 void tad::remat::windowSchedule(const Graph &graph, int64_t budget,
                                 std::vector<Event> &schedule,
                                 int64_t workLimit,
-                                const std::atomic<bool> *stop) {
+                                const std::atomic<bool> *stop,
+                                WindowArena *arena) {
   budget = std::max(budget, simulate(graph, schedule).peak);
   std::vector<int> computes = computesOf(schedule);
   int64_t work = 0;
-  SearchMemory memory;
+  std::optional<WindowArena> own;
+  SearchMemory &memory = (arena ? arena : &own.emplace())->impl->memory;
   // Small windows first: they are cheap, and what they gain lowers the
   // bound of the larger ones. The last pass is the whole sequence, which
   // is solved exactly where the graph has at most kMaxWindowNodes nodes.
@@ -601,7 +621,8 @@ WholeGraphResult tad::remat::wholeGraphSchedule(const Graph &graph,
                                                 int64_t budget,
                                                 std::vector<Event> &schedule,
                                                 int64_t workLimit,
-                                                const std::atomic<bool> *stop) {
+                                                const std::atomic<bool> *stop,
+                                                WindowArena *arena) {
   if (graph.size() > kMaxWindowNodes)
     return WholeGraphResult::gaveUp;
   // The problem of the sequence that computes every node once, in order,
@@ -616,7 +637,8 @@ WholeGraphResult tad::remat::wholeGraphSchedule(const Graph &graph,
   (void)windowProblem(graph, computes, inst, 0, graph.size(), p);
   p.bound = kNever;
   int64_t work = 0;
-  SearchMemory memory;
+  std::optional<WindowArena> own;
+  SearchMemory &memory = (arena ? arena : &own.emplace())->impl->memory;
   std::optional<std::vector<int>> found =
       solveWindow(graph, budget, p, memory, workLimit, work, stop);
   if (!found)

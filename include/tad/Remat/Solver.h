@@ -34,6 +34,7 @@
 
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <string>
 
 namespace tad::remat {
@@ -82,7 +83,7 @@ struct LookaheadOptions {
   /// cost. A failing run on a dense graph recomputes 30 times the cost of
   /// its stages once it thrashes, and a limit on the whole run's ratio took
   /// hundreds of stages to see it; the runs that fit stayed below 7 times
-  /// in every window (docs/remat.md).
+  /// in every window (docs/remat-solver.md).
   double windowRatio = 0;
   int thrashWindow = 256;
   /// When given, multiplies each node's score (one per node): a weight
@@ -138,13 +139,30 @@ void exchangeSchedule(const Graph &graph, int64_t budget,
 /// sequence, and its search is exact.
 constexpr int kMaxWindowNodes = 64;
 
+/// The memory of the window searches (a table of the states reached and a
+/// queue), kept between searches so that each does not grow it again from
+/// nothing: a search of a whole graph reaches up to millions of states,
+/// and the bisection for the smallest budget runs a dozen such searches.
+/// For one thread at a time.
+class WindowArena {
+public:
+  WindowArena();
+  ~WindowArena();
+  WindowArena(const WindowArena &) = delete;
+  WindowArena &operator=(const WindowArena &) = delete;
+
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
 /// Re-solves stretches of the schedule exactly (Window.cpp), keeping each
 /// cheaper stretch whose peak stays within max(budget, the schedule's
 /// current peak). Stops once the searches' work (the square of a window's
 /// node count per state expanded) passes `workLimit`, or once `stop` is set.
 void windowSchedule(const Graph &graph, int64_t budget,
                     std::vector<Event> &schedule, int64_t workLimit,
-                    const std::atomic<bool> *stop = nullptr);
+                    const std::atomic<bool> *stop = nullptr,
+                    WindowArena *arena = nullptr);
 
 /// The cheapest schedule of `graph` within `budget`, by the window search
 /// over the whole graph as one window, from nothing (Window.cpp). `found`
@@ -155,11 +173,12 @@ enum class WholeGraphResult { found, infeasible, gaveUp };
 WholeGraphResult wholeGraphSchedule(const Graph &graph, int64_t budget,
                                     std::vector<Event> &schedule,
                                     int64_t workLimit,
-                                    const std::atomic<bool> *stop = nullptr);
+                                    const std::atomic<bool> *stop = nullptr,
+                                    WindowArena *arena = nullptr);
 
 /// What the fast solver changes on large graphs, where scanning every
 /// resident value at every eviction and letting a failing run thrash to
-/// kDtrComputesPerNode computes per node take minutes (docs/remat.md,
+/// kDtrComputesPerNode computes per node take minutes (docs/remat-solver.md,
 /// "Large graphs"). tad-remat's --queue-nodes, --max-recompute and
 /// --minimum-precision set them.
 struct SolverLimits {
@@ -190,7 +209,7 @@ struct SolverLimits {
   /// Those graphs are dense when their nodes have more inputs than this on
   /// average. A dense graph runs its lead lookahead variants first and
   /// nothing after they fail: its failing runs are slow, and no other run
-  /// fit where they failed (docs/remat.md).
+  /// fit where they failed (docs/remat-solver.md).
   double denseInputs = 8;
   /// On dense graphs, the lookahead runs walk at most this many missing
   /// ancestors of a value to score it (LookaheadOptions::walkLimit).
@@ -212,6 +231,10 @@ struct SolverLimits {
   /// once store-all's plan meets the budget). A search that was stopped
   /// proves nothing.
   const std::atomic<bool> *stop = nullptr;
+  /// The window searches' memory, for a caller that solves many graphs on
+  /// one thread (the remat pass): kept from one solve to the next instead
+  /// of grown again. Without one, each solve makes its own.
+  WindowArena *arena = nullptr;
   bool stopped() const {
     return stop && stop->load(std::memory_order_relaxed);
   }

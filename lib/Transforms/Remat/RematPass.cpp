@@ -75,6 +75,7 @@ public:
   Scheduler(ModuleOp module, const RematOptions &options)
       : RematOptions(options), module(module) {
     solverLimits.stop = &storeAllFits;
+    solverLimits.arena = &windowArena;
   }
 
   RematResult run() {
@@ -900,6 +901,9 @@ public:
   bool raising = true;
   /// The fast solver's limits: smaller searches of a whole graph in probes.
   remat::SolverLimits solverLimits;
+  /// The memory of the fast solver's window searches, from one solve to
+  /// the next (this scheduler solves on one thread).
+  remat::WindowArena windowArena;
   /// Set by the thread that plans store-all beside the first search
   /// (scheduleFunction) when that plan meets the budget: the search is
   /// then not needed, and stops (solverLimits.stop).
