@@ -93,7 +93,7 @@ bench: build
 	/usr/bin/python3 bench/remat/milp_exact.py --graphs 5
 	/usr/bin/python3 bench/remat/milp_gaps.py --sizes 30 --graphs 1 --seconds 60
 
-# Regenerates docs/results.md and its plots (docs/images/results-*.png)
+# Regenerates docs/results.md, docs/results-remat.md and their plots (docs/images/results-*.png)
 # from the benchmarks' JSON files under bench/ (bench/results.py). Runs no
 # benchmark and builds nothing.
 results:

@@ -8,7 +8,7 @@ of the store-all peak.
 For every graph and budget fraction f the budget is max(f x store-all peak,
 exact minimum); the gap is solver cost / exact cost - 1. Prints the
 distribution of gaps per solver as a markdown table; `--json FILE` also writes every case's gap, with the machine
-and the date (docs/results.md shows them).
+and the date (docs/results-remat.md shows them).
 """
 import argparse
 import json

@@ -10,7 +10,7 @@ of a fused elementwise add on one element, so the last column, nanoseconds
 per unit, should be the same for every op: how far it strays is how far
 the model is from this machine.
 The constants in dialects/tad/TadMemoryModel.cpp come from this table
-(docs/results.md shows it, docs/remat-model.md why).
+(docs/results-remat.md shows it, docs/remat-model.md why).
 """
 import argparse
 import os

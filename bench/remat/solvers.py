@@ -12,7 +12,7 @@ time is tad-remat's own `--time` (the solver, without reading the file),
 the median of three runs. Then the exact chain dynamic program on gradient
 chains of 8 to 48 steps with random sizes, against DTR. Prints markdown
 tables; `--json FILE` also writes every run's
-tad-remat summary, with the machine and the date (docs/results.md shows
+tad-remat summary, with the machine and the date (docs/results-remat.md shows
 them).
 """
 import argparse
