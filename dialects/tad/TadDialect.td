@@ -27,8 +27,10 @@ def Tad_Dialect : Dialect {
     `tad.broadcast` states every broadcast explicitly, which is what lets the
     reverse-mode AD pass undo a broadcast with a reduction.
 
-    Every op is pure except `tad.checkpoint`, whose region is as pure as its
-    body. `tad.checkpoint` is isolated from above: the values it reads are its
+    Every op is pure except `tad.empty` (an allocation, which CSE must not
+    merge), `tad.all_reduce` (a collective across processes) and
+    `tad.checkpoint`, whose region is as pure as its body.
+    `tad.checkpoint` is isolated from above: the values it reads are its
     operands, so recomputing it in the backward sweep needs exactly those
     values.
   }];
@@ -167,7 +169,7 @@ def Tad_BoolTensor : RankedTensorOf<[I1], [HasStaticShapePred],
 //===----------------------------------------------------------------------===//
 
 def Tad_ComparePredicate : I32EnumAttr<"ComparePredicate",
-    "an ordered floating-point comparison", [
+    "a comparison: `ne` unordered (true with a NaN), the others ordered", [
       I32EnumAttrCase<"eq", 0>,
       I32EnumAttrCase<"ne", 1>,
       I32EnumAttrCase<"lt", 2>,
