@@ -54,6 +54,44 @@ def PlanBuffers : Pass<"tad-plan-buffers", "mlir::func::FuncOp"> {
   ];
 }
 
+def BufferizeWideSignatures
+    : Pass<"tad-bufferize-wide-signatures", "mlir::ModuleOp"> {
+  let summary = "Gives wide functions memref signatures before One-Shot Bufferize";
+  let description = [{
+    One-Shot Bufferize's analysis of function boundaries asks, for every
+    tensor argument and every tensor result of a function, whether the two
+    alias: time quadratic in a function's width, seconds for a record of
+    thousands of fields, and it runs in every plan of the remat pass too.
+    For a function with a body, no caller in the module, and more than
+    `pairs` (argument, result) pairs of tensors, this pass does the
+    boundary's part itself: each tensor argument becomes a memref of
+    identity layout read through `bufferization.to_tensor restrict
+    writable` (what One-Shot assumes of a function's arguments), and each
+    tensor result a `bufferization.to_buffer` at the return. One-Shot then
+    bufferizes the body as before and finds no tensor at the boundary.
+
+    ```mlir
+    func.func @f(%x: tensor<4xf32>, ...) -> (tensor<4xf32>, ...)
+    ```
+    becomes
+    ```mlir
+    func.func @f(%m: memref<4xf32>, ...) -> (memref<4xf32>, ...) {
+      %x = bufferization.to_tensor %m restrict writable : memref<4xf32> to tensor<4xf32>
+      ...
+      %r = bufferization.to_buffer %y : tensor<4xf32> to memref<4xf32>
+      return %r, ...
+    }
+    ```
+  }];
+  let options = [
+    Option<"pairs", "pairs", "int64_t", "65536",
+           "the (argument, result) pairs above which a function's boundary "
+           "is bufferized here">,
+  ];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def ForwardCopies : Pass<"tad-forward-copies", "mlir::func::FuncOp"> {
   let summary = "Writes a buffer that is copied into a slice of another there";
   let description = [{

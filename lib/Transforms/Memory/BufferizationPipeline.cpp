@@ -28,6 +28,7 @@ void tad::addBufferizationPasses(OpPassManager &pm, bool collectives) {
   pm.addPass(createFuseElementwise());
   pm.addPass(createSplitReductions());
   pm.addPass(createReuseOperandBuffers());
+  pm.addPass(createBufferizeWideSignatures());
   // No CSE between conversion and bufferization: it would merge the
   // zero-filled outputs of matmuls and force copies of the shared zeros.
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
