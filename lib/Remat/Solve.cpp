@@ -42,8 +42,8 @@ static constexpr int64_t kExchangeNodeWork = int64_t(1) << 27;
 // most kMaxWindowNodes nodes, whose last window is an exact search of the
 // whole sequence, gets min(kSmallGraphWindowWork, kSmallGraphWindowNodeWork
 // / n) instead, four times as much at 30 nodes: up to about 0.45 s at 30
-// to 50 nodes (docs/remat-solver.md), spent only where the schedule has room for
-// improvement or its proof is hard.
+// to 50 nodes (docs/remat-solver.md), spent only where the schedule has room
+// for improvement or its proof is hard.
 static constexpr int64_t kWindowWork = int64_t(1) << 25;
 static constexpr int64_t kWindowNodeWork = int64_t(1) << 30;
 static constexpr int64_t kSmallGraphWindowWork = int64_t(1) << 27;
@@ -344,8 +344,8 @@ enum class Goal {
   /// same, so it fits exactly where a solve for the cheapest does), and
   /// does not tighten it. On a large dense graph it runs the first lead
   /// variant only: that variant is the one that fits the smallest budgets
-  /// there (docs/remat-solver.md), a budget it fits is one the whole solve fits,
-  /// and failing runs are what the search spends its time on.
+  /// there (docs/remat-solver.md), a budget it fits is one the whole
+  /// solve fits, and failing runs are what the search spends its time on.
   anyFits,
 };
 } // namespace
@@ -687,11 +687,10 @@ std::string tad::remat::autoSchedule(const Graph &graph, int64_t budget,
 /// below heuristicMinimum, a search found a schedule there, the cheapest
 /// within it, and `atMinimum` (when given) receives it: searching that
 /// budget again would find it again.
-static int64_t lowerByWholeGraphSearch(const Graph &graph,
-                                       int64_t heuristicMinimum,
-                                       const SolverLimits &limits,
-                                       WindowArena &arena,
-                                       std::vector<Event> *atMinimum = nullptr) {
+static int64_t
+lowerByWholeGraphSearch(const Graph &graph, int64_t heuristicMinimum,
+                        const SolverLimits &limits, WindowArena &arena,
+                        std::vector<Event> *atMinimum = nullptr) {
   std::vector<Event> schedule;
   int64_t foundAt = -1;
   int64_t minimum = smallestFittingBudget(

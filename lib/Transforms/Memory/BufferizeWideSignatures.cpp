@@ -61,8 +61,8 @@ void bufferizeSignature(func::FuncOp func) {
         operand.set(bufferization::ToBufferOp::create(
             b, ret.getLoc(), bufferTypeOf(type), operand.get()));
   });
-  func.setType(FunctionType::get(func.getContext(),
-                                 entry.getArgumentTypes(), results));
+  func.setType(
+      FunctionType::get(func.getContext(), entry.getArgumentTypes(), results));
 }
 
 struct BufferizeWideSignatures
@@ -72,10 +72,9 @@ struct BufferizeWideSignatures
   void runOnOperation() override {
     ModuleOp module = getOperation();
     for (auto func : module.getOps<func::FuncOp>()) {
-      if (func.isExternal() ||
-          countRanked(func.getArgumentTypes()) *
-                  countRanked(func.getResultTypes()) <=
-              pairs)
+      if (func.isExternal() || countRanked(func.getArgumentTypes()) *
+                                       countRanked(func.getResultTypes()) <=
+                                   pairs)
         continue;
       // A callee's boundary informs its callers' analysis: leave it to
       // One-Shot.
