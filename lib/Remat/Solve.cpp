@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 
 using namespace tad::remat;
 
@@ -721,8 +722,8 @@ bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
   Prepared prepared(graph, limits);
   // One arena for every window search below: the whole-graph searches of
   // a bisection would each grow their table again.
-  WindowArena ownArena;
-  WindowArena &arena = limits.arena ? *limits.arena : ownArena;
+  std::optional<WindowArena> own;
+  WindowArena &arena = limits.arena ? *limits.arena : own.emplace();
   if (!solve(graph, prepared, budget, out, info, limits, Goal::cheapest)) {
     if (budget < prepared.lower || limits.stopped())
       return false;
@@ -780,10 +781,10 @@ bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
 
 int64_t tad::remat::fastMinimumBudget(const Graph &graph,
                                       const SolverLimits &limits) {
-  WindowArena ownArena;
+  std::optional<WindowArena> own;
   return lowerByWholeGraphSearch(graph, solverMinimumBudget(graph, limits),
                                  limits,
-                                 limits.arena ? *limits.arena : ownArena);
+                                 limits.arena ? *limits.arena : own.emplace());
 }
 
 int64_t tad::remat::autoMinimumBudget(const Graph &graph,
