@@ -92,6 +92,23 @@ def BufferizeWideSignatures
                            "mlir::memref::MemRefDialect"];
 }
 
+def OrderConstantGlobals
+    : Pass<"tad-order-constant-globals", "mlir::ModuleOp"> {
+  let summary = "Names and orders One-Shot's constant globals by first use";
+  let description = [{
+    One-Shot Bufferize turns each constant tensor into a private constant
+    `memref.global` named after its type (`@__constant_6xf32`, then
+    `@__constant_6xf32_0`, ...) as it bufferizes functions, and it orders
+    functions of the same call depth by iterating a map keyed by pointers:
+    the globals' names and order, and so the compiled code's bytes, changed
+    from one run of tadc to the next. This pass renames those globals in
+    the order of their first use in the module (functions in module order,
+    operations in pre-order), their names ending `_1`, `_2`, ... after the
+    first of a type, and moves them, in that order, to the top of the module.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 def ForwardCopies : Pass<"tad-forward-copies", "mlir::func::FuncOp"> {
   let summary = "Writes a buffer that is copied into a slice of another there";
   let description = [{

@@ -39,6 +39,7 @@ void tad::addBufferizationPasses(OpPassManager &pm, bool collectives) {
   bufferize.allowReturnAllocsFromLoops = true;
   bufferize.bufferAlignment = 0;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createOrderConstantGlobals());
   pm.addPass(createCanonicalizerPass());
   OpPassManager &functions = pm.nest<func::FuncOp>();
   functions.addPass(createForwardCopies());
