@@ -72,7 +72,7 @@ static void addCpuCodegenPipeline(OpPassManager &pm) {
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createMemRefToLLVM());
   pm.addNestedPass<func::FuncOp>(tad::createSeparateArguments());
-  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(tad::createConvertToLLVM());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(tad::createOpenMpiHandles());
   pm.addPass(tad::createWidenBoolMemory());
@@ -139,7 +139,7 @@ void tad::addCudaCodegenPasses(OpPassManager &pm, ArrayRef<std::string> archs,
   pm.addPass(createMemRefToLLVM());
   pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
   pm.addPass(createGpuToLLVMConversionPass());
-  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(tad::createConvertToLLVM());
   pm.addPass(createReconcileUnrealizedCastsPass());
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = "isa";

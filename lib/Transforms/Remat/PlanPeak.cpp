@@ -18,24 +18,36 @@
 using namespace mlir;
 using namespace tad;
 
-/// The symbols of `module` that `body` references, directly or through the
-/// symbols it references: all the lowering of `body` can read. Copying only
-/// these keeps a plan check as cheap in a module of 2,000 functions as in a
-/// module of one (copying the whole module per check was quadratic).
-static llvm::SmallPtrSet<Operation *, 8> reachableSymbols(ModuleOp module,
-                                                          func::FuncOp body) {
-  llvm::DenseMap<StringAttr, Operation *> byName;
-  for (Operation &op : *module.getBody())
+const PlanLowering::ModuleIndex &PlanLowering::index(ModuleOp module) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (moduleIndex.module == module.getOperation())
+    return moduleIndex;
+  moduleIndex = ModuleIndex();
+  moduleIndex.module = module;
+  for (Operation &op : *module.getBody()) {
+    moduleIndex.position[&op] = moduleIndex.position.size();
     if (auto name = op.getAttrOfType<StringAttr>(
             SymbolTable::getSymbolAttrName()))
-      byName.try_emplace(name, &op);
+      moduleIndex.byName.try_emplace(name, &op);
+    else
+      moduleIndex.unnamed.push_back(&op);
+  }
+  return moduleIndex;
+}
+
+/// The symbols of the module that `body` references, directly or through
+/// the symbols it references: all the lowering of `body` can read. Copying
+/// only these keeps a plan check as cheap in a module of 2,000 functions as
+/// in a module of one (copying the whole module per check was quadratic).
+static llvm::SmallPtrSet<Operation *, 8>
+reachableSymbols(const PlanLowering::ModuleIndex &index, func::FuncOp body) {
   llvm::SmallPtrSet<Operation *, 8> reached;
   SmallVector<Operation *> worklist{body};
   while (!worklist.empty()) {
     worklist.pop_back_val()->walk([&](Operation *op) {
       for (NamedAttribute attr : op->getAttrs())
         attr.getValue().walk([&](SymbolRefAttr ref) {
-          Operation *symbol = byName.lookup(ref.getRootReference());
+          Operation *symbol = index.byName.lookup(ref.getRootReference());
           if (symbol && reached.insert(symbol).second)
             worklist.push_back(symbol);
         });
@@ -44,22 +56,52 @@ static llvm::SmallPtrSet<Operation *, 8> reachableSymbols(ModuleOp module,
   return reached;
 }
 
+LogicalResult PlanLowering::run(ModuleOp copy) {
+  std::unique_ptr<PassManager> pm;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!idle.empty()) {
+      pm = std::move(idle.back());
+      idle.pop_back();
+    }
+  }
+  if (!pm) {
+    pm = std::make_unique<PassManager>(context);
+    // The copy holds the remat pass's rewrite: verified once by the
+    // caller, not after every pass of the lowering, which measures it many
+    // times a compile.
+    pm->enableVerifier(false);
+    pm->addPass(createSymbolDCEPass());
+    addBufferizationPasses(*pm);
+    pm->addPass(createBufferPeak());
+  }
+  LogicalResult result = pm->run(copy);
+  std::lock_guard<std::mutex> lock(mutex);
+  idle.push_back(std::move(pm));
+  return result;
+}
+
 /// A copy of `module` with `body` as `func`'s body, lowered through the
 /// bufferization pipeline; null (with an error) when it cannot be.
-static OwningOpRef<ModuleOp> lowerCopy(ModuleOp module, func::FuncOp func,
-                                       func::FuncOp body) {
+static OwningOpRef<ModuleOp> lowerCopy(PlanLowering &lowering, ModuleOp module,
+                                       func::FuncOp func, func::FuncOp body) {
   OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->cloneWithoutRegions()));
   copy->getBodyRegion().emplaceBlock();
   OpBuilder b = OpBuilder::atBlockEnd(copy->getBody());
-  llvm::SmallPtrSet<Operation *, 8> reached = reachableSymbols(module, body);
-  for (Operation &op : *module.getBody()) {
-    bool target = &op == func.getOperation();
-    // Symbols `body` cannot reach are dead in the copy (SymbolDCE below
-    // would drop them): not copied at all.
-    if (!target && !reached.contains(&op) &&
-        op.hasAttr(SymbolTable::getSymbolAttrName()))
-      continue;
-    Operation *cloned = b.clone(target ? *body : op);
+  // Symbols `body` cannot reach are dead in the copy (SymbolDCE below
+  // would drop them): not copied at all. The others keep the module's
+  // order.
+  const PlanLowering::ModuleIndex &index = lowering.index(module);
+  llvm::SmallPtrSet<Operation *, 8> reached = reachableSymbols(index, body);
+  reached.insert(func);
+  SmallVector<Operation *> copied(reached.begin(), reached.end());
+  copied.append(index.unnamed.begin(), index.unnamed.end());
+  llvm::sort(copied, [&](Operation *a, Operation *b) {
+    return index.position.lookup(a) < index.position.lookup(b);
+  });
+  for (Operation *op : copied) {
+    bool target = op == func.getOperation();
+    Operation *cloned = b.clone(target ? *body : *op);
     auto fn = dyn_cast<func::FuncOp>(cloned);
     if (!fn)
       continue;
@@ -76,15 +118,10 @@ static OwningOpRef<ModuleOp> lowerCopy(ModuleOp module, func::FuncOp func,
     loop->removeAttr(TadDialect::kLoopSnapshotsAttrName);
   });
   // The copy holds the remat pass's rewrite: verified once here, not after
-  // every pass of the lowering, which measures it many times a compile.
+  // every pass of the lowering (PlanLowering).
   if (failed(verify(*copy)))
     return nullptr;
-  PassManager pm(module.getContext());
-  pm.enableVerifier(false);
-  pm.addPass(createSymbolDCEPass());
-  addBufferizationPasses(pm);
-  pm.addPass(createBufferPeak());
-  if (failed(pm.run(*copy))) {
+  if (failed(lowering.run(*copy))) {
     func.emitError("cannot lower @")
         << func.getName() << " to measure its buffers";
     return nullptr;
@@ -92,9 +129,10 @@ static OwningOpRef<ModuleOp> lowerCopy(ModuleOp module, func::FuncOp func,
   return copy;
 }
 
-FailureOr<int64_t> tad::planBufferPeak(ModuleOp module, func::FuncOp func,
+FailureOr<int64_t> tad::planBufferPeak(PlanLowering &lowering,
+                                       ModuleOp module, func::FuncOp func,
                                        func::FuncOp body) {
-  OwningOpRef<ModuleOp> copy = lowerCopy(module, func, body);
+  OwningOpRef<ModuleOp> copy = lowerCopy(lowering, module, func, body);
   if (!copy)
     return failure();
   auto lowered = copy->lookupSymbol<func::FuncOp>(func.getName());
@@ -107,11 +145,11 @@ FailureOr<int64_t> tad::planBufferPeak(ModuleOp module, func::FuncOp func,
   return peak.getInt();
 }
 
-FailureOr<PlannedTimeline> tad::planBufferTimeline(ModuleOp module,
-                                                   func::FuncOp func,
-                                                   func::FuncOp body,
-                                                   size_t maxEvents) {
-  OwningOpRef<ModuleOp> copy = lowerCopy(module, func, body);
+FailureOr<PlannedTimeline>
+tad::planBufferTimeline(PlanLowering &lowering, ModuleOp module,
+                        func::FuncOp func, func::FuncOp body,
+                        size_t maxEvents) {
+  OwningOpRef<ModuleOp> copy = lowerCopy(lowering, module, func, body);
   if (!copy)
     return failure();
   auto lowered = copy->lookupSymbol<func::FuncOp>(func.getName());

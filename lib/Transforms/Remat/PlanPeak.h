@@ -13,8 +13,51 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <memory>
+#include <mutex>
+#include <vector>
 
 namespace tad {
+
+/// The pipeline that lowers each plan's copy (bufferization, then
+/// tad-buffer-peak), built once per scheduler rather than per copy:
+/// building one initializes its passes, and the canonicalizer's patterns
+/// alone took a tenth of the compile of 1,000 gradient instances, whose
+/// scheduler checks at least two plans each. Pass managers are kept in a
+/// pool, since plans are checked on several threads at once (store-all's
+/// beside a search's); each run takes one that no other thread runs.
+///
+/// It also indexes the module's top-level operations once: by symbol name,
+/// and by position. A copy holds what the plan's function reaches, in the
+/// module's order; finding that by scanning the module per copy was
+/// quadratic in its functions. Its user adds, removes and renames no
+/// top-level operation of the module while it plans (the remat pass only
+/// swaps functions' bodies).
+class PlanLowering {
+public:
+  explicit PlanLowering(mlir::MLIRContext *context) : context(context) {}
+  /// Runs the pipeline on `copy`, which owns nothing another thread reads.
+  mlir::LogicalResult run(mlir::ModuleOp copy);
+
+  /// The top-level operations of `module`.
+  struct ModuleIndex {
+    mlir::Operation *module = nullptr;
+    llvm::DenseMap<mlir::StringAttr, mlir::Operation *> byName;
+    llvm::DenseMap<mlir::Operation *, unsigned> position;
+    /// The operations that are no symbols (a copy holds them all).
+    llvm::SmallVector<mlir::Operation *> unnamed;
+  };
+  /// `module`'s index, built on the first call for it.
+  const ModuleIndex &index(mlir::ModuleOp module);
+
+private:
+  mlir::MLIRContext *context;
+  std::mutex mutex;
+  std::vector<std::unique_ptr<mlir::PassManager>> idle;
+  ModuleIndex moduleIndex;
+};
 
 /// The peak of `func`'s buffers as the lowering plans them, with `body`
 /// (`func` itself or a detached rewritten copy of it) as its body: a copy
@@ -22,7 +65,8 @@ namespace tad {
 /// bufferization pipeline, which ends in tad-buffer-peak's simulation of
 /// every allocation and free. Emits an error at `func` when the copy
 /// cannot be lowered.
-mlir::FailureOr<int64_t> planBufferPeak(mlir::ModuleOp module,
+mlir::FailureOr<int64_t> planBufferPeak(PlanLowering &lowering,
+                                        mlir::ModuleOp module,
                                         mlir::func::FuncOp func,
                                         mlir::func::FuncOp body);
 
@@ -32,10 +76,10 @@ struct PlannedTimeline {
   std::vector<BufferEvent> events;
   bool truncated = false;
 };
-mlir::FailureOr<PlannedTimeline> planBufferTimeline(mlir::ModuleOp module,
-                                                    mlir::func::FuncOp func,
-                                                    mlir::func::FuncOp body,
-                                                    size_t maxEvents);
+mlir::FailureOr<PlannedTimeline>
+planBufferTimeline(PlanLowering &lowering, mlir::ModuleOp module,
+                   mlir::func::FuncOp func, mlir::func::FuncOp body,
+                   size_t maxEvents);
 
 } // namespace tad
 

@@ -178,7 +178,7 @@ public:
   /// as its body (PlanPeak.h). This, not the solver's model, is the peak
   /// that a budget bounds.
   FailureOr<int64_t> planPeak(func::FuncOp func, func::FuncOp body) {
-    return planBufferPeak(module, func, body);
+    return planBufferPeak(planLowering, module, func, body);
   }
 
   /// Schedules a copy of `start` (`func`, or a copy of it whose loop
@@ -843,7 +843,8 @@ public:
     if (reportFile.empty())
       return success();
     FailureOr<PlannedTimeline> timeline =
-        planBufferTimeline(module, func, body, kMaxTimelineEvents);
+        planBufferTimeline(planLowering, module, func, body,
+                           kMaxTimelineEvents);
     if (failed(timeline)) {
       loweringFailed = true;
       return failure();
@@ -904,6 +905,8 @@ public:
   /// The memory of the fast solver's window searches, from one solve to
   /// the next (this scheduler solves on one thread).
   remat::WindowArena windowArena;
+  /// The pipeline that lowers each plan checked (planPeak), built once.
+  PlanLowering planLowering{module.getContext()};
   /// Set by the thread that plans store-all beside the first search
   /// (scheduleFunction) when that plan meets the budget: the search is
   /// then not needed, and stops (solverLimits.stop).

@@ -29,6 +29,7 @@ struct TestMemoryModelPass
     : tad::impl::TestMemoryModelBase<TestMemoryModelPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    PlanLowering lowering(&getContext());
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isDeclaration() || !func.getBody().hasOneBlock())
         continue;
@@ -39,7 +40,7 @@ struct TestMemoryModelPass
       // fused into its reader's loop costs its arithmetic alone.
       remat::ScheduleStats model =
           remat::simulate(problem.graph, remat::storeAllSchedule(problem.graph));
-      FailureOr<int64_t> plan = planBufferPeak(module, func, func);
+      FailureOr<int64_t> plan = planBufferPeak(lowering, module, func, func);
       if (failed(plan))
         return signalPassFailure();
       func.emitRemark() << "@" << func.getName() << ": model peak " << model.peak
