@@ -371,6 +371,31 @@ splitIndependent(llvm::Module &module, unsigned count) {
   return parts;
 }
 
+/// Runs `job` on 0 to `count` - 1 on `threads` threads (the calling one
+/// among them), each taking the next index when done with one; the jobs'
+/// errors joined.
+static llvm::Error runOnThreads(size_t count, unsigned threads,
+                                llvm::function_ref<llvm::Error(size_t)> job) {
+  std::vector<llvm::Error> errors;
+  for (size_t i = 0; i < count; ++i)
+    errors.push_back(llvm::Error::success());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < count; i = next++)
+      errors[i] = job(i);
+  };
+  std::vector<std::thread> workers;
+  for (size_t t = 1; t < std::min<size_t>(threads, count); ++t)
+    workers.emplace_back(work);
+  work();
+  for (std::thread &worker : workers)
+    worker.join();
+  llvm::Error all = llvm::Error::success();
+  for (llvm::Error &e : errors)
+    all = llvm::joinErrors(std::move(all), std::move(e));
+  return all;
+}
+
 /// `module`'s code (optimized) in object files named `prefix`N.o, generated
 /// on `threads` threads, the module split by functions (partitionForCodegen)
 /// where that pays. Returns their paths.
@@ -415,11 +440,8 @@ generateObjects(std::unique_ptr<llvm::Module> module,
   // generators (the gradient of a 5,000-field record's sum: 0.3 GB).
   module.reset();
   std::vector<std::string> paths;
-  std::vector<llvm::Error> errors;
-  for (size_t i = 0; i < parts.size(); ++i) {
+  for (size_t i = 0; i < parts.size(); ++i)
     paths.push_back((prefix + llvm::Twine(i) + ".o").str());
-    errors.push_back(llvm::Error::success());
-  }
   auto generatePart = [&](size_t i) -> llvm::Error {
     llvm::LLVMContext partContext;
     llvm::MemoryBufferRef buffer(
@@ -435,21 +457,8 @@ generateObjects(std::unique_ptr<llvm::Module> module,
     return generateCode(**part, **partMachine, paths[i]);
   };
   // One thread: the parts one after another (a long entry's own part).
-  std::vector<std::thread> workers;
-  for (size_t i = 1; i < parts.size(); ++i) {
-    if (threads < 2)
-      errors[i] = generatePart(i);
-    else
-      workers.emplace_back([&, i] { errors[i] = generatePart(i); });
-  }
-  errors[0] = generatePart(0);
-  for (std::thread &worker : workers)
-    worker.join();
-  llvm::Error all = llvm::Error::success();
-  for (llvm::Error &e : errors)
-    all = llvm::joinErrors(std::move(all), std::move(e));
-  if (all)
-    return std::move(all);
+  if (llvm::Error e = runOnThreads(parts.size(), threads, generatePart))
+    return std::move(e);
   return paths;
 }
 
@@ -460,9 +469,6 @@ static llvm::Expected<std::vector<std::string>>
 generateIndependentParts(llvm::ArrayRef<llvm::SmallVector<char, 0>> parts,
                          llvm::StringRef prefix, unsigned threads) {
   std::vector<std::vector<std::string>> paths(parts.size());
-  std::vector<llvm::Error> errors;
-  for (size_t i = 0; i < parts.size(); ++i)
-    errors.push_back(llvm::Error::success());
   auto compilePart = [&](size_t i) -> llvm::Error {
     std::string partPrefix = (prefix + "p" + llvm::Twine(i) + "_").str();
     llvm::LLVMContext context;
@@ -483,22 +489,8 @@ generateIndependentParts(llvm::ArrayRef<llvm::SmallVector<char, 0>> parts,
     paths[i] = std::move(*objects);
     return llvm::Error::success();
   };
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i = next++; i < parts.size(); i = next++)
-      errors[i] = compilePart(i);
-  };
-  std::vector<std::thread> workers;
-  for (unsigned t = 1; t < threads; ++t)
-    workers.emplace_back(work);
-  work();
-  for (std::thread &worker : workers)
-    worker.join();
-  llvm::Error all = llvm::Error::success();
-  for (llvm::Error &e : errors)
-    all = llvm::joinErrors(std::move(all), std::move(e));
-  if (all)
-    return std::move(all);
+  if (llvm::Error e = runOnThreads(parts.size(), threads, compilePart))
+    return std::move(e);
   std::vector<std::string> joined;
   for (std::vector<std::string> &p : paths)
     joined.insert(joined.end(), p.begin(), p.end());
