@@ -223,13 +223,26 @@ partitionForCodegen(llvm::Module &module, unsigned count, bool quickPart) {
 /// between functions, such as the zero that many gradients start from.
 static constexpr uint64_t kCopiedConstantBytes = 4096;
 
-/// Whether `value` is a constant that each part reading it gets a copy of.
+/// Whether `constant` is data alone: no global value's address in it.
+static bool isPlainData(const llvm::Constant *constant) {
+  if (llvm::isa<llvm::ConstantData>(constant))
+    return true;
+  if (!llvm::isa<llvm::ConstantAggregate>(constant))
+    return false;
+  return llvm::all_of(constant->operands(), [](const llvm::Use &operand) {
+    return isPlainData(llvm::cast<llvm::Constant>(operand.get()));
+  });
+}
+
+/// Whether `value` is a constant that each part reading it gets a copy of:
+/// small, local, and data alone (a copy needs nothing else).
 static bool isCopied(const llvm::GlobalValue &value) {
   auto *variable = llvm::dyn_cast<llvm::GlobalVariable>(&value);
   return variable && variable->isConstant() && variable->hasLocalLinkage() &&
          variable->hasInitializer() &&
          value.getDataLayout().getTypeAllocSize(variable->getValueType()) <=
-             kCopiedConstantBytes;
+             kCopiedConstantBytes &&
+         isPlainData(variable->getInitializer());
 }
 
 /// Calls `visit` with each global value that `root` reaches through its
@@ -287,11 +300,17 @@ splitIndependent(llvm::Module &module, unsigned count) {
     auto join = [&](const llvm::GlobalValue *other) {
       if (other->isDeclaration())
         return;
-      if (isCopied(*other))
-        copiedReaders[other].push_back(&value);
-      else
+      if (!isCopied(*other)) {
         groups.unionSets(&value, other);
+        return;
+      }
+      auto &readers = copiedReaders[other];
+      if (readers.empty() || readers.back() != &value)
+        readers.push_back(&value);
     };
+    // Per value: a constant expression that two values use is followed
+    // for each.
+    seen.clear();
     if (auto *f = llvm::dyn_cast<llvm::Function>(&value)) {
       for (const llvm::BasicBlock &block : *f)
         for (const llvm::Instruction &instruction : block)
