@@ -47,7 +47,7 @@ constexpr int kMaxStepFrees = 16;
 
 ExactResult tad::remat::exactSchedule(const Graph &graph, int64_t budget,
                                       std::vector<Event> &schedule,
-                                      int64_t maxStates) {
+                                      int64_t maxStates, double maxCost) {
   int n = graph.size();
   if (n > kMaxExactNodes)
     return ExactResult::tooLarge;
@@ -99,6 +99,10 @@ ExactResult tad::remat::exactSchedule(const Graph &graph, int64_t budget,
     double rest = remaining(state.resident, state.computed);
     if (priority > cost + rest)
       continue; // a cheaper path to this state was found after this push
+    // The queue's least priority bounds every goal still to be reached
+    // from below (the heuristic is admissible): none costs maxCost or less.
+    if (priority > maxCost + 1e-9 * std::max(1.0, maxCost))
+      return ExactResult::infeasible;
     if (state.computed == all) {
       schedule.clear();
       for (uint64_t k = key; k != start.key();) {

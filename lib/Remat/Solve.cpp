@@ -699,8 +699,8 @@ lowerByWholeGraphSearch(const Graph &graph, int64_t heuristicMinimum,
         if (b >= heuristicMinimum)
           return true;
         if (wholeGraphSchedule(graph, b, schedule, limits.wholeGraphProbeWork,
-                               limits.stop,
-                               &arena) != WholeGraphResult::found)
+                               limits.stop, &arena,
+                               limits.maxCost) != WholeGraphResult::found)
           return false;
         // The bisection only goes down from a budget that fits.
         foundAt = b;
@@ -741,10 +741,16 @@ bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
       // searched whole, from nothing. Where that search gives up, it may
       // still succeed at a smaller budget (the one fastMinimumBudget
       // reports), whose schedule fits here.
-      WholeGraphResult whole = wholeGraphSchedule(
-          graph, budget, out, limits.wholeGraphWork, limits.stop, &arena);
+      WholeGraphResult whole =
+          wholeGraphSchedule(graph, budget, out, limits.wholeGraphWork,
+                             limits.stop, &arena, limits.maxCost);
       // Found at this budget, the schedule is optimal.
       info->optimal = whole == WholeGraphResult::found;
+      // Nothing within the cost bound fits: a smaller budget holds nothing
+      // cheaper either.
+      if (whole == WholeGraphResult::infeasible &&
+          limits.maxCost != std::numeric_limits<double>::infinity())
+        return false;
       if (whole != WholeGraphResult::found) {
         std::vector<Event> atMinimum;
         info->minimumBudget =
@@ -756,7 +762,8 @@ bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
           out = std::move(atMinimum);
         else if (wholeGraphSchedule(graph, info->minimumBudget, out,
                                     limits.wholeGraphWork, limits.stop,
-                                    &arena) != WholeGraphResult::found)
+                                    &arena,
+                                    limits.maxCost) != WholeGraphResult::found)
           return false;
       }
       info->winner = "whole-graph search";

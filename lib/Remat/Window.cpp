@@ -622,12 +622,13 @@ WholeGraphResult tad::remat::wholeGraphSchedule(const Graph &graph,
                                                 std::vector<Event> &schedule,
                                                 int64_t workLimit,
                                                 const std::atomic<bool> *stop,
-                                                WindowArena *arena) {
+                                                WindowArena *arena,
+                                                double maxCost) {
   if (graph.size() > kMaxWindowNodes)
     return WholeGraphResult::gaveUp;
   // The problem of the sequence that computes every node once, in order,
-  // with no bound on the cost: nothing is resident at its start or needed
-  // at its end, and every node is computed in it.
+  // with no bound on the cost but `maxCost`: nothing is resident at its
+  // start or needed at its end, and every node is computed in it.
   std::vector<int> computes(graph.size());
   for (int v = 0; v < graph.size(); ++v)
     computes[v] = v;
@@ -635,7 +636,10 @@ WholeGraphResult tad::remat::wholeGraphSchedule(const Graph &graph,
   WindowProblem p;
   // At most kMaxWindowNodes nodes: the problem always fits in a window.
   (void)windowProblem(graph, computes, inst, 0, graph.size(), p);
-  p.bound = kNever;
+  // The search wants sequences strictly cheaper than its bound (less a
+  // margin against rounding): one that costs maxCost is wanted.
+  p.bound = maxCost == kNever ? kNever
+                              : maxCost + 2e-9 * std::max(1.0, maxCost);
   int64_t work = 0;
   std::optional<WindowArena> own;
   SearchMemory &memory = (arena ? arena : &own.emplace())->impl->memory;

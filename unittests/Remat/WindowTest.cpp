@@ -151,6 +151,45 @@ TEST(WindowTest, TheWholeGraphFromNothing) {
   }
 }
 
+// A cost bound (the overhead policy's): the exact and whole-graph searches
+// find the optimum when it costs at most the bound, and prove that nothing
+// fits within a bound below it; fastSchedule then fails, though a dearer
+// schedule fits the budget. Without a bound fastSchedule finds one.
+TEST(WindowTest, CostBounds) {
+  std::mt19937 rng(9);
+  int bounded = 0;
+  for (int trial = 0; trial < 8; ++trial) {
+    Graph g = randomJointGraph(7, rng);
+    int64_t minimum = exactMinimumBudget(g);
+    std::vector<Event> exact, schedule;
+    ASSERT_EQ(exactSchedule(g, minimum, exact), ExactResult::optimal);
+    double optimum = simulate(g, exact).cost;
+    ASSERT_EQ(exactSchedule(g, minimum, schedule, 4'000'000, optimum),
+              ExactResult::optimal);
+    EXPECT_NEAR(simulate(g, schedule).cost, optimum, 1e-9);
+    ASSERT_EQ(wholeGraphSchedule(g, minimum, schedule, kUnlimited, nullptr,
+                                 nullptr, optimum),
+              WholeGraphResult::found);
+    EXPECT_NEAR(checked(g, schedule, minimum).cost, optimum, 1e-9);
+    double below = optimum - 0.5;
+    EXPECT_EQ(exactSchedule(g, minimum, schedule, 4'000'000, below),
+              ExactResult::infeasible);
+    EXPECT_EQ(wholeGraphSchedule(g, minimum, schedule, kUnlimited, nullptr,
+                                 nullptr, below),
+              WholeGraphResult::infeasible);
+    // fastSchedule's heuristics run unbounded: only where they miss the
+    // minimum does the bound decide.
+    SolverLimits limits;
+    limits.maxCost = below;
+    std::vector<Event> fast;
+    if (!fastSchedule(g, minimum, fast, nullptr, true, limits)) {
+      ++bounded;
+      EXPECT_TRUE(fastSchedule(g, minimum, fast));
+    }
+  }
+  EXPECT_GT(bounded, 0);
+}
+
 // Without work, nothing changes.
 TEST(WindowTest, NoWorkNoChange) {
   std::mt19937 rng(7);

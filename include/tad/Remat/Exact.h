@@ -12,6 +12,8 @@
 
 #include "tad/Remat/Graph.h"
 
+#include <limits>
+
 namespace tad::remat {
 
 /// The largest graph the exact search accepts.
@@ -21,10 +23,14 @@ enum class ExactResult { optimal, infeasible, tooLarge };
 
 /// Finds a least-cost schedule of `graph` whose peak is at most `budget`.
 /// Gives up (tooLarge) when the graph has more than kMaxExactNodes nodes or
-/// the search visits more than `maxStates` states.
-ExactResult exactSchedule(const Graph &graph, int64_t budget,
-                          std::vector<Event> &schedule,
-                          int64_t maxStates = 4'000'000);
+/// the search visits more than `maxStates` states. With `maxCost`, only
+/// schedules that cost at most that are sought: the search never leaves
+/// the states that can still reach one, and `infeasible` means that none
+/// fits the budget within that cost.
+ExactResult
+exactSchedule(const Graph &graph, int64_t budget, std::vector<Event> &schedule,
+              int64_t maxStates = 4'000'000,
+              double maxCost = std::numeric_limits<double>::infinity());
 
 /// The smallest budget with a schedule (by bisection over exactSchedule),
 /// or -1 when the graph is too large for the exact search.

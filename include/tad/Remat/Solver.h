@@ -34,6 +34,7 @@
 
 #include <atomic>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -166,15 +167,17 @@ void windowSchedule(const Graph &graph, int64_t budget,
 
 /// The cheapest schedule of `graph` within `budget`, by the window search
 /// over the whole graph as one window, from nothing (Window.cpp). `found`
-/// sets `schedule`; `infeasible` is a proof that no schedule fits;
+/// sets `schedule`; `infeasible` is a proof that no schedule fits (with
+/// `maxCost`, none that costs at most that: the search prunes above it);
 /// `gaveUp` when the graph has more nodes than a window, the search
 /// passes `workLimit` or `stop` is set.
 enum class WholeGraphResult { found, infeasible, gaveUp };
-WholeGraphResult wholeGraphSchedule(const Graph &graph, int64_t budget,
-                                    std::vector<Event> &schedule,
-                                    int64_t workLimit,
-                                    const std::atomic<bool> *stop = nullptr,
-                                    WindowArena *arena = nullptr);
+WholeGraphResult
+wholeGraphSchedule(const Graph &graph, int64_t budget,
+                   std::vector<Event> &schedule, int64_t workLimit,
+                   const std::atomic<bool> *stop = nullptr,
+                   WindowArena *arena = nullptr,
+                   double maxCost = std::numeric_limits<double>::infinity());
 
 /// What the fast solver changes on large graphs, where scanning every
 /// resident value at every eviction and letting a failing run thrash to
@@ -231,6 +234,13 @@ struct SolverLimits {
   /// once store-all's plan meets the budget). A search that was stopped
   /// proves nothing.
   const std::atomic<bool> *stop = nullptr;
+  /// Schedules that cost more than this are of no use to the caller (the
+  /// overhead policy, which wants a schedule within its bound). The exact
+  /// searches of the whole graph prune above it, so that a budget at which
+  /// nothing that cheap fits fails fast instead of being searched for any
+  /// schedule at all; fastSchedule then fails without looking for a
+  /// smaller budget. The heuristics run as without it.
+  double maxCost = std::numeric_limits<double>::infinity();
   /// The window searches' memory, for a caller that solves many graphs on
   /// one thread (the remat pass): kept from one solve to the next instead
   /// of grown again. Without one, each solve makes its own.

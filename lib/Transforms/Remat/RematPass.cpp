@@ -30,6 +30,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -222,6 +223,22 @@ public:
     bool exactGaveUp = false;
     // Recomputations priced as they will run (fused into their reader).
     remat::Graph solverGraph = getSolverGraph(problem);
+    // Under the overhead policy, only schedules whose recomputation keeps
+    // the rewrite within its cost bound are wanted: the solver looks for
+    // none that recomputes more than kSolverCostMargin times what the
+    // problem's store-all leaves of the bound, on top of the solver graph's
+    // own store-all. The margin, because the solver graph and the
+    // rewrite's model price a recomputation differently (the rewrite fuses
+    // and shares what the solver counts one value at a time); the
+    // rewrite's check below stays the judge.
+    remat::SolverLimits limits = solverLimits;
+    if (overheadCostBound != kNoCostBound) {
+      std::vector<Event> once = remat::storeAllSchedule(problem.graph);
+      double allowance =
+          overheadCostBound - remat::simulate(problem.graph, once).cost;
+      limits.maxCost = remat::simulate(solverGraph, once).cost +
+                       kSolverCostMargin * std::max(0.0, allowance);
+    }
     std::optional<Attempt> best;
     double bestCost = 0;
     // The raised budgets: the last one whose rewrite fitted, and the least
@@ -239,11 +256,12 @@ public:
       // exact search gives way sooner).
       std::string solver;
       if (!exactGaveUp && solverGraph.size() <= remat::kMaxExactNodes &&
-          remat::exactSchedule(solverGraph, target, schedule, exactStates) ==
+          remat::exactSchedule(solverGraph, target, schedule, exactStates,
+                               limits.maxCost) ==
               remat::ExactResult::optimal)
         solver = "exact";
       else if (remat::fastSchedule(solverGraph, target, schedule, nullptr,
-                                   improve, solverLimits))
+                                   improve, limits))
         solver = "fast";
       exactGaveUp = exactGaveUp || solver == "fast";
       if (solver.empty()) {
@@ -686,6 +704,8 @@ public:
     };
     std::optional<Attempt> attempt;
     int64_t chosen = high;
+    overheadCostBound = allowed;
+    llvm::scope_exit unbound([&] { overheadCostBound = kNoCostBound; });
     if (policy != RematPolicy::saveAll) {
       int64_t low =
           std::min(high, std::max<int64_t>(1, remat::lowerBound(problem.graph)));
@@ -902,6 +922,16 @@ public:
   bool raising = true;
   /// The fast solver's limits: smaller searches of a whole graph in probes.
   remat::SolverLimits solverLimits;
+  /// While the overhead policy searches (scheduleWithinOverhead), the
+  /// compute its rewrite may cost by the model (its store-all cost): the
+  /// searches look for nothing dearer (tryBudget).
+  static constexpr double kNoCostBound = std::numeric_limits<double>::infinity();
+  double overheadCostBound = kNoCostBound;
+  /// How much more recomputation than the overhead bound allows the solver
+  /// may still return (its costs are not the rewrite's: on d_rank3 of
+  /// test/AutoDiff/Inputs/stdlib.tad, the chosen schedule recomputes 2.7
+  /// times as much by the solver's graph as by the rewrite's model).
+  static constexpr double kSolverCostMargin = 4;
   /// The memory of the fast solver's window searches, from one solve to
   /// the next (this scheduler solves on one thread).
   remat::WindowArena windowArena;
