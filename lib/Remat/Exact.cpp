@@ -52,11 +52,17 @@ ExactResult tad::remat::exactSchedule(const Graph &graph, int64_t budget,
   if (n > kMaxExactNodes)
     return ExactResult::tooLarge;
   std::vector<uint32_t> inputMask(n, 0), userMask(n, 0);
-  for (int v = 0; v < n; ++v)
+  // The nodes computed exactly once: freed before their last reader is
+  // computed, they leave a state from which no schedule finishes.
+  uint32_t once = 0;
+  for (int v = 0; v < n; ++v) {
     for (int i : graph.nodes[v].inputs) {
       inputMask[v] |= 1u << i;
       userMask[i] |= 1u << v;
     }
+    if (!graph.nodes[v].recomputable)
+      once |= 1u << v;
+  }
   uint32_t all = n == 32 ? ~0u : (1u << n) - 1;
   auto bytesOf = [&](uint32_t resident) {
     int64_t bytes = 0;
@@ -150,8 +156,18 @@ ExactResult tad::remat::exactSchedule(const Graph &graph, int64_t budget,
       if (llvm::popcount(freeable) > kMaxStepFrees)
         return ExactResult::tooLarge;
       double nextCost = cost + graph.nodes[v].cost;
+      uint32_t computed = state.computed | bit;
+      // What may not be freed yet: the nodes computed once that a node not
+      // computed yet reads.
+      uint32_t kept = 0;
+      for (uint32_t f = freeable & once; f; f &= f - 1) {
+        int u = llvm::countr_zero(f);
+        if (userMask[u] & ~computed)
+          kept |= 1u << u;
+      }
+      freeable &= ~kept;
       for (uint32_t freed = freeable;; freed = (freed - 1) & freeable) {
-        relax({resident & ~freed, state.computed | bit}, nextCost, v, freed);
+        relax({resident & ~freed, computed}, nextCost, v, freed);
         if (freed == 0)
           break;
       }

@@ -746,9 +746,12 @@ bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
                              limits.stop, &arena, limits.maxCost);
       // Found at this budget, the schedule is optimal.
       info->optimal = whole == WholeGraphResult::found;
-      // Nothing within the cost bound fits: a smaller budget holds nothing
-      // cheaper either.
-      if (whole == WholeGraphResult::infeasible &&
+      // Under a cost bound, where the search finds nothing within it, the
+      // caller (the overhead policy) tries a larger budget: looking for a
+      // smaller budget at which the search finishes would cost many more
+      // searches of the graph. (Infeasible, a smaller budget holds nothing
+      // cheaper either.)
+      if (whole != WholeGraphResult::found &&
           limits.maxCost != std::numeric_limits<double>::infinity())
         return false;
       if (whole != WholeGraphResult::found) {

@@ -238,6 +238,12 @@ public:
           overheadCostBound - remat::simulate(problem.graph, once).cost;
       limits.maxCost = remat::simulate(solverGraph, once).cost +
                        kSolverCostMargin * std::max(0.0, allowance);
+      // A probe of its bisection asks whether such a schedule is easily
+      // found: where the heuristics find none, the search of the whole
+      // graph gets a probe's work (a failing one spends all of it, at
+      // each of a dozen budgets or more).
+      if (overheadProbe)
+        limits.wholeGraphWork = limits.wholeGraphProbeWork;
     }
     std::optional<Attempt> best;
     double bestCost = 0;
@@ -696,7 +702,9 @@ public:
       return [&, planned](int64_t b) {
         if (b >= high)
           return true;
+        overheadProbe = true;
         std::optional<Attempt> a = attemptWithin(b, planned);
+        overheadProbe = false;
         if (a)
           a->work->destroy();
         return a.has_value() && !loweringFailed;
@@ -927,6 +935,8 @@ public:
   /// searches look for nothing dearer (tryBudget).
   static constexpr double kNoCostBound = std::numeric_limits<double>::infinity();
   double overheadCostBound = kNoCostBound;
+  /// Set while the overhead policy's bisection probes a budget.
+  bool overheadProbe = false;
   /// How much more recomputation than the overhead bound allows the solver
   /// may still return (its costs are not the rewrite's: on d_rank3 of
   /// test/AutoDiff/Inputs/stdlib.tad, the chosen schedule recomputes 2.7
