@@ -17,6 +17,13 @@ config.test_exec_root = os.path.join(config.tad_obj_root, "test")
 # hold test data.
 config.excludes = ["Inputs", "Unit", "corpus", "CMakeLists.txt", "lit.cfg.py",
                    "lit.site.cfg.py"]
+# `make test` runs a sample of each long sweep; Full/ holds the rest of
+# them, which `make test-full` runs (scripts/run-full-sweeps.sh passes
+# `--param sweeps=full`). docs/testing.md lists what is sampled.
+if lit_config.params.get("sweeps", "sample") == "full":
+    config.available_features.add("full-sweeps")
+else:
+    config.excludes.append("Full")
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%tad_src_root", config.tad_src_root))

@@ -15,7 +15,10 @@ weights it carries): the gradient compiled the same way is run by the same
 processes on the same rows, and each one's peak, as the runtime's
 allocator measured it, is within the budget.
 
-    data_parallel_check.py TADC MPIRUN SCRATCH
+    data_parallel_check.py TADC MPIRUN SCRATCH [ELEMS]
+
+ELEMS (default f32,f64) picks the element types: make test runs f64 and
+test/Full/data-parallel.test f32.
 """
 import json
 import os
@@ -26,6 +29,9 @@ import sys
 import numpy as np
 
 tadc, mpirun, scratch = sys.argv[1], shlex.split(sys.argv[2]), sys.argv[3]
+ELEMS = (sys.argv[4] if len(sys.argv) > 4 else "f32,f64").split(",")
+if not ELEMS or not set(ELEMS) <= {"f32", "f64"}:
+    sys.exit(f"FAIL: element types {sys.argv[4]!r}: want f32, f64 or both")
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.join(HERE, "Inputs", "mlp.tad")
 BATCH = 8
@@ -73,6 +79,8 @@ def read_results(folder):
 
 
 for elem, dtype in (("f32", np.float32), ("f64", np.float64)):
+    if elem not in ELEMS:
+        continue
     arrays = problem(dtype)
     base = os.path.join(scratch, elem)
     os.makedirs(base, exist_ok=True)

@@ -6,6 +6,7 @@ result type at the end), never from tad.
     op_check.py --tadc PATH --case NAME
     op_check.py --tadc PATH --family NAME   (NAME and NAME-f32, NAME-f64, ...)
     op_check.py --tadc PATH --all [--tadc-arg=--target=cuda-emulator]
+                [--shard K/N]
     op_check.py --list
     op_check.py --tadc PATH --all --bundle DIR [--tadc-arg=--target=cuda]
     op_check.py --run-bundle DIR
@@ -609,6 +610,10 @@ def main():
                         help="compile the cases into DIR instead of running them")
     parser.add_argument("--run-bundle", metavar="DIR",
                         help="run the cases compiled into DIR by --bundle")
+    parser.add_argument("--shard", metavar="K/N",
+                        help="of the selected cases, in order, run only "
+                             "the Kth of every N (0 <= K < N): a sample "
+                             "whose N shards together are every case")
     args = parser.parse_args()
     if args.run_bundle:
         args.case += sorted(n for n in os.listdir(args.run_bundle)
@@ -623,6 +628,14 @@ def main():
         names += sorted(n for n in CASES
                         if n == args.family or
                         n in (f"{args.family}-{dt}" for dt in TOLERANCE))
+    if args.shard:
+        try:
+            k, n = (int(x) for x in args.shard.split("/"))
+        except ValueError:
+            k = n = 0
+        if not 0 <= k < n:
+            parser.error(f"--shard {args.shard}: want K/N with 0 <= K < N")
+        names = names[k::n]
     if not names:
         parser.error("no case selected")
     failed = 0

@@ -10,11 +10,14 @@ feasible minimum and checks, for each budget, what issue 6 promises:
   - the results (values and gradients) equal the store-all results bit for
     bit (recomputation repeats the same ops on the same inputs).
 
-    budgets.py TADC FILE.tad ENTRY [--points N] [--top BYTES] [--seed N]
-               [--loop-snapshots N] [--tadc-arg=ARG ...] [--overheads P%,...]
+    budgets.py TADC FILE.tad ENTRY [--points N] [--top BYTES]
+               [--bottom BYTES] [--seed N] [--loop-snapshots N]
+               [--tadc-arg=ARG ...] [--overheads P%,...]
 
 --top starts the sweep below the store-all peak (for programs whose
-store-all prediction is not yet exact). --seed picks the random inputs:
+store-all prediction is not yet exact). --bottom ends it at BYTES instead
+of the minimum tadc names (which takes a search of many compiles), for a
+sweep whose minimum another sweep of the same test checks. --seed picks the random inputs:
 a branch is predicted at its larger side, so a program with branches is
 measured on inputs that take it. --loop-snapshots is passed to tadc: 0
 keeps full tapes, so that the sweep schedules the function around its
@@ -119,6 +122,7 @@ def main():
     parser.add_argument("entry")
     parser.add_argument("--points", type=int, default=5)
     parser.add_argument("--top", type=int)
+    parser.add_argument("--bottom", type=int)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--loop-snapshots", type=int)
     parser.add_argument("--tadc-arg", action="append", default=[])
@@ -130,7 +134,8 @@ def main():
         _, base, reference = run(args.tadc, args.source, args.entry, "1024GiB",
                                  tmp, "store-all", args.seed, extra)
         top = args.top or base["store_all_peak"]
-        bottom = minimum_budget(args.tadc, args.source, args.entry, extra)
+        bottom = args.bottom or minimum_budget(args.tadc, args.source,
+                                               args.entry, extra)
         budgets = sorted({bottom + (top - bottom) * i // (args.points - 1)
                           for i in range(args.points)}, reverse=True)
         for i, budget in enumerate(budgets):
