@@ -32,9 +32,9 @@ using namespace mlir;
 namespace {
 struct ConvertToLLVM : tad::impl::ConvertToLLVMBase<ConvertToLLVM> {
   void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<LLVM::LLVMDialect>();
-    // The dialects that the interfaces' patterns create, as upstream's
-    // pass loads them.
+    // Passes.td's (the LLVM dialect), and the dialects that the
+    // interfaces' patterns create, as upstream's pass loads them.
+    ConvertToLLVMBase::getDependentDialects(registry);
     registerConvertToLLVMDependentDialectLoading(registry);
   }
 
