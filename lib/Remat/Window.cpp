@@ -37,6 +37,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -568,7 +569,36 @@ bool windowProblem(const Graph &graph, const std::vector<int> &computes,
 
 struct tad::remat::WindowArena::Impl {
   SearchMemory memory;
+  /// The whole-graph searches' answers, by their question (wholeGraphKey):
+  /// a caller's bisections ask the same ones again (the feasible-minimum
+  /// search's failing probes each bisect the same budgets of one graph:
+  /// 19 distinct searches of 76 on examples/deep_mlp.tad).
+  std::map<std::string, std::pair<WholeGraphResult, std::vector<Event>>>
+      wholeGraphAnswers;
 };
+
+/// What a whole-graph search's answer depends on: the graph, the budget,
+/// the work limit and the cost bound, as bytes.
+static std::string wholeGraphKey(const Graph &graph, int64_t budget,
+                                 int64_t workLimit, double maxCost) {
+  std::string key;
+  auto add = [&](auto value) {
+    key.append(reinterpret_cast<const char *>(&value), sizeof(value));
+  };
+  add(budget);
+  add(workLimit);
+  add(maxCost);
+  for (const Node &node : graph.nodes) {
+    add(node.cost);
+    add(node.bytes);
+    add(node.transient);
+    add(node.recomputable);
+    add(node.inputs.size());
+    for (int input : node.inputs)
+      add(input);
+  }
+  return key;
+}
 
 tad::remat::WindowArena::WindowArena() : impl(std::make_unique<Impl>()) {}
 tad::remat::WindowArena::~WindowArena() = default;
@@ -642,12 +672,28 @@ WholeGraphResult tad::remat::wholeGraphSchedule(const Graph &graph,
                               : maxCost + 2e-9 * std::max(1.0, maxCost);
   int64_t work = 0;
   std::optional<WindowArena> own;
-  SearchMemory &memory = (arena ? arena : &own.emplace())->impl->memory;
+  WindowArena::Impl &impl = *(arena ? arena : &own.emplace())->impl;
+  std::string key;
+  if (arena) {
+    key = wholeGraphKey(graph, budget, workLimit, maxCost);
+    auto known = impl.wholeGraphAnswers.find(key);
+    if (known != impl.wholeGraphAnswers.end()) {
+      if (known->second.first == WholeGraphResult::found)
+        schedule = known->second.second;
+      return known->second.first;
+    }
+  }
   std::optional<std::vector<int>> found =
-      solveWindow(graph, budget, p, memory, workLimit, work, stop);
-  if (!found)
-    return work > workLimit ? WholeGraphResult::gaveUp
-                            : WholeGraphResult::infeasible;
-  schedule = scheduleOf(graph, *found);
-  return WholeGraphResult::found;
+      solveWindow(graph, budget, p, impl.memory, workLimit, work, stop);
+  WholeGraphResult result = found                ? WholeGraphResult::found
+                            : work > workLimit ? WholeGraphResult::gaveUp
+                                               : WholeGraphResult::infeasible;
+  if (found)
+    schedule = scheduleOf(graph, *found);
+  // A stopped search answers nothing.
+  if (arena && !(stop && stop->load(std::memory_order_relaxed)))
+    impl.wholeGraphAnswers.emplace(
+        std::move(key), std::make_pair(result, found ? schedule
+                                                     : std::vector<Event>()));
+  return result;
 }

@@ -151,6 +151,44 @@ TEST(WindowTest, TheWholeGraphFromNothing) {
   }
 }
 
+// An arena answers a whole-graph search it has seen from memory, the same
+// as the search: found, infeasible and gave up, each for its own graph,
+// budget, work and cost bound.
+TEST(WindowTest, AnArenaRemembersWholeGraphAnswers) {
+  std::mt19937 rng(11);
+  WindowArena arena;
+  for (int trial = 0; trial < 8; ++trial) {
+    Graph g = randomJointGraph(7, rng);
+    int64_t minimum = exactMinimumBudget(g);
+    for (int pass = 0; pass < 2; ++pass) {
+      std::vector<Event> fresh, remembered = {Event{Event::free, -1}};
+      ASSERT_EQ(wholeGraphSchedule(g, minimum, fresh, kUnlimited),
+                WholeGraphResult::found);
+      ASSERT_EQ(wholeGraphSchedule(g, minimum, remembered, kUnlimited,
+                                   nullptr, &arena),
+                WholeGraphResult::found);
+      EXPECT_EQ(remembered, fresh);
+      EXPECT_EQ(wholeGraphSchedule(g, minimum - 1, remembered, kUnlimited,
+                                   nullptr, &arena),
+                WholeGraphResult::infeasible);
+      EXPECT_EQ(wholeGraphSchedule(g, minimum, remembered, 0, nullptr,
+                                   &arena),
+                WholeGraphResult::gaveUp);
+      double optimum = simulate(g, fresh).cost;
+      EXPECT_EQ(wholeGraphSchedule(g, minimum, remembered, kUnlimited,
+                                   nullptr, &arena, optimum - 0.5),
+                WholeGraphResult::infeasible);
+    }
+    // The same shape with a node of other bytes is another question.
+    Graph other = g;
+    other.nodes.back().bytes += minimum;
+    std::vector<Event> schedule;
+    EXPECT_EQ(wholeGraphSchedule(other, minimum, schedule, kUnlimited,
+                                 nullptr, &arena),
+              WholeGraphResult::infeasible);
+  }
+}
+
 // A cost bound (the overhead policy's): the exact and whole-graph searches
 // find the optimum when it costs at most the bound, and prove that nothing
 // fits within a bound below it; fastSchedule then fails, though a dearer
