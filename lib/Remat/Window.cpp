@@ -656,6 +656,18 @@ WholeGraphResult tad::remat::wholeGraphSchedule(const Graph &graph,
                                                 double maxCost) {
   if (graph.size() > kMaxWindowNodes)
     return WholeGraphResult::gaveUp;
+  std::optional<WindowArena> own;
+  WindowArena::Impl &impl = *(arena ? arena : &own.emplace())->impl;
+  std::string key;
+  if (arena) {
+    key = wholeGraphKey(graph, budget, workLimit, maxCost);
+    auto known = impl.wholeGraphAnswers.find(key);
+    if (known != impl.wholeGraphAnswers.end()) {
+      if (known->second.first == WholeGraphResult::found)
+        schedule = known->second.second;
+      return known->second.first;
+    }
+  }
   // The problem of the sequence that computes every node once, in order,
   // with no bound on the cost but `maxCost`: nothing is resident at its
   // start or needed at its end, and every node is computed in it.
@@ -671,18 +683,6 @@ WholeGraphResult tad::remat::wholeGraphSchedule(const Graph &graph,
   p.bound = maxCost == kNever ? kNever
                               : maxCost + 2e-9 * std::max(1.0, maxCost);
   int64_t work = 0;
-  std::optional<WindowArena> own;
-  WindowArena::Impl &impl = *(arena ? arena : &own.emplace())->impl;
-  std::string key;
-  if (arena) {
-    key = wholeGraphKey(graph, budget, workLimit, maxCost);
-    auto known = impl.wholeGraphAnswers.find(key);
-    if (known != impl.wholeGraphAnswers.end()) {
-      if (known->second.first == WholeGraphResult::found)
-        schedule = known->second.second;
-      return known->second.first;
-    }
-  }
   std::optional<std::vector<int>> found =
       solveWindow(graph, budget, p, impl.memory, workLimit, work, stop);
   WholeGraphResult result = found                ? WholeGraphResult::found
