@@ -36,8 +36,11 @@
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Module.h"
 
-/// Whether `function`'s blocks form no cycle.
-static bool hasNoLoop(const llvm::Function &function) {
+/// Whether each of `function`'s instructions runs once per call: its
+/// blocks form no cycle, and it is no outlined loop nest (`noinline`).
+static bool runsOncePerCall(const llvm::Function &function) {
+  if (function.hasFnAttribute(llvm::Attribute::NoInline))
+    return false;
   llvm::SmallVector<
       std::pair<const llvm::BasicBlock *, const llvm::BasicBlock *>>
       backEdges;
@@ -48,10 +51,10 @@ static bool hasNoLoop(const llvm::Function &function) {
 void tad::driver::generateLongEntriesQuickly(llvm::Module &module) {
   for (llvm::Function &function : module) {
     if (function.isDeclaration() ||
-        function.getInstructionCount() < kLongFunctionInstructions ||
-        !(function.getName().starts_with("_mlir_ciface_") ||
-          (!function.hasFnAttribute(llvm::Attribute::NoInline) &&
-           hasNoLoop(function))))
+        function.getInstructionCount() < kLongFunctionInstructions)
+      continue;
+    if (!function.getName().starts_with("_mlir_ciface_") &&
+        !runsOncePerCall(function))
       continue;
     // optnone requires noinline; inlining is over.
     function.removeFnAttr(llvm::Attribute::AlwaysInline);

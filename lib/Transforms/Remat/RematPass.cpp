@@ -715,11 +715,14 @@ public:
         // schedule at all (it finds none with them either). The answer is
         // checked with them (fits(true)) before it is adopted.
         std::optional<Attempt> a;
-        int64_t found = schedulesFound;
-        if (!planned)
-          a = attemptWithin(b, planned, /*improve=*/false);
-        if (!a && (planned || schedulesFound != found))
+        if (planned) {
           a = attemptWithin(b, planned);
+        } else {
+          int64_t found = schedulesFound;
+          a = attemptWithin(b, planned, /*improve=*/false);
+          if (!a && schedulesFound != found)
+            a = attemptWithin(b, planned);
+        }
         overheadProbe = false;
         if (a)
           a->work->destroy();
