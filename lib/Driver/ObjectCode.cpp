@@ -165,15 +165,16 @@ static std::vector<unsigned> balance(llvm::ArrayRef<T> items,
   return load;
 }
 
-/// `module` as modules (in bitcode) whose code together is its code: the
-/// functions that isQuick names, if any, in the first, and the others in
-/// `count` more, balanced by their instructions (the largest first, each to
-/// the part with the fewest); each part declares what it does not define.
-/// Internal symbols become hidden global ones, so that parts call and read
-/// each other's; the link keeps them out of a library's exports. Global
-/// variables are defined in the first part.
-static std::vector<llvm::SmallVector<char, 0>>
-partitionForCodegen(llvm::Module &module, unsigned count, bool quickPart) {
+/// How `module`'s definitions are split into parts whose code together is
+/// its code: the functions that isQuick names, if any, in part 0, and the
+/// others in `count` more, balanced by their instructions (the largest
+/// first, each to the part with the fewest). Global variables (absent from
+/// the map) go to part 0. Internal symbols become hidden global ones, so
+/// that parts call and read each other's; the link keeps them out of a
+/// library's exports.
+using Partition = llvm::DenseMap<const llvm::GlobalValue *, unsigned>;
+static Partition partitionForCodegen(llvm::Module &module, unsigned count,
+                                     bool quickPart) {
   unsigned unnamed = 0;
   for (llvm::GlobalValue &value : module.global_values()) {
     if (value.isDeclaration() || !value.hasLocalLinkage())
@@ -184,7 +185,7 @@ partitionForCodegen(llvm::Module &module, unsigned count, bool quickPart) {
     value.setVisibility(llvm::GlobalValue::HiddenVisibility);
   }
   std::vector<llvm::Function *> functions;
-  llvm::DenseMap<const llvm::GlobalValue *, unsigned> partOf;
+  Partition partOf;
   for (llvm::Function &f : module) {
     if (f.isDeclaration())
       continue;
@@ -203,18 +204,18 @@ partitionForCodegen(llvm::Module &module, unsigned count, bool quickPart) {
   balance<llvm::Function *>(
       functions, [&](llvm::Function *f) { return size[f]; }, count,
       [&](llvm::Function *f, unsigned bin) { partOf[f] = first + bin; });
-  std::vector<llvm::SmallVector<char, 0>> parts(first + count);
-  for (unsigned i = 0; i < parts.size(); ++i) {
-    llvm::ValueToValueMapTy map;
-    std::unique_ptr<llvm::Module> part = llvm::CloneModule(
-        module, map, [&](const llvm::GlobalValue *value) {
-          auto it = partOf.find(value);
-          return it == partOf.end() ? i == 0 : it->second == i;
-        });
-    llvm::raw_svector_ostream os(parts[i]);
-    llvm::WriteBitcodeToFile(*part, os);
-  }
-  return parts;
+  return partOf;
+}
+
+/// Part `i` of `partOf`: a copy of `module` (in its context) that defines
+/// what the part holds and declares the rest.
+static std::unique_ptr<llvm::Module>
+clonePart(const llvm::Module &module, const Partition &partOf, unsigned i) {
+  llvm::ValueToValueMapTy map;
+  return llvm::CloneModule(module, map, [&](const llvm::GlobalValue *value) {
+    auto it = partOf.find(value);
+    return it == partOf.end() ? i == 0 : it->second == i;
+  });
 }
 
 /// Bytes up to which a constant that several independent parts read is
@@ -449,18 +450,45 @@ generateObjects(std::unique_ptr<llvm::Module> module,
     return std::vector<std::string>{first};
   }
   // Code generation, about a third of a compile, runs on parts of the
-  // module at once (partitionForCodegen). A context is not shared between
-  // threads: each part goes to its thread as bitcode.
+  // module at once (partitionForCodegen).
   unsigned rest = std::max(1u, std::min(quickPart ? threads - 1 : threads,
                                         definitions - (quickPart ? 1 : 0)));
-  std::vector<llvm::SmallVector<char, 0>> parts =
-      partitionForCodegen(*module, rest, quickPart);
+  Partition partOf = partitionForCodegen(*module, rest, quickPart);
+  size_t count = rest + (quickPart ? 1 : 0);
+  std::vector<std::string> paths;
+  for (size_t i = 0; i < count; ++i)
+    paths.push_back((prefix + llvm::Twine(i) + ".o").str());
+  auto partMachine = [&](size_t i) {
+    return createHostMachine(quickPart && i == 0
+                                 ? llvm::CodeGenOptLevel::None
+                                 : llvm::CodeGenOptLevel::Aggressive);
+  };
+  // One thread (a long entry's own part in a part of independent ones):
+  // each part is a copy in the module's context, made when its turn comes.
+  // A bitcode round trip would read back every attribute of a function's
+  // parameters, in time quadratic in their number (a third of the code
+  // generation of a 5,000-field record's gradient).
+  if (std::min<size_t>(threads, count) < 2) {
+    for (size_t i = 0; i < count; ++i) {
+      std::unique_ptr<llvm::Module> part = clonePart(*module, partOf, i);
+      auto target = partMachine(i);
+      if (!target)
+        return target.takeError();
+      if (llvm::Error e = generateCode(*part, **target, paths[i]))
+        return std::move(e);
+    }
+    return paths;
+  }
+  // A context is not shared between threads: each part goes to its thread
+  // as bitcode.
+  std::vector<llvm::SmallVector<char, 0>> parts(count);
+  for (size_t i = 0; i < count; ++i) {
+    llvm::raw_svector_ostream os(parts[i]);
+    llvm::WriteBitcodeToFile(*clonePart(*module, partOf, i), os);
+  }
   // The parts are bitcode now: the module's memory goes to their code
   // generators (the gradient of a 5,000-field record's sum: 0.3 GB).
   module.reset();
-  std::vector<std::string> paths;
-  for (size_t i = 0; i < parts.size(); ++i)
-    paths.push_back((prefix + llvm::Twine(i) + ".o").str());
   auto generatePart = [&](size_t i) -> llvm::Error {
     llvm::LLVMContext partContext;
     llvm::MemoryBufferRef buffer(
@@ -468,15 +496,12 @@ generateObjects(std::unique_ptr<llvm::Module> module,
     auto part = llvm::parseBitcodeFile(buffer, partContext);
     if (!part)
       return part.takeError();
-    auto partMachine = createHostMachine(
-        quickPart && i == 0 ? llvm::CodeGenOptLevel::None
-                            : llvm::CodeGenOptLevel::Aggressive);
-    if (!partMachine)
-      return partMachine.takeError();
-    return generateCode(**part, **partMachine, paths[i]);
+    auto target = partMachine(i);
+    if (!target)
+      return target.takeError();
+    return generateCode(**part, **target, paths[i]);
   };
-  // One thread: the parts one after another (a long entry's own part).
-  if (llvm::Error e = runOnThreads(parts.size(), threads, generatePart))
+  if (llvm::Error e = runOnThreads(count, threads, generatePart))
     return std::move(e);
   return paths;
 }
