@@ -612,7 +612,10 @@ def compile_time(plots):
             "identity, and the gradient of the sum of its fields' squares) "
             "and of N instances of a generic function (and of the gradient "
             "of one); growth is the exponent of the time's growth over the "
-            "size's from the row before (1 is linear):", ""]
+            "size's from the row before (1 is linear)"
+            + (f"; each time the median of {len(r.rows[0]['runs'])} runs"
+               if r.rows and len(r.rows[0].get("runs", [])) > 1 else "")
+            + ":", ""]
     out += about(r, f"{PY} bench/compile/scale.py --fields "
                  + " ".join(map(str, fields)) + " --instances "
                  + " ".join(map(str, instances)))

@@ -9,7 +9,12 @@ os.wait4) for
     the gradient of one, at `--emit=obj`.
 
     /usr/bin/python3 bench/compile/scale.py [--fields 1000 2000 5000]
-        [--instances 250 1000 2000] [--json FILE] [--timeout 300]
+        [--instances 250 1000 2000] [--repeat N] [--json FILE]
+        [--timeout 300]
+
+With --repeat N each row is compiled N times, the runs of a row one after
+another, and shows the median time and the largest peak (the machines this
+runs on vary by 10-30% from run to run).
 
 Each row also says how the time grew against the row before it, over how
 the size grew (1.0 is linear, 2.0 quadratic).
@@ -18,6 +23,7 @@ import argparse
 import json
 import math
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -86,6 +92,7 @@ def main():
     ap.add_argument("--instances", type=int, nargs="*",
                     default=[250, 1000, 2000])
     ap.add_argument("--timeout", type=int, default=300)
+    ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--json")
     args = ap.parse_args()
     print(f"machine: {machine()}\n")
@@ -112,13 +119,19 @@ def main():
         for label, n, command in cases:
             command = command + ["--emit=obj", "-o",
                                  os.path.join(tmp, "out.o")]
-            seconds, peak, error = measure_alone(command, args.timeout)
+            runs = [measure_alone(command, args.timeout)
+                    for _ in range(max(1, args.repeat))]
+            error = next((e for _, _, e in runs if e), None)
+            seconds = (None if error else
+                       statistics.median(s for s, _, _ in runs))
+            peak = max(p for _, p, _ in runs)
             growth = "-"
             if seconds and label in last and last[label][1]:
                 size0, seconds0 = last[label]
                 growth = (f"{math.log(seconds / seconds0) / math.log(n / size0):.2f}")
             last[label] = (n, seconds)
             rows.append({"program": label, "size": n, "seconds": seconds,
+                         "runs": [s for s, _, _ in runs],
                          "peak_bytes": peak, "error": error})
             shown = (f"{seconds:.2f} s" if seconds and not error
                      else f"failed: {error}")
