@@ -466,8 +466,8 @@ generateObjects(std::unique_ptr<llvm::Module> module,
   // One thread (a long entry's own part in a part of independent ones):
   // each part is a copy in the module's context, made when its turn comes.
   // A bitcode round trip would read back every attribute of a function's
-  // parameters, in time quadratic in their number (a third of the code
-  // generation of a 5,000-field record's gradient).
+  // parameters, in time quadratic in their number (a fifth of the compile
+  // of a 5,000-field record's gradient).
   if (std::min<size_t>(threads, count) < 2) {
     for (size_t i = 0; i < count; ++i) {
       std::unique_ptr<llvm::Module> part = clonePart(*module, partOf, i);

@@ -70,7 +70,9 @@ void tad::driver::markReadOnlyParameters(llvm::Function &f) {
           auto *load = llvm::dyn_cast<llvm::LoadInst>(use.getUser());
           return load && !load->isVolatile();
         });
-    if (onlyLoaded && !(arg.onlyReadsMemory() && arg.hasNoCaptureAttr())) {
+    // (writeonly with loads is wrong IR: the verifier's to report.)
+    if (onlyLoaded && !(arg.onlyReadsMemory() && arg.hasNoCaptureAttr()) &&
+        !set.hasAttribute(llvm::Attribute::WriteOnly)) {
       llvm::AttrBuilder builder(context, set);
       builder.addAttribute(llvm::Attribute::ReadOnly);
       builder.addCapturesAttr(llvm::CaptureInfo::none());
