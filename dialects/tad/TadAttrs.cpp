@@ -231,6 +231,15 @@ LogicalResult TadDialect::verifyOperationAttribute(Operation *op,
                                            : "an array of argument positions");
     return success();
   }
+  if (name == kLoopChoiceMinimumAttrName) {
+    if (!isa<ModuleOp>(op))
+      return op->emitOpError() << "'" << name << "' belongs on a module";
+    auto bytes = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!bytes || bytes.getInt() <= 0)
+      return op->emitOpError()
+             << "'" << name << "' must be a positive integer (bytes)";
+    return success();
+  }
   if (name == kLoopSnapshotChoiceAttrName) {
     if (!isa<ModuleOp>(op))
       return op->emitOpError() << "'" << name << "' belongs on a module";

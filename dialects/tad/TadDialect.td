@@ -113,6 +113,11 @@ def Tad_Dialect : Dialect {
     /// the chooser decided, one {location, trips, snapshots} dictionary per
     /// loop, for the remat report.
     static constexpr ::llvm::StringLiteral kLoopSnapshotChoiceAttrName = "tad.loop_snapshot_choice";
+    /// On the module between tad-choose-loop-snapshots and tad-remat, when
+    /// no choice meets the budget and one derivative is scheduled: the
+    /// least budget that the chosen counts' trial found, where tad-remat's
+    /// own search for the minimum starts.
+    static constexpr ::llvm::StringLiteral kLoopChoiceMinimumAttrName = "tad.loop_choice_minimum";
     /// On a function that tad-outline-loop-nests made of a loop nest, until
     /// tad-annotate-llvm-functions makes it internal and noinline.
     static constexpr ::llvm::StringLiteral kOutlinedAttrName = "tad.outlined";

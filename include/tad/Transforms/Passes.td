@@ -365,7 +365,10 @@ def ChooseLoopSnapshots : Pass<"tad-choose-loop-snapshots", "mlir::ModuleOp"> {
     residuals, the snapshot counts, and the tape that computes all the
     residuals that cost memory again), so that tad-remat's error names the
     true minimum. The choice is left on the module as `tad.loop_snapshot_choice`, which
-    tad-remat reports and removes. With no budget, or no such loop, the
+    tad-remat reports and removes; where no choice fits and one derivative
+    is scheduled, so is that choice's probe minimum, as
+    `tad.loop_choice_minimum`, where tad-remat's own search for the minimum
+    starts (and which it removes). With no budget, or no such loop, the
     pass changes nothing.
   }];
   let options = [

@@ -165,6 +165,17 @@ SmallVector<func::FuncOp> scheduledFunctions(ModuleOp module, StringRef entry) {
   return funcs;
 }
 
+/// Whether tad-remat will schedule one derivative: `entry`, or the only
+/// one (requests have no body yet).
+bool schedulesOneDerivative(ModuleOp module, StringRef entry) {
+  auto isDerivative = [](func::FuncOp func) {
+    return func->hasAttr(TadDialect::kDerivativeAttrName);
+  };
+  auto entryFunc = module.lookupSymbol<func::FuncOp>(entry);
+  return (entryFunc && isDerivative(entryFunc)) ||
+         llvm::count_if(module.getOps<func::FuncOp>(), isDerivative) == 1;
+}
+
 /// A peak that every choice reaches: the bytes of the results of a
 /// derivative that tad-remat schedules (`entry`'s alone when it is one),
 /// the largest of them. A compiled function's results are all allocated
@@ -229,6 +240,9 @@ struct ChooseLoopSnapshots
                builder.getI64IntegerAttr(residualRecompute(count)))}));
     module->setAttr(TadDialect::kLoopSnapshotChoiceAttrName,
                     builder.getArrayAttr(choice));
+    if (chosenMinimum > 0 && schedulesOneDerivative(module, entry))
+      module->setAttr(TadDialect::kLoopChoiceMinimumAttrName,
+                      builder.getI64IntegerAttr(chosenMinimum));
   }
 
   LogicalResult initialize(MLIRContext *context) override {
@@ -495,6 +509,9 @@ struct ChooseLoopSnapshots
   }
 
   std::shared_ptr<const FrozenRewritePatternSet> canonicalization;
+  /// Where no choice meets the budget: the feasible minimum of the chosen
+  /// counts' trial (0 when unknown).
+  int64_t chosenMinimum = 0;
 
   /// The counts per loop, as Passes.td describes.
   std::vector<int64_t>
@@ -562,6 +579,7 @@ struct ChooseLoopSnapshots
     // block computed again.
     std::vector<int64_t> best;
     int64_t bestMinimum = std::numeric_limits<int64_t>::max();
+    chosenMinimum = 0;
     for (int64_t count : candidates) {
       if (keepsResiduals(count) && count != kFewestResiduals)
         continue;
@@ -575,6 +593,8 @@ struct ChooseLoopSnapshots
         best = counts;
       }
     }
+    if (bestMinimum < std::numeric_limits<int64_t>::max())
+      chosenMinimum = bestMinimum;
     return best;
   }
 };

@@ -102,6 +102,10 @@ public:
     RematReport &report = result.report;
     report.loops = takeLoopChoice(module);
     loopSnapshotsChosen = !report.loops.empty();
+    if (auto hint = module->getAttrOfType<IntegerAttr>(
+            TadDialect::kLoopChoiceMinimumAttrName)) // verified
+      minimumHint = hint.getInt();
+    module->removeAttr(TadDialect::kLoopChoiceMinimumAttrName);
     // With an entry that is a derivative, the budget is the entry's; the
     // derivatives it calls (a custom rule's pullback may) count within it.
     auto entryFunc = module.lookupSymbol<func::FuncOp>(entry);
@@ -628,9 +632,21 @@ public:
         return minimumBelow;
       high = minimumBelow;
     }
-    int64_t minimum =
-        remat::smallestFittingBudget(low, high, fits(false), slack);
-    std::optional<int64_t> planned = plannedAt(minimum);
+    // The loop choice's trial of these counts searched the minimum as this
+    // search does, with a probe's smaller searches: where a compile meets
+    // its answer, the first bisection is not needed (the steps below
+    // still look further down).
+    int64_t minimum = 0;
+    std::optional<int64_t> planned;
+    if (minimumHint > low && minimumHint < high && minimumBelow == 0) {
+      planned = plannedAt(minimumHint);
+      if (planned)
+        minimum = minimumHint;
+    }
+    if (!planned) {
+      minimum = remat::smallestFittingBudget(low, high, fits(false), slack);
+      planned = plannedAt(minimum);
+    }
     // Where the first bisection's answer does not compile, the answer is
     // mostly a little above it: up from there (each failing probe costs a
     // compile's whole search).
@@ -982,6 +998,9 @@ public:
   /// tad-choose-loop-snapshots chose the loops' snapshot counts: errors
   /// then say so instead of suggesting other counts.
   bool loopSnapshotsChosen = false;
+  /// The feasible minimum that the loop choice's trial found, where the
+  /// search for the minimum starts (0: none).
+  int64_t minimumHint = 0;
 };
 
 } // namespace

@@ -955,3 +955,14 @@ func.func @b(%x: tensor<f32>) -> tensor<f32> {
   %y = tad.neg %x {tad.budget = 64 : i64} : tensor<f32>
   return %y : tensor<f32>
 }
+
+// -----
+
+// expected-error @+1 {{'tad.loop_choice_minimum' must be a positive integer (bytes)}}
+module attributes {tad.loop_choice_minimum = 0 : i64} {
+}
+
+// -----
+
+// expected-error @+1 {{'tad.loop_choice_minimum' belongs on a module}}
+func.func private @m(tensor<3xf32>) -> tensor<3xf32> attributes {tad.loop_choice_minimum = 64 : i64}
