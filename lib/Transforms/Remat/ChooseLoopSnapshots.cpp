@@ -165,14 +165,20 @@ SmallVector<func::FuncOp> scheduledFunctions(ModuleOp module, StringRef entry) {
   return funcs;
 }
 
+bool isDerivative(func::FuncOp func) {
+  return func->hasAttr(TadDialect::kDerivativeAttrName);
+}
+
+/// `entry` when it is a derivative (tad-remat then schedules it alone).
+func::FuncOp entryDerivative(ModuleOp module, StringRef entry) {
+  auto func = module.lookupSymbol<func::FuncOp>(entry);
+  return func && isDerivative(func) ? func : func::FuncOp();
+}
+
 /// Whether tad-remat will schedule one derivative: `entry`, or the only
 /// one (requests have no body yet).
 bool schedulesOneDerivative(ModuleOp module, StringRef entry) {
-  auto isDerivative = [](func::FuncOp func) {
-    return func->hasAttr(TadDialect::kDerivativeAttrName);
-  };
-  auto entryFunc = module.lookupSymbol<func::FuncOp>(entry);
-  return (entryFunc && isDerivative(entryFunc)) ||
+  return entryDerivative(module, entry) ||
          llvm::count_if(module.getOps<func::FuncOp>(), isDerivative) == 1;
 }
 
@@ -183,12 +189,9 @@ bool schedulesOneDerivative(ModuleOp module, StringRef entry) {
 /// whatever the loops keep.
 int64_t resultBytesBound(ModuleOp module, StringRef entry) {
   int64_t bound = 0;
+  func::FuncOp only = entryDerivative(module, entry);
   for (auto func : module.getOps<func::FuncOp>()) {
-    if (!func->hasAttr(TadDialect::kDerivativeAttrName) ||
-        (!entry.empty() && module.lookupSymbol<func::FuncOp>(entry) &&
-         module.lookupSymbol<func::FuncOp>(entry)->hasAttr(
-             TadDialect::kDerivativeAttrName) &&
-         func.getName() != entry))
+    if (!isDerivative(func) || (only && func != only))
       continue;
     int64_t bytes = 0;
     for (Type type : func.getResultTypes())
