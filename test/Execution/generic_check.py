@@ -88,6 +88,27 @@ for batch, seed in ((8, 3), (3, 4)):
     out = getattr(m, f"net_grad_B{batch}")(**inputs(batch, seed))
     check(f"library net_grad_B{batch}", out, batch, seed)
 
+# Ten instances in one library: the loop nests that differ only in B share
+# a function each, B its argument (tad-outline-loop-nests), so the library
+# holds far fewer nests than ten single instances would.
+TEN = [f"--instantiate=net_grad[B={b}]" for b in range(2, 12)]
+m = tad.compile(SOURCE, options=TEN)
+for batch in range(2, 12):
+    out = getattr(m, f"net_grad_B{batch}")(**inputs(batch, 10 + batch))
+    check(f"library of ten, net_grad_B{batch}", out, batch, 10 + batch)
+
+
+def nests(options):
+    llvm = subprocess.run([tadc, SOURCE, "--emit=llvm", "-o", "-"] + options,
+                          check=True, capture_output=True, text=True).stdout
+    return sum(line.lstrip().startswith("llvm.func internal @") and
+               "_loop" in line.split("(")[0] for line in llvm.splitlines())
+
+
+one, ten = nests(TEN[:1]), nests(TEN)
+assert ten * 2 < one * 10, (one, ten)
+print(f"PASS shared nests: {ten} for ten instances, {one} for one")
+
 # The package's compile at sizes given by name.
 m = tad.compile(SOURCE, entry="net_grad", dims={"B": 4})
 check("tad.compile(dims=)", m.net_grad(**inputs(4, 7)), 4, seed=7)

@@ -449,6 +449,16 @@ def OutlineLoopNests : Pass<"tad-outline-loop-nests", "mlir::ModuleOp"> {
     this keeps compile time linear in a network's depth
     (docs/performance.md).
 
+    Nests that differ only in their index constants (trip counts, bounds)
+    and in the sizes, strides and offsets of their memref arguments share
+    one function where at least `shape-variants` of them do, as the
+    instances of a generic function at many sizes do: each constant that
+    differs becomes an argument (after the nest's own, before a parallel
+    range), each memref argument whose type differs takes those sizes,
+    strides and offset as dynamic (a `memref.cast` at each call), and what
+    agrees stays constant. A nest with an affine op on such a constant
+    keeps its variants apart.
+
     A nest whose outer loop is `tad.parallel` (`tad-linalg-to-loops`),
     with a constant trip count of at least 2 and at least `parallel-work`
     iterations of its innermost loops in all, takes the range of its outer
@@ -460,8 +470,12 @@ def OutlineLoopNests : Pass<"tad-outline-loop-nests", "mlir::ModuleOp"> {
     Option<"parallelWork", "parallel-work", "int64_t", "32768",
            "The fewest innermost iterations a nest must run to be split over "
            "threads (0: none is)">,
+    Option<"shapeVariants", "shape-variants", "unsigned", "8",
+           "The fewest nests that differ only in shapes and index constants "
+           "that share one function, taking those as arguments (0: none do)">,
   ];
-  let dependentDialects = ["mlir::func::FuncDialect"];
+  let dependentDialects = ["mlir::func::FuncDialect",
+                           "mlir::memref::MemRefDialect"];
 }
 
 #endif // TAD_CONVERSION_PASSES_TD

@@ -31,6 +31,8 @@
 
 #include "tad/Conversion/Passes.h"
 
+#include "ShareNestShapes.h"
+
 #include "dialects/tad/TadDialect.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -140,6 +142,8 @@ struct OutlineLoopNests
     SymbolTable symbols(module);
     // The printed body (and noalias marks) of every outlined function.
     llvm::StringMap<func::FuncOp> outlined;
+    // The distinct loop nests, for shareNestShapes.
+    SmallVector<func::FuncOp> nestFunctions;
     unsigned count = 0;
     for (auto function : llvm::to_vector(module.getOps<func::FuncOp>())) {
       if (function.isExternal())
@@ -157,7 +161,9 @@ struct OutlineLoopNests
                       loop->getNumResults() == 0 &&
                       getTripCount(loop).value_or(0) >= 2 &&
                       getWork(loop) >= parallelWork;
-        outline(loop, "_loop", function, symbols, outlined, count, ranged);
+        if (func::FuncOp nest = outline(loop, "_loop", function, symbols,
+                                        outlined, count, ranged))
+          nestFunctions.push_back(nest);
       }
       // A call to the runtime whose arguments are memrefs: the caller
       // builds each memref's descriptor on its stack (the C interface), 7
@@ -176,11 +182,13 @@ struct OutlineLoopNests
         outline(call, "_call", function, symbols, outlined, count,
                 /*ranged=*/false);
     }
+    tad::shareNestShapes(module, nestFunctions, shapeVariants);
   }
 
   /// Outlines `op`; where `ranged`, `op` is an scf.for whose range the
-  /// function takes as its last two arguments.
-  void outline(Operation *op, StringRef kind, func::FuncOp parent,
+  /// function takes as its last two arguments. Returns the function where
+  /// it is new, null where an equal one was outlined before.
+  func::FuncOp outline(Operation *op, StringRef kind, func::FuncOp parent,
                SymbolTable &symbols, llvm::StringMap<func::FuncOp> &outlined,
                unsigned &count, bool ranged) {
     // What the nest uses from outside: constants are cloned in, the rest
@@ -284,10 +292,12 @@ struct OutlineLoopNests
     llvm::raw_string_ostream os(key);
     function->print(os, OpPrintingFlags().printGenericOpForm().useLocalScope());
     auto [it, inserted] = outlined.try_emplace(key, function);
+    func::FuncOp created;
     if (inserted) {
       std::string name = (parent.getName() + kind + Twine(count++)).str();
       function.setName(name);
       symbols.insert(function);
+      created = function;
     } else {
       function.erase();
       function = it->second;
@@ -304,6 +314,7 @@ struct OutlineLoopNests
     for (memref::CastOp cast : casts)
       if (cast->use_empty())
         cast->erase();
+    return created;
   }
 };
 

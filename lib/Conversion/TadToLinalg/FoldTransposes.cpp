@@ -236,12 +236,22 @@ struct FoldResultPermutation : OpInterfaceRewritePattern<linalg::LinalgOp> {
 
 struct FoldTransposesIntoMatmulsPass
     : tad::impl::FoldTransposesIntoMatmulsBase<FoldTransposesIntoMatmulsPass> {
+  // Frozen once per pass manager: the remat pass lowers a copy of each
+  // derivative through this pass, and freezing a pattern set looks up
+  // its roots among all registered operations.
+  LogicalResult initialize(MLIRContext *context) override {
+    RewritePatternSet set(context);
+    set.add<FoldInputPermutation, FoldResultPermutation>(context);
+    patterns = FrozenRewritePatternSet(std::move(set));
+    return success();
+  }
+
   void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    patterns.add<FoldInputPermutation, FoldResultPermutation>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(applyPatternsGreedily(getOperation(), patterns)))
       return signalPassFailure();
   }
+
+  FrozenRewritePatternSet patterns;
 };
 
 } // namespace

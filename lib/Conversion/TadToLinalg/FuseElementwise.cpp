@@ -96,26 +96,37 @@ namespace {
 
 struct FuseElementwisePass
     : tad::impl::FuseElementwiseBase<FuseElementwisePass> {
-  void runOnOperation() override {
-    MLIRContext *context = &getContext();
-    RewritePatternSet patterns(context);
-    // A contraction stays one: fused into, it would become a loop nest
-    // rather than a GEMM (tad-fold-transposes-into-matmuls makes
-    // contractions generics, which linalg would fuse into).
-    linalg::ControlFusionFn onlyUse = [](OpOperand *fused) {
-      Operation *producer = fused->get().getDefiningOp();
-      auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
-      return producer && producer->hasOneUse() &&
-             !(consumer && tad::matchContraction(consumer));
-    };
-    fuseInRounds(getOperation(), onlyUse);
-    linalg::populateElementwiseOpsFusionPatterns(patterns, onlyUse);
+  /// A contraction stays one: fused into, it would become a loop nest
+  /// rather than a GEMM (tad-fold-transposes-into-matmuls makes
+  /// contractions generics, which linalg would fuse into).
+  static bool onlyUse(OpOperand *fused) {
+    Operation *producer = fused->get().getDefiningOp();
+    auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
+    return producer && producer->hasOneUse() &&
+           !(consumer && tad::matchContraction(consumer));
+  }
+
+  // Frozen once per pass manager: the remat pass lowers a copy of each
+  // derivative through this pass, and freezing the set looks up the roots
+  // of its interface patterns among all registered operations (most of
+  // this pass's time on a small function).
+  LogicalResult initialize(MLIRContext *context) override {
+    RewritePatternSet set(context);
+    linalg::populateElementwiseOpsFusionPatterns(set, onlyUse);
     // Merges the duplicate operands that fusion leaves (a producer read
     // twice by one consumer), so that the producer has one use.
-    linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    linalg::GenericOp::getCanonicalizationPatterns(set, context);
+    patterns = FrozenRewritePatternSet(std::move(set));
+    return success();
+  }
+
+  void runOnOperation() override {
+    fuseInRounds(getOperation(), onlyUse);
+    if (failed(applyPatternsGreedily(getOperation(), patterns)))
       return signalPassFailure();
   }
+
+  FrozenRewritePatternSet patterns;
 };
 
 } // namespace

@@ -1344,13 +1344,21 @@ struct ConvertTadToLinalgPass
                            scf::SCFDialect, func::FuncDialect>();
     target.addLegalDialect<bufferization::BufferizationDialect,
                            memref::MemRefDialect, mpi::MPIDialect>();
-    RewritePatternSet patterns(&getContext());
-    populateTadToLinalgPatterns(patterns);
-    populateCollectivesToMpiPatterns(patterns);
-    if (failed(applyPartialConversion(getOperation(), target,
-                                      std::move(patterns))))
+    if (failed(applyPartialConversion(getOperation(), target, patterns)))
       signalPassFailure();
   }
+
+  // Frozen once per pass manager: the remat pass lowers a copy of each
+  // derivative through this pass, and its patterns are many.
+  LogicalResult initialize(MLIRContext *context) override {
+    RewritePatternSet set(context);
+    populateTadToLinalgPatterns(set);
+    populateCollectivesToMpiPatterns(set);
+    patterns = FrozenRewritePatternSet(std::move(set));
+    return success();
+  }
+
+  FrozenRewritePatternSet patterns;
 };
 
 } // namespace
