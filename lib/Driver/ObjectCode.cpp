@@ -553,6 +553,7 @@ tad::driver::emitObjectFiles(mlir::ModuleOp module, llvm::StringRef prefix,
   auto llvmModule = translate(module, context, **machine);
   if (!llvmModule)
     return llvmModule.takeError();
+  markManyEntries(**llvmModule);
   // By default only a module large enough to gain, on the machine's cores.
   if (threads == 0)
     threads = countInstructions(**llvmModule) < kSplitCodegenInstructions

@@ -109,6 +109,25 @@ one, ten = nests(TEN[:1]), nests(TEN)
 assert ten * 2 < one * 10, (one, ten)
 print(f"PASS shared nests: {ten} for ten instances, {one} for one")
 
+# A library of 130 instances: past 128 C interfaces, every entry's code is
+# generated as at -O0 (lib/Driver/QuickCodegen.cpp), its loop nests shared
+# across sizes; each instance still computes its own sizes' values.
+TANH = os.path.join(scratch, "tanh.tad")
+with open(TANH, "w") as f:
+    f.write("fn loss[B](x: f64[B], w: f64[B]) -> f64 "
+            "{ return sum(tanh(x * w)); }\n"
+            "fn dloss = grad(loss, wrt: [w]);\n")
+m = tad.compile(TANH, options=[f"--instantiate=dloss[B={b}]"
+                               for b in range(1, 131)])
+for batch in (1, 2, 9, 77, 130):
+    rng = np.random.default_rng(batch)
+    x, w = rng.standard_normal(batch), rng.standard_normal(batch)
+    np.testing.assert_allclose(getattr(m, f"dloss_B{batch}")(x=x, w=w)["grad_w"],
+                               (1 - np.tanh(x * w) ** 2) * x, rtol=1e-12)
+    np.testing.assert_allclose(getattr(m, f"loss_B{batch}")(x=x, w=w)["result0"],
+                               np.tanh(x * w).sum(), rtol=1e-12)
+print("PASS library of 130 instances: B = 1, 2, 9, 77, 130 match NumPy")
+
 # The package's compile at sizes given by name.
 m = tad.compile(SOURCE, entry="net_grad", dims={"B": 4})
 check("tad.compile(dims=)", m.net_grad(**inputs(4, 7)), 4, seed=7)

@@ -1,7 +1,7 @@
 //===- QuickCodegenTest.cpp - which functions go through -O0 codegen ------===//
 
-#include "tad/Driver/Optimize.h"
 #include "tad/Driver/QuickCodegen.h"
+#include "tad/Driver/Optimize.h"
 
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/LLVMContext.h"
@@ -19,8 +19,8 @@ namespace {
 std::string function(const std::string &name, unsigned stores, bool loop,
                      const std::string &linkage = "internal ",
                      const std::string &attributes = "") {
-  std::string text = "define " + linkage + "void @" + name + "(ptr %p) " +
-                     attributes + "{\n";
+  std::string text =
+      "define " + linkage + "void @" + name + "(ptr %p) " + attributes + "{\n";
   text += loop ? "entry:\n  br label %body\nbody:\n" : "entry:\n";
   for (unsigned i = 0; i < stores; ++i) {
     std::string at = "%a" + std::to_string(i);
@@ -67,6 +67,52 @@ TEST(QuickCodegenTest, LongFunctionsWithoutLoops) {
   EXPECT_FALSE(quick(*module, "_mlir_ciface_short_entry"));
   EXPECT_TRUE(module->getFunction("long_straight")
                   ->hasFnAttribute(llvm::Attribute::NoInline));
+}
+
+/// `entries` short C interfaces without a loop, one with a loop, and a
+/// short function that is no interface.
+std::unique_ptr<llvm::Module> shortEntries(unsigned entries,
+                                           llvm::LLVMContext &context) {
+  std::string text;
+  for (unsigned i = 0; i < entries; ++i)
+    text += function("_mlir_ciface_e" + std::to_string(i), 10,
+                     /*loop=*/false, "");
+  text += function("_mlir_ciface_looping", 10, /*loop=*/true, "") +
+          function("short_straight", 10, /*loop=*/false);
+  llvm::SMDiagnostic error;
+  std::unique_ptr<llvm::Module> module =
+      llvm::parseAssemblyString(text, error, context);
+  EXPECT_TRUE(module) << error.getMessage().str();
+  return module;
+}
+
+TEST(QuickCodegenTest, ManyEntriesWithoutLoops) {
+  // With the one that loops, kManyEntries interfaces.
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> module =
+      shortEntries(tad::driver::kManyEntries - 1, context);
+  ASSERT_TRUE(module);
+  tad::driver::markManyEntries(*module);
+  tad::driver::generateLongEntriesQuickly(*module);
+  for (unsigned i = 0; i + 1 < tad::driver::kManyEntries; ++i)
+    EXPECT_TRUE(quick(*module, ("_mlir_ciface_e" + std::to_string(i)).c_str()))
+        << "entry " << i;
+  // An entry's loop may run many times; a function that is no interface
+  // is as it was.
+  EXPECT_FALSE(quick(*module, "_mlir_ciface_looping"));
+  EXPECT_FALSE(quick(*module, "short_straight"));
+}
+
+TEST(QuickCodegenTest, FewEntriesKeepTheirCode) {
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> module =
+      shortEntries(tad::driver::kManyEntries - 2, context);
+  ASSERT_TRUE(module);
+  tad::driver::markManyEntries(*module);
+  tad::driver::generateLongEntriesQuickly(*module);
+  for (unsigned i = 0; i + 2 < tad::driver::kManyEntries; ++i)
+    EXPECT_FALSE(quick(*module, ("_mlir_ciface_e" + std::to_string(i)).c_str()))
+        << "entry " << i;
 }
 
 } // namespace

@@ -15,7 +15,18 @@ namespace tad::driver {
 /// (Optimize.h) `optnone`, after the optimizer, and so every other function
 /// of as many instructions without a loop: their code is then generated as
 /// at -O0 (lib/Driver/QuickCodegen.cpp says why that costs no run time).
+/// So too, without a loop, every C interface that markManyEntries marked.
 void generateLongEntriesQuickly(llvm::Module &module);
+
+/// C interfaces from which all of a module's are generated as at -O0: a
+/// library of instances of generic functions.
+constexpr unsigned kManyEntries = 128;
+
+/// Marks each C interface of `module` (`tad-many-entries`) for
+/// generateLongEntriesQuickly where it has kManyEntries or more, before the
+/// module is split into parts, so that its code is the same whatever the
+/// split.
+void markManyEntries(llvm::Module &module);
 
 } // namespace tad::driver
 
