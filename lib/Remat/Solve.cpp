@@ -717,6 +717,9 @@ bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
                               std::vector<Event> &out, SolveInfo *info,
                               bool improve, const SolverLimits &limits) {
   SolveInfo local;
+  // Only a caller that reads the SolveInfo asks for the minimum budget of
+  // a failure (below): the bisection that finds it costs a dozen searches.
+  bool reportMinimum = info != nullptr;
   if (!info)
     info = &local;
   Prepared prepared(graph, limits);
@@ -753,6 +756,8 @@ bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
       // cheaper either.)
       if (whole != WholeGraphResult::found &&
           limits.maxCost != std::numeric_limits<double>::infinity())
+        return false;
+      if (whole == WholeGraphResult::infeasible && !reportMinimum)
         return false;
       if (whole != WholeGraphResult::found) {
         std::vector<Event> atMinimum;

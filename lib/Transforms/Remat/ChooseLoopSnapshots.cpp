@@ -29,6 +29,7 @@
 
 #include <limits>
 #include <map>
+#include <mutex>
 
 namespace tad {
 #define GEN_PASS_DEF_CHOOSELOOPSNAPSHOTS
@@ -223,6 +224,7 @@ struct ChooseLoopSnapshots
     auto loops = choosableLoops(module);
     if (loops.empty())
       return;
+    answers = std::make_shared<Answers>();
     std::vector<int64_t> counts = choose(module, loops);
     markLoops(module, counts);
     Builder builder(module.getContext());
@@ -315,8 +317,36 @@ struct ChooseLoopSnapshots
   /// `searchMinimum`, the least budget that does.
   Trial probe(ModuleOp module, ArrayRef<int64_t> counts, bool anySchedule,
               bool searchMinimum = false, int64_t minimumBelow = 0) {
-    OwningOpRef<ModuleOp> copy = differentiate(module, counts, /*tag=*/false);
+    // The search asks some questions twice (cheaperShare's first is the
+    // last of the uniform candidates' cheapest schedules).
+    std::vector<int64_t> question(counts.begin(), counts.end());
+    question.push_back(anySchedule);
+    question.push_back(searchMinimum);
+    question.push_back(minimumBelow);
+    {
+      std::lock_guard<std::mutex> lock(answers->mutex);
+      if (auto it = answers->trials.find(question);
+          it != answers->trials.end())
+        return it->second;
+    }
+    Trial trial = probeCopy(module, counts, anySchedule, searchMinimum,
+                            minimumBelow);
+    std::lock_guard<std::mutex> lock(answers->mutex);
+    answers->trials.try_emplace(question, trial);
+    return trial;
+  }
+  /// The probes' answers in this run, by their question: the counts and
+  /// probe's other arguments.
+  struct Answers {
+    std::map<std::vector<int64_t>, Trial> trials;
+    std::mutex mutex;
+  };
+  std::shared_ptr<Answers> answers;
+
+  Trial probeCopy(ModuleOp module, ArrayRef<int64_t> counts, bool anySchedule,
+                  bool searchMinimum, int64_t minimumBelow) {
     Trial trial;
+    OwningOpRef<ModuleOp> copy = differentiate(module, counts, /*tag=*/false);
     if (!copy)
       return trial;
     ScopedDiagnosticHandler quiet(&getContext(),
@@ -494,6 +524,11 @@ struct ChooseLoopSnapshots
   template <typename Uniform>
   size_t cheaperShare(ModuleOp module, size_t start,
                       ArrayRef<int64_t> candidates, Uniform uniform) {
+    // The last share has no next one to compare with: its cheapest
+    // schedule (a search many times a probe's) would answer nothing.
+    if (start + 1 >= candidates.size() ||
+        !keepsResiduals(candidates[start + 1]))
+      return start;
     Trial best = probe(module, uniform(candidates[start]),
                        /*anySchedule=*/false);
     size_t chosen = start;
