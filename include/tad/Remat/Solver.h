@@ -224,7 +224,8 @@ struct SolverLimits {
   /// Where the heuristics find no schedule, the search of the whole graph
   /// (wholeGraphSchedule, on graphs of at most kMaxWindowNodes nodes) stops
   /// after this much work, and after wholeGraphProbeWork at each budget
-  /// that the bisection for its smallest budget tries. Such a search that
+  /// that the bisection for its smallest budget tries (fastMinimumBudget,
+  /// and fastSchedule with a SolveInfo). Such a search that
   /// gives up proves nothing: a caller that only asks whether a schedule
   /// is easily found (tad-choose-loop-snapshots's probes) gives it less.
   int64_t wholeGraphWork = int64_t(1) << 27;
@@ -295,7 +296,11 @@ bool solveSchedule(const Graph &graph, int64_t budget, std::vector<Event> &out,
 /// at which it succeeds if that is within `budget`: the heuristics'
 /// feasibility is not monotone in the budget. What `tad-remat
 /// --solver=fast` and the remat pass run.
-/// `info`, when given, says which run produced the schedule.
+/// `info`, when given, says which run produced the schedule, and where
+/// none is found, the smallest budget at which one is (minimumBudget; on a
+/// graph small enough for a whole-graph search, a bisection of such
+/// searches that a caller without `info` is spared, and whose schedule is
+/// taken where it fits).
 /// `improve` false skips the windows (Window.cpp), for callers that need
 /// only some schedule within the budget, such as a search for the smallest
 /// budget.
