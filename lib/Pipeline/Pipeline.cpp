@@ -4,6 +4,7 @@
 
 #include "tad/Conversion/Passes.h"
 #include "tad/Pipeline/Plan.h"
+#include "tad/Remat/Solver.h"
 #include "tad/Transforms/Passes.h"
 
 #include "mlir/IR/Verifier.h"
@@ -65,7 +66,8 @@ checkBudget(const tad::PipelineOptions &options,
 
 void tad::addDifferentiationPasses(OpPassManager &pm,
                                    const PipelineOptions &options,
-                                   const Budget &budget) {
+                                   const Budget &budget,
+                                   std::shared_ptr<remat::SearchMemos> memo) {
   // AD first: it needs every function and every custom rule, and it gives
   // derivatives the bodies that make them runnable entries.
   if (!options.checkpointCalls.empty()) {
@@ -81,7 +83,7 @@ void tad::addDifferentiationPasses(OpPassManager &pm,
     choose.policy = options.rematPolicy;
     choose.entry = options.entry;
     choose.loopResiduals = options.loopResiduals;
-    pm.addPass(createChooseLoopSnapshots(choose));
+    pm.addPass(createChooseLoopSnapshots(choose, std::move(memo)));
   }
   AutoDiffOptions ad;
   ad.loopSnapshots = std::max<int64_t>(options.loopSnapshots, 0);
@@ -129,11 +131,14 @@ tad::buildPipeline(OpPassManager &pm, const PipelineOptions &options,
     }
     return success();
   }
-  addDifferentiationPasses(pm, options, budget);
+  // The remat pass asks the solver again much of what the loop choice's
+  // probes asked it (the chosen counts' own graphs).
+  auto memo = std::make_shared<remat::SearchMemos>();
+  addDifferentiationPasses(pm, options, budget, memo);
   // Remat after CSE, which would merge its recomputed clones back into the
   // originals; nothing later CSEs tensor ops.
   if (budget.isSet())
-    pm.addPass(createRemat(getRematOptions(options, budget)));
+    pm.addPass(createRemat(getRematOptions(options, budget), memo));
   // Compiled outputs export C functions named as in the .tad program; the
   // compiled code itself uses internal names (`__tad_f`), given after remat
   // so that its messages use the program's.

@@ -669,10 +669,39 @@ std::vector<Event> tad::remat::chenSchedule(const Graph &graph) {
   return scheduleOf(graph, computes);
 }
 
+ExactResult tad::remat::rememberedExactSchedule(const Graph &graph,
+                                                int64_t budget,
+                                                std::vector<Event> &schedule,
+                                                int64_t maxStates,
+                                                double maxCost,
+                                                SearchMemos *memo) {
+  if (!memo || graph.size() > kMaxExactNodes)
+    return exactSchedule(graph, budget, schedule, maxStates, maxCost);
+  std::string question;
+  auto add = [&](auto value) {
+    question.append(reinterpret_cast<const char *>(&value), sizeof(value));
+  };
+  add(budget);
+  add(maxStates);
+  add(maxCost);
+  auto answer = memo->exactSchedules.answer(question + graphKey(graph), [&] {
+    std::vector<Event> found;
+    ExactResult result =
+        exactSchedule(graph, budget, found, maxStates, maxCost);
+    return std::make_pair(result, std::move(found));
+  });
+  if (answer.first == ExactResult::optimal)
+    schedule = std::move(answer.second);
+  return answer.first;
+}
+
 std::string tad::remat::autoSchedule(const Graph &graph, int64_t budget,
-                                     std::vector<Event> &out, bool improve) {
+                                     std::vector<Event> &out, bool improve,
+                                     SearchMemos *memo) {
   if (graph.size() <= kMaxExactNodes) {
-    switch (exactSchedule(graph, budget, out, kAutoExactStates)) {
+    switch (rememberedExactSchedule(graph, budget, out, kAutoExactStates,
+                                    std::numeric_limits<double>::infinity(),
+                                    memo)) {
     case ExactResult::optimal:
       return "exact";
     case ExactResult::infeasible:
@@ -699,8 +728,8 @@ lowerByWholeGraphSearch(const Graph &graph, int64_t heuristicMinimum,
         if (b >= heuristicMinimum)
           return true;
         if (wholeGraphSchedule(graph, b, schedule, limits.wholeGraphProbeWork,
-                               limits.stop, &arena,
-                               limits.maxCost) != WholeGraphResult::found)
+                               limits.stop, &arena, limits.maxCost,
+                               limits.memo) != WholeGraphResult::found)
           return false;
         // The bisection only goes down from a budget that fits.
         foundAt = b;
@@ -747,7 +776,7 @@ bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
       // that is within this budget.
       WholeGraphResult whole =
           wholeGraphSchedule(graph, budget, out, limits.wholeGraphWork,
-                             limits.stop, &arena, limits.maxCost);
+                             limits.stop, &arena, limits.maxCost, limits.memo);
       // Found at this budget, the schedule is optimal.
       info->optimal = whole == WholeGraphResult::found;
       // Under a cost bound, where the search finds nothing within it, the
@@ -777,8 +806,8 @@ bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
           out = std::move(atMinimum);
         else if (wholeGraphSchedule(graph, info->minimumBudget, out,
                                     limits.wholeGraphWork, limits.stop,
-                                    &arena,
-                                    limits.maxCost) != WholeGraphResult::found)
+                                    &arena, limits.maxCost, limits.memo) !=
+                 WholeGraphResult::found)
           return false;
       }
       info->winner = "whole-graph search";
@@ -811,7 +840,14 @@ int64_t tad::remat::fastMinimumBudget(const Graph &graph,
 
 int64_t tad::remat::autoMinimumBudget(const Graph &graph,
                                       const SolverLimits &limits) {
-  int64_t exact = exactMinimumBudget(graph, kAutoExactStates);
+  auto exactMinimum = [&] {
+    return exactMinimumBudget(graph, kAutoExactStates);
+  };
+  // (A graph over kMaxExactNodes gets -1 at once: no key is made.)
+  int64_t exact = limits.memo && graph.size() <= kMaxExactNodes
+                      ? limits.memo->exactMinimum.answer(graphKey(graph),
+                                                         exactMinimum)
+                      : exactMinimum();
   return exact >= 0 ? exact : fastMinimumBudget(graph, limits);
 }
 

@@ -588,16 +588,7 @@ static std::string wholeGraphKey(const Graph &graph, int64_t budget,
   add(budget);
   add(workLimit);
   add(maxCost);
-  for (const Node &node : graph.nodes) {
-    add(node.cost);
-    add(node.bytes);
-    add(node.transient);
-    add(node.recomputable);
-    add(node.inputs.size());
-    for (int input : node.inputs)
-      add(input);
-  }
-  return key;
+  return key + graphKey(graph);
 }
 
 tad::remat::WindowArena::WindowArena() : impl(std::make_unique<Impl>()) {}
@@ -647,27 +638,11 @@ void tad::remat::windowSchedule(const Graph &graph, int64_t budget,
   schedule = scheduleOf(graph, computes);
 }
 
-WholeGraphResult tad::remat::wholeGraphSchedule(const Graph &graph,
-                                                int64_t budget,
-                                                std::vector<Event> &schedule,
-                                                int64_t workLimit,
-                                                const std::atomic<bool> *stop,
-                                                WindowArena *arena,
-                                                double maxCost) {
-  if (graph.size() > kMaxWindowNodes)
-    return WholeGraphResult::gaveUp;
-  std::optional<WindowArena> own;
-  WindowArena::Impl &impl = *(arena ? arena : &own.emplace())->impl;
-  std::string key;
-  if (arena) {
-    key = wholeGraphKey(graph, budget, workLimit, maxCost);
-    auto known = impl.wholeGraphAnswers.find(key);
-    if (known != impl.wholeGraphAnswers.end()) {
-      if (known->second.first == WholeGraphResult::found)
-        schedule = known->second.second;
-      return known->second.first;
-    }
-  }
+/// The search of wholeGraphSchedule, with the schedule where one is found.
+static std::pair<WholeGraphResult, std::vector<Event>>
+searchWholeGraph(const Graph &graph, int64_t budget, int64_t workLimit,
+                 const std::atomic<bool> *stop, SearchMemory &memory,
+                 double maxCost) {
   // The problem of the sequence that computes every node once, in order,
   // with no bound on the cost but `maxCost`: nothing is resident at its
   // start or needed at its end, and every node is computed in it.
@@ -684,16 +659,46 @@ WholeGraphResult tad::remat::wholeGraphSchedule(const Graph &graph,
                               : maxCost + 2e-9 * std::max(1.0, maxCost);
   int64_t work = 0;
   std::optional<std::vector<int>> found =
-      solveWindow(graph, budget, p, impl.memory, workLimit, work, stop);
-  WholeGraphResult result = found                ? WholeGraphResult::found
-                            : work > workLimit ? WholeGraphResult::gaveUp
-                                               : WholeGraphResult::infeasible;
+      solveWindow(graph, budget, p, memory, workLimit, work, stop);
   if (found)
-    schedule = scheduleOf(graph, *found);
+    return {WholeGraphResult::found, scheduleOf(graph, *found)};
+  return {work > workLimit ? WholeGraphResult::gaveUp
+                           : WholeGraphResult::infeasible,
+          {}};
+}
+
+WholeGraphResult tad::remat::wholeGraphSchedule(
+    const Graph &graph, int64_t budget, std::vector<Event> &schedule,
+    int64_t workLimit, const std::atomic<bool> *stop, WindowArena *arena,
+    double maxCost, SearchMemos *memo) {
+  if (graph.size() > kMaxWindowNodes)
+    return WholeGraphResult::gaveUp;
+  std::optional<WindowArena> own;
+  WindowArena::Impl &impl = *(arena ? arena : &own.emplace())->impl;
+  auto search = [&] {
+    return searchWholeGraph(graph, budget, workLimit, stop, impl.memory,
+                            maxCost);
+  };
   // A stopped search answers nothing.
-  if (arena && !(stop && stop->load(std::memory_order_relaxed)))
-    impl.wholeGraphAnswers.emplace(
-        std::move(key), std::make_pair(result, found ? schedule
-                                                     : std::vector<Event>()));
-  return result;
+  auto keep = [&] { return !(stop && stop->load(std::memory_order_relaxed)); };
+  std::pair<WholeGraphResult, std::vector<Event>> answer;
+  if (memo) {
+    answer = memo->wholeGraph.answer(
+        wholeGraphKey(graph, budget, workLimit, maxCost), search, keep);
+  } else if (arena) {
+    std::string key = wholeGraphKey(graph, budget, workLimit, maxCost);
+    auto known = impl.wholeGraphAnswers.find(key);
+    if (known != impl.wholeGraphAnswers.end()) {
+      answer = known->second;
+    } else {
+      answer = search();
+      if (keep())
+        impl.wholeGraphAnswers.emplace(std::move(key), answer);
+    }
+  } else {
+    answer = search();
+  }
+  if (answer.first == WholeGraphResult::found)
+    schedule = std::move(answer.second);
+  return answer.first;
 }

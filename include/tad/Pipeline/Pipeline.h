@@ -20,6 +20,12 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
+#include <memory>
+
+namespace tad::remat {
+struct SearchMemos;
+} // namespace tad::remat
+
 namespace tad {
 
 /// How far the pipeline goes.
@@ -154,10 +160,12 @@ mlir::LogicalResult buildPipeline(
 
 /// Adds the passes of `options` up to tad-remat (checkpoint calls, the loop
 /// choice for `budget`, AD, the entry, canonicalize and CSE) to `pm`: the
-/// compile's, and what planAtBudget (Plan.h) runs on a copy.
-void addDifferentiationPasses(mlir::OpPassManager &pm,
-                              const PipelineOptions &options,
-                              const Budget &budget);
+/// compile's, and what planAtBudget (Plan.h) runs on a copy. The loop
+/// choice keeps the solver's answers in `memo` for tad-remat to find.
+void addDifferentiationPasses(
+    mlir::OpPassManager &pm, const PipelineOptions &options,
+    const Budget &budget,
+    std::shared_ptr<remat::SearchMemos> memo = nullptr);
 
 /// tad-remat's options in the pipeline of `options`, within `budget`.
 RematOptions getRematOptions(const PipelineOptions &options,

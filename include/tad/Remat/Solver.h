@@ -28,7 +28,9 @@
 #ifndef TAD_REMAT_SOLVER_H
 #define TAD_REMAT_SOLVER_H
 
+#include "tad/Remat/Exact.h"
 #include "tad/Remat/Graph.h"
+#include "tad/Remat/SearchMemo.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -172,12 +174,33 @@ void windowSchedule(const Graph &graph, int64_t budget,
 /// `gaveUp` when the graph has more nodes than a window, the search
 /// passes `workLimit` or `stop` is set.
 enum class WholeGraphResult { found, infeasible, gaveUp };
+
+/// The answers that solves share through SolverLimits::memo (SearchMemo.h).
+struct SearchMemos {
+  /// exactMinimumBudget's, by graph and state limit (autoMinimumBudget).
+  SearchMemo<int64_t> exactMinimum;
+  /// wholeGraphSchedule's, with the schedule where one is found.
+  SearchMemo<std::pair<WholeGraphResult, std::vector<Event>>> wholeGraph;
+  /// exactSchedule's (rememberedExactSchedule), likewise.
+  SearchMemo<std::pair<ExactResult, std::vector<Event>>> exactSchedules;
+};
+
+/// exactSchedule, whose answer `memo` keeps (when given) for the next
+/// caller that asks the same.
+ExactResult
+rememberedExactSchedule(const Graph &graph, int64_t budget,
+                        std::vector<Event> &schedule, int64_t maxStates,
+                        double maxCost, SearchMemos *memo);
+
+/// With `memo`, an answer it holds is not searched again (and one found is
+/// kept there, not in the arena).
 WholeGraphResult
 wholeGraphSchedule(const Graph &graph, int64_t budget,
                    std::vector<Event> &schedule, int64_t workLimit,
                    const std::atomic<bool> *stop = nullptr,
                    WindowArena *arena = nullptr,
-                   double maxCost = std::numeric_limits<double>::infinity());
+                   double maxCost = std::numeric_limits<double>::infinity(),
+                   SearchMemos *memo = nullptr);
 
 /// What the fast solver changes on large graphs, where scanning every
 /// resident value at every eviction and letting a failing run thrash to
@@ -246,6 +269,10 @@ struct SolverLimits {
   /// one thread (the remat pass): kept from one solve to the next instead
   /// of grown again. Without one, each solve makes its own.
   WindowArena *arena = nullptr;
+  /// Answers kept for other solves, on any thread, of the same graphs (the
+  /// loop choice's probes). Without it, only the arena keeps the
+  /// whole-graph searches' answers.
+  SearchMemos *memo = nullptr;
   bool stopped() const {
     return stop && stop->load(std::memory_order_relaxed);
   }
@@ -363,7 +390,8 @@ int64_t lowerBound(const Graph &graph);
 /// solver's name ("exact" or "fast"), or "" when no schedule fits.
 constexpr int64_t kAutoExactStates = 200'000;
 std::string autoSchedule(const Graph &graph, int64_t budget,
-                         std::vector<Event> &out, bool improve = true);
+                         std::vector<Event> &out, bool improve = true,
+                         SearchMemos *memo = nullptr);
 
 /// The smallest budget autoSchedule meets: exact for small graphs, by
 /// bisection over the fast solver otherwise.

@@ -19,6 +19,10 @@
 #include <string>
 #include <vector>
 
+namespace tad::remat {
+struct SearchMemos;
+} // namespace tad::remat
+
 namespace tad {
 
 /// One forward value that the backward sweep reads.
@@ -128,9 +132,22 @@ struct RematResult {
 /// `options.entry` names one) within `options.budget` and rewrites them,
 /// as the tad-remat pass does (Passes.td), and returns the report. For
 /// callers that plan on a copy of their module (tad-choose-loop-snapshots's
-/// probes).
+/// probes). With `memo`, the solver's exact answers are shared with the
+/// other schedules that use it (remat::SearchMemos).
 RematResult scheduleDerivatives(mlir::ModuleOp module,
-                                const RematOptions &options);
+                                const RematOptions &options,
+                                remat::SearchMemos *memo = nullptr);
+
+/// tad-choose-loop-snapshots and tad-remat sharing the solver's answers
+/// (remat::SearchMemos) with the other passes made with `memo`: the
+/// pipeline's loop choice and remat pass, whose questions overlap. Without
+/// one (as from a textual pipeline), each run keeps its own.
+std::unique_ptr<mlir::Pass>
+createChooseLoopSnapshots(const ChooseLoopSnapshotsOptions &options,
+                          std::shared_ptr<remat::SearchMemos> memo);
+std::unique_ptr<mlir::Pass>
+createRemat(const RematOptions &options,
+            std::shared_ptr<remat::SearchMemos> memo);
 
 /// "file:line:col", and for inlined ops "file:line:col called at
 /// file:line:col", outermost call last; "" when `loc` has no file.

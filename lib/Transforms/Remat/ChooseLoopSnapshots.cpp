@@ -225,6 +225,7 @@ struct ChooseLoopSnapshots
     if (loops.empty())
       return;
     answers = std::make_shared<Answers>();
+    memo = sharedMemo ? sharedMemo : std::make_shared<remat::SearchMemos>();
     std::vector<int64_t> counts = choose(module, loops);
     markLoops(module, counts);
     Builder builder(module.getContext());
@@ -336,17 +337,22 @@ struct ChooseLoopSnapshots
     return trial;
   }
   /// The probes' answers in this run, by their question: the counts and
-  /// probe's other arguments.
+  /// the probe's other arguments.
   struct Answers {
     std::map<std::vector<int64_t>, Trial> trials;
     std::mutex mutex;
   };
   std::shared_ptr<Answers> answers;
+  /// The solver's exact answers, which the probes share: most of a probe's
+  /// loop bodies and functions are the graphs of a probe before it.
+  std::shared_ptr<remat::SearchMemos> memo;
+  /// The pipeline's, which tad-remat shares (createChooseLoopSnapshots).
+  std::shared_ptr<remat::SearchMemos> sharedMemo;
 
   Trial probeCopy(ModuleOp module, ArrayRef<int64_t> counts, bool anySchedule,
                   bool searchMinimum, int64_t minimumBelow) {
-    Trial trial;
     OwningOpRef<ModuleOp> copy = differentiate(module, counts, /*tag=*/false);
+    Trial trial;
     if (!copy)
       return trial;
     ScopedDiagnosticHandler quiet(&getContext(),
@@ -359,7 +365,7 @@ struct ChooseLoopSnapshots
     options.minimumBelow = minimumBelow;
     options.anySchedule = anySchedule;
     options.raiseBudgets = false;
-    RematResult result = scheduleDerivatives(*copy, options);
+    RematResult result = scheduleDerivatives(*copy, options, memo.get());
     const RematReport &report = result.report;
     trial.fits = result.scheduled;
     if (trial.fits)
@@ -638,3 +644,11 @@ struct ChooseLoopSnapshots
 };
 
 } // namespace
+
+std::unique_ptr<Pass>
+tad::createChooseLoopSnapshots(const ChooseLoopSnapshotsOptions &options,
+                               std::shared_ptr<remat::SearchMemos> memo) {
+  auto pass = std::make_unique<ChooseLoopSnapshots>(options);
+  pass->sharedMemo = std::move(memo);
+  return pass;
+}

@@ -73,10 +73,12 @@ std::vector<RematLoop> takeLoopChoice(ModuleOp module) {
 /// options are the pass's, by the same names.
 class Scheduler : private RematOptions {
 public:
-  Scheduler(ModuleOp module, const RematOptions &options)
+  Scheduler(ModuleOp module, const RematOptions &options,
+            remat::SearchMemos *memo)
       : RematOptions(options), module(module) {
     solverLimits.stop = &storeAllFits;
     solverLimits.arena = &windowArena;
+    solverLimits.memo = memo;
   }
 
   RematResult run() {
@@ -270,8 +272,9 @@ public:
       // exact search gives way sooner).
       std::string solver;
       if (!exactGaveUp && solverGraph.size() <= remat::kMaxExactNodes &&
-          remat::exactSchedule(solverGraph, target, schedule, exactStates,
-                               limits.maxCost) ==
+          remat::rememberedExactSchedule(solverGraph, target, schedule,
+                                         exactStates, limits.maxCost,
+                                         limits.memo) ==
               remat::ExactResult::optimal)
         solver = "exact";
       else if (remat::fastSchedule(solverGraph, target, schedule, nullptr,
@@ -524,7 +527,8 @@ public:
       Block &body = *schedulableLoops(trial)[index].getBody();
       RematProblem bodyProblem = buildRematProblem(body, graphOptions);
       std::vector<Event> schedule;
-      if (remat::autoSchedule(bodyProblem.graph, aim, schedule, improve)
+      if (remat::autoSchedule(bodyProblem.graph, aim, schedule, improve,
+                              solverLimits.memo)
               .empty()) {
         trial->destroy();
         return std::nullopt;
@@ -1006,8 +1010,9 @@ public:
 } // namespace
 
 RematResult tad::scheduleDerivatives(ModuleOp module,
-                                     const RematOptions &options) {
-  return Scheduler(module, options).run();
+                                     const RematOptions &options,
+                                     remat::SearchMemos *memo) {
+  return Scheduler(module, options, memo).run();
 }
 
 namespace {
@@ -1026,8 +1031,19 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     options.minimumBelow = minimumBelow;
     options.anySchedule = anySchedule;
     options.raiseBudgets = raiseBudgets;
-    if (!scheduleDerivatives(getOperation(), options).scheduled)
+    if (!scheduleDerivatives(getOperation(), options, memo.get()).scheduled)
       signalPassFailure();
   }
+
+  /// The pipeline's, which the loop choice filled (createRemat).
+  std::shared_ptr<remat::SearchMemos> memo;
 };
 } // namespace
+
+std::unique_ptr<Pass>
+tad::createRemat(const RematOptions &options,
+                 std::shared_ptr<remat::SearchMemos> memo) {
+  auto pass = std::make_unique<RematPass>(options);
+  pass->memo = std::move(memo);
+  return pass;
+}

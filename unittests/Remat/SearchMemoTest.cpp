@@ -1,0 +1,107 @@
+//===- SearchMemoTest.cpp - the solver's answers, shared between solves ---===//
+
+#include "tad/Remat/SearchMemo.h"
+#include "tad/Remat/Solver.h"
+
+#include "gtest/gtest.h"
+
+#include "TestGraphs.h"
+
+#include <atomic>
+
+using namespace tad::remat;
+using namespace tad::remat::testing;
+
+namespace {
+
+TEST(SearchMemoTest, AnswersOnceAndKeepsOnlyWhatItIsToldTo) {
+  SearchMemo<int> memo;
+  int searches = 0;
+  auto search = [&] { return ++searches; };
+  EXPECT_EQ(memo.answer("q", search), 1);
+  EXPECT_EQ(memo.answer("q", search), 1);
+  EXPECT_EQ(searches, 1);
+  // A search that is not kept (it was stopped) is asked again.
+  EXPECT_EQ(memo.answer("r", search, [] { return false; }), 2);
+  EXPECT_EQ(memo.answer("r", search), 3);
+  EXPECT_EQ(memo.answer("r", search), 3);
+}
+
+TEST(SearchMemoTest, TheKeyIsWhatASchedulesDependsOnNotTheNames) {
+  Graph g = gradientChain(4);
+  Graph renamed = g;
+  renamed.nodes[1].name = "another";
+  EXPECT_EQ(graphKey(g), graphKey(renamed));
+  for (auto change : std::vector<std::function<void(Graph &)>>{
+           [](Graph &h) { h.nodes[2].bytes += 1; },
+           [](Graph &h) { h.nodes[2].cost += 0.5; },
+           [](Graph &h) { h.nodes[2].transient = 4; },
+           [](Graph &h) { h.nodes[0].recomputable = false; },
+           [](Graph &h) { h.addEdge(0, 3); }}) {
+    Graph h = g;
+    change(h);
+    EXPECT_NE(graphKey(g), graphKey(h));
+  }
+}
+
+// A whole-graph search asked again is answered from the memo: asked with
+// its stop flag set, it would have given up.
+TEST(SearchMemoTest, AWholeGraphSearchIsNotRunTwice) {
+  std::mt19937 rng(5);
+  Graph g = randomJointGraph(6, rng);
+  int64_t budget = exactMinimumBudget(g);
+  SearchMemos memo;
+  std::vector<Event> first, again;
+  std::atomic<bool> stop{false};
+  ASSERT_EQ(wholeGraphSchedule(g, budget, first, int64_t(1) << 30, &stop,
+                               nullptr, std::numeric_limits<double>::infinity(),
+                               &memo),
+            WholeGraphResult::found);
+  stop = true;
+  EXPECT_EQ(wholeGraphSchedule(g, budget, again, int64_t(1) << 30, &stop,
+                               nullptr, std::numeric_limits<double>::infinity(),
+                               &memo),
+            WholeGraphResult::found);
+  EXPECT_EQ(first, again);
+  // Stopped, a new question gives up, and its answer is not kept.
+  EXPECT_EQ(wholeGraphSchedule(g, budget + 1, again, int64_t(1) << 30, &stop,
+                               nullptr, std::numeric_limits<double>::infinity(),
+                               &memo),
+            WholeGraphResult::gaveUp);
+  stop = false;
+  EXPECT_EQ(wholeGraphSchedule(g, budget + 1, again, int64_t(1) << 30, &stop,
+                               nullptr, std::numeric_limits<double>::infinity(),
+                               &memo),
+            WholeGraphResult::found);
+}
+
+// Solves that share a memo answer as solves that do not: the same
+// schedules and minimums, asked in any order.
+TEST(SearchMemoTest, SharedAnswersAreTheSolversOwn) {
+  std::mt19937 rng(7);
+  SearchMemos memo;
+  SolverLimits shared;
+  shared.memo = &memo;
+  for (int trial = 0; trial < 6; ++trial) {
+    Graph g = randomJointGraph(trial % 2 ? 6 : 9, rng);
+    int64_t peak = simulate(g, storeAllSchedule(g)).peak;
+    for (int pass = 0; pass < 2; ++pass) {
+      EXPECT_EQ(autoMinimumBudget(g, shared), autoMinimumBudget(g));
+      for (double fraction : {0.5, 0.7, 0.9}) {
+        int64_t budget = int64_t(fraction * double(peak));
+        std::vector<Event> alone, withMemo;
+        std::string solver = autoSchedule(g, budget, alone);
+        EXPECT_EQ(autoSchedule(g, budget, withMemo, true, &memo), solver);
+        EXPECT_EQ(alone, withMemo);
+        alone.clear();
+        withMemo.clear();
+        bool fits = fastSchedule(g, budget, alone, nullptr, true);
+        EXPECT_EQ(fastSchedule(g, budget, withMemo, nullptr, true, shared),
+                  fits);
+        EXPECT_EQ(alone, withMemo);
+      }
+    }
+  }
+}
+
+} // namespace
