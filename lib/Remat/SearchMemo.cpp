@@ -1,4 +1,4 @@
-//===- SearchMemo.cpp - the solver's exact answers, shared -----------------===//
+//===- SearchMemo.cpp - the solver's answers, shared ----------------------===//
 
 #include "tad/Remat/SearchMemo.h"
 

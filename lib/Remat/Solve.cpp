@@ -669,22 +669,13 @@ std::vector<Event> tad::remat::chenSchedule(const Graph &graph) {
   return scheduleOf(graph, computes);
 }
 
-ExactResult tad::remat::rememberedExactSchedule(const Graph &graph,
-                                                int64_t budget,
-                                                std::vector<Event> &schedule,
-                                                int64_t maxStates,
-                                                double maxCost,
-                                                SearchMemos *memo) {
+ExactResult tad::remat::rememberedExactSchedule(
+    const Graph &graph, int64_t budget, std::vector<Event> &schedule,
+    int64_t maxStates, double maxCost, SearchMemos *memo) {
   if (!memo || graph.size() > kMaxExactNodes)
     return exactSchedule(graph, budget, schedule, maxStates, maxCost);
-  std::string question;
-  auto add = [&](auto value) {
-    question.append(reinterpret_cast<const char *>(&value), sizeof(value));
-  };
-  add(budget);
-  add(maxStates);
-  add(maxCost);
-  auto answer = memo->exactSchedules.answer(question + graphKey(graph), [&] {
+  std::string question = questionKey(graph, budget, maxStates, maxCost);
+  auto answer = memo->exactSchedules.answer(question, [&] {
     std::vector<Event> found;
     ExactResult result =
         exactSchedule(graph, budget, found, maxStates, maxCost);
@@ -805,9 +796,9 @@ bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
         if (!atMinimum.empty())
           out = std::move(atMinimum);
         else if (wholeGraphSchedule(graph, info->minimumBudget, out,
-                                    limits.wholeGraphWork, limits.stop,
-                                    &arena, limits.maxCost, limits.memo) !=
-                 WholeGraphResult::found)
+                                    limits.wholeGraphWork, limits.stop, &arena,
+                                    limits.maxCost,
+                                    limits.memo) != WholeGraphResult::found)
           return false;
       }
       info->winner = "whole-graph search";
@@ -844,10 +835,10 @@ int64_t tad::remat::autoMinimumBudget(const Graph &graph,
     return exactMinimumBudget(graph, kAutoExactStates);
   };
   // (A graph over kMaxExactNodes gets -1 at once: no key is made.)
-  int64_t exact = limits.memo && graph.size() <= kMaxExactNodes
-                      ? limits.memo->exactMinimum.answer(graphKey(graph),
-                                                         exactMinimum)
-                      : exactMinimum();
+  int64_t exact =
+      limits.memo && graph.size() <= kMaxExactNodes
+          ? limits.memo->exactMinimum.answer(graphKey(graph), exactMinimum)
+          : exactMinimum();
   return exact >= 0 ? exact : fastMinimumBudget(graph, limits);
 }
 

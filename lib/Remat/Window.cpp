@@ -581,14 +581,7 @@ struct tad::remat::WindowArena::Impl {
 /// the work limit and the cost bound, as bytes.
 static std::string wholeGraphKey(const Graph &graph, int64_t budget,
                                  int64_t workLimit, double maxCost) {
-  std::string key;
-  auto add = [&](auto value) {
-    key.append(reinterpret_cast<const char *>(&value), sizeof(value));
-  };
-  add(budget);
-  add(workLimit);
-  add(maxCost);
-  return key + graphKey(graph);
+  return questionKey(graph, budget, workLimit, maxCost);
 }
 
 tad::remat::WindowArena::WindowArena() : impl(std::make_unique<Impl>()) {}

@@ -164,8 +164,7 @@ mlir::LogicalResult buildPipeline(
 /// choice keeps the solver's answers in `memo` for tad-remat to find.
 void addDifferentiationPasses(
     mlir::OpPassManager &pm, const PipelineOptions &options,
-    const Budget &budget,
-    std::shared_ptr<remat::SearchMemos> memo = nullptr);
+    const Budget &budget, std::shared_ptr<remat::SearchMemos> memo = nullptr);
 
 /// tad-remat's options in the pipeline of `options`, within `budget`.
 RematOptions getRematOptions(const PipelineOptions &options,

@@ -1,4 +1,4 @@
-//===- SearchMemo.h - the solver's exact answers, shared ---------*- C++ -*-===//
+//===- SearchMemo.h - the solver's answers, shared --------------*- C++ -*-===//
 //
 // tad-choose-loop-snapshots schedules a dozen differentiated copies of one
 // program, and most of a copy's loop bodies and functions are the graphs
@@ -24,18 +24,27 @@ namespace tad::remat {
 /// feasibility and cost depend on (not the names).
 std::string graphKey(const Graph &graph);
 
+/// The key of a question about `graph` with these parameters (numbers),
+/// as bytes.
+template <typename... Parameters>
+std::string questionKey(const Graph &graph, Parameters... parameters) {
+  std::string key;
+  (key.append(reinterpret_cast<const char *>(&parameters), sizeof(parameters)),
+   ...);
+  return key + graphKey(graph);
+}
+
 /// Answers of pure searches, by their question (a key that holds the graph
 /// and every parameter the answer depends on); safe to share between
 /// threads. A search that was stopped answers nothing, and is not kept.
-template <typename Answer>
-class SearchMemo {
+template <typename Answer> class SearchMemo {
 public:
   /// The kept answer to `question`, or `search`'s, kept when `keep` (the
   /// search was not stopped) says so. Two threads asking at once may both
   /// search: the answers are the same.
-  Answer
-  answer(const std::string &question, const std::function<Answer()> &search,
-         const std::function<bool()> &keep = [] { return true; }) {
+  Answer answer(
+      const std::string &question, const std::function<Answer()> &search,
+      const std::function<bool()> &keep = [] { return true; }) {
     {
       std::lock_guard<std::mutex> lock(mutex);
       auto it = answers.find(question);

@@ -187,10 +187,10 @@ struct SearchMemos {
 
 /// exactSchedule, whose answer `memo` keeps (when given) for the next
 /// caller that asks the same.
-ExactResult
-rememberedExactSchedule(const Graph &graph, int64_t budget,
-                        std::vector<Event> &schedule, int64_t maxStates,
-                        double maxCost, SearchMemos *memo);
+ExactResult rememberedExactSchedule(const Graph &graph, int64_t budget,
+                                    std::vector<Event> &schedule,
+                                    int64_t maxStates, double maxCost,
+                                    SearchMemos *memo);
 
 /// With `memo`, an answer it holds is not searched again (and one found is
 /// kept there, not in the arena).

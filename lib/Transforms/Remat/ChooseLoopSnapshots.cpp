@@ -326,12 +326,11 @@ struct ChooseLoopSnapshots
     question.push_back(minimumBelow);
     {
       std::lock_guard<std::mutex> lock(answers->mutex);
-      if (auto it = answers->trials.find(question);
-          it != answers->trials.end())
+      if (auto it = answers->trials.find(question); it != answers->trials.end())
         return it->second;
     }
-    Trial trial = probeCopy(module, counts, anySchedule, searchMinimum,
-                            minimumBelow);
+    Trial trial =
+        probeCopy(module, counts, anySchedule, searchMinimum, minimumBelow);
     std::lock_guard<std::mutex> lock(answers->mutex);
     answers->trials.try_emplace(question, trial);
     return trial;

@@ -272,10 +272,9 @@ public:
       // exact search gives way sooner).
       std::string solver;
       if (!exactGaveUp && solverGraph.size() <= remat::kMaxExactNodes &&
-          remat::rememberedExactSchedule(solverGraph, target, schedule,
-                                         exactStates, limits.maxCost,
-                                         limits.memo) ==
-              remat::ExactResult::optimal)
+          remat::rememberedExactSchedule(
+              solverGraph, target, schedule, exactStates, limits.maxCost,
+              limits.memo) == remat::ExactResult::optimal)
         solver = "exact";
       else if (remat::fastSchedule(solverGraph, target, schedule, nullptr,
                                    improve, limits))
