@@ -3,6 +3,7 @@
 #include "tad/Pipeline/Plan.h"
 
 #include "dialects/tad/TadDialect.h"
+#include "tad/Remat/Solver.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -17,7 +18,9 @@ tad::planAtBudget(ModuleOp module, const PipelineOptions &options,
     return llvm::createStringError("planAtBudget takes bytes or store-all");
   OwningOpRef<ModuleOp> copy(module.clone());
   PassManager pm(module.getContext());
-  addDifferentiationPasses(pm, options, budget);
+  // The scheduler below asks again what the loop choice's probes asked.
+  auto memo = std::make_shared<remat::SearchMemos>();
+  addDifferentiationPasses(pm, options, budget, memo);
   RematOptions remat = getRematOptions(options, budget);
   remat.reportFile = "";
   remat.graphFile = "";
@@ -34,7 +37,7 @@ tad::planAtBudget(ModuleOp module, const PipelineOptions &options,
     });
     differentiated = succeeded(pm.run(*copy));
     if (differentiated)
-      result = scheduleDerivatives(*copy, remat);
+      result = scheduleDerivatives(*copy, remat, memo.get());
   }
   if (result.scheduled || result.report.feasibleMinimum > 0)
     return result;

@@ -94,8 +94,7 @@ MemRefType joinShapes(MutableArrayRef<Variant> group, unsigned i) {
   for (Variant &variant : group)
     types.push_back(
         cast<MemRefType>(variant.function.getFunctionType().getInput(i)));
-  MemRefType first =
-      cast<MemRefType>(group.front().function.getFunctionType().getInput(i));
+  MemRefType first = types.front();
   if (llvm::all_equal(types))
     return first;
   SmallVector<int64_t> shape(first.getShape());
@@ -187,8 +186,9 @@ void share(MutableArrayRef<Variant> group, ArrayRef<Type> argumentTypes,
   }
 }
 
-/// Whether an affine op uses one of `group`'s constants at `varying`: an
-/// argument there might be no valid affine symbol.
+/// Whether an affine op uses one of `variant`'s index constants at
+/// `varying` (its group's others have the same users): an argument there
+/// might be no valid affine symbol.
 bool feedsAffine(Variant &variant, ArrayRef<unsigned> varying) {
   SmallVector<arith::ConstantIndexOp> constants =
       indexConstants(variant.function);
