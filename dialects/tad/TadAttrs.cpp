@@ -105,7 +105,7 @@ tad::getDerivativeType(FunctionType primal, DerivativeKind kind,
 
 LogicalResult
 tad::verifyCustomRuleTypes(FunctionType primal, FunctionType forward,
-                           FunctionType pullback,
+                           FunctionType pullback, ArrayRef<int64_t> savedParams,
                            function_ref<InFlightDiagnostic()> emitError) {
   if (forward.getInputs() != primal.getInputs())
     return emitError() << "forward takes " << forward.getInputs()
@@ -118,10 +118,16 @@ tad::verifyCustomRuleTypes(FunctionType primal, FunctionType forward,
                        << " before its saved values, but returns "
                        << forward.getResults();
   SmallVector<Type> expectedInputs(forward.getResults().drop_front(numResults));
+  for (int64_t param : savedParams) {
+    if (param < 0 || param >= int64_t(primal.getNumInputs()))
+      return emitError() << "saved_params names parameter " << param
+                         << " of a primal with " << primal.getNumInputs();
+    expectedInputs.push_back(primal.getInput(param));
+  }
   llvm::append_range(expectedInputs, primal.getResults());
   if (pullback.getInputs() != ArrayRef<Type>(expectedInputs))
-    return emitError() << "pullback must take the saved values and one "
-                          "cotangent per primal result "
+    return emitError() << "pullback must take the saved values, the saved "
+                          "parameters and one cotangent per primal result "
                        << TypeRange(expectedInputs) << ", but takes "
                        << pullback.getInputs();
   if (pullback.getResults() != primal.getInputs())
@@ -322,9 +328,9 @@ LogicalResult TadDialect::verifyOperationAttribute(Operation *op,
     func::FuncOp pullback = lookupFunction(op, rule.getPullback(), "pullback");
     if (!forward || !pullback)
       return failure();
-    return verifyCustomRuleTypes(fn.getFunctionType(),
-                                 forward.getFunctionType(),
-                                 pullback.getFunctionType(), emitError);
+    return verifyCustomRuleTypes(
+        fn.getFunctionType(), forward.getFunctionType(),
+        pullback.getFunctionType(), rule.getSavedParams(), emitError);
   }
 
   if (name == kCheckpointedAttrName) {

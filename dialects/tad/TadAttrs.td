@@ -63,8 +63,10 @@ def Tad_CustomRuleAttr : Tad_Attr<"CustomRule", "custom_rule"> {
     Placed as `tad.custom_rule` on a primal `func.func`. Where AD meets a call
     of the primal, it calls `forward` instead, which returns the primal's
     results followed by the values it saves, and in the backward sweep calls
-    `pullback` on the saved values followed by one cotangent per primal
-    result; the pullback returns one cotangent per primal parameter.
+    `pullback` on the saved values, then the primal parameters that
+    `saved_params` lists (by position: the call's own arguments, which the
+    forward need not return), then one cotangent per primal result; the
+    pullback returns one cotangent per primal parameter.
     A derivative requested of the primal itself differentiates the primal's
     body, so a pullback may request the derivative of its own primal without
     recursion.
@@ -72,12 +74,21 @@ def Tad_CustomRuleAttr : Tad_Attr<"CustomRule", "custom_rule"> {
     ```mlir
     func.func @layer(%x: tensor<4xf32>) -> tensor<4xf32>
         attributes {tad.custom_rule = #tad.custom_rule<forward = @layer_fwd,
-                                                       pullback = @layer_pb>}
+                                                       pullback = @layer_pb,
+                                                       saved_params = [0]>}
     ```
+
+    A saved parameter is passed rather than returned so that the forward's
+    results hold only values it computes: a returned parameter would be a
+    second buffer of the same value, kept until the pullback.
   }];
   let parameters = (ins "::mlir::FlatSymbolRefAttr":$forward,
-                        "::mlir::FlatSymbolRefAttr":$pullback);
-  let assemblyFormat = "`<` `forward` `=` $forward `,` `pullback` `=` $pullback `>`";
+                        "::mlir::FlatSymbolRefAttr":$pullback,
+                        OptionalArrayRefParameter<"int64_t">:$savedParams);
+  let assemblyFormat = [{
+    `<` `forward` `=` $forward `,` `pullback` `=` $pullback
+    (`,` `saved_params` `=` `[` $savedParams^ `]`)? `>`
+  }];
 }
 
 #endif // TAD_ATTRS_TD

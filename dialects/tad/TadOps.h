@@ -67,6 +67,7 @@ std::string getArgName(mlir::Operation *function, unsigned i);
 mlir::LogicalResult
 verifyCustomRuleTypes(mlir::FunctionType primal, mlir::FunctionType forward,
                       mlir::FunctionType pullback,
+                      llvm::ArrayRef<int64_t> savedParams,
                       llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
 } // namespace tad

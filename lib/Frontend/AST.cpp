@@ -74,7 +74,17 @@ bool tad::lang::isGenericDecl(const Decl &decl) {
     return fn->isGeneric();
   if (auto *request = llvm::dyn_cast<DerivativeDecl>(&decl))
     return request->isGeneric();
+  if (auto *rule = llvm::dyn_cast<RuleDecl>(&decl))
+    return rule->isGeneric();
   return false;
+}
+
+std::string
+tad::lang::formatGenericParams(llvm::ArrayRef<GenericParam> params) {
+  std::string text;
+  for (const GenericParam &p : params)
+    text += (text.empty() ? "[" : ", ") + p.name + (p.isType ? ": type" : "");
+  return text.empty() ? text : text + "]";
 }
 
 std::string tad::lang::formatGenericType(const TensorType &type,
@@ -127,13 +137,10 @@ private:
 
   void print(const Decl &decl) {
     if (auto *fn = llvm::dyn_cast<FunctionDecl>(&decl)) {
-      std::string params, dims, results;
+      std::string params, results;
       for (const Param &p : fn->params)
         params +=
             (params.empty() ? "" : ", ") + p.name + ": " + formatGenericType(p);
-      for (const GenericParam &d : fn->dims)
-        dims +=
-            (dims.empty() ? "[" : ", ") + d.name + (d.isType ? ": type" : "");
       for (const TypeWithLoc &r : fn->results)
         results += (results.empty() ? "" : ", ") +
                    (r.recordName.empty()
@@ -142,7 +149,7 @@ private:
       if (fn->results.size() != 1)
         results = "(" + results + ")";
       line(fn->getLoc(), "Function " + fn->getName() +
-                             (dims.empty() ? "" : dims + "]") + "(" + params +
+                             formatGenericParams(fn->dims) + "(" + params +
                              ") -> " + results +
                              (fn->checkpointAttr ? " @checkpoint" : ""));
       Indent in(*this);
@@ -162,7 +169,7 @@ private:
             (fields.empty() ? "" : ", ") + f.name + ": " + formatGenericType(f);
       line(st->getLoc(), "Struct " + st->getName() + " {" + fields + "}");
     } else if (auto *r = llvm::dyn_cast<RuleDecl>(&decl)) {
-      line(r->getLoc(), "Rule " + r->getName());
+      line(r->getLoc(), "Rule " + r->getName() + formatGenericParams(r->dims));
       Indent in(*this);
       line(r->forwardLoc, "Forward");
       {
@@ -171,7 +178,8 @@ private:
       }
       std::string params;
       for (const Param &p : r->pullbackParams)
-        params += (params.empty() ? "" : ", ") + p.name + ": " + p.type.str();
+        params +=
+            (params.empty() ? "" : ", ") + p.name + ": " + formatGenericType(p);
       line(r->pullbackLoc, "Pullback(" + params + ")");
       Indent in2(*this);
       print(r->pullback);

@@ -204,7 +204,8 @@ private:
   void declareFunctions(const Module &ast);
   void emitFunction(const FunctionDecl &fn);
   void emitRule(const RuleDecl &rule);
-  void emitBody(const Block &block, llvm::SmallVectorImpl<Value> *saved);
+  void emitBody(const Block &block, llvm::SmallVectorImpl<Value> *saved,
+                llvm::ArrayRef<int64_t> savedParams = {});
   void emitStmt(const Stmt &stmt);
   void emitFor(const ForStmt &stmt);
   void emitIf(const IfStmt &stmt);
@@ -304,11 +305,25 @@ void MLIRGenImpl::declareFunctions(const Module &ast) {
   }
   for (const auto &decl : ast.decls) {
     if (auto *rule = llvm::dyn_cast<RuleDecl>(decl.get())) {
+      if (rule->isGeneric())
+        continue; // its instances are emitted
       const FunctionDecl &primal = *rule->primalDecl;
+      // The forward returns the saved values it computes; the pullback
+      // takes them, then the saved parameters (the call's arguments).
       std::vector<Type> forwardResults = primal.getResultTypes();
-      llvm::append_range(forwardResults, rule->savedTypes);
-      std::vector<Type> pullbackParams(rule->savedTypes.begin(),
-                                       rule->savedTypes.end());
+      std::vector<Type> pullbackParams;
+      llvm::SmallVector<int64_t> savedParams;
+      for (auto [type, param] : llvm::zip(rule->savedTypes, rule->savedParams))
+        if (param < 0)
+          forwardResults.push_back(type);
+      llvm::append_range(pullbackParams,
+                         llvm::ArrayRef(forwardResults)
+                             .drop_front(primal.getResultTypes().size()));
+      for (auto [type, param] : llvm::zip(rule->savedTypes, rule->savedParams))
+        if (param >= 0) {
+          pullbackParams.push_back(type);
+          savedParams.push_back(param);
+        }
       llvm::append_range(pullbackParams, primal.getResultTypes());
       auto forward = mlir::func::FuncOp::create(
           builder, loc(rule->forwardLoc), forwardName(rule->getName()),
@@ -324,7 +339,8 @@ void MLIRGenImpl::declareFunctions(const Module &ast) {
           tad::TadDialect::kCustomRuleAttrName,
           tad::CustomRuleAttr::get(
               &context, mlir::FlatSymbolRefAttr::get(forward.getNameAttr()),
-              mlir::FlatSymbolRefAttr::get(pullback.getNameAttr())));
+              mlir::FlatSymbolRefAttr::get(pullback.getNameAttr()),
+              savedParams));
       continue;
     }
     auto *request = llvm::dyn_cast<DerivativeDecl>(decl.get());
@@ -405,7 +421,7 @@ void MLIRGenImpl::emitRule(const RuleDecl &rule) {
        llvm::zip(rule.params, forward.getBody().getArguments()))
     bind(param.name, arg);
   llvm::SmallVector<Value> saved;
-  emitBody(rule.forward, &saved);
+  emitBody(rule.forward, &saved, rule.savedParams);
 
   // pullback(saved..., cotangents...) -> parameter cotangents
   mlir::func::FuncOp pullback = functions[pullbackName(rule.getName())];
@@ -414,21 +430,26 @@ void MLIRGenImpl::emitRule(const RuleDecl &rule) {
   scopes.clear();
   scopes.emplace_back();
   unsigned i = 0;
-  for (const Name &name : rule.saved)
-    bind(name.name, entry->getArgument(i++));
+  for (bool computed : {true, false})
+    for (auto [name, param] : llvm::zip(rule.saved, rule.savedParams))
+      if ((param < 0) == computed)
+        bind(name.name, entry->getArgument(i++));
   for (const Param &param : rule.pullbackParams)
     bind(param.name, entry->getArgument(i++));
   emitBody(rule.pullback, nullptr);
 }
 
 /// A function body. With `saved`, this is an rrule's forward block: its
-/// save statement fills `saved`, and the return appends the saved values.
+/// save statement fills `saved` with the values it computes (those whose
+/// `savedParams` entry is -1), and the return appends them.
 void MLIRGenImpl::emitBody(const Block &block,
-                           llvm::SmallVectorImpl<Value> *saved) {
+                           llvm::SmallVectorImpl<Value> *saved,
+                           llvm::ArrayRef<int64_t> savedParams) {
   for (const auto &stmt : block.stmts) {
     if (auto *save = llvm::dyn_cast<SaveStmt>(stmt.get())) {
-      for (const Name &name : save->names)
-        saved->push_back(lookup(name.name));
+      for (auto [name, param] : llvm::zip(save->names, savedParams))
+        if (param < 0)
+          saved->push_back(lookup(name.name));
       continue;
     }
     if (auto *ret = llvm::dyn_cast<ReturnStmt>(stmt.get())) {

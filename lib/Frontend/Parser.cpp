@@ -363,36 +363,62 @@ std::unique_ptr<Decl> Parser::parseDerivative(SMLoc loc, Name name) {
                                           explicitWrt);
 }
 
-/// rule ::= 'rrule' IDENT '(' params ')' '->' results '{'
+/// rule ::= 'rrule' IDENT dims? params '->' results '{'
 ///            'forward' block
-///            'pullback' '(' params ')' '->' results block
+///            'pullback' params '->' results block
 ///          '}'
 std::unique_ptr<Decl> Parser::parseRule() {
   SMLoc loc = tok.getLoc();
   consume(); // 'rrule'
   Name name;
+  std::vector<GenericParam> dims;
   std::vector<Param> params, pullbackParams;
   std::vector<TypeWithLoc> results, pullbackResults;
   Block forward, pullback;
   if (!expectIdentifier(name, "the name of the function the rule is for") ||
-      !parseParams(params) || !expect(TokenKind::arrow, "and the result types") ||
-      !parseResultTypes(results) || !expect(TokenKind::l_brace, "to start the rule"))
+      (tok.is(TokenKind::l_square) && !parseDimParams(dims)))
+    return nullptr;
+  // As in a generic function: the types may name the generic parameters,
+  // and the blocks' lists may start with `...`; an instance binds them.
+  bool generic = !sizes && !types;
+  bool pack = generic && llvm::any_of(dims, [](const GenericParam &p) {
+                return p.isPack;
+              });
+  auto parseSignature = [&](std::vector<Param> &ps,
+                            std::vector<TypeWithLoc> &rs, const char *what) {
+    dimParams = generic ? &dims : nullptr;
+    bool parsed = parseParams(ps) && expect(TokenKind::arrow, what) &&
+                  parseResultTypes(rs);
+    dimParams = nullptr;
+    return parsed;
+  };
+  auto parseRuleBlock = [&](Block &block) {
+    genericPackBody = pack;
+    bool parsed = parseBlock(block);
+    genericPackBody = false;
+    return parsed;
+  };
+  if (!parseSignature(params, results, "and the result types") ||
+      !expect(TokenKind::l_brace, "to start the rule"))
     return nullptr;
   SMLoc forwardLoc = tok.getLoc();
   if (!expect(TokenKind::kw_forward, "to start the rule's forward block") ||
-      !parseBlock(forward))
+      !parseRuleBlock(forward))
     return nullptr;
   SMLoc pullbackLoc = tok.getLoc();
   if (!expect(TokenKind::kw_pullback, "after the forward block") ||
-      !parseParams(pullbackParams) ||
-      !expect(TokenKind::arrow, "and the pullback's result types") ||
-      !parseResultTypes(pullbackResults) || !parseBlock(pullback) ||
+      !parseSignature(pullbackParams, pullbackResults,
+                      "and the pullback's result types") ||
+      !parseRuleBlock(pullback) ||
       !expect(TokenKind::r_brace, "to end the rule"))
     return nullptr;
-  return std::make_unique<RuleDecl>(
+  auto rule = std::make_unique<RuleDecl>(
       loc, std::move(name), std::move(params), std::move(results), forwardLoc,
       std::move(forward), pullbackLoc, std::move(pullbackParams),
       std::move(pullbackResults), std::move(pullback));
+  if (generic)
+    rule->dims = std::move(dims);
+  return rule;
 }
 
 /// params ::= '(' (IDENT ':' type (',' IDENT ':' type)* ','?)? ')'

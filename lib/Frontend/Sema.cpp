@@ -122,8 +122,16 @@ bool SemaImpl::checkModule(Module &module,
         return false;
       }
     } else if (auto *rule = llvm::dyn_cast<RuleDecl>(decl)) {
-      if (!checkRuleBodies(*rule))
+      if (rule->isGeneric())
+        continue;
+      if (!checkRuleBodies(*rule)) {
+        if (FunctionDecl *generic = rule->primalDecl->generic)
+          diag.note(rule->primalDecl->instantiatedAt,
+                    "in the rrule for '" + generic->getName() + "' at " +
+                        describeInstance(*rule->primalDecl) +
+                        ", instantiated here");
         return false;
+      }
     }
   }
   return checkNoRecursion(module);
@@ -145,15 +153,10 @@ bool SemaImpl::collectDecls(Module &module) {
       }
       continue;
     }
-    if (auto *rule = llvm::dyn_cast<RuleDecl>(decl.get())) {
-      auto [it, inserted] = rules.try_emplace(name, rule);
-      if (!inserted) {
-        diag.error(rule->getNameLoc(), "a second rrule for '" + name + "'");
-        diag.note(it->second->getNameLoc(), "the first one is here");
-        return false;
-      }
+    // A rule joins its function once every name is known
+    // (checkRuleSignature), which also finds a second rule for it.
+    if (llvm::isa<RuleDecl>(decl.get()))
       continue;
-    }
     // A function may take a builtin's name: calls in this program then
     // reach it, so that a new builtin never breaks a program that already
     // defined a function of that name.
@@ -377,6 +380,9 @@ bool SemaImpl::checkDerivative(DerivativeDecl &decl) {
 }
 
 bool SemaImpl::checkRuleSignature(RuleDecl &rule) {
+  // A rule in a library file is for that file's function, which a
+  // function of the program may shadow.
+  rule.rename(resolveCallee(rule.getNameLoc(), rule.getName()).str());
   auto it = functions.find(rule.getName());
   auto *primal =
       it == functions.end() ? nullptr : llvm::dyn_cast<FunctionDecl>(it->second);
@@ -384,6 +390,17 @@ bool SemaImpl::checkRuleSignature(RuleDecl &rule) {
     return diag.error(rule.getNameLoc(),
                       "rrule for '" + rule.getName() +
                           "', which is not a function defined with fn");
+  return linkRule(rule, *primal);
+}
+
+bool SemaImpl::linkRule(RuleDecl &rule, FunctionDecl &function) {
+  FunctionDecl *primal = &function;
+  if (primal->rule) {
+    diag.error(rule.getNameLoc(),
+               "a second rrule for '" + rule.getName() + "'");
+    diag.note(primal->rule->getNameLoc(), "the first one is here");
+    return false;
+  }
   if (primal->checkpointAttr) {
     diag.error(rule.getNameLoc(),
                "'" + rule.getName() +
@@ -392,13 +409,30 @@ bool SemaImpl::checkRuleSignature(RuleDecl &rule) {
     diag.note(*primal->checkpointAttr, "@checkpoint is here");
     return false;
   }
-  if (primal->isGeneric())
+  // A generic function's rule declares the same generic parameters; its
+  // types are checked in each instance (SemaImpl::instantiate).
+  bool sameDims = primal->dims.size() == rule.dims.size();
+  for (size_t i = 0; sameDims && i < rule.dims.size(); ++i)
+    sameDims = rule.dims[i].name == primal->dims[i].name &&
+               rule.dims[i].isType == primal->dims[i].isType &&
+               rule.dims[i].isPack == primal->dims[i].isPack;
+  if (!sameDims) {
+    if (!primal->isGeneric())
+      return diag.error(rule.getNameLoc(),
+                        "'" + rule.getName() +
+                            "' has no generic parameters; its rrule takes "
+                            "none either");
     return diag.error(rule.getNameLoc(),
-                      "'" + rule.getName() +
-                          "' is generic; custom rules are for functions of "
-                          "fixed sizes");
+                      "'" + rule.getName() + "' is generic in " +
+                          formatGenericParams(primal->dims) +
+                          "; its rrule must declare the same: rrule " +
+                          rule.getName() + formatGenericParams(primal->dims) +
+                          "(...)");
+  }
   rule.primalDecl = primal;
   primal->rule = &rule;
+  if (rule.isGeneric())
+    return true;
   const std::string &name = primal->getName();
   // A rule's signature is the primal's, tensor by tensor.
   auto firstRecord = [](auto &list) {
@@ -505,7 +539,13 @@ bool SemaImpl::checkRuleBodies(RuleDecl &rule) {
   forward.results = rule.primalDecl->getResultTypes();
   forward.owner = "the forward block of the rrule for '" + rule.getName() + "'";
   forward.allowSave = true;
-  if (!checkBody(rule.forward, forward, rule.forwardLoc))
+  // The block's writes of the parameters: a parameter it saves as it came
+  // is the call's own argument.
+  BlockEffects effects;
+  frames.push_back({unsigned(scopes.size()), &effects});
+  bool checked = checkBody(rule.forward, forward, rule.forwardLoc);
+  frames.pop_back();
+  if (!checked)
     return false;
   if (!forward.save)
     return diag.error(rule.forwardLoc,
@@ -514,6 +554,11 @@ bool SemaImpl::checkRuleBodies(RuleDecl &rule) {
   for (const Name &name : forward.save->names) {
     rule.saved.push_back(name);
     rule.savedTypes.push_back(lookupVariable(name.name)->type.tensor);
+    auto param = llvm::find_if(
+        rule.params, [&](const Param &p) { return p.name == name.name; });
+    bool asCalled = param != rule.params.end() &&
+                    !llvm::is_contained(effects.writes, name.name);
+    rule.savedParams.push_back(asCalled ? param - rule.params.begin() : -1);
   }
 
   // Pullback: the saved values and the cotangents in, parameter cotangents

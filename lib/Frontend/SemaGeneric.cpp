@@ -337,28 +337,8 @@ Decl *SemaImpl::instantiate(Decl &generic, llvm::ArrayRef<int64_t> sizes,
     derivative->generic = request;
     instance = std::move(derivative);
   } else {
-    // The declaration parsed again from its first token, with its
-    // parameters bound: its locations are the generic one's.
     auto &fn = llvm::cast<FunctionDecl>(generic);
-    llvm::StringMap<int64_t> bound;
-    llvm::StringMap<ElemKind> types;
-    for (auto [dim, size] : llvm::zip(fn.dims, sizes)) {
-      if (dim.isType)
-        types[dim.name] = ElemKind(size);
-      else if (!dim.isPack)
-        bound[dim.name] = size;
-    }
-    std::vector<int64_t> pack(getPack(fn.dims, sizes).vec());
-    bool hasPack =
-        llvm::any_of(fn.dims, [](const GenericParam &d) { return d.isPack; });
-    const char *start = fn.getLoc().getPointer();
-    auto source = llvm::find_if(module->sources, [&](llvm::StringRef text) {
-      return text.begin() <= start && start < text.end();
-    });
-    assert(source != module->sources.end() && "a declaration of no file");
-    llvm::StringRef text(start, source->end() - start);
-    Parser parser(text, diag, &bound, &types, hasPack ? &pack : nullptr);
-    instance = parser.parseOneDecl();
+    instance = parseInstance(fn, fn, sizes);
     if (!instance)
       return nullptr;
     auto *copy = llvm::cast<FunctionDecl>(instance.get());
@@ -373,10 +353,52 @@ Decl *SemaImpl::instantiate(Decl &generic, llvm::ArrayRef<int64_t> sizes,
   functions[name] = result;
   instances[key] = result;
   module->decls.push_back(std::move(instance));
+  // A generic function's rule is instantiated with it, at the same sizes;
+  // its bodies are checked after the function's (SemaImpl::checkModule).
+  auto *fn = llvm::dyn_cast<FunctionDecl>(result);
+  if (fn && fn->generic && fn->generic->rule) {
+    std::unique_ptr<Decl> parsed =
+        parseInstance(*fn->generic->rule, *fn->generic, sizes);
+    if (!parsed)
+      return nullptr;
+    auto *rule = llvm::cast<RuleDecl>(parsed.get());
+    rule->rename(name);
+    module->decls.push_back(std::move(parsed));
+    if (!resolveSignature(*rule) || !linkRule(*rule, *fn)) {
+      diag.note(at, "in the rrule for '" + fn->generic->getName() + "' at " +
+                        describeInstance(*fn) + ", instantiated here");
+      return nullptr;
+    }
+  }
   if (auto *derivative = llvm::dyn_cast<DerivativeDecl>(result))
     if (!checkDerivative(*derivative))
       return nullptr;
   return result;
+}
+
+std::unique_ptr<Decl> SemaImpl::parseInstance(Decl &generic,
+                                              const FunctionDecl &fn,
+                                              llvm::ArrayRef<int64_t> sizes) {
+  llvm::StringMap<int64_t> bound;
+  llvm::StringMap<ElemKind> types;
+  for (auto [dim, size] : llvm::zip(fn.dims, sizes)) {
+    if (dim.isType)
+      types[dim.name] = ElemKind(size);
+    else if (!dim.isPack)
+      bound[dim.name] = size;
+  }
+  std::vector<int64_t> pack(getPack(fn.dims, sizes).vec());
+  bool hasPack =
+      llvm::any_of(fn.dims, [](const GenericParam &d) { return d.isPack; });
+  // Its locations are the generic declaration's.
+  const char *start = generic.getLoc().getPointer();
+  auto source = llvm::find_if(module->sources, [&](llvm::StringRef text) {
+    return text.begin() <= start && start < text.end();
+  });
+  assert(source != module->sources.end() && "a declaration of no file");
+  llvm::StringRef text(start, source->end() - start);
+  Parser parser(text, diag, &bound, &types, hasPack ? &pack : nullptr);
+  return parser.parseOneDecl();
 }
 
 bool SemaImpl::instantiateRequests(llvm::ArrayRef<InstanceRequest> requests,

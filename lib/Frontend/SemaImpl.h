@@ -105,7 +105,12 @@ private:
   /// function from within its own file, else `name`.
   llvm::StringRef resolveCallee(llvm::SMLoc loc, llvm::StringRef name);
   bool checkDerivative(DerivativeDecl &decl);
+  /// Finds the function a rule is for and links them (linkRule).
   bool checkRuleSignature(RuleDecl &rule);
+  /// Makes `rule` the custom rule of `function` after checking that its
+  /// signature is the function's (for a generic one: its generic
+  /// parameters; each instance checks the types).
+  bool linkRule(RuleDecl &rule, FunctionDecl &function);
   bool checkFunctionBody(FunctionDecl &fn);
   bool checkRuleBodies(RuleDecl &rule);
   bool checkNoRecursion(Module &module);
@@ -137,6 +142,10 @@ private:
   /// (one per dimension parameter), made at its first use (`at`).
   Decl *instantiate(Decl &generic, llvm::ArrayRef<int64_t> sizes,
                     llvm::SMLoc at);
+  /// `generic` (a function or its rule) parsed again from its first token
+  /// with the generic parameters of `fn` bound to `sizes`.
+  std::unique_ptr<Decl> parseInstance(Decl &generic, const FunctionDecl &fn,
+                                      llvm::ArrayRef<int64_t> sizes);
   /// `B = 64, D = 128` for an instance, in messages.
   static std::string describeInstance(const FunctionDecl &fn);
   /// The sizes of a call's dimension parameters, from its checked
@@ -220,7 +229,6 @@ private:
   /// How deep instances of generic structs are nested now (a struct whose
   /// fields instantiate it again at other sizes would never end).
   unsigned structNesting = 0;
-  llvm::StringMap<RuleDecl *> rules;  // by primal name
   llvm::StringMap<StructDecl *> structs;
   /// A deque: pushing a scope must not move the others, since Variable
   /// pointers into them stay in use while nested expressions are checked.

@@ -248,10 +248,9 @@ bool SemaImpl::resolveStructs(Module &module) {
 }
 
 bool SemaImpl::resolveSignature(Decl &decl) {
-  // A generic function's record types may name its parameters; its
-  // instances resolve them.
-  auto *function = llvm::dyn_cast<FunctionDecl>(&decl);
-  bool symbolic = function && function->isGeneric();
+  // A generic function's (or rule's) record types may name its
+  // parameters; its instances resolve them.
+  bool symbolic = isGenericDecl(decl);
   auto resolve = [&](auto &list) {
     for (auto &entry : list)
       if (!entry.recordName.empty() &&

@@ -92,13 +92,17 @@ void tad::addDifferentiationPasses(OpPassManager &pm,
   pm.addPass(createAutoDiff(ad));
   if (options.dataParallel)
     pm.addPass(createDataParallel());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // After CSE, which would merge what a rule's pullback recomputes into
+  // the forward's values; before the entry is kept alone, which drops the
+  // rules' attributes.
+  pm.addPass(createInlineRules());
   if (!options.entry.empty()) {
     RestrictToEntryOptions restrict;
     restrict.entry = options.entry;
     pm.addPass(createRestrictToEntry(restrict));
   }
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
 }
 
 LogicalResult

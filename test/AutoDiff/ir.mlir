@@ -136,6 +136,39 @@ func.func private @d_g(tensor<3xf32>) -> tensor<3xf32>
 
 // -----
 
+// A rule that saves a parameter does not return it: the pullback takes the
+// call's argument after the forward's saved results (saved_params).
+func.func @f(%x: tensor<3xf32>, %w: tensor<3xf32>) -> tensor<3xf32>
+    attributes {tad.custom_rule = #tad.custom_rule<forward = @f_fwd, pullback = @f_pb, saved_params = [1]>} {
+  %y = tad.mul %x, %w : tensor<3xf32>
+  %z = tad.exp %y : tensor<3xf32>
+  return %z : tensor<3xf32>
+}
+func.func private @f_fwd(%x: tensor<3xf32>, %w: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %y = tad.mul %x, %w : tensor<3xf32>
+  %z = tad.exp %y : tensor<3xf32>
+  return %z, %z : tensor<3xf32>, tensor<3xf32>
+}
+func.func private @f_pb(%z: tensor<3xf32>, %w: tensor<3xf32>, %dz: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %d = tad.mul %z, %dz : tensor<3xf32>
+  %dx = tad.mul %d, %w : tensor<3xf32>
+  return %dx, %d : tensor<3xf32>, tensor<3xf32>
+}
+func.func @g(%x: tensor<3xf32>, %w: tensor<3xf32>) -> tensor<f32> {
+  %v = tad.tanh %w : tensor<3xf32>
+  %y = func.call @f(%x, %v) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %s = tad.reduce_sum %y axes [0] : tensor<3xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+// CHECK-LABEL: func.func @d_g
+// CHECK: %[[V:.*]] = tad.tanh
+// CHECK: %[[F:.*]]:2 = call @f_fwd(%{{.*}}, %[[V]])
+// CHECK: %[[D:.*]]:2 = call @f_pb(%[[F]]#1, %[[V]], %{{.*}})
+func.func private @d_g(tensor<3xf32>, tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
+    attributes {tad.derivative = #tad.derivative<grad of @g wrt [0, 1]>}
+
+// -----
+
 // stop_gradient sends nothing back: the gradient of x * sg(x) is sg(x).
 func.func @sg(%x: tensor<f32>) -> tensor<f32> {
   %s = tad.stop_gradient %x : tensor<f32>

@@ -526,7 +526,7 @@ public:
   }
 };
 
-/// rrule name(params) -> results {
+/// rrule name dims? (params) -> results {
 ///   forward { ...; save a, b; return y; }
 ///   pullback(dy: T) -> (Tx, Tw) { ... }
 /// }
@@ -551,10 +551,21 @@ public:
   std::vector<Param> pullbackParams;
   std::vector<TypeWithLoc> pullbackResults;
   Block pullback;
+  /// `rrule gelu[E: type, ...](...)`: the rule of a generic function
+  /// declares the function's generic parameters. Sema instantiates it with
+  /// each instance of the function, parsed again with them bound (an
+  /// instance's `dims` are empty).
+  std::vector<GenericParam> dims;
+  bool isGeneric() const { return !dims.empty(); }
   /// Set by Sema.
   FunctionDecl *primalDecl = nullptr;
   std::vector<Name> saved;
   std::vector<TensorType> savedTypes;
+  /// For each saved value: the index of the parameter it is, when the
+  /// forward block saves a parameter it does not assign, else -1. The
+  /// forward does not return those; the pullback takes the call's argument
+  /// (CustomRuleAttr's saved_params).
+  std::vector<int64_t> savedParams;
   static bool classof(const Decl *d) { return d->getKind() == Kind::rule; }
 };
 
@@ -595,6 +606,10 @@ public:
 /// Whether `decl` is a generic function or a request for the derivative
 /// of one: a template of instances, which MLIRGen does not emit.
 bool isGenericDecl(const Decl &decl);
+
+/// `[E: type, ..., D]`: a declaration's generic parameters as written;
+/// empty for none.
+std::string formatGenericParams(llvm::ArrayRef<GenericParam> params);
 
 /// `f32[B, 16]`, `E[B]`: a type of a generic signature with its parameters.
 std::string formatGenericType(const TensorType &type, const DimNames &dims,

@@ -1,7 +1,8 @@
 //===- AutoDiff.h - reverse-mode AD of a module -----------------*- C++ -*-===//
 //
-// The tad-autodiff pass as a function, for planners that differentiate
-// copies of a module outside a pass pipeline (tad-choose-loop-snapshots).
+// The tad-autodiff and tad-inline-rules passes as functions, for planners
+// that differentiate copies of a module outside a pass pipeline
+// (tad-choose-loop-snapshots).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,11 @@ namespace tad {
 /// failure after an error has been reported.
 mlir::FailureOr<unsigned> differentiateModule(mlir::ModuleOp module,
                                               const AutoDiffOptions &options);
+
+/// Inlines every call of a custom rule's forward or pullback, and the
+/// calls of plain functions in what it inlines, as tad-inline-rules does
+/// (Passes.td).
+void inlineRuleCalls(mlir::ModuleOp module);
 
 } // namespace tad
 

@@ -416,6 +416,22 @@ def DataParallel : Pass<"tad-data-parallel", "mlir::ModuleOp"> {
   }];
 }
 
+def InlineRules : Pass<"tad-inline-rules", "mlir::ModuleOp"> {
+  let summary = "Inlines custom rules' forwards and pullbacks where AD calls them";
+  let description = [{
+    tad-autodiff calls a custom rule's forward in the forward sweep and its
+    pullback in the backward sweep (`tad.custom_rule`). After AD they are
+    code like any other: this pass inlines each such call, and the calls of
+    functions that are no derivatives in what it inlines (a forward may
+    call its own primal; no rule applies there), with call-site locations.
+    The remat pass then sees a rule's values one by one, and may recompute
+    its outputs from what it keeps, and the lowering fuses its elementwise
+    ops with their neighbours'. Runs after the CSE that follows tad-autodiff:
+    CSE would merge a pullback's recomputation into the forward's value,
+    which would then be kept where the rule chose to recompute it.
+  }];
+}
+
 def RestrictToEntry : Pass<"tad-restrict-to-entry", "mlir::ModuleOp"> {
   let summary = "Keeps one public function and what it reaches";
   let description = [{

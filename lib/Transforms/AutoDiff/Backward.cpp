@@ -115,6 +115,8 @@ LogicalResult Differentiator::backwardRule(func::CallOp op,
   Location loc = op.getLoc();
   auto pullback = module.lookupSymbol<func::FuncOp>(rule.pullback.getAttr());
   SmallVector<Value> args(op.getResults().drop_front(rule.numResults));
+  for (int64_t param : rule.savedParams)
+    args.push_back(op.getOperand(param));
   for (Value r : op.getResults().take_front(rule.numResults)) {
     Value c = cot.lookup(r);
     args.push_back(c ? c : zerosOf(b, loc, r.getType()));

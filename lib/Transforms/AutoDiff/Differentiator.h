@@ -108,6 +108,9 @@ inline SmallVector<Value> getCaptures(Region &region) {
 struct RuleCall {
   FlatSymbolRefAttr pullback;
   unsigned numResults;
+  /// The call's arguments that the pullback takes after the forward's
+  /// saved results (CustomRuleAttr's saved_params).
+  SmallVector<int64_t> savedParams;
 };
 
 class Differentiator {

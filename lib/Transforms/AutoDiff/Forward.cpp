@@ -40,7 +40,8 @@ LogicalResult Differentiator::cloneOp(Operation &op, IRMapping &map,
       auto fwd = func::CallOp::create(b, call.getLoc(), forward, args);
       for (auto [r, v] : llvm::zip(call.getResults(), fwd.getResults()))
         map.map(r, v);
-      ruleCalls[fwd] = {rule.getPullback(), call.getNumResults()};
+      ruleCalls[fwd] = {rule.getPullback(), call.getNumResults(),
+                        llvm::to_vector(rule.getSavedParams())};
       return success();
     }
     if (callee.isDeclaration())

@@ -264,7 +264,8 @@ struct ChooseLoopSnapshots
   }
 
   /// A copy of `module` with these counts, differentiated as the pipeline
-  /// does (tad-autodiff, canonicalize, cse, each called as a function),
+  /// does (tad-autodiff, canonicalize, cse, tad-inline-rules, each called
+  /// as a function),
   /// silently; with `tag`, its loops traced back by tagLoops. Null when
   /// tad-autodiff fails (the real compile reports why).
   OwningOpRef<ModuleOp> differentiate(ModuleOp module, ArrayRef<int64_t> counts,
@@ -285,6 +286,7 @@ struct ChooseLoopSnapshots
     IRRewriter rewriter(&getContext());
     DominanceInfo dominance;
     eliminateCommonSubExpressions(rewriter, dominance, copy->getOperation());
+    inlineRuleCalls(*copy);
     return copy;
   }
 

@@ -892,6 +892,19 @@ public:
       failedMinimum = minimumBudget(func, problem, graphOptions, *storeAllPeak);
       if (loweringFailed)
         return std::nullopt;
+      // The solvers are heuristics above the exact search's reach: the
+      // search at a budget may miss what the search at a smaller one finds
+      // (examples/transformer.tad at 217000 bytes, where 216000 fits). A
+      // budget at or above the minimum takes the minimum's schedule.
+      if (failedMinimum > 0 && failedMinimum <= getBudget()) {
+        attempt = tryAll(func, problem, graphOptions, failedMinimum,
+                         /*improve=*/!anySchedule, /*planned=*/true,
+                         /*bodyWhenPlanFails=*/true);
+        if (attempt)
+          return adopt(func, problem, *attempt, getBudget(), *storeAllPeak);
+        if (loweringFailed)
+          return std::nullopt;
+      }
       explainInfeasible(func, problem, getBudget(), failedMinimum,
                         loopSnapshotsChosen);
       return std::nullopt;

@@ -44,3 +44,16 @@ func.func private @layer_pb(%t: tensor<4xf32>, %dy: tensor<4xf32>) -> tensor<4xf
   %dx = tad.mul %d, %dy : tensor<4xf32>
   return %dx : tensor<4xf32>
 }
+
+// A rule whose pullback also takes the primal's parameter 0.
+// CHECK: func.func private @scaled(%{{.*}}: tensor<4xf32>) -> tensor<4xf32>
+// CHECK-SAME: tad.custom_rule = #tad.custom_rule<forward = @layer_fwd, pullback = @scaled_pb, saved_params = [0]>
+func.func private @scaled(%x: tensor<4xf32>) -> tensor<4xf32>
+    attributes {tad.custom_rule = #tad.custom_rule<forward = @layer_fwd, pullback = @scaled_pb, saved_params = [0]>} {
+  %t = tad.tanh %x : tensor<4xf32>
+  return %t : tensor<4xf32>
+}
+func.func private @scaled_pb(%t: tensor<4xf32>, %x: tensor<4xf32>, %dy: tensor<4xf32>) -> tensor<4xf32> {
+  %dx = tad.mul %x, %dy : tensor<4xf32>
+  return %dx : tensor<4xf32>
+}

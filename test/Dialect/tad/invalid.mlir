@@ -760,8 +760,23 @@ func.func private @f(tensor<3xf32>) -> tensor<3xf32> attributes {tad.custom_rule
 
 func.func private @fwd(tensor<3xf32>) -> (tensor<3xf32>, tensor<5xf32>)
 func.func private @pb(tensor<3xf32>) -> tensor<3xf32>
-// expected-error @+1 {{pullback must take the saved values and one cotangent per primal result 'tensor<5xf32>', 'tensor<3xf32>', but takes 'tensor<3xf32>'}}
+// expected-error @+1 {{pullback must take the saved values, the saved parameters and one cotangent per primal result 'tensor<5xf32>', 'tensor<3xf32>', but takes 'tensor<3xf32>'}}
 func.func private @f(tensor<3xf32>) -> tensor<3xf32> attributes {tad.custom_rule = #tad.custom_rule<forward = @fwd, pullback = @pb>}
+
+// -----
+
+// A saved parameter comes after the forward's saved results.
+func.func private @fwd(tensor<3xf32>, tensor<2xf32>) -> (tensor<3xf32>, tensor<5xf32>)
+func.func private @pb(tensor<2xf32>, tensor<5xf32>, tensor<3xf32>) -> (tensor<3xf32>, tensor<2xf32>)
+// expected-error @+1 {{pullback must take the saved values, the saved parameters and one cotangent per primal result 'tensor<5xf32>', 'tensor<2xf32>', 'tensor<3xf32>', but takes 'tensor<2xf32>', 'tensor<5xf32>', 'tensor<3xf32>'}}
+func.func private @f(tensor<3xf32>, tensor<2xf32>) -> tensor<3xf32> attributes {tad.custom_rule = #tad.custom_rule<forward = @fwd, pullback = @pb, saved_params = [1]>}
+
+// -----
+
+func.func private @fwd(tensor<3xf32>) -> tensor<3xf32>
+func.func private @pb(tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+// expected-error @+1 {{saved_params names parameter 1 of a primal with 1}}
+func.func private @f(tensor<3xf32>) -> tensor<3xf32> attributes {tad.custom_rule = #tad.custom_rule<forward = @fwd, pullback = @pb, saved_params = [1]>}
 
 // -----
 
