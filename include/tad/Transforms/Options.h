@@ -61,7 +61,9 @@ struct Budget {
 /// at most this share of its compute, in percent (docs/remat.md). The
 /// model prices none of the cache's gain from a smaller working set: at
 /// 4% predicted, examples/gpt's step ran as fast as store-all's, within
-/// PyTorch eager's peak (bench/gpt/overhead.py).
+/// PyTorch eager's peak (bench/gpt/overhead.py), before stdlib's layers had
+/// custom rules; with them, 4% measures 7-8% slower than store-all and 2%
+/// as fast (docs/remat.md, "Why 4%, and its limit").
 constexpr double kDefaultRematOverhead = 4.0;
 
 /// Parses a budget: bytes with an optional suffix B, KiB, MiB, GiB or TiB
