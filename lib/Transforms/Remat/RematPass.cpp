@@ -895,8 +895,10 @@ public:
       // The solvers are heuristics above the exact search's reach: the
       // search at a budget may miss what the search at a smaller one finds
       // (examples/transformer.tad at 217000 bytes, where 216000 fits). A
-      // budget at or above the minimum takes the minimum's schedule.
-      if (failedMinimum > 0 && failedMinimum <= getBudget()) {
+      // budget at or above the minimum takes the minimum's schedule. (Not
+      // in the loop choice's probes for any schedule, which read a failure
+      // and its minimum as such: tad-choose-loop-snapshots.)
+      if (!anySchedule && failedMinimum > 0 && failedMinimum <= getBudget()) {
         attempt = tryAll(func, problem, graphOptions, failedMinimum,
                          /*improve=*/!anySchedule, /*planned=*/true,
                          /*bodyWhenPlanFails=*/true);
