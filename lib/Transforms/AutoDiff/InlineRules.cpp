@@ -37,17 +37,22 @@ static bool isPlainFunction(func::FuncOp callee) {
 }
 
 void tad::inlineRuleCalls(ModuleOp module) {
-  SymbolTable symbols(module);
-  llvm::DenseSet<Operation *> rules;
+  SmallVector<CustomRuleAttr> attrs;
   for (auto fn : module.getOps<func::FuncOp>())
     if (auto rule = fn->getAttrOfType<CustomRuleAttr>(
-            TadDialect::kCustomRuleAttrName)) {
-      rules.insert(symbols.lookup(rule.getForward().getValue()));
-      rules.insert(symbols.lookup(rule.getPullback().getValue()));
-    }
-  rules.erase(nullptr);
-  if (rules.empty())
+            TadDialect::kCustomRuleAttrName))
+      attrs.push_back(rule);
+  // Most modules have no rule: no symbol table for them (the loop choice
+  // calls this once per probe).
+  if (attrs.empty())
     return;
+  SymbolTable symbols(module);
+  llvm::DenseSet<Operation *> rules;
+  for (CustomRuleAttr rule : attrs) {
+    rules.insert(symbols.lookup(rule.getForward().getValue()));
+    rules.insert(symbols.lookup(rule.getPullback().getValue()));
+  }
+  rules.erase(nullptr);
   SmallVector<func::CallOp> worklist;
   for (auto fn : module.getOps<func::FuncOp>())
     if (!rules.contains(fn))
