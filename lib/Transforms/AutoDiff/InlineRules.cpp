@@ -39,8 +39,8 @@ static bool isPlainFunction(func::FuncOp callee) {
 void tad::inlineRuleCalls(ModuleOp module) {
   SmallVector<CustomRuleAttr> attrs;
   for (auto fn : module.getOps<func::FuncOp>())
-    if (auto rule = fn->getAttrOfType<CustomRuleAttr>(
-            TadDialect::kCustomRuleAttrName))
+    if (auto rule =
+            fn->getAttrOfType<CustomRuleAttr>(TadDialect::kCustomRuleAttrName))
       attrs.push_back(rule);
   // Most modules have no rule: no symbol table for them (the loop choice
   // calls this once per probe).
