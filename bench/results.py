@@ -354,24 +354,32 @@ def memory(plots):
 
 def default_policy(plots):
     out = ["## The default policy", ""]
-    r = newest("bench/memory/default_policy.json")
-    if r:
+    # A run without "threads" is a one-thread run (the field came later).
+    runs = newest_each("bench/memory/default_policy*.json", "threads")
+    runs = {threads or 1: r for threads, r in runs.items()}
+    for threads in sorted(runs):
+        r = runs[threads]
         out += ["tad's default compile (no `--remat-budget`: the remat "
                 "pass's overhead policy, [remat.md](remat.md)) against its "
-                "store-all compile, one thread, the two alternating in "
-                "rounds; an overhead is a step's time over store-all's, less "
-                "one:", ""]
+                f"store-all compile, {threads_text(threads)}, the two "
+                "alternating in rounds; an overhead is a step's time over "
+                "store-all's, less one. Where the default's derivative is "
+                "store-all's own code (`--emit=ad` the same but for the "
+                "budget recorded on it), its measured overhead is the "
+                "machine's noise:", ""]
         out += about(r, "")
         out += table(["workload", "form", "budget", "default peak / "
-                      "store-all", "predicted overhead", "measured overhead",
-                      "store-all step", "default step"],
+                      "store-all", "code", "predicted overhead",
+                      "measured overhead", "store-all step", "default step"],
                      [(x["workload"], x["form"], x["budget"],
                        f"{x['default_peak_bytes'] / x['store_all_peak_bytes']:.3f}",
+                       {True: "store-all's", False: "its own"}.get(
+                           x.get("same_code"), "-"),
                        pct(x["predicted_overhead"]),
                        pct(x["measured_overhead"]),
                        f"{x['store_all_ms']:.2f} ms",
                        f"{x['default_ms']:.2f} ms") for x in r.rows])
-    else:
+    if not runs:
         out += missing("bench/memory/default_policy.py",
                        f"{BLAS1} bench/memory/default_policy.py")
     runs = newest_each("bench/gpt/overhead*.json", "threads")

@@ -467,7 +467,7 @@ def compile(source, entry=None, budget=None, target="cpu", options=(),
     "14.8 MiB", "60%" of the store-all peak of `entry` or of the
     program's one derivative, or "overhead:1%": the least peak at which
     recomputation adds at most 1% to the compute). Without one, tadc's
-    default: the overhead policy at 4%.
+    default: the overhead policy at 2%.
     `target`: "cpu" or "cuda". `options`: more tadc flags.
     A generic `entry` (`fn f[B](...)`) compiles at the sizes `dims` gives
     ({"B": 64}), or at those of example `inputs` ({"x": array}, by

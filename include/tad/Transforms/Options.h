@@ -59,12 +59,11 @@ struct Budget {
 /// The overhead bound of a compile that names no budget (tadc, the Python
 /// package): each derivative at the least peak at which recomputation adds
 /// at most this share of its compute, in percent (docs/remat.md). The
-/// model prices none of the cache's gain from a smaller working set: at
-/// 4% predicted, examples/gpt's step ran as fast as store-all's, within
-/// PyTorch eager's peak (bench/gpt/overhead.py), before stdlib's layers had
-/// custom rules; with them, 4% measures 7-8% slower than store-all and 2%
-/// as fast (docs/remat.md, "Why 4%, and its limit").
-constexpr double kDefaultRematOverhead = 4.0;
+/// model is not exact either way: on examples/gpt's step
+/// (bench/gpt/overhead.py), 2% holds 0.72 times PyTorch eager's peak at
+/// store-all's time, 4% holds 0.65 times but measured 7-8% slower than
+/// store-all for 3.9% predicted (docs/remat.md, "Why 2%").
+constexpr double kDefaultRematOverhead = 2.0;
 
 /// Parses a budget: bytes with an optional suffix B, KiB, MiB, GiB or TiB
 /// (tad::remat::parseByteSize), P% with P above 0 (at most 1000000),
