@@ -722,6 +722,15 @@ public:
       }
       return a;
     };
+    // The last planned probe's rewrite that fitted, and its budget: the
+    // compile adopts it when the search ends there, instead of attempting
+    // the same budget again (on examples/gpt, 0.7 s of a 3 s compile).
+    std::optional<Attempt> lastPlanned;
+    int64_t lastPlannedBudget = -1;
+    llvm::scope_exit dropLastPlanned([&] {
+      if (lastPlanned)
+        lastPlanned->work->destroy();
+    });
     auto fits = [&](bool planned) {
       return [&, planned](int64_t b) {
         if (b >= high)
@@ -743,9 +752,16 @@ public:
             a = attemptWithin(b, planned);
         }
         overheadProbe = false;
-        if (a)
+        bool fitted = a.has_value() && !loweringFailed;
+        if (a && planned && fitted) {
+          if (lastPlanned)
+            lastPlanned->work->destroy();
+          lastPlanned = std::move(a);
+          lastPlannedBudget = b;
+        } else if (a) {
           a->work->destroy();
-        return a.has_value() && !loweringFailed;
+        }
+        return fitted;
       };
     };
     std::optional<Attempt> attempt;
@@ -772,8 +788,12 @@ public:
                                                        fits(true), slack);
       if (loweringFailed)
         return std::nullopt;
-      if (chosen < high)
+      if (chosen < high && lastPlanned && lastPlannedBudget == chosen) {
+        attempt = std::move(lastPlanned);
+        lastPlanned.reset();
+      } else if (chosen < high) {
         attempt = attemptWithin(chosen, /*planned=*/true);
+      }
     }
     Builder b(func.getContext());
     if (!attempt) {
