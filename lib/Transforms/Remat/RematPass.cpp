@@ -724,7 +724,10 @@ public:
     };
     // The last planned probe's rewrite that fitted, and its budget: the
     // compile adopts it when the search ends there, instead of attempting
-    // the same budget again (on examples/gpt, 0.7 s of a 3 s compile).
+    // the same budget again (on examples/gpt, 0.7 s of a 3 s compile). It
+    // is the same rewrite: a probe's smaller work for the search of the
+    // whole graph only stops sooner an A* search that, where it finishes,
+    // finds the one schedule it would find with more.
     std::optional<Attempt> lastPlanned;
     int64_t lastPlannedBudget = -1;
     llvm::scope_exit dropLastPlanned([&] {
