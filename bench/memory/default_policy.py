@@ -101,6 +101,7 @@ def main():
     policy = [f"--remat-overhead={args.bound}"] if args.bound else []
     sides = {"store-all": ["--remat-budget=store-all"], "default": policy}
     rows = []
+    blas_core = None  # the OpenBLAS kernel the runtime ran
     with tempfile.TemporaryDirectory() as tmp:
         for name, source_of, forms in (
                 ("resnet", memory.resnet_source, ("loop", "unrolled")),
@@ -122,6 +123,7 @@ def main():
                                                 *extra])
                         times[side].append(stats["median_seconds"])
                         peaks[side] = stats["peak_bytes"]
+                        blas_core = stats.get("blas_core", blas_core)
                 report = report_of(source, policy, tmp)
                 base = float(np.median(times["store-all"]))
                 row = {"workload": name, "form": form,
@@ -154,6 +156,7 @@ def main():
                          + (f" --threads {args.threads}"
                             if args.threads != 1 else ""),
               "threads": args.threads,
+              "blas_core": blas_core,
               "machine": machine(),
               "date": datetime.datetime.now().isoformat(timespec="seconds"),
               "rows": rows}
