@@ -147,197 +147,257 @@ static func::FuncOp lookupFunction(Operation *op, FlatSymbolRefAttr name,
   return fn;
 }
 
+// The verifiers of the discardable attributes, one per kind, each given
+// the attribute's name (some verify several) and value.
+
+/// `op` is a `T` (`what`, as the error names it).
+template <typename T>
+static LogicalResult verifyOn(Operation *op, StringRef name, StringRef what) {
+  if (isa<T>(op))
+    return success();
+  return op->emitOpError() << "'" << name << "' belongs on " << what;
+}
+
+static LogicalResult verifyUnit(Operation *op, StringRef name,
+                                Attribute value) {
+  if (isa<UnitAttr>(value))
+    return success();
+  return op->emitOpError() << "'" << name << "' must be a unit attribute";
+}
+
+/// tad.loop_snapshots and tad.reverse_reruns: counts on a loop.
+static LogicalResult verifyLoopCount(Operation *op, StringRef name,
+                                     Attribute value) {
+  if (failed(verifyOn<scf::ForOp>(op, name, "an scf.for")))
+    return failure();
+  auto count = dyn_cast<IntegerAttr>(value);
+  if (!count || count.getValue().isNegative())
+    return op->emitOpError()
+           << "'" << name << "' must be an integer of 0 or more, got "
+           << value;
+  return success();
+}
+
+static LogicalResult verifyLoopResiduals(Operation *op, StringRef name,
+                                         Attribute value) {
+  if (failed(verifyOn<scf::ForOp>(op, name, "an scf.for")))
+    return failure();
+  if (!isa<BoolAttr>(value))
+    return op->emitOpError()
+           << "'" << name << "' must be a boolean, got " << value;
+  return success();
+}
+
+static LogicalResult verifyResidualRecompute(Operation *op, StringRef name,
+                                             Attribute value) {
+  if (failed(verifyOn<scf::ForOp>(op, name, "an scf.for")))
+    return failure();
+  auto share = dyn_cast<IntegerAttr>(value);
+  if (!share || share.getValue().isNegative() || share.getInt() > 100)
+    return op->emitOpError()
+           << "'" << name
+           << "' must be an integer percentage (0 to 100), got " << value;
+  return success();
+}
+
+static LogicalResult verifyCaseCounts(Operation *op, StringRef name,
+                                      Attribute value) {
+  auto sw = dyn_cast<scf::IndexSwitchOp>(op);
+  if (!sw)
+    return op->emitOpError()
+           << "'" << name << "' belongs on an scf.index_switch";
+  auto counts = dyn_cast<DenseI64ArrayAttr>(value);
+  if (!counts || counts.size() != int64_t(sw.getNumCases()) + 1 ||
+      llvm::any_of(counts.asArrayRef(), [](int64_t n) { return n < 0; }))
+    return op->emitOpError()
+           << "'" << name << "' must be an array of " << sw.getNumCases() + 1
+           << " counts of 0 or more (one per case, the default last), got "
+           << value;
+  // Directly in a loop of known trip count, the cases run that often.
+  auto loop = dyn_cast<scf::ForOp>(sw->getParentOp());
+  std::optional<APInt> trips = loop ? loop.getStaticTripCount() : std::nullopt;
+  if (!trips)
+    return success();
+  int64_t sum = 0;
+  bool overflow = false;
+  for (int64_t n : counts.asArrayRef())
+    overflow |= __builtin_add_overflow(sum, n, &sum);
+  if (overflow || sum != trips->getSExtValue())
+    return op->emitOpError()
+           << "'" << name << "' must sum to the trip count of the loop "
+           << "around it, " << trips->getSExtValue();
+  return success();
+}
+
+static LogicalResult verifyParallelLoop(Operation *op, StringRef name,
+                                        Attribute value) {
+  if (failed(verifyOn<scf::ForOp>(op, name, "an scf.for")))
+    return failure();
+  return verifyUnit(op, name, value);
+}
+
+static LogicalResult verifyParallelRange(Operation *op, StringRef name,
+                                         Attribute value) {
+  if (failed(verifyOn<FunctionOpInterface>(op, name, "a function")))
+    return failure();
+  return verifyUnit(op, name, value);
+}
+
+/// tad.outlined and tad.buffer_peak_bound: marks on a function.
+static LogicalResult verifyFunctionMark(Operation *op, StringRef name,
+                                        Attribute value) {
+  if (failed(verifyOn<FunctionOpInterface>(op, name, "a function")))
+    return failure();
+  return verifyUnit(op, name, value);
+}
+
+static LogicalResult verifyNoaliasPointers(Operation *op, StringRef name,
+                                           Attribute value) {
+  if (failed(verifyOn<FunctionOpInterface>(op, name, "a function")))
+    return failure();
+  auto positions = dyn_cast<DenseI64ArrayAttr>(value);
+  if (!positions || llvm::any_of(positions.asArrayRef(),
+                                 [](int64_t i) { return i < 0; }))
+    return op->emitOpError()
+           << "'" << name << "' must be an array of argument positions";
+  return success();
+}
+
+static LogicalResult verifyLoopChoiceMinimum(Operation *op, StringRef name,
+                                             Attribute value) {
+  if (failed(verifyOn<ModuleOp>(op, name, "a module")))
+    return failure();
+  auto bytes = dyn_cast<IntegerAttr>(value);
+  if (!bytes || bytes.getInt() <= 0)
+    return op->emitOpError()
+           << "'" << name << "' must be a positive integer (bytes)";
+  return success();
+}
+
+static LogicalResult verifyLoopSnapshotChoice(Operation *op, StringRef name,
+                                              Attribute value) {
+  if (failed(verifyOn<ModuleOp>(op, name, "a module")))
+    return failure();
+  auto loops = dyn_cast<ArrayAttr>(value);
+  auto isLoop = [](Attribute a) {
+    auto loop = dyn_cast<DictionaryAttr>(a);
+    return loop && loop.getAs<StringAttr>("location") &&
+           loop.getAs<IntegerAttr>("trips") &&
+           loop.getAs<IntegerAttr>("snapshots") &&
+           (!loop.get("residuals") || loop.getAs<BoolAttr>("residuals")) &&
+           (!loop.get("residual_recompute") ||
+            loop.getAs<IntegerAttr>("residual_recompute"));
+  };
+  if (!loops || !llvm::all_of(loops, isLoop))
+    return op->emitOpError()
+           << "'" << name
+           << "' must be an array of {location, trips, snapshots} (and "
+              "optionally a boolean residuals and an integer "
+              "residual_recompute)";
+  return success();
+}
+
+/// tad.buffer_peak and tad.budget: bytes on a function. The peak of a
+/// function's planned buffers stays on it as it is lowered
+/// (tad-buffer-peak), so that a driver can read it from the LLVM dialect;
+/// so does the budget that tad-remat chose for it.
+static LogicalResult verifyFunctionBytes(Operation *op, StringRef name,
+                                         Attribute value) {
+  if (failed(verifyOn<FunctionOpInterface>(op, name, "a function")))
+    return failure();
+  auto bytes = dyn_cast<IntegerAttr>(value);
+  if (!bytes || bytes.getValue().isNegative())
+    return op->emitOpError()
+           << "'" << name << "' must be an integer of 0 or more";
+  return success();
+}
+
+static LogicalResult verifyDerivative(Operation *op, StringRef name,
+                                      Attribute value) {
+  if (failed(verifyOn<func::FuncOp>(op, name, "a func.func")))
+    return failure();
+  auto fn = cast<func::FuncOp>(op);
+  auto request = dyn_cast<DerivativeAttr>(value);
+  if (!request)
+    return op->emitOpError()
+           << "'" << name << "' must be a #tad.derivative attribute";
+  // A written derivative (one with a body) may outlive its primal: --entry
+  // keeps only what the entry calls, and the derivative does not call its
+  // primal.
+  if (!fn.isDeclaration() && !SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+                                 op, request.getPrimal()))
+    return success();
+  func::FuncOp primal = lookupFunction(op, request.getPrimal(), "primal");
+  if (!primal)
+    return failure();
+  if (primal == fn)
+    return op->emitOpError("is the derivative of itself");
+  auto emitError = [&] { return op->emitOpError(); };
+  FailureOr<FunctionType> expected =
+      getDerivativeType(primal.getFunctionType(), request.getKind(),
+                        request.getWrt(), emitError);
+  if (failed(expected))
+    return failure();
+  if (*expected != fn.getFunctionType())
+    return op->emitOpError("has type ")
+           << fn.getFunctionType() << " but the requested derivative has type "
+           << *expected;
+  return success();
+}
+
+static LogicalResult verifyCustomRule(Operation *op, StringRef name,
+                                      Attribute value) {
+  if (failed(verifyOn<func::FuncOp>(op, name, "a func.func")))
+    return failure();
+  auto rule = dyn_cast<CustomRuleAttr>(value);
+  if (!rule)
+    return op->emitOpError()
+           << "'" << name << "' must be a #tad.custom_rule attribute";
+  func::FuncOp forward = lookupFunction(op, rule.getForward(), "forward");
+  func::FuncOp pullback = lookupFunction(op, rule.getPullback(), "pullback");
+  if (!forward || !pullback)
+    return failure();
+  auto emitError = [&] { return op->emitOpError(); };
+  return verifyCustomRuleTypes(
+      cast<func::FuncOp>(op).getFunctionType(), forward.getFunctionType(),
+      pullback.getFunctionType(), rule.getSavedParams(), emitError);
+}
+
+static LogicalResult verifyCheckpointed(Operation *op, StringRef name,
+                                        Attribute value) {
+  if (failed(verifyOn<func::FuncOp>(op, name, "a func.func")))
+    return failure();
+  return verifyUnit(op, name, value);
+}
+
 LogicalResult TadDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attr) {
+  using Verifier = LogicalResult (*)(Operation *, StringRef, Attribute);
+  static constexpr std::pair<StringLiteral, Verifier> verifiers[] = {
+      {kLoopSnapshotsAttrName, verifyLoopCount},
+      {kReverseRerunsAttrName, verifyLoopCount},
+      {kLoopResidualsAttrName, verifyLoopResiduals},
+      {kLoopResidualRecomputeAttrName, verifyResidualRecompute},
+      {kCaseCountsAttrName, verifyCaseCounts},
+      {kParallelLoopAttrName, verifyParallelLoop},
+      {kParallelRangeAttrName, verifyParallelRange},
+      {kForwardAttrName, verifyUnit},
+      {kTapeAttrName, verifyUnit},
+      {kRecomputedAttrName, verifyUnit},
+      {kOutlinedAttrName, verifyFunctionMark},
+      {kNoaliasPointersAttrName, verifyNoaliasPointers},
+      {kLoopChoiceMinimumAttrName, verifyLoopChoiceMinimum},
+      {kLoopSnapshotChoiceAttrName, verifyLoopSnapshotChoice},
+      {kBufferPeakAttrName, verifyFunctionBytes},
+      {kBufferPeakBoundAttrName, verifyFunctionMark},
+      {kBudgetAttrName, verifyFunctionBytes},
+      {kDerivativeAttrName, verifyDerivative},
+      {kCustomRuleAttrName, verifyCustomRule},
+      {kCheckpointedAttrName, verifyCheckpointed},
+  };
   StringRef name = attr.getName().getValue();
-  if (name == kLoopSnapshotsAttrName || name == kReverseRerunsAttrName) {
-    auto count = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!isa<scf::ForOp>(op))
-      return op->emitOpError() << "'" << name << "' belongs on an scf.for";
-    if (!count || count.getValue().isNegative())
-      return op->emitOpError()
-             << "'" << name << "' must be an integer of 0 or more, got "
-             << attr.getValue();
-    return success();
-  }
-  if (name == kLoopResidualsAttrName) {
-    if (!isa<scf::ForOp>(op))
-      return op->emitOpError() << "'" << name << "' belongs on an scf.for";
-    if (!isa<BoolAttr>(attr.getValue()))
-      return op->emitOpError()
-             << "'" << name << "' must be a boolean, got " << attr.getValue();
-    return success();
-  }
-  if (name == kLoopResidualRecomputeAttrName) {
-    if (!isa<scf::ForOp>(op))
-      return op->emitOpError() << "'" << name << "' belongs on an scf.for";
-    auto share = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!share || share.getValue().isNegative() || share.getInt() > 100)
-      return op->emitOpError()
-             << "'" << name
-             << "' must be an integer percentage (0 to 100), got "
-             << attr.getValue();
-    return success();
-  }
-  if (name == kCaseCountsAttrName) {
-    auto sw = dyn_cast<scf::IndexSwitchOp>(op);
-    if (!sw)
-      return op->emitOpError()
-             << "'" << name << "' belongs on an scf.index_switch";
-    auto counts = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
-    if (!counts || counts.size() != int64_t(sw.getNumCases()) + 1 ||
-        llvm::any_of(counts.asArrayRef(), [](int64_t n) { return n < 0; }))
-      return op->emitOpError()
-             << "'" << name << "' must be an array of " << sw.getNumCases() + 1
-             << " counts of 0 or more (one per case, the default last), got "
-             << attr.getValue();
-    // Directly in a loop of known trip count, the cases run that often.
-    auto loop = dyn_cast<scf::ForOp>(sw->getParentOp());
-    std::optional<APInt> trips =
-        loop ? loop.getStaticTripCount() : std::nullopt;
-    if (trips) {
-      int64_t sum = 0;
-      bool overflow = false;
-      for (int64_t n : counts.asArrayRef())
-        overflow |= __builtin_add_overflow(sum, n, &sum);
-      if (overflow || sum != trips->getSExtValue())
-        return op->emitOpError()
-               << "'" << name << "' must sum to the trip count of the loop "
-               << "around it, " << trips->getSExtValue();
-    }
-    return success();
-  }
-  if (name == kParallelLoopAttrName || name == kParallelRangeAttrName) {
-    bool loop = name == kParallelLoopAttrName;
-    if (loop ? !isa<scf::ForOp>(op) : !isa<FunctionOpInterface>(op))
-      return op->emitOpError() << "'" << name << "' belongs on "
-                               << (loop ? "an scf.for" : "a function");
-    if (!isa<UnitAttr>(attr.getValue()))
-      return op->emitOpError() << "'" << name << "' must be a unit attribute";
-    return success();
-  }
-  if (name == kForwardAttrName || name == kTapeAttrName ||
-      name == kRecomputedAttrName) {
-    if (!isa<UnitAttr>(attr.getValue()))
-      return op->emitOpError() << "'" << name << "' must be a unit attribute";
-    return success();
-  }
-  if (name == kOutlinedAttrName || name == kNoaliasPointersAttrName) {
-    if (!isa<FunctionOpInterface>(op))
-      return op->emitOpError() << "'" << name << "' belongs on a function";
-    auto positions = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
-    bool ok = name == kOutlinedAttrName
-                  ? isa<UnitAttr>(attr.getValue())
-                  : positions && llvm::all_of(positions.asArrayRef(),
-                                              [](int64_t i) { return i >= 0; });
-    if (!ok)
-      return op->emitOpError()
-             << "'" << name << "' must be "
-             << (name == kOutlinedAttrName ? "a unit attribute"
-                                           : "an array of argument positions");
-    return success();
-  }
-  if (name == kLoopChoiceMinimumAttrName) {
-    if (!isa<ModuleOp>(op))
-      return op->emitOpError() << "'" << name << "' belongs on a module";
-    auto bytes = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!bytes || bytes.getInt() <= 0)
-      return op->emitOpError()
-             << "'" << name << "' must be a positive integer (bytes)";
-    return success();
-  }
-  if (name == kLoopSnapshotChoiceAttrName) {
-    if (!isa<ModuleOp>(op))
-      return op->emitOpError() << "'" << name << "' belongs on a module";
-    auto loops = dyn_cast<ArrayAttr>(attr.getValue());
-    auto isLoop = [](Attribute a) {
-      auto loop = dyn_cast<DictionaryAttr>(a);
-      return loop && loop.getAs<StringAttr>("location") &&
-             loop.getAs<IntegerAttr>("trips") &&
-             loop.getAs<IntegerAttr>("snapshots") &&
-             (!loop.get("residuals") || loop.getAs<BoolAttr>("residuals")) &&
-             (!loop.get("residual_recompute") ||
-              loop.getAs<IntegerAttr>("residual_recompute"));
-    };
-    if (!loops || !llvm::all_of(loops, isLoop))
-      return op->emitOpError()
-             << "'" << name
-             << "' must be an array of {location, trips, snapshots} (and "
-                "optionally a boolean residuals and an integer "
-                "residual_recompute)";
-    return success();
-  }
-  // The peak of a function's planned buffers stays on it as it is lowered
-  // (tad-buffer-peak), so that a driver can read it from the LLVM dialect;
-  // so does the budget that tad-remat chose for it.
-  if (name == kBufferPeakAttrName || name == kBufferPeakBoundAttrName ||
-      name == kBudgetAttrName) {
-    if (!isa<FunctionOpInterface>(op))
-      return op->emitOpError() << "'" << name << "' belongs on a function";
-    bool ok =
-        name == kBufferPeakBoundAttrName
-            ? isa<UnitAttr>(attr.getValue())
-            : isa<IntegerAttr>(attr.getValue()) &&
-                  !cast<IntegerAttr>(attr.getValue()).getValue().isNegative();
-    if (!ok)
-      return op->emitOpError()
-             << "'" << name << "' must be "
-             << (name == kBufferPeakBoundAttrName ? "a unit attribute"
-                                                  : "an integer of 0 or more");
-    return success();
-  }
-  auto fn = dyn_cast<func::FuncOp>(op);
-  if (!fn)
-    return op->emitOpError() << "'" << name << "' belongs on a func.func";
-  auto emitError = [&] { return op->emitOpError(); };
-
-  if (name == kDerivativeAttrName) {
-    auto request = dyn_cast<DerivativeAttr>(attr.getValue());
-    if (!request)
-      return op->emitOpError()
-             << "'" << name << "' must be a #tad.derivative attribute";
-    // A written derivative (one with a body) may outlive its primal:
-    // --entry keeps only what the entry calls, and the derivative does not
-    // call its primal.
-    if (!fn.isDeclaration() && !SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-                                   op, request.getPrimal()))
-      return success();
-    func::FuncOp primal = lookupFunction(op, request.getPrimal(), "primal");
-    if (!primal)
-      return failure();
-    if (primal == fn)
-      return op->emitOpError("is the derivative of itself");
-    FailureOr<FunctionType> expected =
-        getDerivativeType(primal.getFunctionType(), request.getKind(),
-                          request.getWrt(), emitError);
-    if (failed(expected))
-      return failure();
-    if (*expected != fn.getFunctionType())
-      return op->emitOpError("has type ")
-             << fn.getFunctionType()
-             << " but the requested derivative has type " << *expected;
-    return success();
-  }
-
-  if (name == kCustomRuleAttrName) {
-    auto rule = dyn_cast<CustomRuleAttr>(attr.getValue());
-    if (!rule)
-      return op->emitOpError()
-             << "'" << name << "' must be a #tad.custom_rule attribute";
-    func::FuncOp forward = lookupFunction(op, rule.getForward(), "forward");
-    func::FuncOp pullback = lookupFunction(op, rule.getPullback(), "pullback");
-    if (!forward || !pullback)
-      return failure();
-    return verifyCustomRuleTypes(
-        fn.getFunctionType(), forward.getFunctionType(),
-        pullback.getFunctionType(), rule.getSavedParams(), emitError);
-  }
-
-  if (name == kCheckpointedAttrName) {
-    if (!isa<UnitAttr>(attr.getValue()))
-      return op->emitOpError() << "'" << name << "' must be a unit attribute";
-    return success();
-  }
-
+  for (const auto &[known, verify] : verifiers)
+    if (name == known)
+      return verify(op, name, attr.getValue());
   return op->emitOpError() << "unknown tad attribute '" << name << "'";
 }

@@ -816,6 +816,12 @@ func.func private @f(tensor<3xf32>) -> tensor<3xf32> attributes {tad.frobnicate}
 
 // -----
 
+// An unknown attribute is unknown wherever it is.
+// expected-error @+1 {{unknown tad attribute 'tad.frobnicate'}}
+module attributes {tad.frobnicate} {}
+
+// -----
+
 // expected-error @+1 {{'tad.loop_snapshots' belongs on an scf.for}}
 func.func private @f(tensor<3xf32>) -> tensor<3xf32> attributes {tad.loop_snapshots = 2 : i64}
 
