@@ -661,6 +661,41 @@ def compile_time(plots):
     return out + plots.save(fig, "compile-width")
 
 
+def cold_build():
+    out = ["## Building from nothing", ""]
+    found = sorted(glob.glob(os.path.join(ROOT, "bench/build/results/*.json")))
+    if not found:
+        return out + missing("bench/build/cold.py", f"{PY} bench/build/"
+                             "cold.py --json bench/build/results/pch.json")
+    out += ["A fresh clone built with an empty ccache (`ninja all "
+            "tad-test-depends`, what `make test` builds), and the tests of "
+            "`make test` after it, each run alone on the machine; one row "
+            "per file:", ""]
+    rows, slowest = [], None
+    for path in found:
+        r = Result(path)
+        out += about(r, f"{PY} bench/build/cold.py")
+        for x in r.rows:
+            tests = x.get("test_seconds")
+            rows.append((os.path.basename(path), x["commit"],
+                         " ".join(x["cmake_args"]) or "(the defaults)",
+                         f"{x['build_seconds'] / 60:.1f} min", x["steps"],
+                         f"{tests / 60:.1f} min" if tests else "not run",
+                         f"{(x['build_seconds'] + tests) / 60:.1f} min"
+                         if tests else "-"))
+            if not x["cmake_args"]:
+                slowest = x["slowest_units"]
+    out += table(["file", "commit", "cmake", "build", "steps", "tests",
+                  "`make test` in all"], rows)
+    if slowest:
+        out += ["The slowest translation units of the default build "
+                "(`build/.ninja_log`, two at a time on 2 cores):", ""]
+        out += table(["unit", "seconds"],
+                     [(f"`{u['unit']}`", f"{u['seconds']:.0f}")
+                      for u in slowest])
+    return out
+
+
 def gpu(plots):
     out = ["## GPU", ""]
     found = sorted(glob.glob(os.path.join(ROOT,
@@ -788,7 +823,8 @@ def main():
     pages = {
         "results.md": (HEADER, (gemm(), mlp_forward(), steps(),
                                 memory(plots), default_policy(plots),
-                                compile_time(plots), gpu(plots))),
+                                compile_time(plots), cold_build(),
+                                gpu(plots))),
         "results-remat.md": (REMAT_HEADER, (remat(plots),)),
     }
     for name, (header, sections) in pages.items():
