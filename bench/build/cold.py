@@ -49,7 +49,7 @@ def slowest_units(build, count):
                 continue
             start, end, _, output, _ = line.rstrip("\n").split("\t")
             if output.endswith(".o"):
-                source = re.sub(r"^.*CMakeFiles/[^/]+\.dir/", "", output)
+                source = re.sub(r"CMakeFiles/[^/]+\.dir/", "", output)
                 units.append({"unit": source[:-2],
                               "seconds": (int(end) - int(start)) / 1000})
     units.sort(key=lambda u: -u["seconds"])
