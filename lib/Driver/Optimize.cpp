@@ -35,7 +35,7 @@
 // compile of a 5,000-field record's gradient).
 //
 // Without the first two, -O3 took 0.75 s instead of 1.90 s on that module
-// (`opt -passes` with the same pipeline, docs/performance.md#compile-time).
+// (`opt -passes` with the same pipeline, docs/compile-time.md).
 //
 //===----------------------------------------------------------------------===//
 

@@ -13,7 +13,7 @@
 // gradient took 1.33 to 1.52 s so, against 1.99 to 2.61 s (three runs
 // each). The step's time is in the calls, not between them: the
 // transformer's step took the same time either way, with bit-identical
-// results (docs/performance.md#llvm-on-long-entry-functions).
+// results (docs/compile-time.md#llvm-on-long-entry-functions).
 // The optimizer has run by then, so the IR is as optimized as before.
 //
 // So is any other long function without a loop: it runs each instruction
