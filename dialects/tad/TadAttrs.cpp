@@ -236,14 +236,8 @@ static LogicalResult verifyParallelLoop(Operation *op, StringRef name,
   return verifyUnit(op, name, value);
 }
 
-static LogicalResult verifyParallelRange(Operation *op, StringRef name,
-                                         Attribute value) {
-  if (failed(verifyOn<FunctionOpInterface>(op, name, "a function")))
-    return failure();
-  return verifyUnit(op, name, value);
-}
-
-/// tad.outlined and tad.buffer_peak_bound: marks on a function.
+/// tad.parallel_range, tad.outlined and tad.buffer_peak_bound: marks on a
+/// function.
 static LogicalResult verifyFunctionMark(Operation *op, StringRef name,
                                         Attribute value) {
   if (failed(verifyOn<FunctionOpInterface>(op, name, "a function")))
@@ -380,7 +374,7 @@ LogicalResult TadDialect::verifyOperationAttribute(Operation *op,
       {kLoopResidualRecomputeAttrName, verifyResidualRecompute},
       {kCaseCountsAttrName, verifyCaseCounts},
       {kParallelLoopAttrName, verifyParallelLoop},
-      {kParallelRangeAttrName, verifyParallelRange},
+      {kParallelRangeAttrName, verifyFunctionMark},
       {kForwardAttrName, verifyUnit},
       {kTapeAttrName, verifyUnit},
       {kRecomputedAttrName, verifyUnit},
