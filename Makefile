@@ -100,7 +100,8 @@ results:
 	/usr/bin/python3 bench/results.py
 
 # Builds the fuzzers (the frontend and the .npy reader) with clang,
-# libFuzzer and ASan in build-fuzz/ and runs each for FUZZ_SECONDS, then
+# libFuzzer and ASan in build-fuzz/ (without precompiled headers, as the
+# sanitizer build: docs/testing.md) and runs each for FUZZ_SECONDS, then
 # the Python package's call fuzzer on the build's tadc (docs/fuzzing.md).
 FUZZ_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 600
@@ -108,6 +109,7 @@ fuzz:
 	@scripts/install-deps.sh fuzz
 	@test -f $(FUZZ_DIR)/build.ninja || cmake -G Ninja -S . -B $(FUZZ_DIR) \
 	  -DCMAKE_BUILD_TYPE=Release -DTAD_ENABLE_FUZZER=ON \
+	  -DTAD_PRECOMPILED_HEADERS=OFF \
 	  -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
 	  -DMLIR_DIR=$(LLVM_PREFIX)/lib/cmake/mlir \
 	  -DLLVM_EXTERNAL_LIT=$(LLVM_PREFIX)/bin/lit
@@ -124,7 +126,7 @@ SANITIZE_DIR ?= build-sanitize
 sanitize:
 	@scripts/install-deps.sh fuzz
 	cmake -G Ninja -S . -B $(SANITIZE_DIR) -DCMAKE_BUILD_TYPE=Release \
-	  -DLLVM_USE_SANITIZER="Address;Undefined" \
+	  -DLLVM_USE_SANITIZER="Address;Undefined" -DTAD_PRECOMPILED_HEADERS=OFF \
 	  -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
 	  -DMLIR_DIR=$(LLVM_PREFIX)/lib/cmake/mlir \
 	  -DLLVM_EXTERNAL_LIT=$(LLVM_PREFIX)/bin/lit
