@@ -1,9 +1,9 @@
 //===- PrecompiledHeaders.h - the MLIR headers most of tad includes -------===//
 //
 // Compiled once per build (TAD_PRECOMPILED_HEADERS, CMakeLists.txt) and
-// loaded by every source of tad's MLIR libraries and tools: parsing these
-// took about half of such a source's compile (docs/testing.md, "Building
-// from nothing"). Only headers from outside the checkout belong here, so
+// loaded by the sources of tad's libraries: parsing these was most of a
+// short source's compile (docs/testing.md, "How long it takes"). Only
+// headers from outside the checkout belong here, so
 // that no change in the checkout rebuilds it; a source that includes none
 // of them opts out (SKIP_PRECOMPILE_HEADERS), since loading the
 // precompiled headers costs it more than it saves.
