@@ -3,10 +3,10 @@
 // Compiled once per build (TAD_PRECOMPILED_HEADERS, CMakeLists.txt) and
 // loaded by the sources of tad's libraries: parsing these was most of a
 // short source's compile (docs/testing.md, "How long it takes"). Only
-// headers from outside the checkout belong here, so
-// that no change in the checkout rebuilds it; a source that includes none
-// of them opts out (SKIP_PRECOMPILE_HEADERS), since loading the
-// precompiled headers costs it more than it saves.
+// headers from outside the checkout belong here, so that no change in the
+// checkout rebuilds it; a source that includes none of them opts out
+// (SKIP_PRECOMPILE_HEADERS), since loading the precompiled headers costs
+// it more than it saves.
 //
 //===----------------------------------------------------------------------===//
 
