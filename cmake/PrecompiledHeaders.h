@@ -5,8 +5,8 @@
 // short source's compile (docs/testing.md, "How long it takes"). Only
 // headers from outside the checkout belong here, so that no change in the
 // checkout rebuilds it; a source that includes none of them opts out
-// (SKIP_PRECOMPILE_HEADERS), since loading the precompiled headers costs
-// it more than it saves.
+// (WITHOUT_MLIR in tad_add_library), since loading the precompiled headers
+// costs it more than it saves.
 //
 //===----------------------------------------------------------------------===//
 
