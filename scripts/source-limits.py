@@ -4,9 +4,9 @@ than --limit lines (150 by default), and no namespace-scope mutable state.
 
     scripts/source-limits.py [--limit 150] [--allow NAME ...] [DIR|FILE ...]
 
-Without paths it checks lib/ and tools/. Universal Ctags (the Debian package
-universal-ctags) finds the functions and the variables; each finding is a
-line
+Without paths it checks lib/, tools/ and dialects/. Universal Ctags (the
+Debian package universal-ctags) finds the functions and the variables;
+each finding is a line
 
     PATH:LINE: function NAME is N lines (limit 150)
     PATH:LINE: namespace-scope mutable variable NAME
@@ -317,7 +317,7 @@ def check(paths, limit, allowed):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="*",
-                        help="folders or files to check (default: lib tools)")
+                        help="folders or files to check (default: lib tools dialects)")
     parser.add_argument("--limit", type=int, default=150,
                         help="the most lines of a function (default 150)")
     parser.add_argument("--allow", action="append", default=[],
@@ -325,7 +325,7 @@ def main():
                         help="a function exempt from the limit (repeatable)")
     args = parser.parse_args()
     paths = args.paths or [os.path.relpath(os.path.join(REPO, d))
-                           for d in ("lib", "tools")]
+                           for d in ("lib", "tools", "dialects")]
     for path in paths:
         if not os.path.exists(path):
             parser.error(f"no such file or folder: {path}")
