@@ -358,7 +358,8 @@ def ChooseLoopSnapshots : Pass<"tad-choose-loop-snapshots", "mlir::ModuleOp"> {
     candidate for every loop is probed first, from the most memory down,
     and the first that fits is the start; from there, loops take the steps
     that save the most compute per byte (by the prices) while they fit:
-    the longest run of those steps that fits, by bisection, then the loop
+    the longest run of those steps that fits (the whole run, then its
+    first step, then by bisection between them), then the loop
     whose step did not fit stays, and the rest go on. The probes are a few
     per loop at most, not one per candidate and loop. When no count fits,
     the one whose feasible minimum is the least (of the tapes without

@@ -456,9 +456,9 @@ struct ChooseLoopSnapshots
 
   /// From `start` (the same candidate for every loop), which fits, the
   /// steps of stepsFrom while they fit: the longest run of them that fits,
-  /// by bisection (a run that fits mostly fits with fewer of its steps
-  /// too); the loop of the first step that does not fit takes no more
-  /// steps; again from there, until no step is left.
+  /// searched as if a run that fits fits with fewer of its steps too (as
+  /// it mostly does); the loop of the first step that does not fit takes
+  /// no more steps; again from there, until no step is left.
   std::vector<int64_t>
   climb(ModuleOp module, size_t start, ArrayRef<int64_t> candidates,
         ArrayRef<std::vector<Price>> prices,
@@ -480,8 +480,8 @@ struct ChooseLoopSnapshots
           stepsFrom(at, candidates, prices, loops, blocked);
       if (steps.empty())
         return countsAfter({});
-      // The bisection asks each run once; with a second core it also asks
-      // ahead the run it asks next if this one fails.
+      // Each run is asked once; with a second core, the run asked next is
+      // asked ahead (fitsAfter's `ahead`).
       std::map<size_t, bool> known;
       auto fitsAfter = [&](size_t n, std::optional<size_t> ahead) {
         std::vector<size_t> runs = {n};
@@ -502,17 +502,24 @@ struct ChooseLoopSnapshots
       auto mid = [](size_t fits, size_t fails) {
         return fits + (fails - fits) / 2;
       };
-      size_t fits = 0, fails = steps.size();
-      if (fitsAfter(steps.size(), ahead && steps.size() > 1
-                                      ? std::optional<size_t>(
-                                            mid(0, steps.size()))
-                                      : std::nullopt))
-        fits = steps.size();
+      // The whole run first, which answers alone where the budget is
+      // loose; then its first step, which answers alone where it is tight
+      // (a budget near the minimum, where a step rarely fits); then
+      // bisection between them, which asks ahead the run it asks next if
+      // this one fails, or else the one it asks next if this one fits.
+      size_t n = steps.size(), fits = 0, fails = n;
+      if (fitsAfter(n,
+                    ahead && n > 1 ? std::optional<size_t>(1) : std::nullopt))
+        fits = n;
+      else if (n > 1)
+        (fitsAfter(1, std::nullopt) ? fits : fails) = 1;
       while (fails > fits + 1) {
         size_t at = mid(fits, fails);
         std::optional<size_t> next;
         if (ahead && at > fits + 1)
           next = mid(fits, at);
+        else if (ahead && fails > at + 1)
+          next = mid(at, fails);
         (fitsAfter(at, next) ? fits : fails) = at;
       }
       for (auto [loop, candidate] : ArrayRef(steps).take_front(fits))
@@ -553,6 +560,64 @@ struct ChooseLoopSnapshots
     return chosen;
   }
 
+  /// The first of `order` (indices of `candidates`, each the same for
+  /// every loop) that fits, with its trial; with a second core, two at a
+  /// time (probes for any schedule; probeEach).
+  template <typename Uniform>
+  std::optional<std::pair<size_t, Trial>>
+  firstFit(ModuleOp module, ArrayRef<size_t> order,
+           ArrayRef<int64_t> candidates, Uniform uniform, bool anySchedule) {
+    size_t width =
+        anySchedule && getContext().isMultithreadingEnabled() ? 2 : 1;
+    for (size_t first = 0; first < order.size(); first += width) {
+      std::vector<std::vector<int64_t>> counts;
+      for (size_t k = first; k < std::min(first + width, order.size()); ++k)
+        counts.push_back(uniform(candidates[order[k]]));
+      std::vector<Trial> trials = probeEach(module, counts, anySchedule);
+      for (auto [k, trial] : llvm::enumerate(trials))
+        if (trial.fits)
+          return std::make_pair(order[first + k], trial);
+    }
+    return std::nullopt;
+  }
+
+  /// firstFit over every candidate, for any schedule, asking the tapes of
+  /// residuals as if each held less than the one before (more of the
+  /// residuals computed again, fewer kept): the most memory's and the
+  /// least memory's first, and where the least memory's does not fit,
+  /// the others are not asked. Near a minimum, where none of them fits,
+  /// that is one round of probes instead of one per share.
+  template <typename Uniform>
+  std::optional<std::pair<size_t, Trial>>
+  firstUniformFit(ModuleOp module, ArrayRef<int64_t> candidates,
+                  Uniform uniform) {
+    size_t shares = 0;
+    while (shares < candidates.size() && keepsResiduals(candidates[shares]))
+      ++shares;
+    auto range = [](size_t from, size_t to) {
+      std::vector<size_t> indices;
+      for (size_t c = from; c < to; ++c)
+        indices.push_back(c);
+      return indices;
+    };
+    if (shares < 3)
+      return firstFit(module, range(0, candidates.size()), candidates, uniform,
+                      /*anySchedule=*/true);
+    std::optional<std::pair<size_t, Trial>> fit =
+        firstFit(module, {0, shares - 1}, candidates, uniform,
+                 /*anySchedule=*/true);
+    if (!fit)
+      return firstFit(module, range(shares, candidates.size()), candidates,
+                      uniform, /*anySchedule=*/true);
+    if (fit->first == 0)
+      return fit;
+    if (std::optional<std::pair<size_t, Trial>> before =
+            firstFit(module, range(1, shares - 1), candidates, uniform,
+                     /*anySchedule=*/true))
+      return before;
+    return fit;
+  }
+
   std::shared_ptr<const FrozenRewritePatternSet> canonicalization;
   /// Where no choice meets the budget: the feasible minimum of the chosen
   /// counts' trial (0 when unknown).
@@ -590,30 +655,25 @@ struct ChooseLoopSnapshots
     // compute per byte, while it fits (climb).
     // Where no probe fits, the same with the compile's own search, which
     // probes cut short: at a feasible minimum, only it may fit.
-    // With a second core, two candidates at a time (probes for any
-    // schedule; probeEach). Below what every choice's results take, none
-    // fits: straight to the minimums.
+    // Below what every choice's results take, none fits: straight to the
+    // minimums.
     bool none = budget.getValue().bytes < resultBytesBound(module, entry);
+    std::vector<size_t> all;
+    for (size_t c = 0; c < candidates.size(); ++c)
+      all.push_back(c);
     for (bool anySchedule : {true, false}) {
       if (none)
         break;
-      size_t width =
-          anySchedule && getContext().isMultithreadingEnabled() ? 2 : 1;
-      for (size_t first = 0; first < candidates.size(); first += width) {
-        std::vector<std::vector<int64_t>> counts;
-        for (size_t c = first; c < std::min(first + width, candidates.size());
-             ++c)
-          counts.push_back(uniform(candidates[c]));
-        std::vector<Trial> trials = probeEach(module, counts, anySchedule);
-        for (auto [k, trial] : llvm::enumerate(trials)) {
-          if (!trial.fits)
-            continue;
-          size_t start = first + k;
-          if (trial.bodyScheduled && keepsResiduals(candidates[start]))
-            start = cheaperShare(module, start, candidates, uniform);
-          return climb(module, start, candidates, prices, loops);
-        }
-      }
+      std::optional<std::pair<size_t, Trial>> fit =
+          anySchedule ? firstUniformFit(module, candidates, uniform)
+                      : firstFit(module, all, candidates, uniform,
+                                 /*anySchedule=*/false);
+      if (!fit)
+        continue;
+      size_t start = fit->first;
+      if (fit->second.bodyScheduled && keepsResiduals(candidates[start]))
+        start = cheaperShare(module, start, candidates, uniform);
+      return climb(module, start, candidates, prices, loops);
     }
     // None fits: the choice whose feasible minimum is least, so that
     // tad-remat's error names the true minimum. That search costs a
