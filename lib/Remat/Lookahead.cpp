@@ -89,7 +89,7 @@ public:
         window(std::max(1, options.thrashWindow)), score(options.score),
         weights(options.weights), keepAncestors(options.keepAncestors),
         depthFirst(options.depthFirst), queue(options.queue),
-        walkLimit(options.walkLimit),
+        walkLimit(options.walkLimit), scanLimit(options.scanLimit),
         bounded(walkLimit != std::numeric_limits<int64_t>::max()),
         random(options.seed),
         maxComputes(std::max<int64_t>(int64_t(kDtrComputesPerNode) * g.n,
@@ -446,6 +446,8 @@ private:
     if (queue)
       return makeRoomFromQueue(needed);
     while (bytes + needed > budget) {
+      if ((scanLooks += int64_t(residentList.size())) > scanLimit)
+        return false;
       int victim = -1;
       double best = std::numeric_limits<double>::infinity();
       double bestTie = best;
@@ -646,6 +648,7 @@ private:
   const std::vector<double> *weights;
   bool keepAncestors, depthFirst, queue;
   int64_t walkLimit, walkLeft = 0;
+  int64_t scanLimit, scanLooks = 0; // LookaheadOptions::scanLimit
   bool bounded; // whether walkLimit bounds the walk
   uint64_t random;
   std::vector<int> stageComputes; // what runStageDepthFirst recomputed

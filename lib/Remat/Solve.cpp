@@ -66,6 +66,29 @@ static constexpr int kVariants[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 12};
 static constexpr int kLargeGraphVariants[] = {0, 1, 2, 3, 8};
 static constexpr int kDenseGraphVariants[] = {2, 0, 8, 1, 3};
 static constexpr int kLeadVariants = 2;
+// The last resort of a large graph, where no run fits: rc/b depth first
+// from the queue, then the depth-first variants that keep ancestors,
+// scanning every resident value at each eviction as on smaller graphs (a
+// queued score that lags behind a fallen recompute cost can miss the
+// order that fits). On dense layered joint graphs whose adjoints are half
+// their values' size, at half the store-all peak (issue 52), these fitted
+// 6 of the 18 graphs where no other run did (one variant each), and none
+// of the other variants fitted any of the 18.
+struct LastResortRun {
+  int variant;
+  /// Scanning (scanInstead), and if so, whether its walk for a recompute
+  /// cost is unbounded (it is bounded on dense graphs: recomputeWalk).
+  bool scan, unboundedWalk;
+};
+static constexpr LastResortRun kLastResort[] = {
+    {10, false, false}, {14, true, false}, {12, true, false}, {14, true, true}};
+// The most values a scanning run of the last resort looks at, whatever
+// the edges: a budget that nothing fits is refused that much later.
+static constexpr int64_t kMaxScanLooks = int64_t(1) << 23;
+// The largest graphs that get the last resort. On bench/remat/scale.py's
+// 2,402- and 10,002-node graphs it fitted nothing and took 1 s and 0.8 s
+// to fail (0.1 s on 602 nodes).
+static constexpr int kMaxLastResortNodes = 1024;
 // How much less likely a guided run evicts the node it protects.
 static constexpr double kProtectWeight = 16;
 
@@ -325,7 +348,10 @@ struct Prepared {
       : flat(graph), storeAll(storeAllSchedule(graph)),
         storeAllStats(simulate(graph, storeAll)), lower(lowerBound(graph)),
         large(graph.size() > limits.queueNodes),
-        dense(large && isDense(graph, limits)) {}
+        dense(large && isDense(graph, limits)) {
+    for (const Node &node : graph.nodes)
+      edges += int64_t(node.inputs.size());
+  }
 
   FlatGraph flat;
   std::vector<Event> storeAll;
@@ -334,6 +360,7 @@ struct Prepared {
   // Large graphs: the eviction queue, and runs that stop at
   // limits.maxRecompute times the store-all cost.
   bool large, dense;
+  int64_t edges = 0;
 };
 
 /// What a solve is for.
@@ -350,6 +377,37 @@ enum class Goal {
   anyFits,
 };
 } // namespace
+
+/// A last resort's run (kLastResort) of a large graph: scanning every
+/// resident value instead of the queue, within the scan limit. The runs
+/// that fitted there passed the thrash limits (4 times their stages'
+/// store-all cost): the scan limit bounds them instead.
+static void scanInstead(LookaheadOptions &options, const SolverLimits &limits,
+                        int64_t edges, bool unboundedWalk) {
+  options.queue = false;
+  if (unboundedWalk)
+    options.walkLimit = std::numeric_limits<int64_t>::max();
+  options.thrashRatio = 0;
+  options.windowRatio = 0;
+  options.scanLimit =
+      std::min(kMaxScanLooks, int64_t(limits.scanLooksPerEdge * double(edges)));
+}
+
+/// Exchanges, from each of the cheapest schedules that `best` kept: the
+/// cheapest one is not always the one a few exchanges improve most.
+static void exchangeFromCheapest(const Graph &graph, int64_t budget, Best &best,
+                                 SolveInfo *info) {
+  PhaseTimer timer(info, "exchanges");
+  std::vector<Best::Start> starts = std::move(best.top);
+  int64_t n = std::max(1, graph.size());
+  int64_t work = std::min<int64_t>(kExchangeWork, kExchangeNodeWork / n) /
+                 std::max<int64_t>(1, int64_t(starts.size()));
+  for (Best::Start &start : starts) {
+    exchangeSchedule(graph, budget, start.schedule, work);
+    if (simulate(graph, start.schedule).cost < best.cost)
+      best.offer(true, start.schedule, start.name + ", exchanges");
+  }
+}
 
 /// solveSchedule, for `goal`.
 static bool solve(const Graph &graph, const Prepared &prepared, int64_t budget,
@@ -392,9 +450,12 @@ static bool solve(const Graph &graph, const Prepared &prepared, int64_t budget,
     // tightening, and is stopped: that bounds the time spent on runs that
     // thrash.
     auto lookahead = [&](int variant, uint64_t seed,
-                         const std::vector<double> *weights, const char *how) {
+                         const std::vector<double> *weights, const char *how,
+                         const LastResortRun *last = nullptr) {
       LookaheadOptions options =
           fastLookaheadOptions(variant, graph, limits, storeAll.cost);
+      if (last && last->scan)
+        scanInstead(options, limits, prepared.edges, last->unboundedWalk);
       options.seed = seed;
       options.costLimit = std::min(2 * best.cost, options.costLimit);
       options.weights = weights;
@@ -408,6 +469,22 @@ static bool solve(const Graph &graph, const Prepared &prepared, int64_t budget,
       if (best.cost < before)
         bestVariant = variant;
       return cost;
+    };
+    // kLastResort, where nothing else fits a large graph. (Not for the
+    // search for the smallest budget, whose failing budgets would each
+    // pay for it.)
+    auto lastResort = [&] {
+      if (!large || graph.size() > kMaxLastResortNodes || anyFits ||
+          best.feasible > 0 || done() || limits.scanLooksPerEdge <= 0)
+        return;
+      PhaseTimer timer(info, "last resort");
+      for (const LastResortRun &run : kLastResort)
+        if (!done())
+          lookahead(run.variant, 0, nullptr,
+                    !run.scan           ? ", last resort"
+                    : run.unboundedWalk ? ", scanning, every ancestor"
+                                        : ", scanning",
+                    &run);
     };
     // kVariants (perturbed runs below draw from all variants). On large
     // dense graphs, where none of the lead variants fits, nothing else is
@@ -423,8 +500,10 @@ static bool solve(const Graph &graph, const Prepared &prepared, int64_t budget,
       for (size_t i = 0; i < order.size() && !done(); ++i) {
         lookahead(order[i], 0, nullptr, "");
         if (dense && i + 1 == (anyFits ? 1 : kLeadVariants) &&
-            best.feasible == 0)
+            best.feasible == 0) {
+          lastResort();
           return finish(best, info, optimal, out);
+        }
       }
     }
     // DTR is stopped once its own cost passes the best: the portfolio is
@@ -474,19 +553,9 @@ static bool solve(const Graph &graph, const Prepared &prepared, int64_t budget,
             return lookahead(variant, 0, &weights, ", weight search");
           });
     }
-    // Exchanges, from each of the cheapest schedules: the cheapest one is
-    // not always the one a few exchanges improve most.
-    PhaseTimer timer(info, "exchanges");
-    std::vector<Best::Start> starts;
     if (!done())
-      starts = std::move(best.top);
-    int64_t work = std::min<int64_t>(kExchangeWork, kExchangeNodeWork / n) /
-                   std::max<int64_t>(1, int64_t(starts.size()));
-    for (Best::Start &start : starts) {
-      exchangeSchedule(graph, budget, start.schedule, work);
-      if (simulate(graph, start.schedule).cost < best.cost)
-        best.offer(true, start.schedule, start.name + ", exchanges");
-    }
+      exchangeFromCheapest(graph, budget, best, info);
+    lastResort();
   }
   return finish(best, info, optimal, out);
 }

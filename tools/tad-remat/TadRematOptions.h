@@ -137,6 +137,15 @@ struct TadRematOptions {
                "this many times their store-all cost (0: never)"),
       cl::init(SolverLimits().windowRecompute), cl::cat(category)};
 
+  cl::opt<double> scanLooks{
+      "scan-looks",
+      cl::desc("Where no run of the fast solver fits a graph over "
+               "--queue-nodes, its last resort runs a few lookahead variants "
+               "again, some scanning every resident value at each eviction; "
+               "each scanning run gives up after this many looks per edge (0: "
+               "no last resort)"),
+      cl::init(SolverLimits().scanLooksPerEdge), cl::cat(category)};
+
   cl::opt<std::string> replayFile{
       "replay",
       cl::desc("Replay the schedule in this file (tad-remat's output format, "

@@ -142,8 +142,12 @@ static llvm::Expected<SolverLimits> getSolverLimits(const TadRematOptions &o) {
   if (!(o.denseInputs >= 0))
     return makeError("--dense-inputs must be 0 or more, not " +
                      llvm::formatv("{0}", double(o.denseInputs)).str());
+  if (!(o.scanLooks >= 0))
+    return makeError("--scan-looks must be 0 or more, not " +
+                     llvm::formatv("{0}", double(o.scanLooks)).str());
   SolverLimits limits;
   limits.queueNodes = o.queueNodes;
+  limits.scanLooksPerEdge = o.scanLooks;
   limits.maxRecompute = o.maxRecompute;
   limits.thrashRecompute = o.thrashRecompute;
   limits.searchThrashRecompute = o.searchThrashRecompute;

@@ -108,6 +108,10 @@ struct LookaheadOptions {
   /// (its recompute cost) visits at most; the ancestors it does not reach
   /// count their own cost only.
   int64_t walkLimit = std::numeric_limits<int64_t>::max();
+  /// Without the queue: the run gives up once its evictions have looked
+  /// at this many resident values in all (each eviction looks at every
+  /// one), which bounds a scanning run on a large graph.
+  int64_t scanLimit = std::numeric_limits<int64_t>::max();
 };
 
 /// The lookahead variants the fast solver runs, numbered: variant % 4 is
@@ -251,6 +255,12 @@ struct SolverLimits {
   /// and fastSchedule with a SolveInfo). Such a search that
   /// gives up proves nothing: a caller that only asks whether a schedule
   /// is easily found (tad-choose-loop-snapshots's probes) gives it less.
+  /// On graphs over queueNodes, where no run fits, a few variants run
+  /// again (fastSchedule's last resort, Solve.cpp): the ones that scan
+  /// every resident value at each eviction, as on smaller graphs, give up
+  /// after this many looks per edge of the graph. 0 turns the last resort
+  /// off.
+  double scanLooksPerEdge = 256;
   int64_t wholeGraphWork = int64_t(1) << 27;
   int64_t wholeGraphProbeWork = int64_t(1) << 25;
   /// When set (by another thread), the search stops at its next step and

@@ -95,11 +95,13 @@ public:
       return result;
     }
     // A probe asks only whether a schedule is easily found: the searches
-    // that prove one (or that none exists) get a small part of their work.
+    // that prove one (or that none exists) get a small part of their work,
+    // and the fast solver no last resort.
     if (anySchedule) {
       exactStates = kProbeExactStates;
       solverLimits.wholeGraphWork = kProbeWholeGraphWork;
       solverLimits.wholeGraphProbeWork = kProbeWholeGraphWork / 4;
+      solverLimits.scanLooksPerEdge = 0;
     }
     RematReport &report = result.report;
     report.loops = takeLoopChoice(module);
