@@ -70,10 +70,11 @@ static constexpr int kLeadVariants = 2;
 // from the queue, then the depth-first variants that keep ancestors,
 // scanning every resident value at each eviction as on smaller graphs (a
 // queued score that lags behind a fallen recompute cost can miss the
-// order that fits). On dense layered joint graphs whose adjoints are half
-// their values' size, at half the store-all peak (issue 52), these fitted
-// 6 of the 18 graphs where no other run did (one variant each), and none
-// of the other variants fitted any of the 18.
+// order that fits), and the last one with an unbounded walk. On 77 dense
+// 602-node graphs with sizes in kilobytes to megabytes, most with adjoints
+// half their values' size (issue 52), the other runs fitted none of 51 at
+// half the store-all peak, and these fitted 6 of them
+// (docs/remat-solver.md, "The last resort").
 struct LastResortRun {
   int variant;
   /// Scanning (scanInstead), and if so, whether its walk for a recompute

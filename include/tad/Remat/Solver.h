@@ -248,6 +248,12 @@ struct SolverLimits {
   /// stages cost more than this many times their store-all cost
   /// (LookaheadOptions::windowRatio). 0 turns it off.
   double windowRecompute = 12;
+  /// On graphs over queueNodes (up to 1,024 nodes), where no run fits, a
+  /// few variants run again (fastSchedule's last resort, Solve.cpp): the
+  /// ones that scan every resident value at each eviction, as on smaller
+  /// graphs, give up after this many looks per edge of the graph. 0 turns
+  /// the last resort off.
+  double scanLooksPerEdge = 256;
   /// Where the heuristics find no schedule, the search of the whole graph
   /// (wholeGraphSchedule, on graphs of at most kMaxWindowNodes nodes) stops
   /// after this much work, and after wholeGraphProbeWork at each budget
@@ -255,12 +261,6 @@ struct SolverLimits {
   /// and fastSchedule with a SolveInfo). Such a search that
   /// gives up proves nothing: a caller that only asks whether a schedule
   /// is easily found (tad-choose-loop-snapshots's probes) gives it less.
-  /// On graphs over queueNodes, where no run fits, a few variants run
-  /// again (fastSchedule's last resort, Solve.cpp): the ones that scan
-  /// every resident value at each eviction, as on smaller graphs, give up
-  /// after this many looks per edge of the graph. 0 turns the last resort
-  /// off.
-  double scanLooksPerEdge = 256;
   int64_t wholeGraphWork = int64_t(1) << 27;
   int64_t wholeGraphProbeWork = int64_t(1) << 25;
   /// When set (by another thread), the search stops at its next step and
