@@ -300,11 +300,16 @@ void weightSearch(
 
 /// Whether the nodes of `graph` have more than limits.denseInputs inputs
 /// on average.
-static bool isDense(const Graph &graph, const SolverLimits &limits) {
+/// The graph's edges: its nodes' inputs.
+static int64_t edgeCount(const Graph &graph) {
   int64_t inputs = 0;
   for (const Node &node : graph.nodes)
     inputs += int64_t(node.inputs.size());
-  return double(inputs) > limits.denseInputs * double(graph.size());
+  return inputs;
+}
+
+static bool isDense(const Graph &graph, const SolverLimits &limits) {
+  return double(edgeCount(graph)) > limits.denseInputs * double(graph.size());
 }
 
 LookaheadOptions tad::remat::fastLookaheadOptions(int variant,
@@ -349,10 +354,7 @@ struct Prepared {
       : flat(graph), storeAll(storeAllSchedule(graph)),
         storeAllStats(simulate(graph, storeAll)), lower(lowerBound(graph)),
         large(graph.size() > limits.queueNodes),
-        dense(large && isDense(graph, limits)) {
-    for (const Node &node : graph.nodes)
-      edges += int64_t(node.inputs.size());
-  }
+        dense(large && isDense(graph, limits)), edges(edgeCount(graph)) {}
 
   FlatGraph flat;
   std::vector<Event> storeAll;
@@ -361,7 +363,7 @@ struct Prepared {
   // Large graphs: the eviction queue, and runs that stop at
   // limits.maxRecompute times the store-all cost.
   bool large, dense;
-  int64_t edges = 0;
+  int64_t edges;
 };
 
 /// What a solve is for.

@@ -26,6 +26,7 @@
 #include "mlir/Rewrite/FrozenRewritePatternSet.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/Sequence.h"
 
 #include <limits>
 #include <map>
@@ -595,10 +596,7 @@ struct ChooseLoopSnapshots
     while (shares < candidates.size() && keepsResiduals(candidates[shares]))
       ++shares;
     auto range = [](size_t from, size_t to) {
-      std::vector<size_t> indices;
-      for (size_t c = from; c < to; ++c)
-        indices.push_back(c);
-      return indices;
+      return llvm::to_vector(llvm::seq(from, to));
     };
     if (shares < 3)
       return firstFit(module, range(0, candidates.size()), candidates, uniform,
@@ -658,9 +656,7 @@ struct ChooseLoopSnapshots
     // Below what every choice's results take, none fits: straight to the
     // minimums.
     bool none = budget.getValue().bytes < resultBytesBound(module, entry);
-    std::vector<size_t> all;
-    for (size_t c = 0; c < candidates.size(); ++c)
-      all.push_back(c);
+    SmallVector<size_t> all = llvm::to_vector(llvm::seq(candidates.size()));
     for (bool anySchedule : {true, false}) {
       if (none)
         break;
