@@ -70,11 +70,11 @@ static constexpr int kLeadVariants = 2;
 // from the queue, then the depth-first variants that keep ancestors,
 // scanning every resident value at each eviction as on smaller graphs (a
 // queued score that lags behind a fallen recompute cost can miss the
-// order that fits), and the last one with an unbounded walk. On 77 dense
-// 602-node graphs with sizes in kilobytes to megabytes, most with adjoints
-// half their values' size (issue 52), the other runs fitted none of 51 at
-// half the store-all peak, and these fitted 6 of them
-// (docs/remat-solver.md, "The last resort").
+// order that fits), and the last one with an unbounded walk. On 60 dense
+// 602-node graphs with sizes in kilobytes to megabytes and adjoints about
+// half their values' size (issue 52), these fitted 6 of the 26 that the
+// other runs did not fit within half the store-all peak
+// (bench/remat/last_resort.py; docs/remat-solver.md, "The last resort").
 struct LastResortRun {
   int variant;
   /// Scanning (scanInstead), and if so, whether its walk for a recompute
@@ -87,8 +87,8 @@ static constexpr LastResortRun kLastResort[] = {
 // the edges: a budget that nothing fits is refused that much later.
 static constexpr int64_t kMaxScanLooks = int64_t(1) << 23;
 // The largest graphs that get the last resort. On bench/remat/scale.py's
-// 2,402- and 10,002-node graphs it fitted nothing and took 1 s and 0.8 s
-// to fail (0.1 s on 602 nodes).
+// 2,402- and 10,002-node graphs it fitted nothing and made a refusal about
+// 1 s and 0.8 s slower (0.1 s on 602 nodes).
 static constexpr int kMaxLastResortNodes = 1024;
 // How much less likely a guided run evicts the node it protects.
 static constexpr double kProtectWeight = 16;

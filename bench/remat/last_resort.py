@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""What the fast solver's last resort wins back (issue 52): dense layered
+joint graphs with tensor sizes in kilobytes to megabytes, scheduled at a
+fraction of their store-all peak with the default solver and without its
+last resort (`--scan-looks=0`).
+
+    /usr/bin/python3 bench/remat/last_resort.py [--nodes 602] [--seeds 20]
+        [--grad-scales 0.45,0.5,0.6] [--fraction 0.5] [--remat PATH]
+        [--json OUT.json]
+
+The graphs are bench/remat/layered_graph.py's with `--skip 0.055 --sizes
+loguniform --grad-scale G` for each seed in 1..SEEDS. Prints, per graph,
+the cost of the schedule (or none) and the wall time with and without the
+last resort, then how many graphs each fits and whether any cost differs
+where both fit.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from common import write_json  # noqa: E402
+from gaps import REMAT  # noqa: E402
+from layered_graph import layered_graph  # noqa: E402
+
+
+def schedule(remat, path, budget, *extra):
+    """(cost or None, wall seconds) of tad-remat at `budget`."""
+    start = time.perf_counter()
+    run = subprocess.run([remat, path, f"--budget={budget}", *extra],
+                         capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    return (json.loads(run.stdout)["cost"] if run.returncode == 0
+            else None), seconds
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--nodes", type=int, default=602)
+    ap.add_argument("--seeds", type=int, default=20)
+    ap.add_argument("--grad-scales", default="0.45,0.5,0.6")
+    ap.add_argument("--fraction", type=float, default=0.5)
+    ap.add_argument("--remat", default=REMAT)
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    rows = []
+    print("| grad scale | seed | store-all | with: cost / s | without: cost / s |")
+    print("| --- | --- | --- | --- | --- |")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "graph.json")
+        for scale in (float(g) for g in args.grad_scales.split(",")):
+            for seed in range(1, args.seeds + 1):
+                with open(path, "w") as f:
+                    json.dump(layered_graph(args.nodes, 0.055, seed,
+                                            "loguniform", grad_scale=scale), f)
+                peak = json.loads(subprocess.run(
+                    [args.remat, path], capture_output=True, text=True,
+                    check=True).stdout)["peak"]
+                budget = int(peak * args.fraction)
+                cost, seconds = schedule(args.remat, path, budget)
+                cost0, seconds0 = schedule(args.remat, path, budget,
+                                           "--scan-looks=0")
+                rows.append({"grad_scale": scale, "seed": seed,
+                             "store_all": peak, "budget": budget,
+                             "cost": cost, "seconds": round(seconds, 3),
+                             "cost_without": cost0,
+                             "seconds_without": round(seconds0, 3)})
+                print(f"| {scale} | {seed} | {peak} | {cost or 'none'} / "
+                      f"{seconds:.2f} | {cost0 or 'none'} / {seconds0:.2f} |")
+    fits = sum(r["cost"] is not None for r in rows)
+    fits0 = sum(r["cost_without"] is not None for r in rows)
+    differ = sum(r["cost"] != r["cost_without"] for r in rows
+                 if r["cost_without"] is not None)
+    failing = sorted(r["seconds"] for r in rows if r["cost"] is None)
+    failing0 = sorted(r["seconds_without"] for r in rows
+                      if r["cost_without"] is None)
+    median = lambda xs: xs[len(xs) // 2] if xs else 0
+    print(f"{len(rows)} graphs of {args.nodes} nodes at {args.fraction} of "
+          f"store-all: a schedule on {fits} with the last resort, {fits0} "
+          f"without; {differ} costs differ where both fit; refusing takes "
+          f"{median(failing):.2f} s (median) with it, "
+          f"{median(failing0):.2f} s without")
+    if args.json:
+        write_json(args.json, "the fast solver's last resort", rows,
+                   nodes=args.nodes, fraction=args.fraction)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
