@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BudgetSearch.h"
 #include "ComputeSequence.h"
 #include "FlatGraph.h"
 #include "tad/Remat/Chain.h"
@@ -19,6 +20,7 @@
 #include <chrono>
 #include <cmath>
 #include <optional>
+#include <thread>
 
 using namespace tad::remat;
 
@@ -90,6 +92,14 @@ static constexpr int64_t kMaxScanLooks = int64_t(1) << 23;
 // 2,402- and 10,002-node graphs it fitted nothing and made a refusal about
 // 1 s and 0.8 s slower (0.1 s on 602 nodes).
 static constexpr int kMaxLastResortNodes = 1024;
+// The last resort runs only at budgets of at least this share of the
+// smallest budget that the runs before it fit (searchMinimumBudget's):
+// on the 127 budgets of 0.4, 0.45 and 0.5 of the store-all peak of 60
+// dense graphs that those runs did not fit, it fitted 10, at 0.785 to
+// 0.947 of that budget, and none of the 62 below 0.785
+// (`bench/remat/last_resort.py --fractions 0.5,0.45,0.4`). Far below it, a
+// refusal does not wait for it.
+static constexpr double kLastResortShare = 0.75;
 // How much less likely a guided run evicts the node it protects.
 static constexpr double kProtectWeight = 16;
 
@@ -396,6 +406,131 @@ static void scanInstead(LookaheadOptions &options, const SolverLimits &limits,
       std::min(kMaxScanLooks, int64_t(limits.scanLooksPerEdge * double(edges)));
 }
 
+namespace {
+/// One lookahead run of the portfolio, planned: its variant
+/// (lookaheadVariant), its options and the name of what it finds.
+struct PlannedRun {
+  int variant;
+  LookaheadOptions options;
+  std::string name;
+};
+
+/// The portfolio's lookahead runs on one graph at one budget, each
+/// tightened and offered to `best` in the order asked. A run whose cost
+/// passes twice the best so far will not win even after tightening, and
+/// is stopped: that bounds the time spent on runs that thrash.
+///
+/// With a second thread (SolverLimits::threads), runs that do not depend
+/// on each other's schedules go two at a time (runAll). The second of a
+/// pair runs under the cost limit from before the first, and where its
+/// cost passes the limit it would have had after the first, it is taken
+/// to have failed: a run's cost only grows, so it would have been stopped
+/// there, and under the limit it runs exactly as alone. The answers are
+/// those of one thread, run for run.
+class PortfolioRuns {
+public:
+  PortfolioRuns(const Graph &graph, const Prepared &prepared,
+                const SolverLimits &limits, int64_t budget, Best &best,
+                std::function<bool()> done)
+      : graph(graph), prepared(prepared), limits(limits), budget(budget),
+        best(best), done(std::move(done)),
+        parallel(prepared.large && limits.threads > 1) {}
+
+  PlannedRun plan(int variant, uint64_t seed,
+                  const std::vector<double> *weights, const char *how,
+                  const LastResortRun *last = nullptr) const {
+    // The names of the scores, in EvictionScore's order.
+    static constexpr const char *scores[] = {"lookahead rc/(b*d)",
+                                             "lookahead rc/(b*d^2)",
+                                             "lookahead rc/b", "lookahead 1/d"};
+    LookaheadOptions options = fastLookaheadOptions(
+        variant, graph, limits, prepared.storeAllStats.cost);
+    if (last && last->scan)
+      scanInstead(options, limits, prepared.edges, last->unboundedWalk);
+    options.seed = seed;
+    options.weights = weights;
+    std::string name = std::string(scores[variant % 4]) + how +
+                       (options.keepAncestors ? ", keeping ancestors" : "") +
+                       (options.depthFirst ? ", depth first" : "");
+    return {variant, options, std::move(name)};
+  }
+
+  /// Runs `run` and offers it; returns its cost after tightening, or
+  /// infinity if it failed.
+  double run(PlannedRun run) {
+    limitCost(run);
+    bool fits = lookaheadSchedule(prepared.flat, budget, run.options, schedule);
+    return offer(run, fits, schedule);
+  }
+
+  /// Runs each of `runs` in order while not done(), two at a time with a
+  /// second thread.
+  void runAll(std::vector<PlannedRun> runs) {
+    for (size_t i = 0; i < runs.size() && !done(); ++i) {
+      if (!parallel || i + 1 == runs.size()) {
+        run(std::move(runs[i]));
+        continue;
+      }
+      PlannedRun &first = runs[i], &second = runs[i + 1];
+      limitCost(first);
+      limitCost(second);
+      std::vector<Event> secondSchedule;
+      bool secondFits = false;
+      std::thread side([&] {
+        secondFits = lookaheadSchedule(prepared.flat, budget, second.options,
+                                       secondSchedule);
+      });
+      bool firstFits =
+          lookaheadSchedule(prepared.flat, budget, first.options, schedule);
+      side.join();
+      offer(first, firstFits, schedule);
+      ++i;
+      if (done())
+        break; // alone, the second would not have run
+      if (secondFits && computeCost(secondSchedule) > 2 * best.cost)
+        secondFits = false;
+      offer(second, secondFits, secondSchedule);
+    }
+  }
+
+  /// The variant that found the best schedule so far: what guided runs and
+  /// the weight search rerun.
+  int bestVariant = 0;
+
+private:
+  void limitCost(PlannedRun &run) const {
+    run.options.costLimit = std::min(2 * best.cost, run.options.costLimit);
+  }
+
+  double offer(const PlannedRun &run, bool fits, std::vector<Event> &found) {
+    double before = best.cost;
+    double cost = best.offer(fits, found, run.name);
+    if (best.cost < before)
+      bestVariant = run.variant;
+    return cost;
+  }
+
+  /// A run's cost as the run counts it: its computes' costs, in order.
+  double computeCost(const std::vector<Event> &events) const {
+    double cost = 0;
+    for (const Event &e : events)
+      if (e.kind == Event::compute)
+        cost += prepared.flat.cost[e.node];
+    return cost;
+  }
+
+  const Graph &graph;
+  const Prepared &prepared;
+  const SolverLimits &limits;
+  int64_t budget;
+  Best &best;
+  std::function<bool()> done;
+  bool parallel;
+  /// The schedule of the run on this thread.
+  std::vector<Event> schedule;
+};
+} // namespace
+
 /// Exchanges, from each of the cheapest schedules that `best` kept: the
 /// cheapest one is not always the one a few exchanges improve most.
 static void exchangeFromCheapest(const Graph &graph, int64_t budget, Best &best,
@@ -412,10 +547,16 @@ static void exchangeFromCheapest(const Graph &graph, int64_t budget, Best &best,
   }
 }
 
-/// solveSchedule, for `goal`.
+static int64_t searchMinimumBudget(const Graph &graph, const Prepared &prepared,
+                                   const SolverLimits &limits, int64_t failed);
+
+/// solveSchedule, for `goal`. Where it weighs the last resort, it searches
+/// the smallest budget that the runs before it fit, and `minimum` (when
+/// given) receives it: the caller would search it next.
 static bool solve(const Graph &graph, const Prepared &prepared, int64_t budget,
                   std::vector<Event> &out, SolveInfo *info,
-                  const SolverLimits &limits, Goal goal) {
+                  const SolverLimits &limits, Goal goal,
+                  std::optional<int64_t> *minimum = nullptr) {
   bool anyFits = goal == Goal::anyFits;
   if (budget < prepared.lower)
     return false;
@@ -442,36 +583,10 @@ static bool solve(const Graph &graph, const Prepared &prepared, int64_t budget,
                "chain dynamic program");
     optimal = chain == ChainResult::optimal;
   } else {
-    // The names of the scores, in EvictionScore's order.
-    const char *scores[] = {"lookahead rc/(b*d)", "lookahead rc/(b*d^2)",
-                            "lookahead rc/b", "lookahead 1/d"};
-    // The variant (lookaheadVariant) that found the best schedule so far
-    // is what guided runs and the weight search rerun.
-    int bestVariant = 0;
-    // One lookahead run, tightened and offered; returns its cost. A run
-    // whose cost passes twice the best so far will not win even after
-    // tightening, and is stopped: that bounds the time spent on runs that
-    // thrash.
+    PortfolioRuns runs(graph, prepared, limits, budget, best, done);
     auto lookahead = [&](int variant, uint64_t seed,
-                         const std::vector<double> *weights, const char *how,
-                         const LastResortRun *last = nullptr) {
-      LookaheadOptions options =
-          fastLookaheadOptions(variant, graph, limits, storeAll.cost);
-      if (last && last->scan)
-        scanInstead(options, limits, prepared.edges, last->unboundedWalk);
-      options.seed = seed;
-      options.costLimit = std::min(2 * best.cost, options.costLimit);
-      options.weights = weights;
-      std::string name = std::string(scores[variant % 4]) + how +
-                         (options.keepAncestors ? ", keeping ancestors" : "") +
-                         (options.depthFirst ? ", depth first" : "");
-      double before = best.cost;
-      double cost = best.offer(
-          lookaheadSchedule(prepared.flat, budget, options, schedule), schedule,
-          name);
-      if (best.cost < before)
-        bestVariant = variant;
-      return cost;
+                         const std::vector<double> *weights, const char *how) {
+      return runs.run(runs.plan(variant, seed, weights, how));
     };
     // kLastResort, where nothing else fits a large graph. (Not for the
     // search for the smallest budget, whose failing budgets would each
@@ -480,14 +595,24 @@ static bool solve(const Graph &graph, const Prepared &prepared, int64_t budget,
       if (!large || graph.size() > kMaxLastResortNodes || anyFits ||
           best.feasible > 0 || done() || limits.scanLooksPerEdge <= 0)
         return;
+      {
+        PhaseTimer timer(info, "smallest budget of the heuristics (bisection)");
+        int64_t found = searchMinimumBudget(graph, prepared, limits, budget);
+        if (minimum)
+          *minimum = found;
+        if (double(budget) < kLastResortShare * double(found))
+          return;
+      }
       PhaseTimer timer(info, "last resort");
+      std::vector<PlannedRun> planned;
       for (const LastResortRun &run : kLastResort)
-        if (!done())
-          lookahead(run.variant, 0, nullptr,
-                    !run.scan           ? ", last resort"
-                    : run.unboundedWalk ? ", scanning, every ancestor"
+        planned.push_back(runs.plan(run.variant, 0, nullptr,
+                                    !run.scan ? ", last resort"
+                                    : run.unboundedWalk
+                                        ? ", scanning, every ancestor"
                                         : ", scanning",
-                    &run);
+                                    &run));
+      runs.runAll(std::move(planned));
     };
     // kVariants (perturbed runs below draw from all variants). On large
     // dense graphs, where none of the lead variants fits, nothing else is
@@ -500,14 +625,20 @@ static bool solve(const Graph &graph, const Prepared &prepared, int64_t budget,
         order = kDenseGraphVariants;
       else if (large)
         order = kLargeGraphVariants;
-      for (size_t i = 0; i < order.size() && !done(); ++i) {
-        lookahead(order[i], 0, nullptr, "");
-        if (dense && i + 1 == (anyFits ? 1 : kLeadVariants) &&
-            best.feasible == 0) {
-          lastResort();
-          return finish(best, info, optimal, out);
-        }
+      // On a dense graph, the lead variants first (at once, with a
+      // second thread), and if none fits, only the last resort.
+      size_t lead = dense ? (anyFits ? 1 : kLeadVariants) : 0;
+      std::vector<PlannedRun> leads;
+      for (int variant : order.take_front(lead))
+        leads.push_back(runs.plan(variant, 0, nullptr, ""));
+      runs.runAll(std::move(leads));
+      if (dense && best.feasible == 0) {
+        lastResort();
+        return finish(best, info, optimal, out);
       }
+      for (int variant : order.drop_front(lead))
+        if (!done())
+          lookahead(variant, 0, nullptr, "");
     }
     // DTR is stopped once its own cost passes the best: the portfolio is
     // never worse than DTR's schedule either way.
@@ -526,10 +657,12 @@ static bool solve(const Graph &graph, const Prepared &prepared, int64_t budget,
     // graphs) over the depth-first ones.
     {
       PhaseTimer timer(info, "perturbed lookahead");
-      for (int r = 0; r < std::min(kMaxRandomRuns, share) && !done(); ++r)
-        lookahead(r < kMaxRandomRuns / 2 ? (r % 2) * 4 + (r / 2) % 4
-                                         : 8 + r % 8,
-                  uint64_t(r) + 1, nullptr, ", perturbed");
+      std::vector<PlannedRun> perturbed;
+      for (int r = 0; r < std::min(kMaxRandomRuns, share); ++r)
+        perturbed.push_back(runs.plan(
+            r < kMaxRandomRuns / 2 ? (r % 2) * 4 + (r / 2) % 4 : 8 + r % 8,
+            uint64_t(r) + 1, nullptr, ", perturbed"));
+      runs.runAll(std::move(perturbed));
     }
     std::vector<double> weights;
     {
@@ -540,21 +673,21 @@ static bool solve(const Graph &graph, const Prepared &prepared, int64_t budget,
                        if (done())
                          return false;
                        double before = best.cost;
-                       lookahead(bestVariant, 0, &weights, ", guided");
+                       lookahead(runs.bestVariant, 0, &weights, ", guided");
                        return best.cost < before;
                      });
     }
     int64_t n = std::max(1, graph.size());
     {
       PhaseTimer timer(info, "weight search");
-      weightSearch(
-          graph, best.schedule, weights,
-          done()
-              ? 0
-              : int(std::min<int64_t>(kMaxSearchRuns, kSearchWork / (n * n))),
-          bestVariant, [&](const std::vector<double> &weights, int variant) {
-            return lookahead(variant, 0, &weights, ", weight search");
-          });
+      weightSearch(graph, best.schedule, weights,
+                   done() ? 0
+                          : int(std::min<int64_t>(kMaxSearchRuns,
+                                                  kSearchWork / (n * n))),
+                   runs.bestVariant,
+                   [&](const std::vector<double> &weights, int variant) {
+                     return lookahead(variant, 0, &weights, ", weight search");
+                   });
     }
     if (!done())
       exchangeFromCheapest(graph, budget, best, info);
@@ -568,59 +701,6 @@ bool tad::remat::solveSchedule(const Graph &graph, int64_t budget,
                                const SolverLimits &limits) {
   return solve(graph, Prepared(graph, limits), budget, out, info, limits,
                Goal::cheapest);
-}
-
-int64_t
-tad::remat::smallestFittingBudget(int64_t low, int64_t high,
-                                  const std::function<bool(int64_t)> &fits,
-                                  int64_t slack) {
-  int64_t l = low, h = high;
-  // h is `high` or a budget that a probe found to fit, and l - 1 does not
-  // fit (or is below `low`): with a slack, stopping early leaves h within
-  // it of the bisection's answer. h is not tried again: on a large graph
-  // each probe is a whole solve.
-  while (h - l > slack) {
-    int64_t mid = l + (h - l) / 2;
-    if (fits(mid))
-      h = mid;
-    else
-      l = mid + 1;
-  }
-  return h;
-}
-
-int64_t tad::remat::smallestFittingBudgetFromAbove(
-    int64_t low, int64_t high, const std::function<bool(int64_t)> &fits,
-    int64_t slack) {
-  // Down from `high` in steps that double while budgets fit; the first
-  // that fails bounds the bisection below.
-  int64_t step = std::max<int64_t>(slack, 1);
-  while (high - step >= low) {
-    if (!fits(high - step)) {
-      low = high - step + 1;
-      break;
-    }
-    high -= step;
-    step *= 2;
-  }
-  return smallestFittingBudget(low, high, fits, slack);
-}
-
-int64_t tad::remat::smallestFittingBudgetFromBelow(
-    int64_t low, int64_t high, const std::function<bool(int64_t)> &fits,
-    int64_t slack) {
-  // Up from `low` in steps that double while budgets fail; the first that
-  // fits bounds the bisection above.
-  int64_t step = std::max<int64_t>(slack, 1);
-  while (low + step < high) {
-    if (fits(low + step)) {
-      high = low + step;
-      break;
-    }
-    low += step;
-    step *= 2;
-  }
-  return smallestFittingBudget(std::min(low + 1, high), high, fits, slack);
 }
 
 /// Where the smallest budget lies: from the largest compute to the
@@ -649,24 +729,34 @@ static int64_t searchMinimumBudget(const Graph &graph, const Prepared &prepared,
                       : 0;
   if (prepared.large)
     low = std::max(low, std::min(high, failed + 1));
-  std::vector<Event> schedule;
   SolverLimits probe = limits;
   if (limits.thrashRecompute > 0 && limits.searchThrashRecompute > 0)
     probe.thrashRecompute =
         std::min(limits.thrashRecompute, limits.searchThrashRecompute);
   else
     probe.thrashRecompute = 0;
-  auto fits = [&](int64_t budget) {
-    return !limits.stopped() && solve(graph, prepared, budget, schedule,
-                                       nullptr, probe, Goal::anyFits);
-  };
+  // A budget asked ahead (on a large graph, with a second thread) runs
+  // with a stop flag of its own, and without the arena, which is for one
+  // thread at a time.
+  AskingAhead fits(
+      [&](int64_t budget, const std::atomic<bool> *aside) {
+        SolverLimits asked = probe;
+        if (aside) {
+          asked.stop = aside;
+          asked.arena = nullptr;
+        }
+        std::vector<Event> schedule;
+        return !asked.stopped() && solve(graph, prepared, budget, schedule,
+                                         nullptr, asked, Goal::anyFits);
+      },
+      limits.stop, prepared.large && limits.threads > 1);
   // A dense graph's smallest budget is close to its store-all peak (0.87
   // to 0.99 of it on the graphs of docs/remat-solver.md), and a budget tried
   // near it costs a run that thrashes long before it fails: coming from
   // above tries fewer budgets than bisecting from the one that failed.
   if (prepared.dense)
-    return smallestFittingBudgetFromAbove(low, high, fits, slack);
-  return smallestFittingBudget(low, high, fits, slack);
+    return descendBudgets(low, high, fits, slack);
+  return bisectBudgets(low, high, fits, slack);
 }
 
 int64_t tad::remat::solverMinimumBudget(const Graph &graph,
@@ -819,13 +909,18 @@ bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
   // a bisection would each grow their table again.
   std::optional<WindowArena> own;
   WindowArena &arena = limits.arena ? *limits.arena : own.emplace();
-  if (!solve(graph, prepared, budget, out, info, limits, Goal::cheapest)) {
+  std::optional<int64_t> searched;
+  if (!solve(graph, prepared, budget, out, info, limits, Goal::cheapest,
+             &searched)) {
     if (budget < prepared.lower || limits.stopped())
       return false;
     // The heuristics may fail at one budget and succeed at a smaller one,
-    // whose schedule fits here.
+    // whose schedule fits here. (Where the solve weighed its last resort,
+    // it searched that budget already.)
     int64_t minimum;
-    {
+    if (searched) {
+      minimum = *searched;
+    } else {
       PhaseTimer timer(info, "smallest budget of the heuristics (bisection)");
       minimum = searchMinimumBudget(graph, prepared, limits, budget);
     }

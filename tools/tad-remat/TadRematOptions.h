@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <thread>
 
 namespace tadremat {
 namespace cl = llvm::cl;
@@ -145,6 +146,14 @@ struct TadRematOptions {
                "each scanning run gives up after this many looks per edge (0: "
                "no last resort)"),
       cl::init(SolverLimits().scanLooksPerEdge), cl::cat(category)};
+
+  cl::opt<int> threads{
+      "solver-threads",
+      cl::desc("On graphs over --queue-nodes, the fast solver runs this many "
+               "lookahead runs at once (1 or 2; the answer is the same): by "
+               "default 2 where the machine has two cores or more"),
+      cl::init(std::thread::hardware_concurrency() >= 2 ? 2 : 1),
+      cl::cat(category)};
 
   cl::opt<std::string> replayFile{
       "replay",

@@ -145,7 +145,11 @@ static llvm::Expected<SolverLimits> getSolverLimits(const TadRematOptions &o) {
   if (!(o.scanLooks >= 0))
     return makeError("--scan-looks must be 0 or more, not " +
                      llvm::formatv("{0}", double(o.scanLooks)).str());
+  if (o.threads < 1 || o.threads > 2)
+    return makeError("--solver-threads must be 1 or 2, not " +
+                     llvm::Twine(int(o.threads)));
   SolverLimits limits;
+  limits.threads = o.threads;
   limits.queueNodes = o.queueNodes;
   limits.scanLooksPerEdge = o.scanLooks;
   limits.maxRecompute = o.maxRecompute;

@@ -254,6 +254,13 @@ struct SolverLimits {
   /// graphs, give up after this many looks per edge of the graph. 0 turns
   /// the last resort off.
   double scanLooksPerEdge = 256;
+  /// On graphs over queueNodes, how many runs go at once: with 2, the lead
+  /// variants, the perturbed runs and the last resort's runs go two at a
+  /// time, and the search for the smallest budget asks the budget it will
+  /// ask next beside the one it asks (Solve.cpp). The answers are those of
+  /// one thread, run for run. The remat pass leaves it at 1: its probes
+  /// already run on the context's threads.
+  int threads = 1;
   /// Where the heuristics find no schedule, the search of the whole graph
   /// (wholeGraphSchedule, on graphs of at most kMaxWindowNodes nodes) stops
   /// after this much work, and after wholeGraphProbeWork at each budget
