@@ -248,9 +248,10 @@ struct SolverLimits {
   /// stages cost more than this many times their store-all cost
   /// (LookaheadOptions::windowRatio). 0 turns it off.
   double windowRecompute = 12;
-  /// On graphs over queueNodes (up to 1,024 nodes), where no run fits, a
-  /// few variants run again (fastSchedule's last resort, Solve.cpp): the
-  /// ones that scan every resident value at each eviction, as on smaller
+  /// On graphs over queueNodes (up to 1,024 nodes), where no run fits a
+  /// budget of at least 0.75 of the smallest budget that they fit, a few
+  /// variants run again (fastSchedule's last resort, Solve.cpp): the ones
+  /// that scan every resident value at each eviction, as on smaller
   /// graphs, give up after this many looks per edge of the graph. 0 turns
   /// the last resort off.
   double scanLooksPerEdge = 256;
