@@ -364,7 +364,8 @@ struct Prepared {
       : flat(graph), storeAll(storeAllSchedule(graph)),
         storeAllStats(simulate(graph, storeAll)), lower(lowerBound(graph)),
         large(graph.size() > limits.queueNodes),
-        dense(large && isDense(graph, limits)), edges(edgeCount(graph)) {}
+        dense(large && isDense(graph, limits)), edges(edgeCount(graph)),
+        twoAtOnce(large && limits.threads > 1) {}
 
   FlatGraph flat;
   std::vector<Event> storeAll;
@@ -374,6 +375,10 @@ struct Prepared {
   // limits.maxRecompute times the store-all cost.
   bool large, dense;
   int64_t edges;
+  /// Whether runs and the least-budget search's budgets go two at a time
+  /// (SolverLimits::threads): on large graphs only, where a run takes long
+  /// enough to pay for a thread.
+  bool twoAtOnce;
 };
 
 /// What a solve is for.
@@ -433,8 +438,7 @@ public:
                 const SolverLimits &limits, int64_t budget, Best &best,
                 std::function<bool()> done)
       : graph(graph), prepared(prepared), limits(limits), budget(budget),
-        best(best), done(std::move(done)),
-        parallel(prepared.large && limits.threads > 1) {}
+        best(best), done(std::move(done)) {}
 
   PlannedRun plan(int variant, uint64_t seed,
                   const std::vector<double> *weights, const char *how,
@@ -467,7 +471,7 @@ public:
   /// second thread.
   void runAll(std::vector<PlannedRun> runs) {
     for (size_t i = 0; i < runs.size() && !done(); ++i) {
-      if (!parallel || i + 1 == runs.size()) {
+      if (!prepared.twoAtOnce || i + 1 == runs.size()) {
         run(std::move(runs[i]));
         continue;
       }
@@ -525,7 +529,6 @@ private:
   int64_t budget;
   Best &best;
   std::function<bool()> done;
-  bool parallel;
   /// The schedule of the run on this thread.
   std::vector<Event> schedule;
 };
@@ -749,7 +752,7 @@ static int64_t searchMinimumBudget(const Graph &graph, const Prepared &prepared,
         return !asked.stopped() && solve(graph, prepared, budget, schedule,
                                          nullptr, asked, Goal::anyFits);
       },
-      limits.stop, prepared.large && limits.threads > 1);
+      limits.stop, prepared.twoAtOnce);
   // A dense graph's smallest budget is close to its store-all peak (0.87
   // to 0.99 of it on the graphs of docs/remat-solver.md), and a budget tried
   // near it costs a run that thrashes long before it fails: coming from
