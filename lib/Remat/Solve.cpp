@@ -866,7 +866,10 @@ std::string tad::remat::autoSchedule(const Graph &graph, int64_t budget,
       break;
     }
   }
-  return fastSchedule(graph, budget, out, nullptr, improve) ? "fast" : "";
+  SolverLimits limits;
+  limits.memo = memo;
+  return fastSchedule(graph, budget, out, nullptr, improve, limits) ? "fast"
+                                                                    : "";
 }
 
 /// fastMinimumBudget, given solverMinimumBudget. Where the answer is
@@ -898,9 +901,49 @@ lowerByWholeGraphSearch(const Graph &graph, int64_t heuristicMinimum,
   return minimum;
 }
 
+/// What a fastSchedule answer depends on besides the graph: the budget,
+/// `improve` and every number of the limits that a run reads. (Not
+/// `threads`: two threads give one thread's answers, run for run.)
+static std::string fastScheduleKey(const Graph &graph, int64_t budget,
+                                   bool improve, const SolverLimits &limits) {
+  return questionKey(
+      graph, budget, improve, limits.queueNodes, limits.maxRecompute,
+      limits.thrashRecompute, limits.searchThrashRecompute,
+      limits.minimumPrecision, limits.denseInputs, limits.recomputeWalk,
+      limits.windowRecompute, limits.scanLooksPerEdge, limits.wholeGraphWork,
+      limits.wholeGraphProbeWork, limits.maxCost);
+}
+
+static bool solveFast(const Graph &graph, int64_t budget,
+                      std::vector<Event> &out, SolveInfo *info, bool improve,
+                      const SolverLimits &limits);
+
 bool tad::remat::fastSchedule(const Graph &graph, int64_t budget,
                               std::vector<Event> &out, SolveInfo *info,
                               bool improve, const SolverLimits &limits) {
+  // A SolveInfo's caller reads how the answer was found, which a kept
+  // answer does not say.
+  if (!limits.memo || info)
+    return solveFast(graph, budget, out, info, improve, limits);
+  auto answer = limits.memo->fastSchedules.answer(
+      fastScheduleKey(graph, budget, improve, limits),
+      [&] {
+        std::vector<Event> schedule;
+        bool found =
+            solveFast(graph, budget, schedule, nullptr, improve, limits);
+        return std::make_pair(found, std::move(schedule));
+      },
+      [&] { return !limits.stopped(); });
+  // (A failed search's schedule is of no use to any caller.)
+  if (answer.first)
+    out = std::move(answer.second);
+  return answer.first;
+}
+
+/// fastSchedule's search.
+static bool solveFast(const Graph &graph, int64_t budget,
+                      std::vector<Event> &out, SolveInfo *info, bool improve,
+                      const SolverLimits &limits) {
   SolveInfo local;
   // Only a caller that reads the SolveInfo asks for the minimum budget of
   // a failure (below).

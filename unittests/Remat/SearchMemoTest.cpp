@@ -75,6 +75,30 @@ TEST(SearchMemoTest, AWholeGraphSearchIsNotRunTwice) {
             WholeGraphResult::found);
 }
 
+// fastSchedule asked again is answered from the memo (stopped, it would
+// fail); a stopped search's failure is not kept; a SolveInfo's caller is
+// not answered from it.
+TEST(SearchMemoTest, AFastScheduleIsNotRunTwice) {
+  std::mt19937 rng(3);
+  Graph g = randomJointGraph(12, rng);
+  int64_t budget = (simulate(g, storeAllSchedule(g)).peak * 3) / 4;
+  SearchMemos memo;
+  std::atomic<bool> stop{false};
+  SolverLimits limits;
+  limits.memo = &memo;
+  limits.stop = &stop;
+  std::vector<Event> first, again;
+  ASSERT_TRUE(fastSchedule(g, budget, first, nullptr, true, limits));
+  stop = true;
+  EXPECT_TRUE(fastSchedule(g, budget, again, nullptr, true, limits));
+  EXPECT_EQ(first, again);
+  SolveInfo info;
+  EXPECT_FALSE(fastSchedule(g, budget, again, &info, true, limits));
+  EXPECT_FALSE(fastSchedule(g, budget + 1, again, nullptr, true, limits));
+  stop = false;
+  EXPECT_TRUE(fastSchedule(g, budget + 1, again, nullptr, true, limits));
+}
+
 // Solves that share a memo answer as solves that do not: the same
 // schedules and minimums, asked in any order.
 TEST(SearchMemoTest, SharedAnswersAreTheSolversOwn) {

@@ -187,6 +187,16 @@ struct SearchMemos {
   SearchMemo<std::pair<WholeGraphResult, std::vector<Event>>> wholeGraph;
   /// exactSchedule's (rememberedExactSchedule), likewise.
   SearchMemo<std::pair<ExactResult, std::vector<Event>>> exactSchedules;
+  /// fastSchedule's without a SolveInfo: whether it found a schedule, and
+  /// the schedule it left. The remat pass asks many budgets of one graph
+  /// again (the loop choice's minimum searches, then the compile's own
+  /// search over the chosen choice's graphs), and on a graph of 30 to 50
+  /// nodes each answer costs up to a second of window searches.
+  SearchMemo<std::pair<bool, std::vector<Event>>> fastSchedules;
+  /// Not the solver's: the planned peaks of the remat pass's rewrites, by
+  /// the text of the lowered copy (PlanLowering, in lib/Transforms/Remat),
+  /// which the same trials ask again.
+  SearchMemo<int64_t> plannedPeaks;
 };
 
 /// exactSchedule, whose answer `memo` keeps (when given) for the next
@@ -348,7 +358,9 @@ bool solveSchedule(const Graph &graph, int64_t budget, std::vector<Event> &out,
 /// taken where it fits).
 /// `improve` false skips the windows (Window.cpp), for callers that need
 /// only some schedule within the budget, such as a search for the smallest
-/// budget.
+/// budget. Without `info`, the answer is taken from limits.memo where it
+/// holds one (and kept there): it depends on the graph, the budget,
+/// `improve` and the limits' numbers alone, not on the time it takes.
 bool fastSchedule(const Graph &graph, int64_t budget, std::vector<Event> &out,
                   SolveInfo *info = nullptr, bool improve = true,
                   const SolverLimits &limits = SolverLimits());

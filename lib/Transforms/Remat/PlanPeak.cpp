@@ -14,6 +14,7 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/xxhash.h"
 
 using namespace mlir;
 using namespace tad;
@@ -81,16 +82,16 @@ LogicalResult PlanLowering::run(ModuleOp copy) {
   return result;
 }
 
-/// A copy of `module` with `body` as `func`'s body, lowered through the
-/// bufferization pipeline; null (with an error) when it cannot be.
-static OwningOpRef<ModuleOp> lowerCopy(PlanLowering &lowering, ModuleOp module,
-                                       func::FuncOp func, func::FuncOp body) {
+/// A copy of `module` with `body` as `func`'s body and what it reaches, not
+/// lowered yet; null when it does not verify.
+static OwningOpRef<ModuleOp> copyFor(PlanLowering &lowering, ModuleOp module,
+                                     func::FuncOp func, func::FuncOp body) {
   OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->cloneWithoutRegions()));
   copy->getBodyRegion().emplaceBlock();
   OpBuilder b = OpBuilder::atBlockEnd(copy->getBody());
-  // Symbols `body` cannot reach are dead in the copy (SymbolDCE below
-  // would drop them): not copied at all. The others keep the module's
-  // order.
+  // Symbols `body` cannot reach are dead in the copy (SymbolDCE in the
+  // lowering would drop them): not copied at all. The others keep the
+  // module's order.
   const PlanLowering::ModuleIndex &index = lowering.index(module);
   llvm::SmallPtrSet<Operation *, 8> reached = reachableSymbols(index, body);
   reached.insert(func);
@@ -121,21 +122,33 @@ static OwningOpRef<ModuleOp> lowerCopy(PlanLowering &lowering, ModuleOp module,
   // every pass of the lowering (PlanLowering).
   if (failed(verify(*copy)))
     return nullptr;
-  if (failed(lowering.run(*copy))) {
-    func.emitError("cannot lower @")
-        << func.getName() << " to measure its buffers";
-    return nullptr;
-  }
   return copy;
 }
 
-FailureOr<int64_t> tad::planBufferPeak(PlanLowering &lowering,
-                                       ModuleOp module, func::FuncOp func,
-                                       func::FuncOp body) {
-  OwningOpRef<ModuleOp> copy = lowerCopy(lowering, module, func, body);
-  if (!copy)
-    return failure();
-  auto lowered = copy->lookupSymbol<func::FuncOp>(func.getName());
+/// Lowers `copy` (copyFor's) through the bufferization pipeline; emits an
+/// error at `func` when it cannot be.
+static LogicalResult lower(PlanLowering &lowering, ModuleOp copy,
+                           func::FuncOp func) {
+  if (succeeded(lowering.run(copy)))
+    return success();
+  return func.emitError("cannot lower @")
+         << func.getName() << " to measure its buffers";
+}
+
+/// The key of `copy` in PlanLowering::peaks: a 128-bit hash of its text
+/// (generic form, without locations, which the lowering does not read).
+static std::string planKey(ModuleOp copy) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  copy->print(os, OpPrintingFlags().printGenericOpForm());
+  llvm::XXH128_hash_t hash = llvm::xxh3_128bits(
+      ArrayRef(reinterpret_cast<const uint8_t *>(text.data()), text.size()));
+  return std::string(reinterpret_cast<const char *>(&hash), sizeof(hash));
+}
+
+/// The buffer peak that the lowering left on `func` in `copy`.
+static FailureOr<int64_t> loweredPeak(ModuleOp copy, func::FuncOp func) {
+  auto lowered = copy.lookupSymbol<func::FuncOp>(func.getName());
   auto peak =
       lowered
           ? lowered->getAttrOfType<IntegerAttr>(TadDialect::kBufferPeakAttrName)
@@ -145,12 +158,40 @@ FailureOr<int64_t> tad::planBufferPeak(PlanLowering &lowering,
   return peak.getInt();
 }
 
+FailureOr<int64_t> tad::planBufferPeak(PlanLowering &lowering, ModuleOp module,
+                                       func::FuncOp func, func::FuncOp body) {
+  OwningOpRef<ModuleOp> copy = copyFor(lowering, module, func, body);
+  if (!copy)
+    return failure();
+  if (!lowering.peaks()) {
+    if (failed(lower(lowering, *copy, func)))
+      return failure();
+    return loweredPeak(*copy, func);
+  }
+  // A copy that fails to lower is not kept: it is lowered again, and
+  // reports why each time.
+  bool failedHere = false;
+  int64_t peak = lowering.peaks()->answer(
+      planKey(*copy),
+      [&]() -> int64_t {
+        FailureOr<int64_t> planned = failure();
+        if (succeeded(lower(lowering, *copy, func)))
+          planned = loweredPeak(*copy, func);
+        failedHere = failed(planned);
+        return failedHere ? -1 : *planned;
+      },
+      [&] { return !failedHere; });
+  if (failedHere)
+    return failure();
+  return peak;
+}
+
 FailureOr<PlannedTimeline>
 tad::planBufferTimeline(PlanLowering &lowering, ModuleOp module,
                         func::FuncOp func, func::FuncOp body,
                         size_t maxEvents) {
-  OwningOpRef<ModuleOp> copy = lowerCopy(lowering, module, func, body);
-  if (!copy)
+  OwningOpRef<ModuleOp> copy = copyFor(lowering, module, func, body);
+  if (!copy || failed(lower(lowering, *copy, func)))
     return failure();
   auto lowered = copy->lookupSymbol<func::FuncOp>(func.getName());
   if (!lowered)

@@ -9,6 +9,7 @@
 #ifndef TAD_LIB_TRANSFORMS_REMAT_PLANPEAK_H
 #define TAD_LIB_TRANSFORMS_REMAT_PLANPEAK_H
 
+#include "tad/Remat/SearchMemo.h"
 #include "tad/Transforms/BufferPeak.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -35,9 +36,18 @@ namespace tad {
 /// quadratic in its functions. Its user adds, removes and renames no
 /// top-level operation of the module while it plans (the remat pass only
 /// swaps functions' bodies).
+///
+/// With `peaks`, the planned peaks are kept by the copy's text: a search
+/// for the least budget asks many budgets whose schedules are the same,
+/// and the loop choice's trials ask the same schedules of the same
+/// derivatives again, while a plan costs the bufferization of the copy.
+/// The lowering is a fixed pipeline over the copy alone, so its text
+/// decides the peak.
 class PlanLowering {
 public:
-  explicit PlanLowering(mlir::MLIRContext *context) : context(context) {}
+  explicit PlanLowering(mlir::MLIRContext *context,
+                        remat::SearchMemo<int64_t> *peaks = nullptr)
+      : context(context), keptPeaks(peaks) {}
   /// Runs the pipeline on `copy`, which owns nothing another thread reads.
   mlir::LogicalResult run(mlir::ModuleOp copy);
 
@@ -52,8 +62,13 @@ public:
   /// `module`'s index, built on the first call for it.
   const ModuleIndex &index(mlir::ModuleOp module);
 
+  /// The kept peaks, if any (shared by the threads and trials that plan
+  /// in one compile).
+  remat::SearchMemo<int64_t> *peaks() const { return keptPeaks; }
+
 private:
   mlir::MLIRContext *context;
+  remat::SearchMemo<int64_t> *keptPeaks;
   std::mutex mutex;
   std::vector<std::unique_ptr<mlir::PassManager>> idle;
   ModuleIndex moduleIndex;

@@ -75,7 +75,9 @@ class Scheduler : private RematOptions {
 public:
   Scheduler(ModuleOp module, const RematOptions &options,
             remat::SearchMemos *memo)
-      : RematOptions(options), module(module) {
+      : RematOptions(options), module(module),
+        planLowering(module.getContext(),
+                     memo ? &memo->plannedPeaks : nullptr) {
     solverLimits.stop = &storeAllFits;
     solverLimits.arena = &windowArena;
     solverLimits.memo = memo;
@@ -194,6 +196,79 @@ public:
     return planBufferPeak(planLowering, module, func, body);
   }
 
+  /// A schedule's rewrite of a copy of `start`, measured.
+  struct Rewrite {
+    func::FuncOp work;           // detached; the caller destroys or adopts it
+    std::vector<Event> schedule; // freed after last use
+    RematProblem after;          // the rewrite's model
+    int64_t peak; // the model's; the plan's where `planned` checked it
+  };
+  /// Applies `schedule` to a copy of `start` and measures the rewrite by
+  /// the model, and with `planned`, where the model puts it within
+  /// `planLimit`, by the plan. Fails (with an error) where the copy cannot
+  /// be lowered.
+  FailureOr<Rewrite> rewrite(func::FuncOp func, func::FuncOp start,
+                             const RematProblem &problem,
+                             const RematGraphOptions &graphOptions,
+                             const std::vector<Event> &schedule,
+                             int64_t planLimit, bool planned) {
+    Rewrite r;
+    r.schedule = remat::freeAfterLastUse(problem.graph, schedule);
+    r.work = cast<func::FuncOp>(start->clone());
+    RematProblem workProblem = buildRematProblem(r.work, graphOptions);
+    applySchedule(r.work.getBody().front(), workProblem, r.schedule);
+    r.after = buildRematProblem(r.work, graphOptions);
+    r.peak =
+        remat::simulate(r.after.graph, remat::storeAllSchedule(r.after.graph))
+            .peak;
+    // The model holds all results of a loop, branch or call until the
+    // last reader of any, where the plan frees each after its own: a
+    // rewrite the model puts a little over the budget may fit it.
+    if (planned && r.peak <= planLimit) {
+      FailureOr<int64_t> plan = planPeak(func, r.work);
+      if (failed(plan)) {
+        r.work->destroy();
+        return failure();
+      }
+      r.peak = *plan;
+    }
+    return r;
+  }
+
+  /// `fits`, the rewrite of `schedule` (the fast solver's at `target`),
+  /// which meets `budget`, or the rewrite of the schedule that the
+  /// solver's windows make of it where that meets the budget too. The
+  /// windows re-solve stretches of a schedule for a cheaper one; kept only
+  /// where it fits, they never decide whether a budget fits, so the search
+  /// for the least budget, which asks whether a compile fits at each
+  /// budget it tries, need not run them (on a graph of 30 to 50 nodes, up
+  /// to a second each). Fails where a copy cannot be lowered.
+  FailureOr<Rewrite>
+  withWindows(Rewrite fits, const std::vector<Event> &schedule,
+              const remat::Graph &solverGraph, int64_t target,
+              const remat::SolverLimits &limits, func::FuncOp func,
+              func::FuncOp start, const RematProblem &problem,
+              const RematGraphOptions &graphOptions, int64_t budget,
+              int64_t slack, bool planned) {
+    std::vector<Event> windowed;
+    if (!remat::fastSchedule(solverGraph, target, windowed, nullptr,
+                             /*improve=*/true, limits) ||
+        windowed == schedule)
+      return fits;
+    FailureOr<Rewrite> cheaper = rewrite(func, start, problem, graphOptions,
+                                         windowed, budget + slack, planned);
+    if (failed(cheaper)) {
+      fits.work->destroy();
+      return failure();
+    }
+    if (cheaper->peak > budget) {
+      cheaper->work->destroy();
+      return fits;
+    }
+    fits.work->destroy();
+    return cheaper;
+  }
+
   /// Schedules a copy of `start` (`func`, or a copy of it whose loop
   /// bodies were scheduled already) within `budget` and rewrites it. The model
   /// of fusion depends on each value's users, which the rewrite changes (a
@@ -209,8 +284,12 @@ public:
   /// returned. (Not under the overhead policy: it looks for the least
   /// peak within its cost bound, and a raised budget trades peak for
   /// cost.)
-  /// `improve` false asks the solver for any schedule within the budget,
-  /// not its cheapest (remat::fastSchedule). With `planned`, a rewrite
+  /// With `improve`, each schedule that fits is also re-solved by the fast
+  /// solver's windows (remat::fastSchedule), whose schedule replaces it
+  /// where its rewrite fits too: whether an attempt fits never depends on
+  /// them, so the search for the least budget leaves them out and still
+  /// names what a compile meets. `improve` false asks for any schedule
+  /// within the budget, not its cheapest. With `planned`, a rewrite
   /// that the model accepts must also meet the budget as the lowering
   /// plans its buffers (planPeak); without, the model decides alone (the
   /// bisection for the feasible minimum, whose answer is then checked).
@@ -269,9 +348,11 @@ public:
       // The exact search for small graphs (autoSchedule's), with this
       // pass's limit on its states; the fast solver where it gives up, and
       // also where it finds no schedule: its schedules compute a value at
-      // most once per stage, and the fast solver's windows may compute one
-      // twice (as in the feasible-minimum search's first probes, whose
-      // exact search gives way sooner).
+      // most once per stage, and the fast solver's may compute one twice
+      // (as in the feasible-minimum search's first probes, whose exact
+      // search gives way sooner). The fast solver's windows (`improve`)
+      // come after: whether a target fits is this schedule's answer alone
+      // (below).
       std::string solver;
       if (!exactGaveUp && solverGraph.size() <= remat::kMaxExactNodes &&
           remat::rememberedExactSchedule(
@@ -279,7 +360,7 @@ public:
               limits.memo) == remat::ExactResult::optimal)
         solver = "exact";
       else if (remat::fastSchedule(solverGraph, target, schedule, nullptr,
-                                   improve, limits))
+                                   /*improve=*/false, limits))
         solver = "fast";
       exactGaveUp = exactGaveUp || solver == "fast";
       schedulesFound += !solver.empty();
@@ -292,28 +373,23 @@ public:
         target = budget + slack;
         continue;
       }
-      schedule = remat::freeAfterLastUse(problem.graph, schedule);
-      auto work = cast<func::FuncOp>(start->clone());
-      RematProblem workProblem = buildRematProblem(work, graphOptions);
-      applySchedule(work.getBody().front(), workProblem, schedule);
-      RematProblem after = buildRematProblem(work, graphOptions);
-      int64_t peak =
-          remat::simulate(after.graph, remat::storeAllSchedule(after.graph))
-              .peak;
-      // The model holds all results of a loop, branch or call until the
-      // last reader of any, where the plan frees each after its own: a
-      // rewrite the model puts a little over the budget may fit it.
-      if (planned && peak <= budget + slack) {
-        FailureOr<int64_t> plan = planPeak(func, work);
-        if (failed(plan)) {
-          work->destroy();
-          if (best)
-            best->work->destroy();
-          loweringFailed = true;
-          return std::nullopt;
-        }
-        peak = *plan;
+      FailureOr<Rewrite> rewritten = rewrite(func, start, problem, graphOptions,
+                                             schedule, budget + slack, planned);
+      if (succeeded(rewritten) && rewritten->peak <= budget && improve &&
+          solver == "fast")
+        rewritten = withWindows(std::move(*rewritten), schedule, solverGraph,
+                                target, limits, func, start, problem,
+                                graphOptions, budget, slack, planned);
+      if (failed(rewritten)) {
+        if (best)
+          best->work->destroy();
+        loweringFailed = true;
+        return std::nullopt;
       }
+      func::FuncOp work = rewritten->work;
+      schedule = std::move(rewritten->schedule);
+      RematProblem after = std::move(rewritten->after);
+      int64_t peak = rewritten->peak;
       if (peak <= budget) {
         double cost =
             remat::simulate(after.graph, remat::storeAllSchedule(after.graph))
@@ -359,11 +435,12 @@ public:
 
   /// tryBudget, and when that fails, the same after recomputing inside the
   /// body of the loop that peaks highest (tryLoopBody).
+  /// `bodyWindows`: whether a loop body's schedule gets the windows, which
+  /// (unlike the function's, in tryBudget) decide what fits around it.
   std::optional<Attempt> tryAll(func::FuncOp func, const RematProblem &problem,
                                 const RematGraphOptions &graphOptions,
-                                int64_t budget, bool improve = true,
-                                bool planned = true,
-                                bool bodyWhenPlanFails = false) {
+                                int64_t budget, bool improve, bool planned,
+                                bool bodyWhenPlanFails, bool bodyWindows) {
     if (std::optional<Attempt> a = tryBudget(func, func, problem, graphOptions,
                                              budget, improve, planned))
       return a;
@@ -377,7 +454,8 @@ public:
     if (loweringFailed || storeAllFits ||
         (!bodyWhenPlanFails && remat::lowerBound(problem.graph) <= budget))
       return std::nullopt;
-    return tryLoopBody(func, problem, graphOptions, budget, improve, planned);
+    return tryLoopBody(func, problem, graphOptions, budget, improve, planned,
+                       bodyWindows);
   }
 
   /// The loops of `func`'s body whose bodies the pass may schedule: the
@@ -449,8 +527,8 @@ public:
   std::optional<Attempt> tryLoopBody(func::FuncOp func,
                                      const RematProblem &problem,
                                      const RematGraphOptions &graphOptions,
-                                     int64_t budget, bool improve,
-                                     bool planned) {
+                                     int64_t budget, bool improve, bool planned,
+                                     bool bodyWindows) {
     SmallVector<scf::ForOp> loops = schedulableLoops(func);
     if (loops.empty())
       return std::nullopt;
@@ -483,8 +561,8 @@ public:
       target = body.storeAll - step;
     for (int attempt = 0; attempt < kMaxBodyAttempts; ++attempt) {
       target = std::max(target, body.floor);
-      if (std::optional<ScheduledBody> trial =
-              scheduleLoopBody(func, highest, target, graphOptions, improve)) {
+      if (std::optional<ScheduledBody> trial = scheduleLoopBody(
+              func, highest, target, graphOptions, bodyWindows)) {
         RematProblem trialProblem =
             buildRematProblem(trial->work, graphOptions);
         std::optional<Attempt> a =
@@ -592,23 +670,25 @@ public:
     int64_t slack = high < (int64_t(1) << 20) ? 0
                     : anySchedule             ? high / 128
                                               : high / 1024;
-    auto fits = [&](bool improve) {
-      return [&, improve](int64_t budget) {
+    auto fits = [&](bool refined) {
+      return [&, refined](int64_t budget) {
         if (budget >= plannedStoreAll)
           return true;
         // The first bisection's probes, many of them below the minimum,
         // where the exact search visits every state it may to prove that
         // none fits (most of the search's time on the transformer loop of
         // bench/step), give way to the fast solver sooner. The refined
-        // probes run what a compile runs (improve): the same search, the
-        // body scheduled also where only the plan puts the function over;
-        // so the minimum named compiles.
+        // probes run what decides whether a compile fits: the same search,
+        // the body scheduled also where only the plan puts the function
+        // over; so the minimum named compiles. (Not the function's
+        // windows, which only make a schedule that fits cheaper: tryBudget.)
         // (A probe's whole search asks what the first bisection asks.)
-        bool full = improve && !anySchedule;
+        bool full = refined && !anySchedule;
         exactStates = full ? remat::kAutoExactStates : kProbeExactStates;
         raising = false;
         std::optional<Attempt> a =
-            tryAll(func, problem, graphOptions, budget, full, improve, improve);
+            tryAll(func, problem, graphOptions, budget, /*improve=*/false,
+                   refined, refined, /*bodyWindows=*/full);
         raising = true;
         exactStates = anySchedule ? kProbeExactStates : remat::kAutoExactStates;
         if (a)
@@ -616,13 +696,15 @@ public:
         return a.has_value();
       };
     };
-    // The planned peak of what a compile at `budget` emits, if it compiles.
+    // The planned peak of the rewrite that decides whether a compile at
+    // `budget` fits (before the windows), if it does.
     auto plannedAt = [&](int64_t budget) -> std::optional<int64_t> {
       if (budget >= plannedStoreAll)
         return plannedStoreAll;
       std::optional<Attempt> a =
-          tryAll(func, problem, graphOptions, budget, /*improve=*/true,
-                 /*planned=*/true, /*bodyWhenPlanFails=*/true);
+          tryAll(func, problem, graphOptions, budget, /*improve=*/false,
+                 /*planned=*/true, /*bodyWhenPlanFails=*/true,
+                 /*bodyWindows=*/true);
       if (!a)
         return std::nullopt;
       a->work->destroy();
@@ -671,8 +753,9 @@ public:
       minimum = *planned;
       planned = lower;
     }
-    // The compile's own search (the fast solver's windows) can meet budgets
-    // below the bisection's answer, and below autoMinimumBudget's when that
+    // The compile's own search (the exact search with all its states,
+    // the fast solver where that fails) can meet budgets below the
+    // bisection's answer, and below autoMinimumBudget's when that
     // comes from the exact search, whose schedules never compute a value
     // twice in one stage: the least budget a compile meets is the minimum.
     // One byte less is the usual check; only when a compile meets it does
@@ -715,7 +798,7 @@ public:
                              bool improve = true) -> std::optional<Attempt> {
       std::optional<Attempt> a =
           tryAll(func, problem, graphOptions, b, improve, planned,
-                 /*bodyWhenPlanFails=*/planned);
+                 /*bodyWhenPlanFails=*/planned, /*bodyWindows=*/improve);
       if (a && remat::simulate(a->after.graph,
                                remat::storeAllSchedule(a->after.graph))
                        .cost > allowed) {
@@ -870,7 +953,8 @@ public:
       });
       attempt = tryAll(func, problem, graphOptions, getBudget(),
                        /*improve=*/!anySchedule, /*planned=*/true,
-                       /*bodyWhenPlanFails=*/true);
+                       /*bodyWhenPlanFails=*/true,
+                       /*bodyWindows=*/!anySchedule);
       attempted = true;
       storeAllPlan.join();
       storeAllFits = false;
@@ -905,7 +989,8 @@ public:
     if (!attempted)
       attempt = tryAll(func, problem, graphOptions, getBudget(),
                        /*improve=*/!anySchedule, /*planned=*/true,
-                       /*bodyWhenPlanFails=*/true);
+                       /*bodyWhenPlanFails=*/true,
+                       /*bodyWindows=*/!anySchedule);
     if (!attempt) {
       if (loweringFailed)
         return std::nullopt;
@@ -926,7 +1011,8 @@ public:
       if (!anySchedule && failedMinimum > 0 && failedMinimum <= getBudget()) {
         attempt = tryAll(func, problem, graphOptions, failedMinimum,
                          /*improve=*/!anySchedule, /*planned=*/true,
-                         /*bodyWhenPlanFails=*/true);
+                         /*bodyWhenPlanFails=*/true,
+                         /*bodyWindows=*/!anySchedule);
         if (attempt)
           return adopt(func, problem, *attempt, getBudget(), *storeAllPeak);
         if (loweringFailed)
@@ -1032,7 +1118,7 @@ public:
   /// the next (this scheduler solves on one thread).
   remat::WindowArena windowArena;
   /// The pipeline that lowers each plan checked (planPeak), built once.
-  PlanLowering planLowering{module.getContext()};
+  PlanLowering planLowering;
   /// Set by the thread that plans store-all beside the first search
   /// (scheduleFunction) when that plan meets the budget: the search is
   /// then not needed, and stops (solverLimits.stop).
