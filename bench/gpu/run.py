@@ -61,7 +61,9 @@ def run_tad(exe, inputs, repeat, tmp):
     seconds = sorted(data["wall_seconds"][1:])
     results = [np.load(os.path.join(out, f"{name}.npy"))
                for name in data["results"]]
-    return seconds[len(seconds) // 2], data["peak_bytes"], results
+    # What one call launched (the last call's counts, docs/gpu.md).
+    launches = f"{data['kernel_launches']} / {data['blas_calls']}"
+    return seconds[len(seconds) // 2], data["peak_bytes"], results, launches
 
 
 def run_torch(model, arrays, device, repeat):
@@ -104,8 +106,8 @@ def main():
     print(f"Gradient step, tad --target=cuda against PyTorch "
           f"{torch.__version__}, on {where}, median of {args.repeat} calls\n")
     print("| model | tad time | PyTorch time | tad peak bytes | "
-          "PyTorch peak bytes | max difference |")
-    print("| --- | --- | --- | --- | --- | --- |")
+          "PyTorch peak bytes | max difference | tad kernels / cuBLAS calls |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     rng = np.random.default_rng(0)
     for name, model in MODELS.items():
         exe = os.path.join(args.bundle, name)
@@ -114,7 +116,8 @@ def main():
         with tempfile.TemporaryDirectory() as tmp:
             for p, a in arrays.items():
                 np.save(os.path.join(tmp, p + ".npy"), a)
-            tad_s, tad_peak, tad_results = run_tad(exe, tmp, args.repeat, tmp)
+            tad_s, tad_peak, tad_results, launches = run_tad(
+                exe, tmp, args.repeat, tmp)
         torch_s, torch_peak, torch_results = run_torch(model, arrays,
                                                        args.device,
                                                        args.repeat)
@@ -128,7 +131,7 @@ def main():
                         / max(float(np.max(np.abs(b))), 1e-30))
         torch_peak_text = "-" if torch_peak is None else str(torch_peak)
         print(f"| {name} | {tad_s * 1e6:.1f} us | {torch_s * 1e6:.1f} us | "
-              f"{tad_peak} | {torch_peak_text} | {worst:.2g} |")
+              f"{tad_peak} | {torch_peak_text} | {worst:.2g} | {launches} |")
         if worst > 1e-4:
             sys.exit(f"{name}: tad and PyTorch differ by {worst:.3g}")
 

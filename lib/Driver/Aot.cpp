@@ -170,7 +170,14 @@ std::string tad::driver::generateHeader(llvm::ArrayRef<rt::EntrySpec> entries,
      << "tad_rt_stats tad_rt_get_stats(void);\n"
      << "void tad_rt_reset_peak(void);\n"
      << "void tad_rt_set_num_threads(int threads);\n"
-     << (cuda ? "const char *tad_rt_cuda_error(void);\n" : "")
+     << (cuda ? "const char *tad_rt_cuda_error(void);\n"
+                "/* What the last call did on the GPU (docs/gpu.md). */\n"
+                "typedef struct tad_rt_gpu_counts {\n"
+                "  int64_t kernel_launches, blas_calls, synchronizations,\n"
+                "      staged_bytes;\n"
+                "} tad_rt_gpu_counts;\n"
+                "tad_rt_gpu_counts tad_rt_get_gpu_counts(void);\n"
+              : "")
      << (collectives
              ? "/* The library's functions have collectives: each is called by\n"
                " * every process of an MPI run (docs/distributed.md). The first\n"

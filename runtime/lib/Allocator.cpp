@@ -241,6 +241,7 @@ void tad_rt_reset_peak(void) {
   s.stats.frees = 0;
   for (std::atomic<int64_t> &count : revolveCounts)
     count.store(0, std::memory_order_relaxed);
+  tad::rt::cuda::resetCalls();
 }
 
 void tad_rt_trace_enable(int enable) {

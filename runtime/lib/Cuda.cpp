@@ -257,6 +257,7 @@ size_t tad::rt::cuda::releasePool() {
 }
 
 void tad::rt::cuda::synchronize() {
+  countSynchronization();
   check(state().driver.streamSynchronize(nullptr), "running a kernel");
 }
 
@@ -280,6 +281,7 @@ void *tad_rt_stage_input(const void *data, size_t bytes) {
     fail("cannot allocate " + std::to_string(bytes) +
          " bytes of device memory for an input");
   std::memcpy(copy, data, bytes);
+  tad::rt::cuda::countStaged(bytes);
   return copy;
 }
 
@@ -332,6 +334,7 @@ void *mgpuStreamCreate(void) { return nullptr; } // the default stream
 void mgpuStreamDestroy(void *stream) { (void)stream; }
 
 void mgpuStreamSynchronize(void *stream) {
+  tad::rt::cuda::countSynchronization();
   check(state().driver.streamSynchronize(stream), "running a kernel");
 }
 
@@ -340,6 +343,7 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
                       intptr_t blockZ, int32_t sharedMemory, void *stream,
                       void **params, void **extra, size_t paramsCount) {
   (void)paramsCount;
+  tad::rt::cuda::countLaunch();
   check(state().driver.launchKernel(
             function, unsigned(gridX), unsigned(gridY), unsigned(gridZ),
             unsigned(blockX), unsigned(blockY), unsigned(blockZ),

@@ -42,6 +42,15 @@ size_t releasePool();
 /// a message if a kernel failed.
 void synchronize();
 
+/// The counts of tad_rt_get_gpu_counts() (GpuCounts.cpp): one more launch,
+/// cuBLAS call or synchronization, or `bytes` more staged; resetCalls()
+/// zeroes the first three (tad_rt_reset_peak()).
+void countLaunch();
+void countBlasCall();
+void countSynchronization();
+void countStaged(size_t bytes);
+void resetCalls();
+
 } // namespace tad::rt::cuda
 
 #endif // TAD_RUNTIME_LIB_CUDA_H

@@ -157,6 +157,7 @@ void gemm(int64_t m, int64_t n, int64_t k, const T *a, int64_t a0, int64_t a1,
     return;
   }
   requireLoaded();
+  tad::rt::cuda::countBlasCall();
   if (cublasStatus s = call(vb.op, va.op, int(n), int(m), int(k), b, int(vb.ld),
                             a, int(va.ld), c, int(vc.ld), accumulate))
     fail("gemm failed with status " + std::to_string(s));

@@ -417,6 +417,15 @@ bool tad::rt::runEntry(const EntrySpec &entry, PackedFunction function,
   if (entry.plannedPeak >= 0)
     out << "plan: peak " << (entry.plannedPeakIsBound ? "at most " : "")
         << entry.plannedPeak << " bytes\n";
+  // What the last call did on the GPU (or in the emulator): nothing on the
+  // CPU.
+  tad_rt_gpu_counts gpu = tad_rt_get_gpu_counts();
+  bool onGpu = options.cuda || gpu.kernel_launches || gpu.blas_calls;
+  if (onGpu)
+    out << "gpu: " << gpu.kernel_launches << " kernel launches, "
+        << gpu.blas_calls << " cuBLAS calls, " << gpu.synchronizations
+        << " synchronizations, " << gpu.staged_bytes
+        << " bytes of inputs staged\n";
   // Only code compiled with --count-revolve-actions counts (the last call).
   int64_t revolve[4];
   tad_rt_revolve_counts(revolve);
@@ -445,6 +454,10 @@ bool tad::rt::runEntry(const EntrySpec &entry, PackedFunction function,
     if (tad_rt_processes_known())
       json << ",\n  \"rank\": " << tad_rt_process_rank()
            << ",\n  \"processes\": " << tad_rt_process_count();
+    json << ",\n  \"kernel_launches\": " << gpu.kernel_launches
+         << ",\n  \"blas_calls\": " << gpu.blas_calls
+         << ",\n  \"synchronizations\": " << gpu.synchronizations
+         << ",\n  \"staged_bytes\": " << gpu.staged_bytes;
     json << ",\n  \"allocations\": " << after.allocations
          << ",\n  \"blas_core\": \"" << tad_rt_blas_core() << "\"\n}\n";
     if (!writeTextFile(options.statsJson, json.str(), error))

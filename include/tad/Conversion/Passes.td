@@ -260,9 +260,12 @@ def EmulateGpuLaunches : Pass<"tad-emulate-gpu-launches", "mlir::ModuleOp"> {
     `tad-loops-to-gpu`) run exactly as on a GPU, one thread at a time. This
     is `tadc --target=cuda-emulator`: the tests check tad's mapping of loop
     nests onto kernels against the CPU on machines without a GPU. Launches
-    that synchronize or share memory are rejected.
+    that synchronize or share memory are rejected. Each emulated launch
+    first calls the runtime's `tad_rt_count_kernel_launch`, so that a run
+    counts the launches a GPU would (`--stats-json`'s `kernel_launches`).
   }];
-  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect"];
 }
 
 def ApproximateMath : Pass<"tad-approximate-math"> {

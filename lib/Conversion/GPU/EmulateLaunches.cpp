@@ -5,12 +5,15 @@
 // others'. Running every thread of every block in turn on the CPU is
 // therefore a faithful execution of the launch, which lets the tests check
 // the mapping of loops onto blocks and threads (indices, guards, globals)
-// against the CPU results on machines without a GPU (docs/gpu.md).
+// against the CPU results on machines without a GPU (docs/gpu.md). Each
+// launch that runs calls the runtime's tad_rt_count_kernel_launch(), so
+// that a run's count of launches is the GPU's.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tad/Conversion/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
@@ -24,9 +27,21 @@ using namespace mlir;
 
 namespace {
 
-/// Replaces `launch` by loops over its blocks and threads (z, y, x from
-/// the outside in) around a copy of its body.
-LogicalResult emulate(gpu::LaunchOp launch) {
+/// The runtime's counter of launches, declared once in `module`.
+func::FuncOp getLaunchCounter(ModuleOp module) {
+  static constexpr llvm::StringLiteral name = "tad_rt_count_kernel_launch";
+  if (auto fn = module.lookupSymbol<func::FuncOp>(name))
+    return fn;
+  auto b = OpBuilder::atBlockEnd(module.getBody());
+  auto fn =
+      func::FuncOp::create(b, module.getLoc(), name, b.getFunctionType({}, {}));
+  fn.setPrivate();
+  return fn;
+}
+
+/// Replaces `launch` by a count of it and loops over its blocks and threads
+/// (z, y, x from the outside in) around a copy of its body.
+LogicalResult emulate(gpu::LaunchOp launch, func::FuncOp counter) {
   Region &body = launch.getBody();
   if (!body.hasOneBlock())
     return launch.emitOpError("with more than one block cannot be emulated");
@@ -45,6 +60,7 @@ LogicalResult emulate(gpu::LaunchOp launch) {
 
   OpBuilder b(launch);
   Location loc = launch.getLoc();
+  func::CallOp::create(b, loc, counter, ValueRange());
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
@@ -80,8 +96,11 @@ struct EmulateGpuLaunches
   void runOnOperation() override {
     SmallVector<gpu::LaunchOp> launches;
     getOperation().walk([&](gpu::LaunchOp l) { launches.push_back(l); });
+    if (launches.empty())
+      return;
+    func::FuncOp counter = getLaunchCounter(getOperation());
     for (gpu::LaunchOp launch : launches)
-      if (failed(emulate(launch)))
+      if (failed(emulate(launch, counter)))
         return signalPassFailure();
   }
 };

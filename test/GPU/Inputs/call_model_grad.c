@@ -1,5 +1,6 @@
 /* Calls the GPU library of examples/rrule.tad's model_grad from C: without
- * a GPU it returns 1, and tad_rt_cuda_error() says why. */
+ * a GPU it returns 1, and tad_rt_cuda_error() says why; with one, it prints
+ * what the call launched. */
 #include "libmodel.h"
 
 #include <stdio.h>
@@ -15,5 +16,8 @@ int main(void) {
     return 1;
   }
   printf("g1[0] = %g\n", g1[0]);
+  tad_rt_gpu_counts counts = tad_rt_get_gpu_counts();
+  printf("%lld kernel launches, %lld synchronizations\n",
+         (long long)counts.kernel_launches, (long long)counts.synchronizations);
   return 0;
 }

@@ -165,6 +165,28 @@ void *tad_rt_stage_input(const void *data, size_t bytes);
 /* Frees what tad_rt_stage_input() returned. */
 void tad_rt_unstage_input(void *staged);
 
+/* What a call did on the GPU, counted since tad_rt_reset_peak() (the start
+ * of a measured call): the kernels tad's code launched (through the driver,
+ * or run by the emulator, tadc --target=cuda-emulator, which counts the same
+ * launches), the cuBLAS calls (each launches kernels of cuBLAS's own, not
+ * counted above), and the synchronizations of the host with the GPU. Buffers
+ * are in managed memory, which the driver migrates between host and device
+ * on its own: `staged_bytes` counts the copies the runtime makes itself,
+ * the inputs that tad_rt_stage_input() copies to memory the GPU reads,
+ * since the program started (the runner stages them once, before its
+ * calls). docs/gpu.md, "Launch and memory accounting". */
+typedef struct tad_rt_gpu_counts {
+  int64_t kernel_launches;
+  int64_t blas_calls;
+  int64_t synchronizations;
+  int64_t staged_bytes;
+} tad_rt_gpu_counts;
+tad_rt_gpu_counts tad_rt_get_gpu_counts(void);
+/* What the emulator's launches call (and, for compiled code, its C
+ * interface): one launch. */
+void tad_rt_count_kernel_launch(void);
+void _mlir_ciface_tad_rt_count_kernel_launch(void);
+
 /* The functions that MLIR's gpu-to-llvm lowering calls: loading the GPU
  * modules (from constructors of the compiled code) and launching kernels on
  * the default stream. */
