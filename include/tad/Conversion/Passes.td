@@ -200,6 +200,23 @@ def ConvertLoopsToGPU : Pass<"tad-loops-to-gpu", "mlir::func::FuncOp"> {
   ];
 }
 
+def FuseKernelLoops : Pass<"tad-fuse-kernel-loops", "mlir::func::FuncOp"> {
+  let summary = "Fuses parallel loops whose iterations touch only their own elements";
+  let description = [{
+    For `--target=cuda`, after `convert-linalg-to-parallel-loops`: each
+    top-level `scf.parallel` of a host function becomes a launch
+    (`tad-loops-to-gpu`). Two of them over the same iteration space are one
+    loop when every buffer that either writes and both touch is read and
+    written by both as the same memref at the same indices (a sum's zero
+    fill and the sum, an elementwise op and the next): each iteration runs
+    the first loop's body, then the second's. The first loop moves down to
+    the second past ops that touch none of its buffers (allocations, views,
+    other buffers' frees and loops); nothing else moves, so allocations and
+    frees keep the plan's order, and every result keeps its bits.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect"];
+}
+
 def ParallelLoopsOutermost
     : Pass<"tad-parallel-loops-outermost", "mlir::func::FuncOp"> {
   let summary = "Puts the parallel loops of each linalg.generic outermost";

@@ -1,0 +1,204 @@
+//===- FuseKernelLoops.cpp - fewer launches from the same loop nests ------===//
+//
+// Every top-level scf.parallel of a host function becomes a launch
+// (tad-loops-to-gpu). Many come in pairs over the same iteration space
+// where each thread touches only its own elements: the zero fill of a
+// sum's accumulator and the sum, an elementwise op and the next one that
+// bufferization kept apart. Such a pair is one loop, so one launch, when
+// each iteration of the second reads or writes what the first wrote only
+// at the same indices: each thread then runs the first loop's iteration and
+// the second's, in that order, and reads what it wrote itself. The loops
+// and their arithmetic are unchanged, so every result keeps its bits.
+//
+// The first loop moves down to the second: past ops that touch none of
+// its buffers (allocations, views, the deallocation of other buffers,
+// loops over other buffers). Nothing else moves, so allocations and frees
+// stay in the plan's order and the device peak stays the plan's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tad/Conversion/Passes.h"
+
+#include "mlir/Analysis/AliasAnalysis.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace tad {
+#define GEN_PASS_DEF_FUSEKERNELLOOPS
+#include "tad/Conversion/Passes.h.inc"
+} // namespace tad
+
+using namespace mlir;
+
+namespace {
+
+/// A load or store of a memref element inside a loop nest.
+struct Access {
+  Value memref;
+  ValueRange indices;
+  bool write;
+};
+
+/// The loads and stores in `root`, or nothing when something else in it
+/// touches memory (a copy, a call, a nested op with effects we cannot
+/// see), which this pass leaves alone.
+std::optional<SmallVector<Access>> accessesOf(Operation *root) {
+  SmallVector<Access> accesses;
+  WalkResult walk = root->walk([&](Operation *op) {
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      accesses.push_back({load.getMemRef(), load.getIndices(), false});
+      return WalkResult::advance();
+    }
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      accesses.push_back({store.getMemRef(), store.getIndices(), true});
+      return WalkResult::advance();
+    }
+    if (isMemoryEffectFree(op) || isa<scf::ForOp, scf::ParallelOp, scf::IfOp,
+                                      scf::YieldOp, scf::ReduceOp>(op))
+      return WalkResult::advance();
+    return WalkResult::interrupt();
+  });
+  if (walk.wasInterrupted())
+    return std::nullopt;
+  return accesses;
+}
+
+/// Whether two index values are the same: one value, or equal constants.
+bool sameIndex(Value a, Value b) {
+  if (a == b)
+    return true;
+  APInt x, y;
+  return matchPattern(a, m_ConstantInt(&x)) &&
+         matchPattern(b, m_ConstantInt(&y)) && x == y;
+}
+
+/// Loops that reduce into results are not fused (linalg's loops have none).
+bool withoutResults(scf::ParallelOp loop) {
+  return loop.getNumResults() == 0 && loop.getInitVals().empty();
+}
+
+bool sameBounds(scf::ParallelOp a, scf::ParallelOp b) {
+  auto same = [](ValueRange x, ValueRange y) {
+    return x.size() == y.size() && llvm::all_of(llvm::zip(x, y), [](auto pair) {
+             return sameIndex(std::get<0>(pair), std::get<1>(pair));
+           });
+  };
+  return same(a.getLowerBound(), b.getLowerBound()) &&
+         same(a.getUpperBound(), b.getUpperBound()) &&
+         same(a.getStep(), b.getStep());
+}
+
+class Fuser {
+public:
+  explicit Fuser(AliasAnalysis &aliases) : aliases(aliases) {}
+
+  /// Fuses `first` into a later loop of its block where that is legal;
+  /// returns that loop, or null.
+  scf::ParallelOp fuseForward(scf::ParallelOp first) {
+    std::optional<SmallVector<Access>> mine = accessesOf(first);
+    if (!mine || !withoutResults(first))
+      return nullptr;
+    for (Operation *op = first->getNextNode(); op; op = op->getNextNode()) {
+      if (auto second = dyn_cast<scf::ParallelOp>(op);
+          second && sameBounds(first, second) && withoutResults(second)) {
+        std::optional<SmallVector<Access>> theirs = accessesOf(second);
+        if (theirs && ownElementsOnly(first, *mine, second, *theirs)) {
+          fuse(first, second);
+          return second;
+        }
+      }
+      // `first` moves down past `op` only if they share no buffer that
+      // either writes.
+      if (conflicts(*mine, op))
+        return nullptr;
+    }
+    return nullptr;
+  }
+
+private:
+  bool mayAlias(Value a, Value b) { return !aliases.alias(a, b).isNo(); }
+
+  /// Whether `op` touches a buffer of `accesses` where one of the two
+  /// writes it (or `op` touches memory in ways this pass cannot see).
+  bool conflicts(ArrayRef<Access> accesses, Operation *op) {
+    if (isMemoryEffectFree(op))
+      return false;
+    std::optional<SmallVector<Access>> theirs = accessesOf(op);
+    if (theirs) {
+      for (const Access &a : accesses)
+        for (const Access &b : *theirs)
+          if ((a.write || b.write) && mayAlias(a.memref, b.memref))
+            return true;
+      return false;
+    }
+    // An allocation touches no existing buffer; a free or another op with
+    // effects on memrefs conflicts with any access to what it names.
+    if (isa<memref::AllocOp>(op))
+      return false;
+    for (Value operand : op->getOperands())
+      if (isa<BaseMemRefType>(operand.getType()))
+        for (const Access &a : accesses)
+          if (mayAlias(a.memref, operand))
+            return true;
+    return !isa<memref::DeallocOp>(op);
+  }
+
+  /// Whether every buffer that `first` or `second` writes is read and
+  /// written by both, when both touch it, as one memref at the same
+  /// indices: each iteration then touches only its own elements of it.
+  bool ownElementsOnly(scf::ParallelOp first, ArrayRef<Access> mine,
+                       scf::ParallelOp second, ArrayRef<Access> theirs) {
+    IRMapping toSecond;
+    toSecond.map(first.getInductionVars(), second.getInductionVars());
+    for (const Access &a : mine)
+      for (const Access &b : theirs) {
+        if (!(a.write || b.write) || !mayAlias(a.memref, b.memref))
+          continue;
+        if (a.memref != b.memref || a.indices.size() != b.indices.size())
+          return false;
+        for (auto [x, y] : llvm::zip(a.indices, b.indices))
+          if (!sameIndex(toSecond.lookupOrDefault(x), y))
+            return false;
+      }
+    // So all the accesses of both to such a buffer are at one index list:
+    // each iteration has one element of it to itself.
+    return true;
+  }
+
+  /// Puts `first`'s body at the start of `second`'s and erases `first`.
+  void fuse(scf::ParallelOp first, scf::ParallelOp second) {
+    IRMapping mapping;
+    mapping.map(first.getInductionVars(), second.getInductionVars());
+    OpBuilder b = OpBuilder::atBlockBegin(second.getBody());
+    for (Operation &op : first.getBody()->without_terminator())
+      b.clone(op, mapping);
+    first.erase();
+  }
+
+  AliasAnalysis &aliases;
+};
+
+struct FuseKernelLoops : tad::impl::FuseKernelLoopsBase<FuseKernelLoops> {
+  void runOnOperation() override {
+    Fuser fuser(getAnalysis<AliasAnalysis>());
+    // Host blocks only (the kernels are their top-level parallel loops);
+    // inner blocks first, so that erasing a loop erases no block to visit.
+    SmallVector<Block *> blocks;
+    getOperation().walk([&](Block *block) {
+      if (!block->getParentOp()->getParentOfType<scf::ParallelOp>() &&
+          !isa<scf::ParallelOp>(block->getParentOp()))
+        blocks.push_back(block);
+    });
+    for (Block *block : blocks) {
+      SmallVector<scf::ParallelOp> loops(block->getOps<scf::ParallelOp>());
+      for (scf::ParallelOp loop : loops)
+        fuser.fuseForward(loop);
+    }
+  }
+};
+
+} // namespace
