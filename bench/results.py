@@ -513,7 +513,38 @@ def remat(plots):
     ax.set_xlabel("compile time (s)")
     ax.set_ylabel("share of compiles at most that long")
     ax.legend(fontsize=8)
-    return out + plots.save(fig, "budget-compiles")
+    return out + plots.save(fig, "budget-compiles") + model_gap()
+
+
+def model_gap():
+    """bench/remat/model_gap.py: the remat model's store-all peak against
+    the buffer plan's."""
+    out = ["### The model against the plan", ""]
+    r = newest("bench/remat/results/model-gap*.json")
+    if not r:
+        return out + missing("bench/remat/model_gap.py",
+                             f"{PY} bench/remat/model_gap.py --tadc "
+                             "build/bin/tadc --tad-opt build/bin/tad-opt "
+                             "--json bench/remat/results/model-gap-seed0.json")
+    data = r.data
+    out += ["The store-all peak of each random program's derivative, as the "
+            "remat graph counts it and as the buffer plan allocates it "
+            "(`tad-opt --tad-test-memory-model`); where they differ, a trial "
+            "of the loop choice must lower a copy to learn whether it fits:",
+            ""]
+    out += about(r, f"{PY} bench/remat/model_gap.py --tadc build/bin/tadc "
+                 f"--tad-opt build/bin/tad-opt --count {data['count']} "
+                 f"--seed {data['seed']}")
+    summary = data["summary"]
+    planned = sum(x["plan"] for x in r.rows)
+    out += table(["programs", "model = plan", "model above", "model below",
+                  "gaps in all"],
+                 [(f"{data['count']}, seed {data['seed']}", summary["equal"],
+                   summary["over"], summary["under"],
+                   f"{summary['gap_bytes']} bytes "
+                   f"({100 * summary['gap_bytes'] / planned:.1f}% of the "
+                   "planned peaks)")])
+    return out
 
 
 def remat_scale(plots):
