@@ -154,7 +154,8 @@ def build(args):
 
 def run_exe(exe, inputs, repeat):
     """Median seconds of `repeat` calls (after a warm-up), the device peak,
-    and the results by name."""
+    the results by name, an error, and what the last call launched (kernels
+    and cuBLAS calls, docs/gpu.md)."""
     with tempfile.TemporaryDirectory() as tmp:
         stats, out = os.path.join(tmp, "s.json"), os.path.join(tmp, "out")
         proc = subprocess.run([exe, "--inputs", inputs, "--repeat",
@@ -162,13 +163,16 @@ def run_exe(exe, inputs, repeat):
                                "--output-dir", out], capture_output=True,
                               text=True)
         if proc.returncode != 0:
-            return None, None, None, proc.stderr.strip()[-400:]
+            return None, None, None, proc.stderr.strip()[-400:], None
         with open(stats) as f:
             data = json.load(f)
         seconds = sorted(data["wall_seconds"][1:])
         results = {n: np.load(os.path.join(out, f"{n}.npy"))
                    for n in data["results"]}
-    return seconds[len(seconds) // 2], data["peak_bytes"], results, None
+    launches = {"kernels": data["kernel_launches"],
+                "cublas": data["blas_calls"]}
+    return seconds[len(seconds) // 2], data["peak_bytes"], results, None, \
+        launches
 
 
 def torch_expected(torch, module, form, compiled, repeat, device):
@@ -282,7 +286,8 @@ def run(args):
                   "seconds": t_s, "peak": t_peak})
             for matmul in ("kernels", "cublas"):
                 exe = os.path.join(args.dir, f"{name}.{matmul}")
-                s, peak, results, error = run_exe(exe, inputs, args.repeat)
+                s, peak, results, error, launches = run_exe(exe, inputs,
+                                                            args.repeat)
                 if error:
                     emit({"workload": name, "side": f"tad {matmul}",
                           "error": error})
@@ -291,20 +296,21 @@ def run(args):
                 worst = difference(results, expected)
                 emit({"workload": name, "side": f"tad {matmul}",
                       "seconds": s, "peak": peak, "difference": worst,
-                      "over_pytorch": s / t_s})
+                      "over_pytorch": s / t_s, "launches": launches})
                 if isinstance(worst, str) or worst > TOLERANCE:
                     failed.append(f"{name} {matmul}: {worst}")
             for b in manifest["budgets"]:
                 if b["workload"] != name:
                     continue
                 exe = os.path.join(args.dir, b["exe"])
-                s, peak, results, error = run_exe(exe, inputs, args.repeat)
+                s, peak, results, error, launches = run_exe(exe, inputs,
+                                                            args.repeat)
                 ok = error is None and peak == b["cpu_peak"]
                 emit({"workload": name, "side": f"tad at {b['label']}",
                       "budget": b["budget"], "cpu_peak": b["cpu_peak"],
                       "seconds": s, "peak": peak, "error": error,
                       "difference": None if error else difference(
-                          results, expected)})
+                          results, expected), "launches": launches})
                 if not ok:
                     failed.append(f"{name} at {b['budget']}: device peak "
                                   f"{peak}, CPU {b['cpu_peak']}")
@@ -314,14 +320,15 @@ def run(args):
         folder = os.path.join(tmp, "inputs_sum")
         os.makedirs(folder)
         np.save(os.path.join(folder, "x.npy"), x)
-        s, _, results, error = run_exe(os.path.join(args.dir, "sum.kernels"),
-                                       folder, min(args.repeat, 5))
+        s, _, results, error, launches = run_exe(
+            os.path.join(args.dir, "sum.kernels"), folder, min(args.repeat, 5))
         rate = bandwidth(torch, args.device)
         emit({"workload": "sum 2^24 f32", "side": "tad kernels",
               "seconds": s, "error": error, "bandwidth_seconds":
               x.nbytes / rate, "bandwidth_bytes_per_second": rate,
               "difference": None if error else abs(
-                  float(next(iter(results.values()))) - float(np.sum(x, dtype=np.float64)))})
+                  float(next(iter(results.values()))) - float(np.sum(x, dtype=np.float64))),
+              "launches": launches})
         if args.compile and hasattr(torch, "compile"):
             for name in ("mlp", "transformer_unrolled", "resnet_unrolled"):
                 module, form, _ = WORKLOADS[name]
