@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tad/Conversion/Passes.h"
+#include "tad/Conversion/RuntimeFunctions.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -26,18 +27,6 @@ namespace tad {
 using namespace mlir;
 
 namespace {
-
-/// The runtime's counter of launches, declared once in `module`.
-func::FuncOp getLaunchCounter(ModuleOp module) {
-  static constexpr llvm::StringLiteral name = "tad_rt_count_kernel_launch";
-  if (auto fn = module.lookupSymbol<func::FuncOp>(name))
-    return fn;
-  auto b = OpBuilder::atBlockEnd(module.getBody());
-  auto fn =
-      func::FuncOp::create(b, module.getLoc(), name, b.getFunctionType({}, {}));
-  fn.setPrivate();
-  return fn;
-}
 
 /// Replaces `launch` by a count of it and loops over its blocks and threads
 /// (z, y, x from the outside in) around a copy of its body.
@@ -98,7 +87,10 @@ struct EmulateGpuLaunches
     getOperation().walk([&](gpu::LaunchOp l) { launches.push_back(l); });
     if (launches.empty())
       return;
-    func::FuncOp counter = getLaunchCounter(getOperation());
+    // The runtime's counter of launches.
+    func::FuncOp counter = tad::getOrDeclareRuntimeFunction(
+        getOperation(), "tad_rt_count_kernel_launch",
+        FunctionType::get(&getContext(), {}, {}));
     for (gpu::LaunchOp launch : launches)
       if (failed(emulate(launch, counter)))
         return signalPassFailure();

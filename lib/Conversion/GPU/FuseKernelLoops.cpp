@@ -77,9 +77,7 @@ bool sameIndex(Value a, Value b) {
 }
 
 /// Loops that reduce into results are not fused (linalg's loops have none).
-bool withoutResults(scf::ParallelOp loop) {
-  return loop.getNumResults() == 0 && loop.getInitVals().empty();
-}
+bool withoutResults(scf::ParallelOp loop) { return loop.getInitVals().empty(); }
 
 bool sameBounds(scf::ParallelOp a, scf::ParallelOp b) {
   auto same = [](ValueRange x, ValueRange y) {

@@ -8,6 +8,7 @@
 
 #include "tad/Conversion/MatmulMaps.h"
 #include "tad/Conversion/Passes.h"
+#include "tad/Conversion/RuntimeFunctions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -43,13 +44,11 @@ MemRefType getFullyDynamic(MLIRContext *context, int64_t rank,
 /// Declares (once) `name` taking three memrefs of `type`, with a C
 /// interface: the runtime defines `_mlir_ciface_<name>`.
 func::FuncOp getOrDeclare(ModuleOp module, StringRef name, MemRefType type) {
-  if (auto fn = module.lookupSymbol<func::FuncOp>(name))
-    return fn;
-  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  auto fn = func::FuncOp::create(b, module.getLoc(), name,
-                                 b.getFunctionType({type, type, type}, {}));
-  fn.setPrivate();
-  fn->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), b.getUnitAttr());
+  func::FuncOp fn = tad::getOrDeclareRuntimeFunction(
+      module, name,
+      FunctionType::get(module.getContext(), {type, type, type}, {}));
+  fn->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+              UnitAttr::get(module.getContext()));
   return fn;
 }
 
@@ -84,15 +83,10 @@ struct ConvertMatmulToRuntimePass
   /// Declares (once) PREFIXblas_available() -> i32: nonzero where the
   /// runtime found the library its GEMMs call.
   func::FuncOp getOrDeclareAvailable(ModuleOp module) {
-    std::string name = prefix + "blas_available";
-    if (auto fn = module.lookupSymbol<func::FuncOp>(name))
-      return fn;
-    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-    auto fn = func::FuncOp::create(
-        b, module.getLoc(), name,
-        b.getFunctionType({}, {b.getI32Type()}));
-    fn.setPrivate();
-    return fn;
+    MLIRContext *context = module.getContext();
+    return tad::getOrDeclareRuntimeFunction(
+        module, prefix + "blas_available",
+        FunctionType::get(context, {}, {IntegerType::get(context, 32)}));
   }
 
   void runOnOperation() override {

@@ -1,0 +1,25 @@
+//===- RuntimeFunctions.h - the runtime functions lowerings call -*- C++
+//-*-===//
+//
+// Lowerings that call tad's runtime (a GEMM, whether cuBLAS loaded, a
+// count of launches) declare the function they call once per module.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TAD_CONVERSION_RUNTIMEFUNCTIONS_H
+#define TAD_CONVERSION_RUNTIMEFUNCTIONS_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace tad {
+
+/// The private declaration of `name` in `module`: the one there, or a new
+/// one of `type` at the module's end.
+mlir::func::FuncOp getOrDeclareRuntimeFunction(mlir::ModuleOp module,
+                                               llvm::StringRef name,
+                                               mlir::FunctionType type);
+
+} // namespace tad
+
+#endif // TAD_CONVERSION_RUNTIMEFUNCTIONS_H

@@ -1,0 +1,15 @@
+//===- RuntimeFunctions.cpp - declarations of the runtime's functions -----===//
+
+#include "tad/Conversion/RuntimeFunctions.h"
+
+using namespace mlir;
+
+func::FuncOp tad::getOrDeclareRuntimeFunction(ModuleOp module, StringRef name,
+                                              FunctionType type) {
+  if (auto fn = module.lookupSymbol<func::FuncOp>(name))
+    return fn;
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto fn = func::FuncOp::create(b, module.getLoc(), name, type);
+  fn.setPrivate();
+  return fn;
+}
