@@ -93,6 +93,7 @@ void tad::addCpuCodegenPasses(OpPassManager &pm, bool blasMatmul) {
 static void addKernelMapping(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(tad::createParallelLoopsOutermost());
   pm.addPass(createConvertLinalgToParallelLoopsPass());
+  pm.addPass(tad::createSplitLongReductions());
   pm.addNestedPass<func::FuncOp>(tad::createFuseKernelLoops());
   pm.addNestedPass<func::FuncOp>(tad::createConvertLoopsToGPU());
 }

@@ -174,7 +174,7 @@ std::string tad::driver::generateHeader(llvm::ArrayRef<rt::EntrySpec> entries,
                 "/* What the last call did on the GPU (docs/gpu.md). */\n"
                 "typedef struct tad_rt_gpu_counts {\n"
                 "  int64_t kernel_launches, blas_calls, synchronizations,\n"
-                "      staged_bytes;\n"
+                "      staged_bytes, scratch_bytes;\n"
                 "} tad_rt_gpu_counts;\n"
                 "tad_rt_gpu_counts tad_rt_get_gpu_counts(void);\n"
               : "")

@@ -35,7 +35,8 @@ namespace {
 
 struct Buffer {
   size_t bytes;
-  bool device; // CUDA managed memory
+  bool device;  // CUDA managed memory
+  bool scratch; // not the plan's (tad_rt_mark_scratch): counted apart
 };
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -57,6 +58,8 @@ struct AllocatorState {
   // live total ever reached (tad_rt_reset_peak does not lower it).
   std::unique_ptr<tad::rt::Arena> arena;
   int64_t highWater = 0;
+  // Scratch buffers' live bytes and their most since the last reset.
+  int64_t scratchBytes = 0, scratchPeak = 0;
   bool tracing = false;
   std::vector<tad_rt_trace_event> trace;
 
@@ -101,7 +104,12 @@ void *allocateFromArena(AllocatorState &s, size_t size) {
   return s.arena->allocate(roundUp(size), maxExtent);
 }
 
+/// Whether the calling thread's next allocation is scratch.
+thread_local bool nextIsScratch = false;
+
 void *allocate(size_t size) {
+  bool scratch = nextIsScratch;
+  nextIsScratch = false;
   size_t rounded = roundUp(size);
   // Managed memory is aligned to at least 256 bytes.
   bool device = tad::rt::cuda::isActive();
@@ -139,7 +147,12 @@ void *allocate(size_t size) {
   }
   AllocatorState &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  s.live[ptr] = {size, device};
+  s.live[ptr] = {size, device, scratch};
+  if (scratch) {
+    s.scratchBytes += int64_t(size);
+    s.scratchPeak = std::max(s.scratchPeak, s.scratchBytes);
+    return ptr;
+  }
   s.stats.current_bytes += int64_t(size);
   s.stats.allocations += 1;
   if (s.stats.current_bytes > s.stats.peak_bytes)
@@ -152,7 +165,16 @@ void *allocate(size_t size) {
 
 } // namespace
 
+int64_t tad::rt::cuda::scratchPeak() {
+  AllocatorState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return s.scratchPeak;
+}
+
 extern "C" {
+
+void tad_rt_mark_scratch(void) { nextIsScratch = true; }
+void _mlir_ciface_tad_rt_mark_scratch(void) { nextIsScratch = true; }
 
 void *_mlir_memref_to_llvm_alloc(size_t size) { return allocate(size); }
 
@@ -176,9 +198,13 @@ void _mlir_memref_to_llvm_free(void *ptr) {
     if (it == s.live.end())
       return; // not ours (a caller's input), or freed already
     size_t bytes = it->second.bytes;
-    s.stats.current_bytes -= int64_t(bytes);
-    s.stats.frees += 1;
-    s.record(-int64_t(bytes));
+    if (it->second.scratch) {
+      s.scratchBytes -= int64_t(bytes);
+    } else {
+      s.stats.current_bytes -= int64_t(bytes);
+      s.stats.frees += 1;
+      s.record(-int64_t(bytes));
+    }
     device = it->second.device;
     rounded = roundUp(bytes);
     // The pool keeps freed device blocks up to the high-water mark of live
@@ -237,6 +263,7 @@ void tad_rt_reset_peak(void) {
   AllocatorState &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   s.stats.peak_bytes = s.stats.current_bytes;
+  s.scratchPeak = s.scratchBytes;
   s.stats.allocations = 0;
   s.stats.frees = 0;
   for (std::atomic<int64_t> &count : revolveCounts)

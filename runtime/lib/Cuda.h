@@ -11,6 +11,7 @@
 #define TAD_RUNTIME_LIB_CUDA_H
 
 #include <cstddef>
+#include <cstdint>
 
 namespace tad::rt::cuda {
 
@@ -50,6 +51,9 @@ void countBlasCall();
 void countSynchronization();
 void countStaged(size_t bytes);
 void resetCalls();
+/// The most bytes of scratch (tad_rt_mark_scratch) live at once since the
+/// last tad_rt_reset_peak (Allocator.cpp).
+int64_t scratchPeak();
 
 } // namespace tad::rt::cuda
 

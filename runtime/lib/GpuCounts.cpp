@@ -40,7 +40,7 @@ tad_rt_gpu_counts tad_rt_get_gpu_counts(void) {
   return {launches.load(std::memory_order_relaxed),
           blasCalls.load(std::memory_order_relaxed),
           synchronizations.load(std::memory_order_relaxed),
-          staged.load(std::memory_order_relaxed)};
+          staged.load(std::memory_order_relaxed), tad::rt::cuda::scratchPeak()};
 }
 
 void tad_rt_count_kernel_launch(void) { tad::rt::cuda::countLaunch(); }

@@ -425,7 +425,8 @@ bool tad::rt::runEntry(const EntrySpec &entry, PackedFunction function,
     out << "gpu: " << gpu.kernel_launches << " kernel launches, "
         << gpu.blas_calls << " cuBLAS calls, " << gpu.synchronizations
         << " synchronizations, " << gpu.staged_bytes
-        << " bytes of inputs staged\n";
+        << " bytes of inputs staged, " << gpu.scratch_bytes
+        << " bytes of scratch\n";
   // Only code compiled with --count-revolve-actions counts (the last call).
   int64_t revolve[4];
   tad_rt_revolve_counts(revolve);
@@ -457,7 +458,8 @@ bool tad::rt::runEntry(const EntrySpec &entry, PackedFunction function,
     json << ",\n  \"kernel_launches\": " << gpu.kernel_launches
          << ",\n  \"blas_calls\": " << gpu.blas_calls
          << ",\n  \"synchronizations\": " << gpu.synchronizations
-         << ",\n  \"staged_bytes\": " << gpu.staged_bytes;
+         << ",\n  \"staged_bytes\": " << gpu.staged_bytes
+         << ",\n  \"scratch_bytes\": " << gpu.scratch_bytes;
     json << ",\n  \"allocations\": " << after.allocations
          << ",\n  \"blas_core\": \"" << tad_rt_blas_core() << "\"\n}\n";
     if (!writeTextFile(options.statsJson, json.str(), error))

@@ -217,6 +217,43 @@ def FuseKernelLoops : Pass<"tad-fuse-kernel-loops", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::scf::SCFDialect"];
 }
 
+def SplitLongReductions
+    : Pass<"tad-split-long-reductions", "mlir::ModuleOp"> {
+  let summary = "Cuts long reductions into chunks that GPU threads run at once";
+  let description = [{
+    For `--target=cuda`, after `convert-linalg-to-parallel-loops`: a
+    reduction loop (`scf.for` from 0, step 1, at least 1024 trips, whose
+    body combines a value computed from loads and arithmetic into one
+    accumulator element that does not depend on the loop, with a
+    commutative `arith` op that has a neutral element: a sum, a product, a
+    maximum or minimum, an integer or bitwise reduction), alone in a
+    top-level `scf.parallel` or a statement of the function, becomes two
+    loop nests. The first has one iteration per chunk of at least 256
+    trips of each parallel iteration, the chunk outermost, aiming at 65,536
+    iterations in all: it combines its chunk's values in order, from the
+    neutral element (-0.0 for a float sum), into a partial result. The
+    second combines each parallel iteration's partial results in order into
+    its accumulator, and is cut again while it is long. A loop whose
+    parallel iterations are already 32,768 or more stays whole. Each
+    iteration of a parallel loop is a GPU thread (`tad-loops-to-gpu`), so a
+    full sum of 2^24 f32 elements (8 lanes after `tad-split-reductions`)
+    runs on 65,536 threads, then 256, then 8, instead of 8.
+
+    The order of the operations depends on the loop bounds only: every run
+    gives the same bits. A maximum, a minimum and integer reductions give
+    the CPU's bits; a float sum or product adds in another order than the
+    CPU, which combines each element into the accumulator in turn. The
+    partial results' buffer (at most 65,536 elements per cut) is allocated
+    after a call of `tad_rt_mark_scratch`, which makes the runtime count it
+    as scratch, apart from the buffer plan's bytes (`scratch_bytes`), so
+    the device peak stays the plan's.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
+    "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"
+  ];
+}
+
 def ParallelLoopsOutermost
     : Pass<"tad-parallel-loops-outermost", "mlir::func::FuncOp"> {
   let summary = "Puts the parallel loops of each linalg.generic outermost";

@@ -1,0 +1,295 @@
+//===- SplitLongReductions.cpp - long reductions on many GPU threads ------===//
+//
+// tad-loops-to-gpu runs a loop nest as one thread per iteration of its
+// parallel loops: a reduction's sequential loop stays in one thread. A
+// full sum of 2^24 floats, split into 8 lanes by tad-split-reductions for
+// the CPU's vectors, then runs on 8 threads, each adding 2^21 elements one
+// after another. Here such a loop is cut into chunks: each chunk of each
+// iteration is a thread of its own, which combines its elements in order
+// into a partial result, and a second loop combines the partial results in
+// order into the accumulator, as the first did its elements; that loop is
+// cut again while it is long. So the order of the operations is fixed by
+// the loop bounds alone, and every run gives the same bits; a float sum's
+// differ from the CPU's, which adds every element into the accumulator in
+// turn (a maximum's do not).
+//
+// The partial results live in a buffer that the buffer plan does not know
+// (this runs after it): it is allocated as runtime scratch
+// (tad_rt_mark_scratch, then the allocation), which the runtime counts
+// apart from the plan's buffers, so the device peak stays the plan's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tad/Conversion/Passes.h"
+#include "tad/Conversion/RuntimeFunctions.h"
+
+#include "mlir/Analysis/AliasAnalysis.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace tad {
+#define GEN_PASS_DEF_SPLITLONGREDUCTIONS
+#include "tad/Conversion/Passes.h.inc"
+} // namespace tad
+
+using namespace mlir;
+
+namespace {
+
+/// A loop shorter than this stays whole: a thread adds at least
+/// kChunkTrips elements, and a loop is cut into two chunks at least.
+constexpr int64_t kChunkTrips = 256;
+constexpr int64_t kMinTrips = 4 * kChunkTrips;
+/// The threads a cut loop aims at (its parallel iterations times its
+/// chunks): enough to keep a GPU's memory busy.
+constexpr int64_t kTargetThreads = 65536;
+
+/// A reduction loop: `for j in [0, trips) { acc[idx] = op(value, acc[idx])
+/// }` (or `op(acc[idx], value)`), where `op` is a commutative arith op with
+/// a neutral element (a sum, a maximum, ...), `value` is computed from
+/// loads of other buffers and arithmetic, and `idx` does not depend on `j`.
+struct SumLoop {
+  scf::ForOp loop;
+  int64_t trips;
+  memref::LoadOp accLoad;
+  Operation *combine;
+  TypedAttr neutral;
+  memref::StoreOp accStore;
+};
+
+/// The operand of `sum.combine` that is not the accumulator.
+Value valueOf(SumLoop sum) {
+  Value lhs = sum.combine->getOperand(0);
+  return lhs == sum.accLoad.getResult() ? sum.combine->getOperand(1) : lhs;
+}
+
+std::optional<SumLoop> matchSumLoop(scf::ForOp loop, AliasAnalysis &alias) {
+  auto lower = getConstantIntValue(loop.getLowerBound());
+  auto upper = getConstantIntValue(loop.getUpperBound());
+  auto step = getConstantIntValue(loop.getStep());
+  if (!lower || !upper || !step || *lower != 0 || *step != 1 ||
+      *upper < kMinTrips || loop.getNumResults() != 0)
+    return std::nullopt;
+  Block *body = loop.getBody();
+  auto store = dyn_cast<memref::StoreOp>(body->getTerminator()->getPrevNode());
+  if (!store)
+    return std::nullopt;
+  Operation *combine = store.getValueToStore().getDefiningOp();
+  if (!combine || combine->getBlock() != body ||
+      !isa<arith::ArithDialect>(combine->getDialect()) ||
+      combine->getNumOperands() != 2 || !combine->hasOneUse() ||
+      !combine->hasTrait<OpTrait::IsCommutative>())
+    return std::nullopt;
+  // A float sum's neutral element is -0.0 (x + -0.0 == x, also for
+  // x = -0.0), where arith::getNeutralElement may give 0.0.
+  std::optional<TypedAttr> neutral =
+      isa<arith::AddFOp>(combine)
+          ? FloatAttr::get(combine->getResult(0).getType(), -0.0)
+          : arith::getNeutralElement(combine);
+  if (!neutral)
+    return std::nullopt;
+  SumLoop sum{loop, *upper, nullptr, combine, *neutral, store};
+  for (Value operand : combine->getOperands()) {
+    auto load = operand.getDefiningOp<memref::LoadOp>();
+    if (load && load.getMemRef() == store.getMemRef() &&
+        load.getIndices() == store.getIndices() && load->hasOneUse()) {
+      sum.accLoad = load;
+      break;
+    }
+  }
+  if (!sum.accLoad || valueOf(sum) == sum.accLoad.getResult())
+    return std::nullopt;
+  // The accumulator's element is the same in every iteration.
+  for (Value index : store.getIndices())
+    if (!index.getParentRegion()->isProperAncestor(&loop.getRegion()))
+      return std::nullopt;
+  // Nothing else in the body writes memory or reads the accumulator's
+  // buffer (through a view, say).
+  Value acc = store.getMemRef();
+  for (Operation &op : body->without_terminator()) {
+    if (&op == store || &op == sum.accLoad)
+      continue;
+    auto load = dyn_cast<memref::LoadOp>(op);
+    if (load ? !alias.alias(load.getMemRef(), acc).isNo() : !isPure(&op))
+      return std::nullopt;
+  }
+  return sum;
+}
+
+/// The loop's place in its nest: a top-level `scf.parallel` (constant
+/// bounds from 0, step 1) that holds only this loop, or none where the
+/// loop is a function's own statement; fails elsewhere.
+FailureOr<scf::ParallelOp> enclosingParallel(scf::ForOp loop) {
+  Operation *parent = loop->getParentOp();
+  if (isa<func::FuncOp>(parent))
+    return scf::ParallelOp();
+  auto parallel = dyn_cast<scf::ParallelOp>(parent);
+  if (!parallel || !isa<func::FuncOp>(parallel->getParentOp()) ||
+      parallel.getNumResults() != 0 ||
+      &parallel.getBody()->front() != loop.getOperation() ||
+      loop->getNextNode() != parallel.getBody()->getTerminator())
+    return failure();
+  for (auto [lower, step] :
+       llvm::zip(parallel.getLowerBound(), parallel.getStep()))
+    if (getConstantIntValue(lower) != 0 || getConstantIntValue(step) != 1)
+      return failure();
+  for (Value upper : parallel.getUpperBound())
+    if (!getConstantIntValue(upper))
+      return failure();
+  return parallel;
+}
+
+/// Into how many chunks `sum` is cut, in `parallel` (or alone); fewer than
+/// 2 where its parallel iterations are enough threads already.
+int64_t chunksOf(const SumLoop &sum, scf::ParallelOp parallel) {
+  int64_t iterations = 1;
+  if (parallel)
+    for (Value upper : parallel.getUpperBound())
+      iterations *= *getConstantIntValue(upper);
+  return std::min(sum.trips / kChunkTrips,
+                  kTargetThreads / std::max<int64_t>(1, iterations));
+}
+
+/// Cuts `sum` (in `parallel`, or alone) into `chunks`: returns the loop
+/// that combines the partial results, for the caller to cut again.
+scf::ForOp cut(SumLoop sum, scf::ParallelOp parallel, int64_t chunks,
+               func::FuncOp mark) {
+  Operation *nest = parallel ? parallel.getOperation() : sum.loop;
+  Location loc = sum.loop.getLoc();
+  OpBuilder b(nest);
+  SmallVector<int64_t> shape;
+  if (parallel)
+    for (Value upper : parallel.getUpperBound())
+      shape.push_back(*getConstantIntValue(upper));
+  int64_t chunkTrips = (sum.trips + chunks - 1) / chunks;
+  chunks = (sum.trips + chunkTrips - 1) / chunkTrips;
+  Type element = sum.combine->getResult(0).getType();
+  // The chunk is the outermost index: a warp's threads are neighbouring
+  // iterations of the innermost, whose loads are neighbours too.
+  SmallVector<int64_t> partialShape{chunks};
+  partialShape.append(shape);
+  auto partialType = MemRefType::get(partialShape, element);
+  func::CallOp::create(b, loc, mark, ValueRange());
+  Value partials = memref::AllocOp::create(b, loc, partialType);
+
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value zero = constant(0), one = constant(1);
+  SmallVector<Value> lowers(partialShape.size(), zero);
+  SmallVector<Value> steps(partialShape.size(), one);
+  SmallVector<Value> uppers;
+  for (int64_t extent : partialShape)
+    uppers.push_back(constant(extent));
+
+  // Each chunk of each iteration: its elements in order, from the op's
+  // neutral element (-0.0 for a sum, which keeps a sum of negative zeros
+  // negative).
+  Value identity = arith::ConstantOp::create(b, loc, sum.neutral);
+  auto chunked = scf::ParallelOp::create(b, loc, lowers, uppers, steps);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(chunked.getBody());
+    // (A copy: scf.parallel's induction variables come as a vector.)
+    SmallVector<Value> ivs = chunked.getInductionVars();
+    Value first = arith::MulIOp::create(b, loc, ivs[0], constant(chunkTrips));
+    Value end = arith::MinSIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, first, constant(chunkTrips)),
+        constant(sum.trips));
+    auto inner =
+        scf::ForOp::create(b, loc, first, end, one, ValueRange{identity});
+    IRMapping map;
+    if (parallel)
+      map.map(parallel.getInductionVars(), ArrayRef<Value>(ivs).drop_front());
+    map.map(sum.loop.getInductionVar(), inner.getInductionVar());
+    b.setInsertionPointToStart(inner.getBody());
+    for (Operation &op : sum.loop.getBody()->without_terminator()) {
+      if (&op == sum.accLoad || &op == sum.combine || &op == sum.accStore)
+        continue;
+      b.clone(op, map);
+    }
+    map.map(sum.accLoad.getResult(), inner.getRegionIterArgs()[0]);
+    Operation *combined = b.clone(*sum.combine, map);
+    scf::YieldOp::create(b, loc, combined->getResults());
+    b.setInsertionPointAfter(inner);
+    memref::StoreOp::create(b, loc, inner.getResult(0), partials, ivs);
+  }
+
+  // The partial sums of each iteration, in order, into its accumulator.
+  scf::ForOp rest;
+  Value chunkCount = uppers.front();
+  auto addPartials = [&](OpBuilder &nb, ValueRange outerIvs) {
+    rest = scf::ForOp::create(nb, loc, zero, chunkCount, one);
+    OpBuilder::InsertionGuard guard(nb);
+    nb.setInsertionPointToStart(rest.getBody());
+    IRMapping map;
+    if (parallel)
+      map.map(parallel.getInductionVars(), outerIvs);
+    SmallVector<Value> at{rest.getInductionVar()};
+    at.append(outerIvs.begin(), outerIvs.end());
+    Value partial = memref::LoadOp::create(nb, loc, partials, at);
+    map.map(valueOf(sum), partial);
+    nb.clone(*sum.accLoad, map);
+    Value combined = nb.clone(*sum.combine, map)->getResult(0);
+    memref::StoreOp::create(
+        nb, loc, combined, sum.accStore.getMemRef(),
+        llvm::map_to_vector(sum.accStore.getIndices(),
+                            [&](Value v) { return map.lookupOrDefault(v); }));
+  };
+  if (parallel) {
+    SmallVector<Value> outerUppers(ArrayRef<Value>(uppers).drop_front());
+    SmallVector<Value> outerLowers(ArrayRef<Value>(lowers).drop_front());
+    SmallVector<Value> outerSteps(ArrayRef<Value>(steps).drop_front());
+    auto outer =
+        scf::ParallelOp::create(b, loc, outerLowers, outerUppers, outerSteps);
+    OpBuilder nb = OpBuilder::atBlockBegin(outer.getBody());
+    SmallVector<Value> outerIvs = outer.getInductionVars();
+    addPartials(nb, outerIvs);
+  } else {
+    addPartials(b, ValueRange());
+  }
+  memref::DeallocOp::create(b, loc, partials);
+  nest->erase();
+  return rest;
+}
+
+struct SplitLongReductions
+    : tad::impl::SplitLongReductionsBase<SplitLongReductions> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    AliasAnalysis &alias = getAnalysis<AliasAnalysis>();
+    SmallVector<scf::ForOp> loops;
+    module.walk([&](func::FuncOp func) {
+      if (!func.isDeclaration())
+        func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    });
+    func::FuncOp mark;
+    for (scf::ForOp loop : loops) {
+      // A cut's loop over partial sums may be long enough to cut again.
+      while (loop) {
+        std::optional<SumLoop> sum = matchSumLoop(loop, alias);
+        if (!sum)
+          break;
+        FailureOr<scf::ParallelOp> parallel = enclosingParallel(loop);
+        if (failed(parallel))
+          break;
+        int64_t chunks = chunksOf(*sum, *parallel);
+        if (chunks < 2)
+          break;
+        if (!mark)
+          mark = tad::getOrDeclareRuntimeFunction(
+              module, "tad_rt_mark_scratch",
+              FunctionType::get(&getContext(), {}, {}));
+        loop = cut(*sum, *parallel, chunks, mark);
+      }
+    }
+  }
+};
+
+} // namespace
