@@ -36,10 +36,21 @@ const PlanLowering::ModuleIndex &PlanLowering::index(ModuleOp module) {
   return moduleIndex;
 }
 
+/// Whether `attr` of `op` is one that only AD reads (copyFor drops it): a
+/// derivative's reference to its primal function, a rule's to the function
+/// it is the rule of.
+static bool onlyForAD(Operation *op, NamedAttribute attr) {
+  return isa<func::FuncOp>(op) &&
+         (attr.getName() == TadDialect::kDerivativeAttrName ||
+          attr.getName() == TadDialect::kCustomRuleAttrName);
+}
+
 /// The symbols of the module that `body` references, directly or through
 /// the symbols it references: all the lowering of `body` can read. Copying
 /// only these keeps a plan check as cheap in a module of 2,000 functions as
 /// in a module of one (copying the whole module per check was quadratic).
+/// (Not the primal function of a derivative, which the lowering drops: a
+/// copy with it would also be another key for the same plan.)
 static llvm::SmallPtrSet<Operation *, 8>
 reachableSymbols(const PlanLowering::ModuleIndex &index, func::FuncOp body) {
   llvm::SmallPtrSet<Operation *, 8> reached;
@@ -47,11 +58,12 @@ reachableSymbols(const PlanLowering::ModuleIndex &index, func::FuncOp body) {
   while (!worklist.empty()) {
     worklist.pop_back_val()->walk([&](Operation *op) {
       for (NamedAttribute attr : op->getAttrs())
-        attr.getValue().walk([&](SymbolRefAttr ref) {
-          Operation *symbol = index.byName.lookup(ref.getRootReference());
-          if (symbol && reached.insert(symbol).second)
-            worklist.push_back(symbol);
-        });
+        if (!onlyForAD(op, attr))
+          attr.getValue().walk([&](SymbolRefAttr ref) {
+            Operation *symbol = index.byName.lookup(ref.getRootReference());
+            if (symbol && reached.insert(symbol).second)
+              worklist.push_back(symbol);
+          });
     });
   }
   return reached;
