@@ -184,11 +184,11 @@ typedef struct tad_rt_gpu_counts {
 } tad_rt_gpu_counts;
 tad_rt_gpu_counts tad_rt_get_gpu_counts(void);
 /* Scratch: the next allocation of the calling thread is a buffer that the
- * compiler added after the buffer plan (the partial sums of a sum that
- * tad-split-long-reductions cut into chunks for GPU threads). It is counted
- * apart, in scratch_bytes above, not in tad_rt_stats: current_bytes and
- * peak_bytes stay the plan's buffers. Called by compiled code (and its C
- * interface). */
+ * compiler added after the buffer plan (the partial results of a reduction
+ * that tad-split-long-reductions cut into chunks for GPU threads). It is
+ * counted apart, in scratch_bytes above, not in tad_rt_stats: current_bytes
+ * and peak_bytes stay the plan's buffers. Called by compiled code (and its
+ * C interface). */
 void tad_rt_mark_scratch(void);
 void _mlir_ciface_tad_rt_mark_scratch(void);
 /* What the emulator's launches call (and, for compiled code, its C
