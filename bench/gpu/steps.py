@@ -155,7 +155,7 @@ def build(args):
 def run_exe(exe, inputs, repeat):
     """Median seconds of `repeat` calls (after a warm-up), the device peak,
     the results by name, an error, and what the last call launched (kernels
-    and cuBLAS calls, docs/gpu.md)."""
+    and cuBLAS calls, docs/gpu.md) and its scratch bytes."""
     with tempfile.TemporaryDirectory() as tmp:
         stats, out = os.path.join(tmp, "s.json"), os.path.join(tmp, "out")
         proc = subprocess.run([exe, "--inputs", inputs, "--repeat",
@@ -169,8 +169,11 @@ def run_exe(exe, inputs, repeat):
         seconds = sorted(data["wall_seconds"][1:])
         results = {n: np.load(os.path.join(out, f"{n}.npy"))
                    for n in data["results"]}
+    # Scratch (partial results of reductions cut into chunks) is device
+    # memory in use on top of the peak, which is the plan's.
     launches = {"kernels": data["kernel_launches"],
-                "cublas": data["blas_calls"]}
+                "cublas": data["blas_calls"],
+                "scratch_bytes": data.get("scratch_bytes", 0)}
     return seconds[len(seconds) // 2], data["peak_bytes"], results, None, \
         launches
 
