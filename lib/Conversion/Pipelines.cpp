@@ -98,9 +98,11 @@ static void addKernelMapping(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(tad::createConvertLoopsToGPU());
 }
 
-void tad::addCudaEmulatorCodegenPasses(OpPassManager &pm) {
+void tad::addCudaEmulatorCodegenPasses(OpPassManager &pm, bool reverseThreads) {
   addKernelMapping(pm);
-  pm.addPass(createEmulateGpuLaunches());
+  EmulateGpuLaunchesOptions emulate;
+  emulate.reverse = reverseThreads;
+  pm.addPass(createEmulateGpuLaunches(emulate));
   addCpuCodegenPipeline(pm);
 }
 

@@ -210,9 +210,12 @@ private:
     options.cudaArchs = llvm::ArrayRef<std::string>(opts.cudaArchs);
     options.cudaPath = opts.cudaPath;
     options.cudaMatmul = opts.cudaMatmul;
+    options.cudaEmulatorReverse = opts.cudaEmulatorReverse;
     if (opts.target == tad::Target::cuda && opts.cudaArchsGiven &&
         opts.cudaArchs.empty())
       return fail("--cuda-arch needs at least one architecture");
+    if (opts.cudaEmulatorReverse && opts.target != tad::Target::cudaEmulator)
+      return fail("--cuda-emulator-reverse needs --target=cuda-emulator");
     return mlir::success();
   }
 

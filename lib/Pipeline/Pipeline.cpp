@@ -160,7 +160,7 @@ tad::buildPipeline(OpPassManager &pm, const PipelineOptions &options,
   // within the budget, or the compile fails (store-all: whatever it plans).
   addLoweringPipeline(pm, options.target, budget.isBytes() ? budget.bytes : -1,
                       options.matmul == CpuMatmul::blas, archs, toolkit,
-                      options.cudaMatmul);
+                      options.cudaMatmul, options.cudaEmulatorReverse);
   return success();
 }
 
@@ -178,13 +178,14 @@ tad::RematOptions tad::getRematOptions(const PipelineOptions &options,
 
 void tad::addLoweringPipeline(OpPassManager &pm, Target target, int64_t budget,
                               bool blasMatmul, ArrayRef<std::string> cudaArchs,
-                              StringRef cudaToolkit, CudaMatmul cudaMatmul) {
+                              StringRef cudaToolkit, CudaMatmul cudaMatmul,
+                              bool reverseEmulatedThreads) {
   addBufferizationPasses(pm, /*collectives=*/target == Target::cpu);
   BufferPeakOptions peak;
   peak.budget = budget;
   pm.addPass(createBufferPeak(peak));
   if (target == Target::cudaEmulator)
-    addCudaEmulatorCodegenPasses(pm);
+    addCudaEmulatorCodegenPasses(pm, reverseEmulatedThreads);
   else if (target == Target::cuda)
     addCudaCodegenPasses(pm, cudaArchs, cudaToolkit,
                          cudaMatmul != CudaMatmul::kernel,

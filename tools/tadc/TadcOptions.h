@@ -247,6 +247,13 @@ struct TadcOptions {
                      "an error without it")),
       cl::init(tad::CudaMatmul::cublasOrKernel), cl::cat(tadcCategory)};
 
+  cl::opt<bool> cudaEmulatorReverse{
+      "cuda-emulator-reverse",
+      cl::desc("With --target=cuda-emulator, run each kernel's blocks and "
+               "threads from the last to the first (a kernel whose threads "
+               "depend on each other then gives other results)"),
+      cl::init(false), cl::cat(tadcCategory)};
+
   cl::opt<bool> optimize{"opt",
                          cl::desc("Canonicalize and CSE the tad-level IR"),
                          cl::init(false), cl::cat(tadcCategory)};

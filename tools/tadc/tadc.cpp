@@ -101,6 +101,7 @@ getCompileOptions(const TadcOptions &o, bool memoryTable) {
   c.cudaArchsGiven = o.cudaArchs.getNumOccurrences() > 0;
   c.cudaPath = o.cudaPath;
   c.cudaMatmul = o.cudaMatmul;
+  c.cudaEmulatorReverse = o.cudaEmulatorReverse;
   c.codegenThreads = o.codegenThreadsOption;
   c.inputFiles.assign(o.inputFiles.begin(), o.inputFiles.end());
   c.run.inputDir = o.inputDir;

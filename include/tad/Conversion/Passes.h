@@ -63,8 +63,10 @@ void addCudaCodegenPasses(mlir::OpPassManager &pm,
                           bool kernelFallback = false);
 
 /// The CPU passes through the kernels of addCudaCodegenPasses, each launch
-/// run thread by thread on the CPU (`tadc --target=cuda-emulator`).
-void addCudaEmulatorCodegenPasses(mlir::OpPassManager &pm);
+/// run thread by thread on the CPU (`tadc --target=cuda-emulator`); with
+/// `reverseThreads`, from the last thread to the first.
+void addCudaEmulatorCodegenPasses(mlir::OpPassManager &pm,
+                                  bool reverseThreads = false);
 
 } // namespace tad
 

@@ -317,7 +317,17 @@ def EmulateGpuLaunches : Pass<"tad-emulate-gpu-launches", "mlir::ModuleOp"> {
     that synchronize or share memory are rejected. Each emulated launch
     first calls the runtime's `tad_rt_count_kernel_launch`, so that a run
     counts the launches a GPU would (`--stats-json`'s `kernel_launches`).
+
+    With `reverse`, the blocks and threads run from the last to the first.
+    A GPU runs them in no fixed order: a kernel whose threads read or write
+    each other's elements (a race) gives results that depend on the order,
+    and so differs between the two orders (`tadc
+    --cuda-emulator-reverse`), which the tests compare.
   }];
+  let options = [
+    Option<"reverse", "reverse", "bool", "false",
+           "Run the blocks and threads from the last to the first">,
+  ];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
                            "mlir::func::FuncDialect"];
 }

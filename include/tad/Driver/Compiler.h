@@ -71,6 +71,7 @@ struct CompileOptions {
   bool cudaArchsGiven = false;
   std::string cudaPath;
   CudaMatmul cudaMatmul = CudaMatmul::cublasOrKernel;
+  bool cudaEmulatorReverse = false;
   unsigned codegenThreads = 0; // 0: by the module's size
 
   // tadc run: what the runner reads and writes (its input files come from

@@ -149,6 +149,11 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
           clEnumValN(CudaMatmul::cublas, "cublas", "cuBLAS GEMM"),
           clEnumValN(CudaMatmul::cublasOrKernel, "auto",
                      "cuBLAS where the program finds it, else the kernels"))};
+  Option<bool> cudaEmulatorReverse{
+      *this, "cuda-emulator-reverse",
+      llvm::cl::desc("With the cuda-emulator target, run each kernel's "
+                     "blocks and threads from the last to the first"),
+      llvm::cl::init(false)};
 };
 
 /// Adds the passes of `options` to `pm` (on a builtin.module). Options
@@ -187,12 +192,14 @@ mlir::LogicalResult runPipeline(
 /// (addBufferizationPasses), tad-buffer-peak, which fails a derivative
 /// whose planned buffers exceed `budget` bytes (negative: no limit), and
 /// the target's code generation. The budget goes to tad-buffer-peak as its
-/// typed option.
+/// typed option. `reverseEmulatedThreads`: tad-emulate-gpu-launches'
+/// `reverse`, for Target::cudaEmulator.
 void addLoweringPipeline(mlir::OpPassManager &pm, Target target,
                          int64_t budget = -1, bool blasMatmul = true,
                          llvm::ArrayRef<std::string> cudaArchs = {},
                          llvm::StringRef cudaToolkit = "",
-                         CudaMatmul cudaMatmul = CudaMatmul::kernel);
+                         CudaMatmul cudaMatmul = CudaMatmul::kernel,
+                         bool reverseEmulatedThreads = false);
 
 /// Registers `tad-pipeline` (buildPipeline) and the lowering pipelines
 /// `tad-lower-to-llvm` and `tad-lower-to-cuda`.

@@ -7,7 +7,9 @@
 // the mapping of loops onto blocks and threads (indices, guards, globals)
 // against the CPU results on machines without a GPU (docs/gpu.md). Each
 // launch that runs calls the runtime's tad_rt_count_kernel_launch(), so
-// that a run's count of launches is the GPU's.
+// that a run's count of launches is the GPU's. Running the threads in the
+// reverse order too exposes kernels whose threads are not independent
+// after all: their results depend on the order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,8 +31,10 @@ using namespace mlir;
 namespace {
 
 /// Replaces `launch` by a count of it and loops over its blocks and threads
-/// (z, y, x from the outside in) around a copy of its body.
-LogicalResult emulate(gpu::LaunchOp launch, func::FuncOp counter) {
+/// (z, y, x from the outside in) around a copy of its body; with `reverse`,
+/// each loop counts down.
+LogicalResult emulate(gpu::LaunchOp launch, func::FuncOp counter,
+                      bool reverse) {
   Region &body = launch.getBody();
   if (!body.hasOneBlock())
     return launch.emitOpError("with more than one block cannot be emulated");
@@ -71,8 +75,12 @@ LogicalResult emulate(gpu::LaunchOp launch, func::FuncOp counter) {
       {threadIds.z, block.z},  {threadIds.y, block.y},  {threadIds.x, block.x}};
   for (auto [id, size] : loops) {
     auto loop = scf::ForOp::create(b, loc, zero, size, one);
-    mapping.map(id, loop.getInductionVar());
     b.setInsertionPointToStart(loop.getBody());
+    Value index = loop.getInductionVar();
+    if (reverse)
+      index = arith::SubIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, size, one), index);
+    mapping.map(id, index);
   }
   for (Operation &op : body.front().without_terminator())
     b.clone(op, mapping);
@@ -82,6 +90,8 @@ LogicalResult emulate(gpu::LaunchOp launch, func::FuncOp counter) {
 
 struct EmulateGpuLaunches
     : public tad::impl::EmulateGpuLaunchesBase<EmulateGpuLaunches> {
+  using EmulateGpuLaunchesBase::EmulateGpuLaunchesBase;
+
   void runOnOperation() override {
     SmallVector<gpu::LaunchOp> launches;
     getOperation().walk([&](gpu::LaunchOp l) { launches.push_back(l); });
@@ -92,7 +102,7 @@ struct EmulateGpuLaunches
         getOperation(), "tad_rt_count_kernel_launch",
         FunctionType::get(&getContext(), {}, {}));
     for (gpu::LaunchOp launch : launches)
-      if (failed(emulate(launch, counter)))
+      if (failed(emulate(launch, counter, reverse)))
         return signalPassFailure();
   }
 };
