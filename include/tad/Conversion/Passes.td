@@ -234,7 +234,7 @@ def SplitLongReductions
     neutral element (-0.0 for a float sum), into a partial result. The
     second combines each parallel iteration's partial results in order into
     its accumulator, and is cut again while it is long. A loop whose
-    parallel iterations are already 32,768 or more stays whole. Each
+    parallel iterations are already more than 32,768 stays whole. Each
     iteration of a parallel loop is a GPU thread (`tad-loops-to-gpu`), so a
     full sum of 2^24 f32 elements (8 lanes after `tad-split-reductions`)
     runs on 65,536 threads, then 256, then 8, instead of 8.
