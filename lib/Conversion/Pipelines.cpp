@@ -92,6 +92,7 @@ void tad::addCpuCodegenPasses(OpPassManager &pm, bool blasMatmul) {
 /// The loop nests that become kernels, as --target=cuda maps them.
 static void addKernelMapping(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(tad::createParallelLoopsOutermost());
+  pm.addNestedPass<func::FuncOp>(tad::createTileGpuMatmuls());
   pm.addPass(createConvertLinalgToParallelLoopsPass());
   pm.addPass(tad::createSplitLongReductions());
   pm.addNestedPass<func::FuncOp>(tad::createFuseKernelLoops());

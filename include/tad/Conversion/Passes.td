@@ -254,6 +254,47 @@ def SplitLongReductions
   ];
 }
 
+def TileGpuMatmuls : Pass<"tad-tile-gpu-matmuls", "mlir::func::FuncOp"> {
+  let summary = "Runs float matmuls as tiled shared-memory GPU kernels";
+  let description = [{
+    For `--target=cuda` and the emulator, before
+    `convert-linalg-to-parallel-loops`: each float `linalg.matmul` and
+    `linalg.batch_matmul` on buffers (with transposed operands, as
+    `tad-fold-transposes-into-matmuls` leaves them; the kernel behind the
+    test of cuBLAS with `--cuda-matmul=auto`, and every matmul with
+    `--cuda-matmul=kernel`) becomes a `gpu.launch` of 16x16-thread blocks,
+    one per 16x16 tile of the output and one grid layer per batch. For each
+    16-wide step of k, the block copies a tile of A and one of B into
+    shared memory (workgroup attributions), waits at a barrier, and each
+    thread adds the products of its row and column of the tiles into its
+    output element, then waits again before the next copy. Each element of
+    A and B is then read from global memory N/16 and M/16 times instead of
+    N and M times.
+
+    A transposed operand is copied along its last dimension, so that a
+    warp's loads are neighbours in memory either way, into the tile's
+    columns (rows of 17 elements keep those stores on 16 banks).
+
+    A fill of the output just before the matmul is the sums' start rather
+    than a loop of its own. An elementwise `linalg.generic` right after it
+    (past frees) that reads the output through a permutation of its loops
+    is computed by the thread that finishes each output element (a bias, an
+    activation): each of its iterations then reads one output element, the
+    thread's own, so it must read the output nowhere else and write no
+    buffer that the kernel reads (MLIR's alias analysis decides).
+
+    Each thread adds its products in the order of k, from the output's
+    value, as the untiled loop does: the results are bit for bit those of
+    one thread per output element. The last step stops at K, so no padding
+    enters a sum. Integer matmuls, and contractions that broadcast an
+    operand, stay loops (one thread per output element).
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::gpu::GPUDialect",
+    "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"
+  ];
+}
+
 def ParallelLoopsOutermost
     : Pass<"tad-parallel-loops-outermost", "mlir::func::FuncOp"> {
   let summary = "Puts the parallel loops of each linalg.generic outermost";
@@ -313,10 +354,23 @@ def EmulateGpuLaunches : Pass<"tad-emulate-gpu-launches", "mlir::ModuleOp"> {
     independent (no barrier, shuffle, shared or private memory: those of
     `tad-loops-to-gpu`) run exactly as on a GPU, one thread at a time. This
     is `tadc --target=cuda-emulator`: the tests check tad's mapping of loop
-    nests onto kernels against the CPU on machines without a GPU. Launches
-    that synchronize or share memory are rejected. Each emulated launch
-    first calls the runtime's `tad_rt_count_kernel_launch`, so that a run
-    counts the launches a GPU would (`--stats-json`'s `kernel_launches`).
+    nests onto kernels against the CPU on machines without a GPU. Each
+    emulated launch first calls the runtime's `tad_rt_count_kernel_launch`,
+    so that a run counts the launches a GPU would (`--stats-json`'s
+    `kernel_launches`).
+
+    A kernel whose threads wait at barriers or share workgroup memory
+    (`tad-tile-gpu-matmuls`') runs in phases: within each block, every
+    thread runs up to a barrier, then every thread on to the next. Barriers
+    may stand in the kernel's body or in `scf.for` loops around them whose
+    bounds every thread of a block shares (such a loop runs once for the
+    block, its phases inside). A scalar that a thread keeps across a
+    barrier, a loop's carried values among them, lives in a buffer with an
+    element per thread; workgroup memory is one buffer, which the blocks
+    use in turn. Both are stack buffers in an alloca scope, so the
+    emulator's peak stays the plan's. Barriers in branches, loops around
+    barriers with bounds that differ between threads, views kept across a
+    barrier, warp operations and private memory are rejected.
 
     With `reverse`, the blocks and threads run from the last to the first.
     A GPU runs them in no fixed order: a kernel whose threads read or write

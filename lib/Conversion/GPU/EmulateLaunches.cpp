@@ -3,7 +3,9 @@
 // The kernels that tad-loops-to-gpu builds use no barriers, no shared
 // memory and no warp operations: each thread's work is independent of the
 // others'. Running every thread of every block in turn on the CPU is
-// therefore a faithful execution of the launch, which lets the tests check
+// therefore a faithful execution of the launch (a kernel whose threads
+// wait at barriers, tad-tile-gpu-matmuls', runs in phases instead:
+// EmulatePhases.h), which lets the tests check
 // the mapping of loops onto blocks and threads (indices, guards, globals)
 // against the CPU results on machines without a GPU (docs/gpu.md). Each
 // launch that runs calls the runtime's tad_rt_count_kernel_launch(), so
@@ -15,6 +17,8 @@
 
 #include "tad/Conversion/Passes.h"
 #include "tad/Conversion/RuntimeFunctions.h"
+
+#include "EmulatePhases.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -31,8 +35,9 @@ using namespace mlir;
 namespace {
 
 /// Replaces `launch` by a count of it and loops over its blocks and threads
-/// (z, y, x from the outside in) around a copy of its body; with `reverse`,
-/// each loop counts down.
+/// (z, y, x from the outside in) around a copy of its body, or, where its
+/// threads wait at barriers or share memory, by its phases
+/// (EmulatePhases.h); with `reverse`, each loop over ids counts down.
 LogicalResult emulate(gpu::LaunchOp launch, func::FuncOp counter,
                       bool reverse) {
   Region &body = launch.getBody();
@@ -40,22 +45,17 @@ LogicalResult emulate(gpu::LaunchOp launch, func::FuncOp counter,
     return launch.emitOpError("with more than one block cannot be emulated");
   bool unsupported = false;
   body.walk([&](Operation *op) {
-    if (isa<gpu::BarrierOp, gpu::ShuffleOp, gpu::AllReduceOp,
-            gpu::SubgroupReduceOp>(op))
+    if (isa<gpu::ShuffleOp, gpu::AllReduceOp, gpu::SubgroupReduceOp>(op))
       unsupported = true;
   });
-  if (unsupported || !launch.getWorkgroupAttributions().empty() ||
-      !launch.getPrivateAttributions().empty() ||
+  if (unsupported || !launch.getPrivateAttributions().empty() ||
       !launch.getAsyncDependencies().empty())
     return launch.emitOpError(
-        "synchronizes threads or shares memory, which emulation does not "
+        "uses warp operations or private memory, which emulation does not "
         "model");
 
   OpBuilder b(launch);
   Location loc = launch.getLoc();
-  func::CallOp::create(b, loc, counter, ValueRange());
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
   gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
   gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
   IRMapping mapping;
@@ -68,20 +68,20 @@ LogicalResult emulate(gpu::LaunchOp launch, func::FuncOp counter,
   mapping.map(blockArgs.x, block.x);
   mapping.map(blockArgs.y, block.y);
   mapping.map(blockArgs.z, block.z);
+  func::CallOp::create(b, loc, counter, ValueRange());
+  if (tad::synchronizesThreads(launch)) {
+    if (failed(tad::emulateInPhases(b, launch, mapping, reverse)))
+      return failure();
+    launch.erase();
+    return success();
+  }
   gpu::KernelDim3 blockIds = launch.getBlockIds();
   gpu::KernelDim3 threadIds = launch.getThreadIds();
-  std::pair<Value, Value> loops[] = {
-      {blockIds.z, grid.z},    {blockIds.y, grid.y},    {blockIds.x, grid.x},
-      {threadIds.z, block.z},  {threadIds.y, block.y},  {threadIds.x, block.x}};
-  for (auto [id, size] : loops) {
-    auto loop = scf::ForOp::create(b, loc, zero, size, one);
-    b.setInsertionPointToStart(loop.getBody());
-    Value index = loop.getInductionVar();
-    if (reverse)
-      index = arith::SubIOp::create(
-          b, loc, arith::SubIOp::create(b, loc, size, one), index);
-    mapping.map(id, index);
-  }
+  tad::emitIdLoops(b, loc,
+                   {blockIds.z, blockIds.y, blockIds.x, threadIds.z,
+                    threadIds.y, threadIds.x},
+                   {grid.z, grid.y, grid.x, block.z, block.y, block.x}, mapping,
+                   reverse);
   for (Operation &op : body.front().without_terminator())
     b.clone(op, mapping);
   launch.erase();

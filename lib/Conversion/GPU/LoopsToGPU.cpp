@@ -258,6 +258,9 @@ struct ConvertLoopsToGPU
   }
 
   void visitOp(Operation *op) {
+    // A kernel already (tad-tile-gpu-matmuls'): its loops are its threads'.
+    if (isa<gpu::LaunchOp>(op))
+      return;
     if (auto copy = dyn_cast<memref::CopyOp>(op)) {
       if (scf::ParallelOp loop = copyAsParallelLoop(copy))
         launchParallelLoop(loop);

@@ -1,0 +1,332 @@
+//===- TileMatmuls.cpp - matmuls as tiled shared-memory GPU kernels -------===//
+//
+// tad-loops-to-gpu would run a matmul as one thread per output element,
+// each reading a row of A and a column of B from global memory: every
+// element of A and B is read N and M times from global memory. Here each
+// float matmul (linalg.matmul or batch_matmul, transposed operands
+// included) becomes a kernel of 16x16-thread blocks, one block per 16x16
+// tile of the output: the block copies a 16x16 tile of A and one of B into
+// shared memory, waits at a barrier, and each thread adds the products of
+// its row and column of the two tiles into its output element; so each
+// element of A and B is read from global memory N/16 and M/16 times.
+//
+// Each thread adds its products in the order of k, from the output's
+// value, exactly as the untiled loop does, so the results are bit for bit
+// those of the kernel it replaces (and of the emulator's CPU run of it).
+// Products past the end of k are never added: the last tile's loop stops
+// at K, so no padding value enters a sum (not even a 0, which would turn
+// a -0.0 into +0.0). Threads outside the output load what lies in range
+// and compute nothing, but still reach every barrier.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tad/Conversion/MatmulMaps.h"
+#include "tad/Conversion/Passes.h"
+
+#include "mlir/Analysis/AliasAnalysis.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace tad {
+#define GEN_PASS_DEF_TILEGPUMATMULS
+#include "tad/Conversion/Passes.h.inc"
+} // namespace tad
+
+using namespace mlir;
+using tad::ContractionLayout;
+
+namespace {
+
+/// The side of a tile, and of a block of threads.
+constexpr int64_t kTile = 16;
+
+/// The indices of operand `o` of `layout` at canonical indices (b, row,
+/// col): the operand's own order (ContractionLayout::permutations).
+SmallVector<Value> operandIndices(const ContractionLayout &layout, int o,
+                                  Value batch, Value row, Value col) {
+  SmallVector<Value> canonical;
+  if (layout.batch)
+    canonical.push_back(batch);
+  canonical.append({row, col});
+  SmallVector<Value> indices(canonical.size());
+  for (auto [i, dim] : llvm::enumerate(layout.permutations[o]))
+    indices[dim] = canonical[i];
+  return indices;
+}
+
+/// The size of canonical dimension `i` of operand `o`.
+Value canonicalSize(OpBuilder &b, Location loc, const ContractionLayout &layout,
+                    Value operand, int o, int64_t i) {
+  return b.createOrFold<memref::DimOp>(loc, operand, layout.permutations[o][i]);
+}
+
+/// `op`'s multiply-add (its payload) of `lhs` and `rhs` into `acc`.
+Value multiplyAdd(OpBuilder &b, linalg::LinalgOp op, Value lhs, Value rhs,
+                  Value acc) {
+  Block &payload = op->getRegion(0).front();
+  IRMapping mapping;
+  mapping.map(payload.getArgument(0), lhs);
+  mapping.map(payload.getArgument(1), rhs);
+  mapping.map(payload.getArgument(2), acc);
+  for (Operation &inner : payload.without_terminator())
+    b.clone(inner, mapping);
+  return mapping.lookup(payload.getTerminator()->getOperand(0));
+}
+
+/// `cond ? then() : otherwise` as an scf.if with one result.
+template <typename Then>
+Value select(OpBuilder &b, Location loc, Value cond, Then then,
+             Value otherwise) {
+  auto branch = scf::IfOp::create(
+      b, loc, cond,
+      [&](OpBuilder &nested, Location l) {
+        scf::YieldOp::create(nested, l, then(nested));
+      },
+      [&](OpBuilder &nested, Location l) {
+        scf::YieldOp::create(nested, l, otherwise);
+      });
+  return branch.getResult(0);
+}
+
+/// The elementwise op after `op` (past frees) that the kernel can compute
+/// as each output element is done, saving a launch and a pass over the
+/// output (a bias, an activation, a gradient's update): a linalg.generic
+/// over parallel dimensions that reads `op`'s output through a permutation
+/// of them, so that each of its iterations is one output element's. Each
+/// thread then reads only its own element of that output, and writes
+/// either that element or buffers that no thread of the kernel reads
+/// (neither the matmul's operands nor the generic's other inputs).
+linalg::GenericOp fusableEpilogue(linalg::LinalgOp op, AliasAnalysis &aliases) {
+  Operation *next = op->getNextNode();
+  while (isa_and_nonnull<memref::DeallocOp>(next))
+    next = next->getNextNode();
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(next);
+  if (!generic || !generic.hasPureBufferSemantics() ||
+      generic.hasIndexSemantics() ||
+      generic.getNumParallelLoops() != generic.getNumLoops())
+    return nullptr;
+  Value out = op.getDpsInits()[0];
+  auto mayAlias = [&](Value a, Value b) { return !aliases.alias(a, b).isNo(); };
+  std::optional<AffineMap> outMap;
+  for (OpOperand &operand : generic->getOpOperands()) {
+    AffineMap map = generic.getMatchingIndexingMap(&operand);
+    if (operand.get() == out) {
+      if (!map.isPermutation() || (outMap && *outMap != map))
+        return nullptr;
+      outMap = map;
+    } else if (mayAlias(operand.get(), out)) {
+      return nullptr;
+    }
+  }
+  if (!outMap)
+    return nullptr;
+  for (OpOperand &init : generic.getDpsInitsMutable()) {
+    if (init.get() == out)
+      continue;
+    if (!generic.getMatchingIndexingMap(&init).isPermutation())
+      return nullptr;
+    for (Value read : op.getDpsInputs())
+      if (mayAlias(init.get(), read))
+        return nullptr;
+    for (OpOperand *input : generic.getDpsInputOperands())
+      if (mayAlias(init.get(), input->get()))
+        return nullptr;
+  }
+  return generic;
+}
+
+/// `epilogue`'s iteration for the output element at `outIndices`, whose
+/// value is `value` (stored already), at `b`.
+void applyEpilogue(OpBuilder &b, linalg::GenericOp epilogue, Value out,
+                   ValueRange outIndices, Value value) {
+  Location loc = epilogue.getLoc();
+  // The iteration's indices: the inverse of the output's permutation.
+  AffineMap outMap;
+  for (OpOperand &operand : epilogue->getOpOperands())
+    if (operand.get() == out)
+      outMap = epilogue.getMatchingIndexingMap(&operand);
+  SmallVector<Value> iteration(epilogue.getNumLoops());
+  for (auto [position, expr] : llvm::enumerate(outMap.getResults()))
+    iteration[cast<AffineDimExpr>(expr).getPosition()] = outIndices[position];
+  auto indicesOf = [&](OpOperand &operand) {
+    SmallVector<Value> indices;
+    for (AffineExpr expr :
+         epilogue.getMatchingIndexingMap(&operand).getResults())
+      indices.push_back(iteration[cast<AffineDimExpr>(expr).getPosition()]);
+    return indices;
+  };
+  Block &payload = *epilogue.getBlock();
+  IRMapping mapping;
+  for (OpOperand &operand : epilogue->getOpOperands()) {
+    BlockArgument arg = epilogue.getMatchingBlockArgument(&operand);
+    if (arg.use_empty())
+      continue;
+    mapping.map(arg, operand.get() == out
+                         ? value
+                         : memref::LoadOp::create(b, loc, operand.get(),
+                                                  indicesOf(operand))
+                               .getResult());
+  }
+  for (Operation &inner : payload.without_terminator())
+    b.clone(inner, mapping);
+  for (auto [init, result] : llvm::zip(epilogue.getDpsInitsMutable(),
+                                       payload.getTerminator()->getOperands()))
+    memref::StoreOp::create(b, loc, mapping.lookupOrDefault(result), init.get(),
+                            indicesOf(init));
+}
+
+/// Replaces `op` (a matched contraction on buffers) by a tiled kernel that
+/// also computes `epilogue` (fusableEpilogue's), if any.
+void tile(linalg::LinalgOp op, const ContractionLayout &layout,
+          linalg::GenericOp epilogue) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value lhs = op.getDpsInputs()[0], rhs = op.getDpsInputs()[1],
+        out = op.getDpsInits()[0];
+  Type element = getElementTypeOrSelf(out);
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+  Value filled;
+  if (fill && fill.hasPureBufferSemantics() && fill.getDpsInits()[0] == out &&
+      fill.getDpsInputs()[0].getType() == element)
+    filled = fill.getDpsInputs()[0];
+  int64_t row = layout.batch, col = layout.batch + 1;
+  Value m = canonicalSize(b, loc, layout, out, 2, row);
+  Value n = canonicalSize(b, loc, layout, out, 2, col);
+  Value k = canonicalSize(b, loc, layout, lhs, 0, col);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value tileSize = arith::ConstantIndexOp::create(b, loc, kTile);
+  Value batches = layout.batch ? canonicalSize(b, loc, layout, out, 2, 0) : one;
+  Value gridX = arith::CeilDivUIOp::create(b, loc, n, tileSize);
+  Value gridY = arith::CeilDivUIOp::create(b, loc, m, tileSize);
+  auto workgroup = gpu::AddressSpaceAttr::get(
+      b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
+  // Rows of 17: the 16 threads that store a column of a tile (a
+  // transposed operand's copy) then write 16 different banks, not one.
+  auto tileType = [&](Value operand) {
+    return MemRefType::get({kTile, kTile + 1}, getElementTypeOrSelf(operand),
+                           MemRefLayoutAttrInterface(), workgroup);
+  };
+  auto launch = gpu::LaunchOp::create(
+      b, loc, gridX, gridY, batches, tileSize, tileSize, one,
+      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/{},
+      /*workgroupAttributions=*/TypeRange{tileType(lhs), tileType(rhs)});
+  Block &body = launch.getBody().front();
+  b.setInsertionPointToStart(&body);
+  gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPointToStart(&body);
+  Value lhsTile = launch.getWorkgroupAttributions()[0];
+  Value rhsTile = launch.getWorkgroupAttributions()[1];
+  Value tx = launch.getThreadIds().x, ty = launch.getThreadIds().y;
+  Value batch = launch.getBlockIds().z;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  auto below = [&](Value x, Value bound) -> Value {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, bound);
+  };
+  // The block's tile starts at row i0 and column j0; the thread's output
+  // element is (i, j).
+  Value i0 = arith::MulIOp::create(b, loc, launch.getBlockIds().y, tileSize);
+  Value j0 = arith::MulIOp::create(b, loc, launch.getBlockIds().x, tileSize);
+  Value i = arith::AddIOp::create(b, loc, i0, ty);
+  Value j = arith::AddIOp::create(b, loc, j0, tx);
+  Value rowIn = below(i, m), colIn = below(j, n);
+  Value inside = arith::AndIOp::create(b, loc, rowIn, colIn);
+  SmallVector<Value> outIndices = operandIndices(layout, 2, batch, i, j);
+  // A fill of the output just before (a matmul's zeros) is the sums'
+  // start: the kernel stores every element of the output, so the fill
+  // need not launch and write it first.
+  Value start = filled;
+  if (!start)
+    start = select(
+        b, loc, inside,
+        [&](OpBuilder &nested) -> Value {
+          return memref::LoadOp::create(nested, loc, out, outIndices);
+        },
+        arith::ConstantOp::create(b, loc, b.getZeroAttr(element)));
+
+  auto loop = scf::ForOp::create(b, loc, zero, k, tileSize, ValueRange{start});
+  b.setInsertionPointToStart(loop.getBody());
+  Value k0 = loop.getInductionVar();
+  // Each thread copies one element of A's tile (rows i0.., columns k0..)
+  // and one of B's (rows k0.., columns j0..) into shared memory; the
+  // threads of a warp (consecutive tx) read along the operand's last
+  // dimension, so that their loads coalesce, transposed or not.
+  auto copyIn = [&](int o, Value source, Value tile, Value row0, Value rows,
+                    Value col0, Value cols) {
+    int64_t rank = cast<MemRefType>(source.getType()).getRank();
+    bool byRows = layout.permutations[o][layout.batch + 1] == rank - 1;
+    Value dr = byRows ? ty : tx, dc = byRows ? tx : ty;
+    Value r = arith::AddIOp::create(b, loc, row0, dr);
+    Value c = arith::AddIOp::create(b, loc, col0, dc);
+    Value in = arith::AndIOp::create(b, loc, below(r, rows), below(c, cols));
+    auto guard = scf::IfOp::create(b, loc, in, /*withElseRegion=*/false);
+    OpBuilder inner = guard.getThenBodyBuilder();
+    Value v = memref::LoadOp::create(inner, loc, source,
+                                     operandIndices(layout, o, batch, r, c));
+    memref::StoreOp::create(inner, loc, v, tile, ValueRange{dr, dc});
+  };
+  copyIn(0, lhs, lhsTile, i0, m, k0, k);
+  copyIn(1, rhs, rhsTile, k0, k, j0, n);
+  gpu::BarrierOp::create(b, loc);
+  Value steps = arith::MinUIOp::create(b, loc, tileSize,
+                                       arith::SubIOp::create(b, loc, k, k0));
+  Value acc = loop.getRegionIterArg(0);
+  Value summed = select(
+      b, loc, inside,
+      [&](OpBuilder &nested) -> Value {
+        auto products =
+            scf::ForOp::create(nested, loc, zero, steps, one, ValueRange{acc});
+        OpBuilder inner = OpBuilder::atBlockBegin(products.getBody());
+        Value kk = products.getInductionVar();
+        Value a =
+            memref::LoadOp::create(inner, loc, lhsTile, ValueRange{ty, kk});
+        Value c =
+            memref::LoadOp::create(inner, loc, rhsTile, ValueRange{kk, tx});
+        Value next = multiplyAdd(inner, op, a, c, products.getRegionIterArg(0));
+        scf::YieldOp::create(inner, loc, next);
+        return products.getResult(0);
+      },
+      acc);
+  // No thread overwrites the tiles before every thread has read them.
+  gpu::BarrierOp::create(b, loc);
+  scf::YieldOp::create(b, loc, summed);
+
+  b.setInsertionPointAfter(loop);
+  auto store = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+  OpBuilder inner = store.getThenBodyBuilder();
+  memref::StoreOp::create(inner, loc, loop.getResult(0), out, outIndices);
+  if (epilogue) {
+    applyEpilogue(inner, epilogue, out, outIndices, loop.getResult(0));
+    epilogue->erase();
+  }
+  op->erase();
+  if (filled)
+    fill->erase();
+}
+
+struct TileGpuMatmuls : tad::impl::TileGpuMatmulsBase<TileGpuMatmuls> {
+  void runOnOperation() override {
+    AliasAnalysis &aliases = getAnalysis<AliasAnalysis>();
+    SmallVector<std::pair<linalg::LinalgOp, ContractionLayout>> matmuls;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
+          !op.hasPureBufferSemantics() || op->getParentOfType<gpu::LaunchOp>())
+        return;
+      if (std::optional<ContractionLayout> layout = tad::matchContraction(op))
+        matmuls.push_back({op, *layout});
+    });
+    // Each epilogue is found before any matmul is rewritten (a matmul's
+    // epilogue is never another matmul).
+    SmallVector<linalg::GenericOp> epilogues;
+    for (auto &[op, layout] : matmuls)
+      epilogues.push_back(fusableEpilogue(op, aliases));
+    for (auto [matmul, epilogue] : llvm::zip(matmuls, epilogues))
+      tile(matmul.first, matmul.second, epilogue);
+  }
+};
+
+} // namespace

@@ -1,0 +1,165 @@
+// RUN: tad-opt %s --split-input-file --tad-tile-gpu-matmuls | FileCheck %s
+
+// A matmul becomes one kernel of 16x16-thread blocks (a grid of
+// ceil(N/16) x ceil(M/16) x batches) with two 16x17 tiles of shared
+// memory. The fill just before it is the sums' start, not a loop of its
+// own. For each 16-wide step of k, each thread copies an element of each
+// tile (within bounds), waits, adds the products of its row and column
+// over the step (to K at most: no padding is added), and waits again.
+// CHECK-LABEL: func.func @filled
+// CHECK-NOT:     linalg.fill
+// CHECK-DAG:     %[[C16:.*]] = arith.constant 16 : index
+// CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG:     %[[GX:.*]] = arith.ceildivui %{{.*}}, %[[C16]]
+// CHECK-DAG:     %[[GY:.*]] = arith.ceildivui %{{.*}}, %[[C16]]
+// CHECK:         gpu.launch blocks(%[[BX:.*]], %[[BY:.*]], %[[BZ:.*]]) in ({{.*}} = %[[GX]], {{.*}} = %[[GY]], {{.*}}) threads(%[[TX:.*]], %[[TY:.*]], %{{.*}}) in ({{.*}} = %[[C16]], {{.*}} = %[[C16]], {{.*}}) workgroup(%[[A:.*]] : memref<16x17xf32, #gpu.address_space<workgroup>>, %[[B:.*]] : memref<16x17xf32, #gpu.address_space<workgroup>>)
+// CHECK:           %[[SUM:.*]] = scf.for %[[K0:.*]] = %{{.*}} to %{{.*}} step %[[C16]] iter_args(%{{.*}} = %[[ZERO]]) -> (f32)
+// CHECK:             scf.if
+// CHECK-NEXT:          memref.load %arg0
+// CHECK-NEXT:          memref.store %{{.*}}, %[[A]][%[[TY]], %[[TX]]]
+// CHECK:             scf.if
+// CHECK-NEXT:          memref.load %arg1
+// CHECK-NEXT:          memref.store %{{.*}}, %[[B]][%[[TY]], %[[TX]]]
+// CHECK:             gpu.barrier
+// CHECK:             %[[LEFT:.*]] = arith.subi %{{.*}}, %[[K0]]
+// CHECK:             %[[STEPS:.*]] = arith.minui %[[C16]], %[[LEFT]]
+// CHECK:             scf.for %[[KK:.*]] = %{{.*}} to %[[STEPS]]
+// CHECK:               memref.load %[[A]][%[[TY]], %[[KK]]]
+// CHECK:               memref.load %[[B]][%[[KK]], %[[TX]]]
+// CHECK:               arith.mulf
+// CHECK:               arith.addf
+// CHECK:             gpu.barrier
+// CHECK:           scf.if
+// CHECK-NEXT:        memref.store %[[SUM]], %arg2
+// CHECK-NOT:     linalg.matmul
+func.func @filled(%a: memref<37x45xf32>, %b: memref<45x29xf32>, %c: memref<37x29xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<37x29xf32>)
+  linalg.matmul ins(%a, %b : memref<37x45xf32>, memref<45x29xf32>) outs(%c : memref<37x29xf32>)
+  return
+}
+
+// -----
+
+// Without a fill, each sum starts from the output's element. Transposed
+// operands are copied along their last dimension (a warp's loads are
+// neighbours) into the tiles' columns. A batch is the grid's z.
+#mapA = affine_map<(b, m, n, k) -> (b, k, m)>
+#mapB = affine_map<(b, m, n, k) -> (b, n, k)>
+#mapC = affine_map<(b, m, n, k) -> (b, m, n)>
+// CHECK-LABEL: func.func @accumulate_transposed
+// CHECK:         gpu.launch blocks(%{{.*}}, %{{.*}}, %[[BZ:.*]]) in ({{.*}}, {{.*}}, {{.*}} = %c2{{.*}}) threads(%[[TX:.*]], %[[TY:.*]], %{{.*}}) in
+// CHECK:           scf.if
+// CHECK-NEXT:        memref.load %arg2[%[[BZ]],
+// CHECK:           scf.for
+// CHECK:             scf.if
+// CHECK-NEXT:          memref.load %arg0[%[[BZ]], %{{.*}}, %{{.*}}] : memref<2x45x37xf64>
+// CHECK-NEXT:          memref.store %{{.*}}[%[[TX]], %[[TY]]]
+// CHECK:             scf.if
+// CHECK-NEXT:          memref.load %arg1[%[[BZ]], %{{.*}}, %{{.*}}] : memref<2x29x45xf64>
+// CHECK-NEXT:          memref.store %{{.*}}[%[[TX]], %[[TY]]]
+func.func @accumulate_transposed(%a: memref<2x45x37xf64>, %b: memref<2x29x45xf64>, %c: memref<2x37x29xf64>) {
+  linalg.batch_matmul indexing_maps = [#mapA, #mapB, #mapC] ins(%a, %b : memref<2x45x37xf64>, memref<2x29x45xf64>) outs(%c : memref<2x37x29xf64>)
+  return
+}
+
+// -----
+
+// An elementwise op after the matmul (past frees) that reads its output
+// element by element is computed by the thread that finished the element:
+// here a bias added in place.
+// CHECK-LABEL: func.func @bias
+// CHECK:         %[[C:.*]] = memref.alloc()
+// CHECK:         gpu.launch
+// CHECK:           %[[SUM:.*]] = scf.for
+// CHECK:             gpu.barrier
+// CHECK:           memref.store %[[SUM]], %[[C]][%[[I:.*]], %[[J:.*]]]
+// CHECK-NEXT:        %[[BIAS:.*]] = memref.load %arg2[%[[J]]]
+// CHECK-NEXT:        %[[ADDED:.*]] = arith.addf %[[SUM]], %[[BIAS]]
+// CHECK-NEXT:        memref.store %[[ADDED]], %[[C]][%[[I]], %[[J]]]
+// CHECK:         memref.dealloc
+// CHECK-NOT:     linalg.generic
+#id = affine_map<(i, j) -> (i, j)>
+#col = affine_map<(i, j) -> (j)>
+func.func @bias(%a: memref<8x4xf32>, %b: memref<4x8xf32>, %bias: memref<8xf32>, %dead: memref<4xf32>) -> memref<8x8xf32> {
+  %c = memref.alloc() : memref<8x8xf32>
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x8xf32>) outs(%c : memref<8x8xf32>)
+  memref.dealloc %dead : memref<4xf32>
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bias : memref<8x8xf32>, memref<8xf32>) outs(%c : memref<8x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  return %c : memref<8x8xf32>
+}
+
+// -----
+
+// A transposed write is an epilogue too: the iteration whose read of the
+// output is the thread's own element writes the element's transposed
+// place, in a buffer that the kernel does not read.
+// CHECK-LABEL: func.func @transposed_copy
+// CHECK:         gpu.launch
+// CHECK:           %[[SUM:.*]] = scf.for
+// CHECK:             gpu.barrier
+// CHECK:           memref.store %[[SUM]], %[[C:.*]][%[[I:.*]], %[[J:.*]]]
+// CHECK-NEXT:      memref.store %[[SUM]], %[[D:.*]][%[[J]], %[[I]]]
+// CHECK-NOT:     linalg.generic
+#id = affine_map<(i, j) -> (i, j)>
+#t = affine_map<(i, j) -> (j, i)>
+func.func @transposed_copy(%a: memref<8x8xf32>, %b: memref<8x8xf32>) -> memref<8x8xf32> {
+  %c = memref.alloc() : memref<8x8xf32>
+  %d = memref.alloc() : memref<8x8xf32>
+  linalg.matmul ins(%a, %b : memref<8x8xf32>, memref<8x8xf32>) outs(%c : memref<8x8xf32>)
+  linalg.generic {indexing_maps = [#t, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<8x8xf32>) outs(%d : memref<8x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  memref.dealloc %c : memref<8x8xf32>
+  return %d : memref<8x8xf32>
+}
+
+// -----
+
+// Not fused: an elementwise op that writes a matmul operand (other blocks
+// still read it), or that reads the output at two places (one of them
+// another thread's element).
+// CHECK-LABEL: func.func @not_epilogues
+// CHECK:         gpu.launch
+// CHECK:         linalg.generic
+// CHECK:         gpu.launch
+// CHECK:         linalg.generic
+#id = affine_map<(i, j) -> (i, j)>
+#t = affine_map<(i, j) -> (j, i)>
+func.func @not_epilogues(%a: memref<8x8xf32>, %b: memref<8x8xf32>) -> memref<8x8xf32> {
+  %c = memref.alloc() : memref<8x8xf32>
+  linalg.matmul ins(%a, %b : memref<8x8xf32>, memref<8x8xf32>) outs(%c : memref<8x8xf32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<8x8xf32>) outs(%a : memref<8x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  %d = memref.alloc() : memref<8x8xf32>
+  linalg.matmul ins(%c, %b : memref<8x8xf32>, memref<8x8xf32>) outs(%d : memref<8x8xf32>)
+  linalg.generic {indexing_maps = [#id, #t, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%d, %d : memref<8x8xf32>, memref<8x8xf32>) outs(%d : memref<8x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  memref.dealloc %c : memref<8x8xf32>
+  return %d : memref<8x8xf32>
+}
+
+// -----
+
+// Integer matmuls stay linalg ops (loops, one thread per element).
+// CHECK-LABEL: func.func @integers
+// CHECK-NOT:     gpu.launch
+// CHECK:         linalg.matmul
+func.func @integers(%a: memref<4x5xi32>, %b: memref<5x6xi32>, %c: memref<4x6xi32>) {
+  linalg.matmul ins(%a, %b : memref<4x5xi32>, memref<5x6xi32>) outs(%c : memref<4x6xi32>)
+  return
+}
