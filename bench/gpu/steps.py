@@ -21,7 +21,10 @@ transformer loop at its feasible minimum and at its half budget (the results
 and half the memory above them), whose device peaks `run` checks against the
 CPU's measured peak at the same budget (DIR/manifest.json holds them), and
 `sum(x)` over 2^24 f32 elements, which `run` compares with the time the GPU's
-memory bandwidth allows (a device-to-device copy's rate, measured there).
+memory bandwidth allows (a device-to-device copy's rate, measured there),
+and an f32 matmul of two N x N matrices (`--matmul-size`, 2048 by default)
+with tad's tiled kernel and with cuBLAS, which `run` times beside PyTorch's
+`torch.matmul` (TF32 off, as tad's cuBLAS calls) and reports in TFLOP/s.
 
 `run` makes each form's inputs as bench/step does (seeded, so both sides
 and both machines get the same numbers), runs every executable (median of
@@ -148,8 +151,65 @@ def build(args):
                     "{ return sum(x); }\n")
         tadc([source, f"--target={args.target}", "--emit=exe", "--entry", "total",
               "-o", os.path.join(args.dir, "sum.kernels")], args.tadc)
+    manifest["matmul_size"] = build_matmul(args)
     with open(os.path.join(args.dir, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
+
+
+def build_matmul(args):
+    """DIR/matmul.kernels and DIR/matmul.cublas: C = A @ B, f32, N x N."""
+    n = args.matmul_size
+    with tempfile.TemporaryDirectory() as tmp:
+        source = os.path.join(tmp, "matmul.tad")
+        with open(source, "w") as f:
+            f.write(f"fn mm(a: f32[{n}, {n}], b: f32[{n}, {n}]) -> "
+                    f"f32[{n}, {n}] {{ return a @ b; }}\n")
+        for matmul, flag in (("kernels", "kernel"), ("cublas", "cublas")):
+            tadc([source, f"--target={args.target}", "--emit=exe", "--entry",
+                  "mm", f"--cuda-matmul={flag}", "-o",
+                  os.path.join(args.dir, f"matmul.{matmul}")], args.tadc)
+    return n
+
+
+def run_matmul(torch, args, n, tmp, emit, failed):
+    """matmul.kernels and matmul.cublas against torch.matmul, in TFLOP/s."""
+    rng = np.random.default_rng(0)
+    a = rng.uniform(-1, 1, (n, n)).astype(np.float32)
+    b = rng.uniform(-1, 1, (n, n)).astype(np.float32)
+    folder = os.path.join(tmp, "inputs_matmul")
+    os.makedirs(folder)
+    np.save(os.path.join(folder, "a.npy"), a)
+    np.save(os.path.join(folder, "b.npy"), b)
+    workload, flops = f"matmul {n}^3 f32", 2.0 * n ** 3
+    if args.device == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = False
+    ta, tb = (torch.from_numpy(v).to(args.device) for v in (a, b))
+    sync = torch.cuda.synchronize if args.device == "cuda" else (lambda: None)
+    times = []
+    for _ in range(args.repeat + 1):
+        sync()
+        start = time.perf_counter()
+        expected = torch.matmul(ta, tb)
+        sync()
+        times.append(time.perf_counter() - start)
+    t_s = sorted(times[1:])[len(times[1:]) // 2]
+    emit({"workload": workload, "side": "PyTorch eager", "seconds": t_s,
+          "tflops": flops / t_s / 1e12})
+    want = {"result": expected.cpu().numpy().astype(np.float64)}
+    for matmul in ("kernels", "cublas"):
+        s, _, results, error, launches = run_exe(
+            os.path.join(args.dir, f"matmul.{matmul}"), folder, args.repeat)
+        if error:
+            emit({"workload": workload, "side": f"tad {matmul}",
+                  "error": error})
+            failed.append(f"{workload} {matmul}")
+            continue
+        worst = difference({"result": next(iter(results.values()))}, want)
+        emit({"workload": workload, "side": f"tad {matmul}", "seconds": s,
+              "tflops": flops / s / 1e12, "over_pytorch": s / t_s,
+              "difference": worst, "launches": launches})
+        if worst > TOLERANCE:
+            failed.append(f"{workload} {matmul}: {worst}")
 
 
 def run_exe(exe, inputs, repeat):
@@ -332,6 +392,7 @@ def run(args):
               "difference": None if error else abs(
                   float(next(iter(results.values()))) - float(np.sum(x, dtype=np.float64))),
               "launches": launches})
+        run_matmul(torch, args, manifest["matmul_size"], tmp, emit, failed)
         if args.compile and hasattr(torch, "compile"):
             for name in ("mlp", "transformer_unrolled", "resnet_unrolled"):
                 module, form, _ = WORKLOADS[name]
@@ -385,6 +446,9 @@ def table(args):
             print(f"\n{r['workload']} at its {r['side'][7:]} budget "
                   f"({r['budget']} bytes): device peak {r['peak']}, the "
                   f"CPU's {r['cpu_peak']}, {ms(r)}")
+        if r["workload"].startswith("matmul") and r.get("tflops"):
+            print(f"\n{r['workload']}, {r['side']}: {ms(r)}, "
+                  f"{r['tflops']:.1f} TFLOP/s")
         if r["workload"].startswith("sum"):
             print(f"\n{r['workload']}: {ms(r)}; the memory bandwidth "
                   f"({r['bandwidth_bytes_per_second'] / 1e12:.2f} TB/s, a "
@@ -404,6 +468,8 @@ def main():
                    choices=["cuda", "cuda-emulator"])
     b.add_argument("--tadc", default=os.path.join(suite.ROOT, "build", "bin",
                                                   "tadc"))
+    b.add_argument("--matmul-size", type=int, default=2048,
+                   help="N of the N x N x N f32 matmul timed alone")
     r = sub.add_parser("run")
     r.add_argument("dir")
     r.add_argument("--repeat", type=int, default=20)
