@@ -1,8 +1,8 @@
 // RUN: tad-opt %s --split-input-file --tad-tile-gpu-matmuls | FileCheck %s
 
-// A matmul becomes one kernel of 16x16-thread blocks (a grid of
-// ceil(N/16) x ceil(M/16) x batches) with two 16x17 tiles of shared
-// memory. The fill just before it is the sums' start, not a loop of its
+// A matmul becomes one kernel of 16x16-thread blocks, one per tile of the
+// output (ceil(N/16) * ceil(M/16) * batches in x, which allows 2^31 - 1
+// blocks), with two 16x17 tiles of shared memory. The fill just before it is the sums' start, not a loop of its
 // own. For each 16-wide step of k, each thread copies an element of each
 // tile (within bounds), waits, adds the products of its row and column
 // over the step (to K at most: no padding is added), and waits again.
@@ -10,9 +10,12 @@
 // CHECK-NOT:     linalg.fill
 // CHECK-DAG:     %[[C16:.*]] = arith.constant 16 : index
 // CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK-DAG:     %[[GX:.*]] = arith.ceildivui %{{.*}}, %[[C16]]
-// CHECK-DAG:     %[[GY:.*]] = arith.ceildivui %{{.*}}, %[[C16]]
-// CHECK:         gpu.launch blocks(%[[BX:.*]], %[[BY:.*]], %[[BZ:.*]]) in ({{.*}} = %[[GX]], {{.*}} = %[[GY]], {{.*}}) threads(%[[TX:.*]], %[[TY:.*]], %{{.*}}) in ({{.*}} = %[[C16]], {{.*}} = %[[C16]], {{.*}}) workgroup(%[[A:.*]] : memref<16x17xf32, #gpu.address_space<workgroup>>, %[[B:.*]] : memref<16x17xf32, #gpu.address_space<workgroup>>)
+// CHECK-DAG:     %[[COLUMNS:.*]] = arith.ceildivui %c29{{.*}}, %[[C16]]
+// CHECK-DAG:     %[[ROWS:.*]] = arith.ceildivui %c37{{.*}}, %[[C16]]
+// CHECK:         %[[TILES:.*]] = arith.muli %[[COLUMNS]], %[[ROWS]]
+// CHECK:         %[[GRID:.*]] = arith.muli %[[TILES]], %c1
+// CHECK:         gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in ({{.*}} = %[[GRID]], {{.*}}) threads(%[[TX:.*]], %[[TY:.*]], %{{.*}}) in ({{.*}} = %[[C16]], {{.*}} = %[[C16]], {{.*}}) workgroup(%[[A:.*]] : memref<16x17xf32, #gpu.address_space<workgroup>>, %[[B:.*]] : memref<16x17xf32, #gpu.address_space<workgroup>>)
+// CHECK:           arith.remui %[[BX]], %[[COLUMNS]]
 // CHECK:           %[[SUM:.*]] = scf.for %[[K0:.*]] = %{{.*}} to %{{.*}} step %[[C16]] iter_args(%{{.*}} = %[[ZERO]]) -> (f32)
 // CHECK:             scf.if
 // CHECK-NEXT:          memref.load %arg0
@@ -48,7 +51,11 @@ func.func @filled(%a: memref<37x45xf32>, %b: memref<45x29xf32>, %c: memref<37x29
 #mapB = affine_map<(b, m, n, k) -> (b, n, k)>
 #mapC = affine_map<(b, m, n, k) -> (b, m, n)>
 // CHECK-LABEL: func.func @accumulate_transposed
-// CHECK:         gpu.launch blocks(%{{.*}}, %{{.*}}, %[[BZ:.*]]) in ({{.*}}, {{.*}}, {{.*}} = %c2{{.*}}) threads(%[[TX:.*]], %[[TY:.*]], %{{.*}}) in
+// CHECK:         %[[TILES:.*]] = arith.muli
+// CHECK:         arith.muli %[[TILES]], %c2
+// CHECK:         gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in ({{.*}}) threads(%[[TX:.*]], %[[TY:.*]], %{{.*}}) in
+// CHECK:           %[[REST:.*]] = arith.divui %[[BX]]
+// CHECK:           %[[BZ:.*]] = arith.divui %[[REST]]
 // CHECK:           scf.if
 // CHECK-NEXT:        memref.load %arg2[%[[BZ]],
 // CHECK:           scf.for

@@ -263,7 +263,8 @@ def TileGpuMatmuls : Pass<"tad-tile-gpu-matmuls", "mlir::func::FuncOp"> {
     `tad-fold-transposes-into-matmuls` leaves them; the kernel behind the
     test of cuBLAS with `--cuda-matmul=auto`, and every matmul with
     `--cuda-matmul=kernel`) becomes a `gpu.launch` of 16x16-thread blocks,
-    one per 16x16 tile of the output and one grid layer per batch. For each
+    one per 16x16 tile of the output in each batch (all numbered along the
+    grid's x, which allows 2^31 - 1 blocks where y and z allow 65,535). For each
     16-wide step of k, the block copies a tile of A and one of B into
     shared memory (workgroup attributions), waits at a barrier, and each
     thread adds the products of its row and column of the tiles into its

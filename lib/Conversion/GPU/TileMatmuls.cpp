@@ -200,8 +200,13 @@ void tile(linalg::LinalgOp op, const ContractionLayout &layout,
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value tileSize = arith::ConstantIndexOp::create(b, loc, kTile);
   Value batches = layout.batch ? canonicalSize(b, loc, layout, out, 2, 0) : one;
-  Value gridX = arith::CeilDivUIOp::create(b, loc, n, tileSize);
-  Value gridY = arith::CeilDivUIOp::create(b, loc, m, tileSize);
+  // One grid dimension for all tiles: a GPU's grid may have 2^31 - 1
+  // blocks in x, but only 65,535 in y and z (a matmul of over a million
+  // rows, or batches).
+  Value columnTiles = arith::CeilDivUIOp::create(b, loc, n, tileSize);
+  Value rowTiles = arith::CeilDivUIOp::create(b, loc, m, tileSize);
+  Value grid = arith::MulIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, columnTiles, rowTiles), batches);
   auto workgroup = gpu::AddressSpaceAttr::get(
       b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
   // Rows of 17: the 16 threads that store a column of a tile (a
@@ -211,7 +216,7 @@ void tile(linalg::LinalgOp op, const ContractionLayout &layout,
                            MemRefLayoutAttrInterface(), workgroup);
   };
   auto launch = gpu::LaunchOp::create(
-      b, loc, gridX, gridY, batches, tileSize, tileSize, one,
+      b, loc, grid, one, one, tileSize, tileSize, one,
       /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
       /*asyncDependencies=*/{},
       /*workgroupAttributions=*/TypeRange{tileType(lhs), tileType(rhs)});
@@ -222,15 +227,21 @@ void tile(linalg::LinalgOp op, const ContractionLayout &layout,
   Value lhsTile = launch.getWorkgroupAttributions()[0];
   Value rhsTile = launch.getWorkgroupAttributions()[1];
   Value tx = launch.getThreadIds().x, ty = launch.getThreadIds().y;
-  Value batch = launch.getBlockIds().z;
+  // The block's tile: its batch, row of tiles and column of tiles, the
+  // column varying fastest.
+  Value blockId = launch.getBlockIds().x;
+  Value tileColumn = arith::RemUIOp::create(b, loc, blockId, columnTiles);
+  Value rest = arith::DivUIOp::create(b, loc, blockId, columnTiles);
+  Value tileRow = arith::RemUIOp::create(b, loc, rest, rowTiles);
+  Value batch = arith::DivUIOp::create(b, loc, rest, rowTiles);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   auto below = [&](Value x, Value bound) -> Value {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, bound);
   };
   // The block's tile starts at row i0 and column j0; the thread's output
   // element is (i, j).
-  Value i0 = arith::MulIOp::create(b, loc, launch.getBlockIds().y, tileSize);
-  Value j0 = arith::MulIOp::create(b, loc, launch.getBlockIds().x, tileSize);
+  Value i0 = arith::MulIOp::create(b, loc, tileRow, tileSize);
+  Value j0 = arith::MulIOp::create(b, loc, tileColumn, tileSize);
   Value i = arith::AddIOp::create(b, loc, i0, ty);
   Value j = arith::AddIOp::create(b, loc, j0, tx);
   Value rowIn = below(i, m), colIn = below(j, n);

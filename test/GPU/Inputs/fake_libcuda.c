@@ -1,7 +1,8 @@
 /* A stand-in for the CUDA driver (libcuda.so.1) that runs no kernel: it
  * checks the calls tad's runtime makes (a fatbin per module load, a
- * launch only with a loaded kernel, a synchronization after each launch,
- * managed memory freed once) and prints what it saw at exit. It lets the
+ * launch only with a loaded kernel and within a GPU's grid and block
+ * limits, a synchronization after each launch, managed memory freed once)
+ * and prints what it saw at exit. It lets the
  * tests exercise runtime/lib/Cuda.cpp on machines without a GPU.
  *
  * FAKE_CUDA_DEVICES=0 reports no device; FAKE_CUDA_NO_BINARY=1 makes
@@ -85,6 +86,10 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz,
   if (f != (void *)0x2 || !gx || !gy || !gz || !bx || !by || !bz || smem ||
       !params)
     misuse("a launch with an unknown kernel or an empty grid");
+  /* A GPU's limits (compute capability 8.0 and 9.0). */
+  if (gx > 2147483647u || gy > 65535 || gz > 65535 || bz > 64 ||
+      (unsigned long long)bx * by * bz > 1024)
+    misuse("a launch past the grid's or the block's limits");
   if (pendingLaunch)
     misuse("a launch before the previous one was synchronized");
   ++launches;
