@@ -147,6 +147,12 @@ config.environment["OPENBLAS_NUM_THREADS"] = "1"
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+# mlir-runner's support libraries (printMemrefF32), beside LLVM's tools.
+config.substitutions.append(
+    ("%mlir_runner_utils",
+     ",".join(os.path.join(os.path.dirname(config.llvm_tools_dir), "lib", l)
+              for l in ("libmlir_runner_utils.so",
+                        "libmlir_c_runner_utils.so"))))
 
 tools = [
     ToolSubst("tad-opt", unresolved="fatal"),

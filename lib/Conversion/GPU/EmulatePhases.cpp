@@ -171,16 +171,21 @@ private:
     return success();
   }
 
-  /// The values that a thread keeps from one segment to another.
+  /// The values that a thread keeps from one segment to another (in the
+  /// order of the body, so that the emitted code is the same every run).
   LogicalResult findSlots() {
-    for (auto [op, segment] : segmentOf)
+    launch.getBody().walk([&](Operation *op) {
+      auto segment = segmentOf.find(op);
+      if (segment == segmentOf.end())
+        return;
       for (Value v : op->getResults())
         for (Operation *user : v.getUsers()) {
           while (user && !segmentOf.count(user))
             user = user->getParentOp();
-          if (user && segmentOf.lookup(user) != segment)
+          if (user && segmentOf.lookup(user) != segment->second)
             slotted.insert(v);
         }
+    });
     for (Value v : slotted)
       if (!v.getType().isIntOrIndexOrFloat())
         return launch.emitOpError("keeps a value of type ")

@@ -18,6 +18,11 @@
 // a -0.0 into +0.0). Threads outside the output load what lies in range
 // and compute nothing, but still reach every barrier.
 //
+// The kernel also takes in what would be launches of their own around the
+// matmul: the fill of its output just before (the sums' start) and an
+// elementwise op just after that reads the output element by element (a
+// bias, an activation: fusableEpilogue).
+//
 //===----------------------------------------------------------------------===//
 
 #include "tad/Conversion/MatmulMaps.h"
