@@ -16,7 +16,12 @@ program and each budget (store-all, the named minimum, and one between):
     run of the compiled code) equals the allocator's, event for event;
   - the results equal the store-all results bit for bit.
 
-    random_budgets.py --tadc PATH --count N [--seed S]
+    random_budgets.py --tadc PATH --count N [--seed S] [--tadc-arg ARG]...
+
+--tadc-arg passes an argument to every run (not to the search for the
+minimum, which compiles for no target): `--target=cuda-emulator` sweeps
+the budgets through the emulated GPU kernels, whose allocator's peak must
+equal the CPU's plan as well.
 
 Prints one line per program and a summary line; exits non-zero on any
 failure.
@@ -99,7 +104,7 @@ class Generator(random_programs.Generator):
         return source
 
 
-def run(tadc, source, budget, out, seed):
+def run(tadc, source, budget, out, seed, extra=()):
     os.makedirs(out)
     stats, report = os.path.join(out, "stats.json"), os.path.join(
         out, "report.json")
@@ -107,7 +112,7 @@ def run(tadc, source, budget, out, seed):
     args = [tadc, "run", source, "--entry", "df", f"--stats-json={stats}",
             f"--output-dir={out}", f"--remat-budget={budget}",
             f"--remat-report={report}", f"--memory-trace={trace}",
-            f"--seed={seed}"]
+            f"--seed={seed}", *extra]
     proc = subprocess.run(args, capture_output=True, text=True)
     if proc.returncode != 0:
         return None, f"{' '.join(args)} failed:\n{proc.stderr[-2000:]}"
@@ -133,9 +138,10 @@ def minimum(tadc, source):
     return int(match.group(1)) if match and proc.returncode else None
 
 
-def check(tadc, source, tmp, seed):
+def check(tadc, source, tmp, seed, extra=()):
     """Returns (number of budgets run, error or None)."""
-    top, error = run(tadc, source, "1024GiB", os.path.join(tmp, "top"), seed)
+    top, error = run(tadc, source, "1024GiB", os.path.join(tmp, "top"), seed,
+                     extra)
     if error:
         return 0, error
     _, base, reference = top
@@ -146,7 +152,7 @@ def check(tadc, source, tmp, seed):
     budgets = sorted({high, low, (high + low) // 2}, reverse=True)
     for i, budget in enumerate(budgets):
         got, error = run(tadc, source, budget, os.path.join(tmp, f"b{i}"),
-                         seed)
+                         seed, extra)
         if error:
             return i, f"budget {budget} (minimum {low}): {error}"
         data, _, results = got
@@ -169,6 +175,7 @@ def main():
     ap.add_argument("--tadc", required=True)
     ap.add_argument("--count", type=int, default=10)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--tadc-arg", action="append", default=[])
     args = ap.parse_args()
     rng = random.Random(args.seed)
     failures = runs = 0
@@ -178,7 +185,7 @@ def main():
             text = Generator(rng).program()
             with open(source, "w") as f:
                 f.write(text)
-            count, error = check(args.tadc, source, tmp, n)
+            count, error = check(args.tadc, source, tmp, n, args.tadc_arg)
             runs += count
             if error:
                 failures += 1
