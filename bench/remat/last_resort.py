@@ -6,7 +6,7 @@ last resort (`--scan-looks=0`).
 
     /usr/bin/python3 bench/remat/last_resort.py [--nodes 602] [--seeds 20]
         [--grad-scales 0.45,0.5,0.6] [--fractions 0.5] [--remat PATH]
-        [--json OUT.json]
+        [--scan-looks N] [--json OUT.json]
 
 The graphs are bench/remat/layered_graph.py's with `--skip 0.055 --sizes
 loguniform --grad-scale G` for each seed in 1..SEEDS. Prints, per graph,
@@ -15,7 +15,9 @@ last resort, and where none fits without it, the budget as a share of the
 smallest budget that the error names then (the runs before the last
 resort fit that one); then how many graphs each fits, whether any cost
 differs where both fit, and the shares at which the last resort fitted
-(Solve.cpp's kLastResortShare runs it only above a share).
+(Solve.cpp's kLastResortShare runs it only above a share). `--scan-looks N`
+runs the last resort with N looks per edge instead of tad-remat's default
+(what a lower limit would give up).
 """
 import argparse
 import json
@@ -53,8 +55,13 @@ def main():
     ap.add_argument("--grad-scales", default="0.45,0.5,0.6")
     ap.add_argument("--fractions", default="0.5")
     ap.add_argument("--remat", default=REMAT)
+    ap.add_argument("--scan-looks", type=int,
+                    help="the last resort's looks per edge (default: "
+                    "tad-remat's)")
     ap.add_argument("--json")
     args = ap.parse_args()
+    looks = ([] if args.scan_looks is None
+             else [f"--scan-looks={args.scan_looks}"])
     rows = []
     fractions = [float(f) for f in args.fractions.split(",")]
     print("| grad scale | seed | fraction | with: cost / s | without: cost / s "
@@ -72,7 +79,8 @@ def main():
                     check=True).stdout)["peak"]
                 for fraction in fractions:
                     budget = int(peak * fraction)
-                    cost, seconds, _ = schedule(args.remat, path, budget)
+                    cost, seconds, _ = schedule(args.remat, path, budget,
+                                                *looks)
                     cost0, seconds0, named0 = schedule(
                         args.remat, path, budget, "--scan-looks=0")
                     share = round(budget / named0, 3) if named0 else None
