@@ -128,6 +128,7 @@ void tad::addCudaCodegenPasses(OpPassManager &pm, ArrayRef<std::string> archs,
   addKernelMapping(pm);
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createMergeGpuModules());
+  pm.addPass(tad::createGpuHostWaits());
   addScalarLowering(pm);
   GpuNVVMAttachTargetOptions target;
   target.chip = lowest;

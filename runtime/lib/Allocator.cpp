@@ -58,6 +58,9 @@ struct AllocatorState {
   // live total ever reached (tad_rt_reset_peak does not lower it).
   std::unique_ptr<tad::rt::Arena> arena;
   int64_t highWater = 0;
+  // Device blocks (scratch too) live, in the sizes the pool keeps them
+  // (rounded up), and their highest total: what the pool may keep.
+  int64_t deviceBytes = 0, deviceHighWater = 0;
   // Scratch buffers' live bytes and their most since the last reset.
   int64_t scratchBytes = 0, scratchPeak = 0;
   bool tracing = false;
@@ -148,6 +151,10 @@ void *allocate(size_t size) {
   AllocatorState &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   s.live[ptr] = {size, device, scratch};
+  if (device) {
+    s.deviceBytes += int64_t(rounded);
+    s.deviceHighWater = std::max(s.deviceHighWater, s.deviceBytes);
+  }
   if (scratch) {
     s.scratchBytes += int64_t(size);
     s.scratchPeak = std::max(s.scratchPeak, s.scratchBytes);
@@ -208,8 +215,10 @@ void _mlir_memref_to_llvm_free(void *ptr) {
     device = it->second.device;
     rounded = roundUp(bytes);
     // The pool keeps freed device blocks up to the high-water mark of live
-    // bytes: the device then holds at most twice the peak.
-    keep = s.highWater;
+    // device blocks: the device then holds at most twice their peak.
+    if (device)
+      s.deviceBytes -= int64_t(rounded);
+    keep = s.deviceHighWater;
     s.live.erase(it);
     if (!device && s.arena && s.arena->owns(ptr)) {
       s.arena->deallocate(ptr, roundUp(bytes));

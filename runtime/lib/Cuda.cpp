@@ -6,10 +6,13 @@
 // failure there is recorded and reported by tad_rt_cuda_begin(), which every
 // entry point of a compiled library or executable calls first.
 //
-// Launches run on the default stream and are synchronized at once (the
-// lowering calls mgpuStreamSynchronize after each): host code between
-// kernels (scalar loads, branches on a computed value, copies) then reads
-// finished results. Errors of a launch or a kernel stop the program with a
+// Launches run on the default stream without waiting for them
+// (tad-gpu-host-waits makes them asynchronous): the host waits
+// (tad_rt_cuda_wait, mgpuStreamSynchronize) where compiled code touches
+// memory itself and before an entry point returns, and the runtime waits
+// before it writes an input into device memory or hands memory back to the
+// driver. A wait with no kernel or GEMM issued since the last is free and
+// not counted. Errors of a launch or a kernel stop the program with a
 // message, as an allocation failure does: compiled code cannot handle them.
 //
 //===----------------------------------------------------------------------===//
@@ -18,6 +21,7 @@
 
 #include "tad/runtime/Runtime.h"
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -76,6 +80,9 @@ State &state() {
   static State *s = new State; // never destroyed: used by module destructors
   return *s;
 }
+
+/// Whether a kernel or GEMM was issued since the host last waited.
+std::atomic<bool> pending{false};
 
 std::string describe(CUresult result) {
   const char *text = nullptr;
@@ -180,6 +187,8 @@ void *tad::rt::cuda::allocateManaged(size_t size) {
 }
 
 void tad::rt::cuda::freeManaged(void *ptr) {
+  // A kernel still running may use the block.
+  synchronize();
   if (ptr && state().ready)
     check(state().driver.memFree(
               static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(ptr))),
@@ -256,7 +265,11 @@ size_t tad::rt::cuda::releasePool() {
   return bytes;
 }
 
+void tad::rt::cuda::issued() { pending = true; }
+
 void tad::rt::cuda::synchronize() {
+  if (!pending.exchange(false))
+    return;
   countSynchronization();
   check(state().driver.streamSynchronize(nullptr), "running a kernel");
 }
@@ -277,6 +290,8 @@ void *tad_rt_stage_input(const void *data, size_t bytes) {
   if (!state().active)
     return const_cast<void *>(data);
   void *copy = tad::rt::cuda::allocateManaged(bytes ? bytes : 1);
+  // The host writes it, and a kernel of the call before may still run.
+  tad::rt::cuda::synchronize();
   if (!copy)
     fail("cannot allocate " + std::to_string(bytes) +
          " bytes of device memory for an input");
@@ -333,10 +348,15 @@ void *mgpuStreamCreate(void) { return nullptr; } // the default stream
 
 void mgpuStreamDestroy(void *stream) { (void)stream; }
 
+// Every stream is the default stream (mgpuStreamCreate).
 void mgpuStreamSynchronize(void *stream) {
-  tad::rt::cuda::countSynchronization();
-  check(state().driver.streamSynchronize(stream), "running a kernel");
+  (void)stream;
+  tad::rt::cuda::synchronize();
 }
+
+void tad_rt_cuda_wait(void) { tad::rt::cuda::synchronize(); }
+// The name compiled code calls (its declarations get C interfaces).
+void _mlir_ciface_tad_rt_cuda_wait(void) { tad::rt::cuda::synchronize(); }
 
 void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
                       intptr_t gridZ, intptr_t blockX, intptr_t blockY,
@@ -344,6 +364,7 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
                       void **params, void **extra, size_t paramsCount) {
   (void)paramsCount;
   tad::rt::cuda::countLaunch();
+  tad::rt::cuda::issued();
   check(state().driver.launchKernel(
             function, unsigned(gridX), unsigned(gridY), unsigned(gridZ),
             unsigned(blockX), unsigned(blockY), unsigned(blockZ),

@@ -39,8 +39,12 @@ void freePooled(void *ptr, size_t size, size_t keep);
 /// Frees every block the pool keeps; returns their bytes.
 size_t releasePool();
 
-/// Waits for the GPU's work on the default stream; stops the program with
-/// a message if a kernel failed.
+/// Records that work was issued to the default stream (a launch, a GEMM).
+void issued();
+
+/// Waits for the GPU's work on the default stream, if any was issued since
+/// the last wait (only then counted); stops the program with a message if
+/// a kernel failed.
 void synchronize();
 
 /// The counts of tad_rt_get_gpu_counts() (GpuCounts.cpp): one more launch,

@@ -161,8 +161,9 @@ void gemm(int64_t m, int64_t n, int64_t k, const T *a, int64_t a0, int64_t a1,
   if (cublasStatus s = call(vb.op, va.op, int(n), int(m), int(k), b, int(vb.ld),
                             a, int(va.ld), c, int(vc.ld), accumulate))
     fail("gemm failed with status " + std::to_string(s));
-  // As after a kernel: the host may read C next.
-  tad::rt::cuda::synchronize();
+  // On the default stream, after the kernels before it and before those
+  // after it; the host waits where it reads C (tad-gpu-host-waits).
+  tad::rt::cuda::issued();
 }
 
 } // namespace

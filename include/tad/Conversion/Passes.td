@@ -329,6 +329,32 @@ def MergeGpuModules : Pass<"tad-merge-gpu-modules", "mlir::ModuleOp"> {
   }];
 }
 
+def GpuHostWaits : Pass<"tad-gpu-host-waits", "mlir::ModuleOp"> {
+  let summary = "Launches kernels without waiting; waits where the host "
+                "touches their buffers";
+  let description = [{
+    After kernel outlining, for `--target=cuda`: every `gpu.launch_func`
+    becomes asynchronous on one stream per function (`gpu.wait async` at
+    its entry; tad's runtime maps every stream to the device's default
+    stream, so the kernels of a call, and cuBLAS's GEMMs, run in program
+    order). The pass tracks the buffers that the kernels and GEMMs queued
+    since the last wait use (their operands), and the host waits for the
+    device (`tad_rt_cuda_wait`) only before an operation that reads or
+    writes one of them (by MLIR's local alias analysis), calls an unknown
+    function, or writes memory after a free while work was queued (the
+    allocator may hand a freed block, still in use, to the buffer
+    written); an entry point waits before it returns (`gpu.wait` on its
+    stream). A private function, and an entry point that the module
+    calls, begin as if work of unknown buffers were queued, and a call of
+    a function of the module leaves such work queued. Where work queued
+    before a loop would make its body wait in every iteration, the wait
+    is put once before the loop. Allocations and frees do not wait.
+  }];
+  let dependentDialects = [
+    "mlir::func::FuncDialect", "mlir::gpu::GPUDialect"
+  ];
+}
+
 def GpuFatbin : Pass<"tad-gpu-fatbin", "mlir::ModuleOp"> {
   let summary = "Packs each GPU module's PTX into a fatbin for several GPUs";
   let description = [{

@@ -2,11 +2,24 @@
  * would (operations, sizes, leading dimensions) and computes it on the
  * host: with fake_libcuda.c, "device" memory is host memory. It lets the
  * tests check tad's row-major-to-column-major mapping of matmuls
- * (runtime/lib/CudaBlas.cpp) on machines without a GPU. */
+ * (runtime/lib/CudaBlas.cpp) on machines without a GPU. A GEMM is work on
+ * the stand-in device: it may touch device memory while kernels are
+ * pending, and leaves its own pending, until the host waits. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 static int gemms, handles, errors;
+
+/* fake_libcuda.c's, when it is the driver. */
+static void deviceWork(int begin, const void *a, const void *b, const void *c) {
+  void (*work)(int, const void *, const void *, const void *) =
+      (void (*)(int, const void *, const void *, const void *))dlsym(
+          RTLD_DEFAULT, "fake_cuda_device_work");
+  if (work)
+    work(begin, a, b, c);
+}
 
 static void report(void) {
   fprintf(stderr, "fake libcublas: %d gemms, %d handles left, %d errors\n",
@@ -29,28 +42,31 @@ int cublasDestroy_v2(void *handle) {
 
 /* Column-major C (m x n) = alpha op(A) op(B) + beta C. */
 #define GEMM(NAME, T)                                                          \
-  int NAME(void *handle, int opA, int opB, int m, int n, int k,               \
-           const T *alpha, const T *a, int lda, const T *b, int ldb,          \
-           const T *beta, T *c, int ldc) {                                    \
-    int aRows = opA ? k : m, bRows = opB ? n : k;                             \
-    if (handle != (void *)0x3 || opA < 0 || opA > 1 || opB < 0 || opB > 1 ||  \
-        m < 0 || n < 0 || k < 0 || lda < (aRows > 1 ? aRows : 1) ||           \
-        ldb < (bRows > 1 ? bRows : 1) || ldc < (m > 1 ? m : 1)) {             \
-      fprintf(stderr, "fake libcublas: invalid gemm %d %d %d %d %d %d %d %d\n", \
-              opA, opB, m, n, k, lda, ldb, ldc);                              \
-      ++errors;                                                               \
-      return 7; /* CUBLAS_STATUS_INVALID_VALUE */                             \
-    }                                                                         \
-    for (int j = 0; j < n; ++j)                                               \
-      for (int i = 0; i < m; ++i) {                                           \
-        T sum = 0;                                                            \
-        for (int p = 0; p < k; ++p)                                           \
-          sum += (opA ? a[p + i * lda] : a[i + p * lda]) *                    \
-                 (opB ? b[j + p * ldb] : b[p + j * ldb]);                     \
-        c[i + j * ldc] = *alpha * sum + *beta * c[i + j * ldc];               \
-      }                                                                       \
-    ++gemms;                                                                  \
-    return 0;                                                                 \
+  int NAME(void *handle, int opA, int opB, int m, int n, int k,                \
+           const T *alpha, const T *a, int lda, const T *b, int ldb,           \
+           const T *beta, T *c, int ldc) {                                     \
+    int aRows = opA ? k : m, bRows = opB ? n : k;                              \
+    if (handle != (void *)0x3 || opA < 0 || opA > 1 || opB < 0 || opB > 1 ||   \
+        m < 0 || n < 0 || k < 0 || lda < (aRows > 1 ? aRows : 1) ||            \
+        ldb < (bRows > 1 ? bRows : 1) || ldc < (m > 1 ? m : 1)) {              \
+      fprintf(stderr,                                                          \
+              "fake libcublas: invalid gemm %d %d %d %d %d %d %d %d\n", opA,   \
+              opB, m, n, k, lda, ldb, ldc);                                    \
+      ++errors;                                                                \
+      return 7; /* CUBLAS_STATUS_INVALID_VALUE */                              \
+    }                                                                          \
+    deviceWork(1, a, b, c);                                                    \
+    for (int j = 0; j < n; ++j)                                                \
+      for (int i = 0; i < m; ++i) {                                            \
+        T sum = 0;                                                             \
+        for (int p = 0; p < k; ++p)                                            \
+          sum += (opA ? a[p + i * lda] : a[i + p * lda]) *                     \
+                 (opB ? b[j + p * ldb] : b[p + j * ldb]);                      \
+        c[i + j * ldc] = *alpha * sum + *beta * c[i + j * ldc];                \
+      }                                                                        \
+    deviceWork(0, a, b, c);                                                    \
+    ++gemms;                                                                   \
+    return 0;                                                                  \
   }
 
 GEMM(cublasSgemm_v2, float)

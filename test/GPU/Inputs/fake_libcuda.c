@@ -1,20 +1,96 @@
 /* A stand-in for the CUDA driver (libcuda.so.1) that runs no kernel: it
  * checks the calls tad's runtime makes (a fatbin per module load, a
  * launch only with a loaded kernel and within a GPU's grid and block
- * limits, a synchronization after each launch, managed memory freed once)
- * and prints what it saw at exit. It lets the
- * tests exercise runtime/lib/Cuda.cpp on machines without a GPU.
+ * limits, managed memory freed once and never while kernels may run) and
+ * prints what it saw at exit. It lets the tests exercise
+ * runtime/lib/Cuda.cpp on machines without a GPU.
+ *
+ * Launches are asynchronous on a GPU: from a launch until the next
+ * cuStreamSynchronize, a kernel may still use the buffers it was given.
+ * In that time those buffers are protected from the host (mprotect), so a
+ * host access that compiled code makes without waiting first (a missing
+ * wait of tad-gpu-host-waits) stops the program with a message and exit
+ * status 70 instead of racing with a kernel. A kernel's buffers are found
+ * among its parameters: the fatbin's cubin lists how many a kernel has
+ * (the KPARAM_INFO attributes of its .nv.info section), and each that
+ * holds the address of a block of managed memory is a buffer the kernel
+ * uses. Where the count cannot be read, every block is protected.
  *
  * FAKE_CUDA_DEVICES=0 reports no device; FAKE_CUDA_NO_BINARY=1 makes
- * module loads fail as on a GPU that the fatbin has no code for. */
+ * module loads fail as on a GPU that the fatbin has no code for;
+ * FAKE_CUDA_KERNELS=1 prints each kernel's parameter count when it is
+ * first looked up. */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 typedef int CUresult;
 
-static int modules, launches, syncs, pendingLaunch, allocs, frees, errors;
+static int modules, launches, syncs, pending, allocs, frees, errors;
 static long long liveBytes, peakBytes;
+
+/* The live blocks of managed memory: a header page (the block's sizes, its
+ * place in `blocks`, whether issued work uses it) before the pages the
+ * runtime gets. */
+struct Header {
+  size_t bytes, mapped, index;
+  int busy;
+};
+static struct Header **blocks;
+static size_t blockCount, blockCapacity;
+static size_t pageSize;
+
+static char *dataOf(struct Header *h) { return (char *)h + pageSize; }
+
+static void protect(struct Header *h, int prot) {
+  if (h->mapped > pageSize)
+    mprotect(dataOf(h), h->mapped - pageSize, prot);
+}
+
+/* The block that `address` points into, if any. */
+static struct Header *blockOf(const void *address) {
+  const char *at = address;
+  for (size_t i = 0; i < blockCount; ++i)
+    if (at >= dataOf(blocks[i]) && at < (char *)blocks[i] + blocks[i]->mapped)
+      return blocks[i];
+  return NULL;
+}
+
+/* Issued work uses `h`: the host may not touch it until the next wait. */
+static void useBlock(struct Header *h) {
+  if (h && !h->busy) {
+    h->busy = 1;
+    protect(h, PROT_NONE);
+  }
+}
+
+static void releaseAll(void) {
+  for (size_t i = 0; i < blockCount; ++i)
+    if (blocks[i]->busy) {
+      blocks[i]->busy = 0;
+      protect(blocks[i], PROT_READ | PROT_WRITE);
+    }
+}
+
+static void onFault(int sig, siginfo_t *info, void *context) {
+  (void)context;
+  struct Header *h = blockOf(info->si_addr);
+  if (h && h->busy) {
+    static const char text[] =
+        "fake libcuda: the host touched device memory that a kernel could "
+        "still be using (no wait since its launch)\n";
+    ssize_t written = write(2, text, sizeof text - 1);
+    (void)written;
+    _exit(70);
+  }
+  /* Not ours: fault again without this handler. */
+  signal(sig, SIG_DFL);
+}
 
 static void report(void) {
   fprintf(stderr,
@@ -28,8 +104,104 @@ static void misuse(const char *what) {
   ++errors;
 }
 
+/* For fake_libcublas.c, whose GEMMs run on the host: `begin` 1 before one
+ * reads and writes the blocks of `a`, `b` and `c` (which the GEMM may, in
+ * stream order), 0 after it, which leaves them in use by issued work, as
+ * a GPU's GEMM would until the host waits. */
+void fake_cuda_device_work(int begin, const void *a, const void *b,
+                           const void *c) {
+  const void *operands[] = {a, b, c};
+  for (int i = 0; i < 3; ++i) {
+    struct Header *h = blockOf(operands[i]);
+    if (!h)
+      continue;
+    if (begin && h->busy)
+      protect(h, PROT_READ | PROT_WRITE);
+    if (begin)
+      h->busy = 0;
+    else
+      useBlock(h);
+  }
+  if (!begin)
+    pending = 1;
+}
+
+/* The number of parameters of kernel `name` in `fatbin`'s first cubin (the
+ * KPARAM_INFO attributes of section .nv.info.<name>), or -1. */
+static int parameterCount(const unsigned char *fatbin, const char *name) {
+  uint16_t headerSize;
+  uint64_t fatSize;
+  memcpy(&headerSize, fatbin + 6, 2);
+  memcpy(&fatSize, fatbin + 8, 8);
+  const unsigned char *entry = fatbin + headerSize;
+  const unsigned char *end = entry + fatSize;
+  while (entry < end) {
+    uint32_t entryHeader;
+    uint64_t size;
+    memcpy(&entryHeader, entry + 4, 4);
+    memcpy(&size, entry + 8, 8);
+    const unsigned char *elf = entry + entryHeader;
+    entry = elf + size;
+    if (memcmp(elf, "\177ELF", 4) != 0 || elf[4] != 2) /* ELF64 only */
+      continue;
+    uint64_t sections;
+    uint16_t sectionSize, sectionCount, namesIndex;
+    memcpy(&sections, elf + 0x28, 8);
+    memcpy(&sectionSize, elf + 0x3a, 2);
+    memcpy(&sectionCount, elf + 0x3c, 2);
+    memcpy(&namesIndex, elf + 0x3e, 2);
+    uint64_t namesOffset;
+    memcpy(&namesOffset, elf + sections + namesIndex * sectionSize + 0x18, 8);
+    char wanted[512];
+    snprintf(wanted, sizeof wanted, ".nv.info.%s", name);
+    for (uint16_t i = 0; i < sectionCount; ++i) {
+      const unsigned char *section = elf + sections + i * sectionSize;
+      uint32_t nameOffset;
+      uint64_t offset, bytes;
+      memcpy(&nameOffset, section, 4);
+      memcpy(&offset, section + 0x18, 8);
+      memcpy(&bytes, section + 0x20, 8);
+      if (strcmp((const char *)elf + namesOffset + nameOffset, wanted) != 0)
+        continue;
+      /* Attributes: a format byte, an attribute byte, then 2 bytes of
+       * value (formats 1-3) or a 2-byte size and that many bytes (4). */
+      int count = 0;
+      const unsigned char *at = elf + offset, *stop = at + bytes;
+      while (at + 4 <= stop) {
+        uint16_t valueSize = 0;
+        if (at[0] == 4)
+          memcpy(&valueSize, at + 2, 2);
+        else if (at[0] < 1 || at[0] > 3)
+          return -1;
+        if (at[0] == 4 && at[1] == 0x17) /* EIATTR_KPARAM_INFO */
+          ++count;
+        at += 4 + valueSize;
+      }
+      return count;
+    }
+    return -1;
+  }
+  return -1;
+}
+
+/* A kernel, as cuModuleGetFunction returns it; each is looked up once (the
+ * runtime looks a kernel up before every launch). */
+struct Function {
+  const void *module;
+  const char *name; /* compiled code's constant */
+  int parameters;   /* -1: unknown */
+};
+static struct Function *functions;
+static size_t functionCount, functionCapacity;
+
 CUresult cuInit(unsigned flags) {
   (void)flags;
+  pageSize = (size_t)sysconf(_SC_PAGESIZE);
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  action.sa_sigaction = onFault;
+  action.sa_flags = SA_SIGINFO;
+  sigaction(SIGSEGV, &action, NULL);
   atexit(report);
   return 0;
 }
@@ -65,7 +237,7 @@ CUresult cuModuleLoadData(void **module, const void *image) {
   if (getenv("FAKE_CUDA_NO_BINARY"))
     return 209; /* CUDA_ERROR_NO_BINARY_FOR_GPU */
   ++modules;
-  *module = (void *)(long)(0x1000 + modules);
+  *module = (void *)image; /* compiled code keeps its fatbins */
   return 0;
 }
 CUresult cuModuleUnload(void *module) {
@@ -73,33 +245,65 @@ CUresult cuModuleUnload(void *module) {
   return 0;
 }
 CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
-  if ((long)module <= 0x1000 || !name || !*name)
+  if (!module || !name || !*name) {
     misuse("a kernel of an unknown module");
-  *function = (void *)0x2;
+    return 500; /* CUDA_ERROR_NOT_FOUND */
+  }
+  for (size_t i = 0; i < functionCount; ++i)
+    if (functions[i].module == module && functions[i].name == name) {
+      *function = &functions[i];
+      return 0;
+    }
+  if (functionCount == functionCapacity) {
+    /* Kept apart from `functions` until full: earlier handles stay valid. */
+    functionCapacity = functionCapacity ? 2 * functionCapacity : 256;
+    functions = calloc(functionCapacity, sizeof *functions);
+    functionCount = 0;
+  }
+  struct Function *f = &functions[functionCount++];
+  f->module = module;
+  f->name = name;
+  f->parameters = parameterCount(module, name);
+  if (getenv("FAKE_CUDA_KERNELS"))
+    fprintf(stderr, "fake libcuda: kernel %s: %d parameters\n", name,
+            f->parameters);
+  *function = f;
   return 0;
 }
-CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz,
+CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
                         unsigned bx, unsigned by, unsigned bz, unsigned smem,
                         void *stream, void **params, void **extra) {
   (void)stream;
   (void)extra;
-  if (f != (void *)0x2 || !gx || !gy || !gz || !bx || !by || !bz || smem ||
-      !params)
+  struct Function *f = function;
+  if (!f || !gx || !gy || !gz || !bx || !by || !bz || smem || !params)
     misuse("a launch with an unknown kernel or an empty grid");
   /* A GPU's limits (compute capability 8.0 and 9.0). */
   if (gx > 2147483647u || gy > 65535 || gz > 65535 || bz > 64 ||
       (unsigned long long)bx * by * bz > 1024)
     misuse("a launch past the grid's or the block's limits");
-  if (pendingLaunch)
-    misuse("a launch before the previous one was synchronized");
   ++launches;
-  pendingLaunch = 1;
+  pending = 1;
+  if (!f || f->parameters < 0) {
+    for (size_t i = 0; i < blockCount; ++i)
+      useBlock(blocks[i]);
+    return 0;
+  }
+  /* Each parameter that holds an address in a block (8 bytes read from a
+   * slot of 4 hold the next slot's or padding too: never a block's
+   * address in practice). */
+  for (int i = 0; i < f->parameters; ++i) {
+    void *value;
+    memcpy(&value, params[i], sizeof value);
+    useBlock(blockOf(value));
+  }
   return 0;
 }
 CUresult cuStreamSynchronize(void *stream) {
   (void)stream;
   ++syncs;
-  pendingLaunch = 0;
+  releaseAll();
+  pending = 0;
   return 0;
 }
 CUresult cuMemAllocManaged(unsigned long long *ptr, size_t bytes,
@@ -108,9 +312,21 @@ CUresult cuMemAllocManaged(unsigned long long *ptr, size_t bytes,
     misuse("managed memory not attached globally");
   /* Zeroed, so that a program whose only kernels fill zeros computes
    * correctly here (fake_libcublas.c does its matmuls on the host). */
-  size_t *block = calloc(1, bytes + 64);
-  block[0] = bytes;
-  *ptr = (unsigned long long)(size_t)((char *)block + 64);
+  size_t mapped = pageSize + (bytes + pageSize - 1) / pageSize * pageSize;
+  struct Header *h = mmap(NULL, mapped, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (h == MAP_FAILED)
+    return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
+  if (blockCount == blockCapacity) {
+    blockCapacity = blockCapacity ? 2 * blockCapacity : 64;
+    blocks = realloc(blocks, blockCapacity * sizeof *blocks);
+  }
+  h->bytes = bytes;
+  h->mapped = mapped;
+  h->index = blockCount;
+  h->busy = 0;
+  blocks[blockCount++] = h;
+  *ptr = (unsigned long long)(size_t)dataOf(h);
   ++allocs;
   liveBytes += (long long)bytes;
   if (liveBytes > peakBytes)
@@ -118,10 +334,14 @@ CUresult cuMemAllocManaged(unsigned long long *ptr, size_t bytes,
   return 0;
 }
 CUresult cuMemFree_v2(unsigned long long ptr) {
-  size_t *block = (size_t *)((char *)(size_t)ptr - 64);
-  liveBytes -= (long long)block[0];
+  struct Header *h = (struct Header *)((char *)(size_t)ptr - pageSize);
+  if (pending)
+    misuse("memory freed while a kernel could still be using it");
+  liveBytes -= (long long)h->bytes;
   ++frees;
-  free(block);
+  blocks[h->index] = blocks[--blockCount];
+  blocks[h->index]->index = h->index;
+  munmap(h, h->mapped);
   return 0;
 }
 CUresult cuGetErrorString(CUresult error, const char **text) {

@@ -165,11 +165,18 @@ void *tad_rt_stage_input(const void *data, size_t bytes);
 /* Frees what tad_rt_stage_input() returned. */
 void tad_rt_unstage_input(void *staged);
 
+/* Waits until the kernels and cuBLAS calls issued so far have finished;
+ * nothing (and not counted) when none was issued since the last wait.
+ * Kernels are launched without waiting; compiled code calls this where the
+ * host touches memory itself, and waits before an entry point returns. */
+void tad_rt_cuda_wait(void);
+
 /* What a call did on the GPU, counted since tad_rt_reset_peak() (the start
  * of a measured call): the kernels tad's code launched (through the driver,
  * or run by the emulator, tadc --target=cuda-emulator, which counts the same
  * launches), the cuBLAS calls (each launches kernels of cuBLAS's own, not
- * counted above), and the synchronizations of the host with the GPU. Buffers
+ * counted above), and the waits of the host for the GPU (those with work
+ * to wait for). Buffers
  * are in managed memory, which the driver migrates between host and device
  * on its own: `staged_bytes` counts the copies the runtime makes itself,
  * the inputs that tad_rt_stage_input() copies to memory the GPU reads,
