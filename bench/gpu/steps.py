@@ -16,7 +16,9 @@ On the GPU machine (python3 with PyTorch and numpy; no LLVM):
 transformer, loop and unrolled), the step `net_value_and_grad` with
 `--target=cuda --emit=exe` twice: with the generated matmul kernels
 (DIR/NAME.kernels, `--cuda-matmul=kernel`) and with cuBLAS
-(DIR/NAME.cublas, `--cuda-matmul=cublas`). It also compiles the
+(DIR/NAME.cublas, `--cuda-matmul=cublas`), and with cuBLAS and a wait for
+every kernel and GEMM (DIR/NAME.cublas-sync, `--cuda-sync-launches`: what
+the asynchronous launches save; --target cuda only). It also compiles the
 transformer loop at its feasible minimum and at its half budget (the results
 and half the memory above them), whose device peaks `run` checks against the
 CPU's measured peak at the same budget (DIR/manifest.json holds them), and
@@ -79,6 +81,9 @@ WORKLOADS = {
                                  memory.transformer_source(True))),
 }
 BUDGETED = "transformer_loop"
+# The executables of each workload: generated matmul kernels, cuBLAS, and
+# cuBLAS with a wait after every kernel and GEMM (--cuda-sync-launches).
+VARIANTS = ("kernels", "cublas", "cublas-sync")
 
 
 def tadc(args, tadc_path):
@@ -112,12 +117,16 @@ def build(args):
             source = os.path.join(tmp, f"{name}.tad")
             with open(source, "w") as f:
                 f.write(source_of())
-            for matmul in ("kernels", "cublas"):
+            for matmul in VARIANTS:
+                if matmul == "cublas-sync" and args.target != "cuda":
+                    continue
                 exe = os.path.join(args.dir, f"{name}.{matmul}")
                 # Each named: the default (auto) takes cuBLAS where the
                 # GPU machine has it, and kernels where it has not.
-                extra = ["--cuda-matmul=" + ("cublas" if matmul == "cublas"
-                                             else "kernel")]
+                extra = ["--cuda-matmul=" + ("kernel" if matmul == "kernels"
+                                             else "cublas")]
+                if matmul == "cublas-sync":
+                    extra.append("--cuda-sync-launches")
                 tadc([source, f"--target={args.target}", "--emit=exe", "--entry",
                       "net_value_and_grad", "-o", exe, *extra], args.tadc)
                 print(f"built {exe}")
@@ -233,6 +242,7 @@ def run_exe(exe, inputs, repeat):
     # memory in use on top of the peak, which is the plan's.
     launches = {"kernels": data["kernel_launches"],
                 "cublas": data["blas_calls"],
+                "waits": data["synchronizations"],
                 "scratch_bytes": data.get("scratch_bytes", 0)}
     return seconds[len(seconds) // 2], data["peak_bytes"], results, None, \
         launches
@@ -347,8 +357,10 @@ def run(args):
                                                    args.device)
             emit({"workload": name, "side": "PyTorch eager",
                   "seconds": t_s, "peak": t_peak})
-            for matmul in ("kernels", "cublas"):
+            for matmul in VARIANTS:
                 exe = os.path.join(args.dir, f"{name}.{matmul}")
+                if matmul == "cublas-sync" and not os.path.exists(exe):
+                    continue  # an emulator bundle, or one built before it
                 s, peak, results, error, launches = run_exe(exe, inputs,
                                                             args.repeat)
                 if error:
@@ -418,8 +430,9 @@ def table(args):
     rows = data["rows"]
     print(f"{data['device']}, PyTorch {data['torch']}\n")
     print("| workload | PyTorch eager | torch.compile | tad kernels | "
-          "tad cuBLAS | tad peak | PyTorch peak |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+          "tad cuBLAS | tad cuBLAS, a wait per launch | tad peak | "
+          "PyTorch peak |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     steps = [n for n in WORKLOADS if any(r["workload"] == n for r in rows)]
 
     def find(name, side):
@@ -439,7 +452,8 @@ def table(args):
         compiled = find(name, "torch.compile") or find(
             name.replace("_loop", "_unrolled"), "torch.compile")
         print(f"| {name} | {ms(eager)} | {ms(compiled)} | {ms(tad)} | "
-              f"{ms(find(name, 'tad cublas'))} | {tad['peak']} | "
+              f"{ms(find(name, 'tad cublas'))} | "
+              f"{ms(find(name, 'tad cublas-sync'))} | {tad['peak']} | "
               f"{eager['peak']} |")
     for r in rows:
         if r["side"].startswith("tad at "):

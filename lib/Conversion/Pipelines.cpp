@@ -109,7 +109,7 @@ void tad::addCudaEmulatorCodegenPasses(OpPassManager &pm, bool reverseThreads) {
 
 void tad::addCudaCodegenPasses(OpPassManager &pm, ArrayRef<std::string> archs,
                                StringRef toolkit, bool cublasMatmul,
-                               bool kernelFallback) {
+                               bool kernelFallback, bool syncLaunches) {
   std::string list;
   for (const std::string &a : archs)
     list += (list.empty() ? "" : ",") + a;
@@ -128,7 +128,9 @@ void tad::addCudaCodegenPasses(OpPassManager &pm, ArrayRef<std::string> archs,
   addKernelMapping(pm);
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createMergeGpuModules());
-  pm.addPass(tad::createGpuHostWaits());
+  GpuHostWaitsOptions waits;
+  waits.everyLaunch = syncLaunches;
+  pm.addPass(tad::createGpuHostWaits(waits));
   addScalarLowering(pm);
   GpuNVVMAttachTargetOptions target;
   target.chip = lowest;

@@ -211,11 +211,14 @@ private:
     options.cudaPath = opts.cudaPath;
     options.cudaMatmul = opts.cudaMatmul;
     options.cudaEmulatorReverse = opts.cudaEmulatorReverse;
+    options.cudaSyncLaunches = opts.cudaSyncLaunches;
     if (opts.target == tad::Target::cuda && opts.cudaArchsGiven &&
         opts.cudaArchs.empty())
       return fail("--cuda-arch needs at least one architecture");
     if (opts.cudaEmulatorReverse && opts.target != tad::Target::cudaEmulator)
       return fail("--cuda-emulator-reverse needs --target=cuda-emulator");
+    if (opts.cudaSyncLaunches && opts.target != tad::Target::cuda)
+      return fail("--cuda-sync-launches needs --target=cuda");
     return mlir::success();
   }
 

@@ -160,7 +160,8 @@ tad::buildPipeline(OpPassManager &pm, const PipelineOptions &options,
   // within the budget, or the compile fails (store-all: whatever it plans).
   addLoweringPipeline(pm, options.target, budget.isBytes() ? budget.bytes : -1,
                       options.matmul == CpuMatmul::blas, archs, toolkit,
-                      options.cudaMatmul, options.cudaEmulatorReverse);
+                      options.cudaMatmul, options.cudaEmulatorReverse,
+                      options.cudaSyncLaunches);
   return success();
 }
 
@@ -179,7 +180,7 @@ tad::RematOptions tad::getRematOptions(const PipelineOptions &options,
 void tad::addLoweringPipeline(OpPassManager &pm, Target target, int64_t budget,
                               bool blasMatmul, ArrayRef<std::string> cudaArchs,
                               StringRef cudaToolkit, CudaMatmul cudaMatmul,
-                              bool reverseEmulatedThreads) {
+                              bool reverseEmulatedThreads, bool syncLaunches) {
   addBufferizationPasses(pm, /*collectives=*/target == Target::cpu);
   BufferPeakOptions peak;
   peak.budget = budget;
@@ -187,9 +188,9 @@ void tad::addLoweringPipeline(OpPassManager &pm, Target target, int64_t budget,
   if (target == Target::cudaEmulator)
     addCudaEmulatorCodegenPasses(pm, reverseEmulatedThreads);
   else if (target == Target::cuda)
-    addCudaCodegenPasses(pm, cudaArchs, cudaToolkit,
-                         cudaMatmul != CudaMatmul::kernel,
-                         cudaMatmul == CudaMatmul::cublasOrKernel);
+    addCudaCodegenPasses(
+        pm, cudaArchs, cudaToolkit, cudaMatmul != CudaMatmul::kernel,
+        cudaMatmul == CudaMatmul::cublasOrKernel, syncLaunches);
   else
     addCpuCodegenPasses(pm, blasMatmul);
 }

@@ -254,6 +254,13 @@ struct TadcOptions {
                "depend on each other then gives other results)"),
       cl::init(false), cl::cat(tadcCategory)};
 
+  cl::opt<bool> cudaSyncLaunches{
+      "cuda-sync-launches",
+      cl::desc("With --target=cuda, wait for every kernel after its launch "
+               "(by default the host waits only where it touches a buffer "
+               "that queued kernels use), to measure what that costs"),
+      cl::init(false), cl::cat(tadcCategory)};
+
   cl::opt<bool> optimize{"opt",
                          cl::desc("Canonicalize and CSE the tad-level IR"),
                          cl::init(false), cl::cat(tadcCategory)};

@@ -102,6 +102,7 @@ getCompileOptions(const TadcOptions &o, bool memoryTable) {
   c.cudaPath = o.cudaPath;
   c.cudaMatmul = o.cudaMatmul;
   c.cudaEmulatorReverse = o.cudaEmulatorReverse;
+  c.cudaSyncLaunches = o.cudaSyncLaunches;
   c.codegenThreads = o.codegenThreadsOption;
   c.inputFiles.assign(o.inputFiles.begin(), o.inputFiles.end());
   c.run.inputDir = o.inputDir;

@@ -56,11 +56,13 @@ void addCpuCodegenPasses(mlir::OpPassManager &pm, bool blasMatmul = true);
 /// (docs/gpu.md). With `cublasMatmul`, f32/f64 matmuls call the runtime's
 /// cuBLAS GEMM instead of running as generated kernels; with
 /// `kernelFallback` too, each runs as its kernels when the program finds
-/// no cuBLAS.
+/// no cuBLAS. Launches are asynchronous (tad-gpu-host-waits), or with
+/// `syncLaunches` each waited for.
 void addCudaCodegenPasses(mlir::OpPassManager &pm,
                           llvm::ArrayRef<std::string> archs,
                           llvm::StringRef toolkit, bool cublasMatmul = false,
-                          bool kernelFallback = false);
+                          bool kernelFallback = false,
+                          bool syncLaunches = false);
 
 /// The CPU passes through the kernels of addCudaCodegenPasses, each launch
 /// run thread by thread on the CPU (`tadc --target=cuda-emulator`); with

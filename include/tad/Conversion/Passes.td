@@ -349,7 +349,15 @@ def GpuHostWaits : Pass<"tad-gpu-host-waits", "mlir::ModuleOp"> {
     a function of the module leaves such work queued. Where work queued
     before a loop would make its body wait in every iteration, the wait
     is put once before the loop. Allocations and frees do not wait.
+
+    With `every-launch`, the host waits for every kernel and GEMM instead
+    (launches stay synchronous, and a wait follows each GEMM): what
+    `tadc --cuda-sync-launches` compiles, to measure what the waits cost.
   }];
+  let options = [
+    Option<"everyLaunch", "every-launch", "bool", /*default=*/"false",
+           "Wait for every kernel and GEMM">
+  ];
   let dependentDialects = [
     "mlir::func::FuncDialect", "mlir::gpu::GPUDialect"
   ];

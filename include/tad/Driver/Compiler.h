@@ -72,6 +72,7 @@ struct CompileOptions {
   std::string cudaPath;
   CudaMatmul cudaMatmul = CudaMatmul::cublasOrKernel;
   bool cudaEmulatorReverse = false;
+  bool cudaSyncLaunches = false;
   unsigned codegenThreads = 0; // 0: by the module's size
 
   // tadc run: what the runner reads and writes (its input files come from

@@ -154,6 +154,11 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("With the cuda-emulator target, run each kernel's "
                      "blocks and threads from the last to the first"),
       llvm::cl::init(false)};
+  Option<bool> cudaSyncLaunches{
+      *this, "cuda-sync-launches",
+      llvm::cl::desc("With the cuda target, wait for every kernel after "
+                     "its launch (no tad-gpu-host-waits)"),
+      llvm::cl::init(false)};
 };
 
 /// Adds the passes of `options` to `pm` (on a builtin.module). Options
@@ -193,13 +198,15 @@ mlir::LogicalResult runPipeline(
 /// whose planned buffers exceed `budget` bytes (negative: no limit), and
 /// the target's code generation. The budget goes to tad-buffer-peak as its
 /// typed option. `reverseEmulatedThreads`: tad-emulate-gpu-launches'
-/// `reverse`, for Target::cudaEmulator.
+/// `reverse`, for Target::cudaEmulator; `syncLaunches`: every launch waited
+/// for (no tad-gpu-host-waits), for Target::cuda.
 void addLoweringPipeline(mlir::OpPassManager &pm, Target target,
                          int64_t budget = -1, bool blasMatmul = true,
                          llvm::ArrayRef<std::string> cudaArchs = {},
                          llvm::StringRef cudaToolkit = "",
                          CudaMatmul cudaMatmul = CudaMatmul::kernel,
-                         bool reverseEmulatedThreads = false);
+                         bool reverseEmulatedThreads = false,
+                         bool syncLaunches = false);
 
 /// Registers `tad-pipeline` (buildPipeline) and the lowering pipelines
 /// `tad-lower-to-llvm` and `tad-lower-to-cuda`.

@@ -87,8 +87,12 @@ struct Pending {
 };
 
 struct GpuHostWaits : tad::impl::GpuHostWaitsBase<GpuHostWaits> {
+  using GpuHostWaitsBase::GpuHostWaitsBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (everyLaunch)
+      return waitAfterEveryGemm(module);
     SymbolTable table(module);
     symbols = &table;
     aliases = &getAnalysis<AliasAnalysis>();
@@ -116,6 +120,20 @@ struct GpuHostWaits : tad::impl::GpuHostWaitsBase<GpuHostWaits> {
       callers.any = callers.unknown = true;
     for (Block &block : func.getBody())
       visit(module, block, callers);
+  }
+
+  /// Synchronous launches wait for their kernel; a wait after each GEMM.
+  void waitAfterEveryGemm(ModuleOp module) {
+    module.walk([&](func::CallOp call) {
+      if (!isDeviceCall(call.getCallee()))
+        return;
+      if (!wait)
+        wait = tad::getOrDeclareRuntimeFunction(
+            module, kWaitFunction, FunctionType::get(&getContext(), {}, {}));
+      OpBuilder b(call);
+      b.setInsertionPointAfter(call);
+      func::CallOp::create(b, call.getLoc(), wait, ValueRange());
+    });
   }
 
   /// Adds what `op` leaves running on the device, if anything.
