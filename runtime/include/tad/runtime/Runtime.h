@@ -176,12 +176,11 @@ void tad_rt_cuda_wait(void);
  * or run by the emulator, tadc --target=cuda-emulator, which counts the same
  * launches), the cuBLAS calls (each launches kernels of cuBLAS's own, not
  * counted above), and the waits of the host for the GPU (those with work
- * to wait for). Buffers
- * are in managed memory, which the driver migrates between host and device
- * on its own: `staged_bytes` counts the copies the runtime makes itself,
- * the inputs that tad_rt_stage_input() copies to memory the GPU reads,
- * since the program started (the runner stages them once, before its
- * calls). docs/gpu.md, "Launch and memory accounting". */
+ * to wait for). Buffers are in managed memory, which the driver migrates
+ * between host and device on its own: `staged_bytes` counts the copies the
+ * runtime makes itself, the inputs that tad_rt_stage_input() copies to
+ * memory the GPU reads, since the program started (the runner stages them
+ * once, before its calls). docs/gpu.md, "Launch and memory accounting". */
 typedef struct tad_rt_gpu_counts {
   int64_t kernel_launches;
   int64_t blas_calls;
