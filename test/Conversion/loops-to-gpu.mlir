@@ -122,3 +122,111 @@ func.func @copies(%a: memref<4x8xf32>, %b: memref<4x3xf32>, %s: memref<f32>, %t:
   memref.copy %stack, %t : memref<f32> to memref<f32>
   return
 }
+
+// -----
+
+// The lanes of a split row sum, then the sum of each row's lanes: one
+// kernel. Thread `id` runs lane iteration `id`; after a barrier (a row's 8
+// lanes are in one block of 256), the first thread of each row adds its
+// row's lanes, as the second loop did.
+// CHECK-LABEL: func.func @lanes_then_rows
+// CHECK:         gpu.launch
+// CHECK:           %[[ID:.*]] = arith.addi
+// CHECK:           %[[IN:.*]] = arith.cmpi slt, %[[ID]]
+// CHECK:           scf.if %[[IN]] {
+// CHECK:             scf.for
+// CHECK:               memref.store {{.*}} : memref<64x8xf64>
+// CHECK:           gpu.barrier
+// CHECK:           %[[LANE:.*]] = arith.remsi %[[ID]], %[[C8:.*]] : index
+// CHECK-NEXT:      %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]]
+// CHECK-NEXT:      %[[BOTH:.*]] = arith.andi %[[IN]], %[[FIRST]]
+// CHECK-NEXT:      scf.if %[[BOTH]] {
+// CHECK-NEXT:        %[[ROW:.*]] = arith.divsi %[[ID]], %[[C8]]
+// CHECK:             scf.for
+// CHECK:               memref.load {{.*}} : memref<64x8xf64>
+// CHECK:           gpu.terminator
+// CHECK-NOT:     gpu.launch
+// CHECK:         return %
+func.func @lanes_then_rows(%x: memref<64x32x8xf32>) -> memref<64xf64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f64
+  %out = memref.alloc() : memref<64xf64>
+  %lanes = memref.alloc() : memref<64x8xf64>
+  scf.parallel (%r, %l) = (%c0, %c0) to (%c64, %c8) step (%c1, %c1) {
+    memref.store %zero, %lanes[%r, %l] : memref<64x8xf64>
+    scf.for %k = %c0 to %c32 step %c1 {
+      %v = memref.load %x[%r, %k, %l] : memref<64x32x8xf32>
+      %a = memref.load %lanes[%r, %l] : memref<64x8xf64>
+      %w = arith.extf %v : f32 to f64
+      %s = arith.addf %w, %a : f64
+      memref.store %s, %lanes[%r, %l] : memref<64x8xf64>
+    }
+    scf.reduce
+  }
+  scf.parallel (%r) = (%c0) to (%c64) step (%c1) {
+    memref.store %zero, %out[%r] : memref<64xf64>
+    scf.for %l = %c0 to %c8 step %c1 {
+      %v = memref.load %lanes[%r, %l] : memref<64x8xf64>
+      %a = memref.load %out[%r] : memref<64xf64>
+      %s = arith.addf %v, %a : f64
+      memref.store %s, %out[%r] : memref<64xf64>
+    }
+    scf.reduce
+  }
+  memref.dealloc %lanes : memref<64x8xf64>
+  return %out : memref<64xf64>
+}
+
+// -----
+
+// Not when the second loop reads another row's lanes (its thread may be
+// in another block), nor when it writes what the first reads (or may, as
+// an argument may be another's memory): two kernels.
+// CHECK-LABEL: func.func @other_rows
+// CHECK:         gpu.launch
+// CHECK-NOT:       gpu.barrier
+// CHECK:         gpu.launch
+// CHECK-NOT:       gpu.barrier
+// CHECK-LABEL: func.func @writes_input
+// CHECK:         gpu.launch
+// CHECK-NOT:       gpu.barrier
+// CHECK:         gpu.launch
+func.func @other_rows(%lanes: memref<64x8xf64>, %out: memref<64xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c63 = arith.constant 63 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f64
+  scf.parallel (%r, %l) = (%c0, %c0) to (%c64, %c8) step (%c1, %c1) {
+    memref.store %zero, %lanes[%r, %l] : memref<64x8xf64>
+    scf.reduce
+  }
+  scf.parallel (%r) = (%c0) to (%c64) step (%c1) {
+    %v = memref.load %lanes[%c63, %c0] : memref<64x8xf64>
+    memref.store %v, %out[%r] : memref<64xf64>
+    scf.reduce
+  }
+  return
+}
+func.func @writes_input(%x: memref<64x8xf64>, %lanes: memref<64x8xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f64
+  scf.parallel (%r, %l) = (%c0, %c0) to (%c64, %c8) step (%c1, %c1) {
+    %v = memref.load %x[%r, %l] : memref<64x8xf64>
+    memref.store %v, %lanes[%r, %l] : memref<64x8xf64>
+    scf.reduce
+  }
+  scf.parallel (%r) = (%c0) to (%c64) step (%c1) {
+    memref.store %zero, %x[%r, %c0] : memref<64x8xf64>
+    scf.reduce
+  }
+  return
+}

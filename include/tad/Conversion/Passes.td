@@ -176,7 +176,12 @@ def ConvertLoopsToGPU : Pass<"tad-loops-to-gpu", "mlir::func::FuncOp"> {
     threads; the row-major linear index of an iteration is its thread's
     global id, so the innermost dimension runs across a warp and contiguous
     accesses coalesce. A loop nest of that kind without a parallel loop (a
-    full reduction) becomes a single-thread launch. A `memref.copy` becomes
+    full reduction) becomes a single-thread launch. A loop over rows and
+    L lanes (L dividing 256: the lanes of a sum that
+    `tad-split-reductions` split) right before a loop over the same rows
+    that only reads the lanes of its own row is one launch: each thread
+    runs its lane iteration, all wait at a `gpu.barrier`, and the first
+    thread of each row runs the row's iteration. A `memref.copy` becomes
     a launch of one thread per element, so that the buffers it copies stay
     on the device (copied by the host, managed memory moves to the host and
     back); a copy from or to a stack buffer (`memref.alloca`) stays on the

@@ -11,7 +11,10 @@
 //     dimension varies fastest across a warp, so contiguous accesses
 //     coalesce), and threads past the end do nothing;
 //   - an scf.for nest that touches only memory and scalars becomes a
-//     single-thread kernel, so that its buffers never migrate to the host.
+//     single-thread kernel, so that its buffers never migrate to the host;
+//   - a loop over rows and lanes followed by a loop over the rows that adds
+//     each row's lanes (tad-split-reductions' form of a sum) is one kernel
+//     with a barrier between the two: a launch less for each such sum.
 //
 //   - a memref.copy becomes a loop of one thread per element, so that the
 //     buffers it copies stay on the device.
@@ -30,6 +33,7 @@
 
 #include "tad/Conversion/Passes.h"
 
+#include "mlir/Analysis/AliasAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
@@ -88,11 +92,11 @@ gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, Value grid) {
   return launch;
 }
 
-/// Runs `loop` (without results) as a grid of one thread per iteration.
-void launchParallelLoop(scf::ParallelOp loop) {
-  OpBuilder b(loop);
+/// The trip counts of `loop`'s dimensions, computed before it on the host
+/// (ceil((ub - lb) / step)), and their product.
+std::pair<SmallVector<Value>, Value> tripCounts(OpBuilder &b,
+                                                scf::ParallelOp loop) {
   Location loc = loop.getLoc();
-  // Trip counts on the host: ceil((ub - lb) / step) per dimension.
   SmallVector<Value> trips;
   Value total = arith::ConstantIndexOp::create(b, loc, 1);
   for (auto [lb, ub, step] : llvm::zip(loop.getLowerBound(),
@@ -102,42 +106,103 @@ void launchParallelLoop(scf::ParallelOp loop) {
     trips.push_back(trip);
     total = arith::MulIOp::create(b, loc, total, trip);
   }
+  return {trips, total};
+}
+
+/// A launch of ceil(`total` / kThreadsPerBlock) blocks, inside a test that
+/// `total` is not 0 (an empty grid is not a valid launch), and the global
+/// id of its thread; the builder is left at the start of its body, after
+/// the id.
+std::pair<gpu::LaunchOp, Value> launchThreads(OpBuilder &b, Location loc,
+                                              Value total) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value block = arith::ConstantIndexOp::create(b, loc, kThreadsPerBlock);
   Value grid = arith::CeilDivSIOp::create(b, loc, total, block);
-  // An empty grid is not a valid launch.
   Value any =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, total, zero);
   auto ifAny = scf::IfOp::create(b, loc, any, /*withElseRegion=*/false);
   b.setInsertionPointToStart(ifAny.thenBlock());
   gpu::LaunchOp launch = createLaunch(b, loc, grid);
-
   Value id = arith::AddIOp::create(
       b, loc,
       arith::MulIOp::create(b, loc, launch.getBlockIds().x,
                             launch.getBlockSize().x),
       launch.getThreadIds().x);
-  Value inRange =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, id, total);
-  auto ifInRange = scf::IfOp::create(b, loc, inRange, false);
-  b.setInsertionPointToStart(ifInRange.thenBlock());
+  return {launch, id};
+}
 
-  // Row-major delinearization: the last dimension varies fastest.
+/// Clones `loop`'s body for the iteration whose row-major linear index is
+/// `index` (the last dimension varies fastest) at `b`.
+void cloneIteration(OpBuilder &b, scf::ParallelOp loop, ArrayRef<Value> trips,
+                    Value index) {
+  Location loc = loop.getLoc();
   IRMapping mapping;
-  Value rest = id;
+  Value rest = index;
   SmallVector<Value> ivs(trips.size());
   for (int64_t d = int64_t(trips.size()) - 1; d >= 0; --d) {
-    Value index = d == 0 ? rest : arith::RemSIOp::create(b, loc, rest, trips[d]);
+    Value at = d == 0 ? rest : arith::RemSIOp::create(b, loc, rest, trips[d]);
     if (d > 0)
       rest = arith::DivSIOp::create(b, loc, rest, trips[d]);
-    Value scaled = arith::MulIOp::create(b, loc, index, loop.getStep()[d]);
+    Value scaled = arith::MulIOp::create(b, loc, at, loop.getStep()[d]);
     ivs[d] = arith::AddIOp::create(b, loc, loop.getLowerBound()[d], scaled);
   }
   for (auto [iv, value] : llvm::zip(loop.getInductionVars(), ivs))
     mapping.map(iv, value);
   for (Operation &op : loop.getBody()->without_terminator())
     b.clone(op, mapping);
+}
+
+/// A launch of one thread per iteration of `loop` (without results), each
+/// running its iteration inside a test that it has one; returns the test
+/// (`inRange`'s scf.if) and the thread's id. `loop` stays.
+std::pair<scf::IfOp, Value> launchIterations(OpBuilder &b,
+                                             scf::ParallelOp loop) {
+  Location loc = loop.getLoc();
+  auto [trips, total] = tripCounts(b, loop);
+  Value id = launchThreads(b, loc, total).second;
+  Value inRange =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, id, total);
+  auto ifInRange = scf::IfOp::create(b, loc, inRange, false);
+  b.setInsertionPointToStart(ifInRange.thenBlock());
+  cloneIteration(b, loop, trips, id);
+  b.setInsertionPointAfter(ifInRange);
+  return {ifInRange, id};
+}
+
+/// Runs `loop` (without results) as a grid of one thread per iteration.
+void launchParallelLoop(scf::ParallelOp loop) {
+  OpBuilder b(loop);
+  launchIterations(b, loop);
   loop.erase();
+}
+
+/// Runs `lanes` (over rows and L lanes, L dividing kThreadsPerBlock) and
+/// `rows` (over the same rows; it combines each row's lanes, as
+/// tad-split-reductions' sum of the lanes of a reduction does) as one
+/// kernel: thread `id` runs `lanes`' iteration `id`, all wait at a barrier,
+/// then the first thread of each row's L runs `rows`' iteration of that
+/// row. A row's lanes are in one block, so the barrier orders every write
+/// of the row's lanes before the read of them; each value is computed as
+/// the two kernels computed it.
+void launchLaneCombine(scf::ParallelOp lanes, scf::ParallelOp rows,
+                       int64_t laneCount) {
+  OpBuilder b(lanes);
+  Location loc = lanes.getLoc();
+  SmallVector<Value> rowTrips = tripCounts(b, rows).first;
+  auto [ifInRange, id] = launchIterations(b, lanes);
+  gpu::BarrierOp::create(b, loc);
+  Value count = arith::ConstantIndexOp::create(b, loc, laneCount);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value lane = arith::RemSIOp::create(b, loc, id, count);
+  Value first =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, zero);
+  auto ifFirst = scf::IfOp::create(
+      b, loc,
+      arith::AndIOp::create(b, loc, ifInRange.getCondition(), first), false);
+  b.setInsertionPointToStart(ifFirst.thenBlock());
+  cloneIteration(b, rows, rowTrips, arith::DivSIOp::create(b, loc, id, count));
+  rows.erase();
+  lanes.erase();
 }
 
 /// The buffer that `v` views (through subviews, casts and reshapes).
@@ -195,6 +260,99 @@ scf::ParallelOp copyAsParallelLoop(memref::CopyOp copy) {
   return loop;
 }
 
+/// The constant `value`, if it is one.
+std::optional<int64_t> constantIndex(Value value) {
+  if (auto c = value.getDefiningOp<arith::ConstantIndexOp>())
+    return c.value();
+  return std::nullopt;
+}
+
+/// The loads and stores of `loop`'s body, or nothing when it touches
+/// memory in any other way.
+std::optional<SmallVector<Operation *>> memoryAccesses(scf::ParallelOp loop) {
+  SmallVector<Operation *> accesses;
+  bool other = false;
+  loop.getBody()->walk([&](Operation *op) {
+    if (isa<memref::LoadOp, memref::StoreOp>(op))
+      accesses.push_back(op);
+    else if (!isPure(op) && !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      other = true;
+  });
+  if (other)
+    return std::nullopt;
+  return accesses;
+}
+
+/// Whether `access` (a load or store in `loop`) indexes its buffer's
+/// leading dimensions with `loop`'s first `n` induction variables, in order.
+bool indexesRow(Operation *access, scf::ParallelOp loop, size_t n) {
+  OperandRange indices = isa<memref::LoadOp>(access)
+                             ? cast<memref::LoadOp>(access).getIndices()
+                             : cast<memref::StoreOp>(access).getIndices();
+  if (indices.size() < n)
+    return false;
+  for (size_t d = 0; d < n; ++d)
+    if (indices[d] != loop.getInductionVars()[d])
+      return false;
+  return true;
+}
+
+Value accessedBuffer(Operation *access) {
+  return isa<memref::LoadOp>(access)
+             ? cast<memref::LoadOp>(access).getMemRef()
+             : cast<memref::StoreOp>(access).getMemRef();
+}
+
+/// L, where `rows` (right after `lanes`) combines the L lanes of each row
+/// that `lanes` computes (tad-split-reductions' lanes, then their sum), so
+/// that launchLaneCombine may run both as one kernel: `lanes` is over the
+/// dimensions of `rows` and then L lanes (L a constant that divides
+/// kThreadsPerBlock), from 0 in steps of 1; a buffer that `lanes` writes
+/// and `rows` touches is the same value in both, indexed in its leading
+/// dimensions by the row in both, and only read by `rows`; a buffer that
+/// `rows` writes is not one that `lanes` touches (`aliases` decides).
+std::optional<int64_t> laneCombine(scf::ParallelOp lanes, scf::ParallelOp rows,
+                                   AliasAnalysis &aliases) {
+  size_t n = rows.getNumLoops();
+  if (lanes->getNextNode() != rows.getOperation() ||
+      lanes.getNumLoops() != n + 1 || rows.getNumResults() != 0 ||
+      !isDeviceNest(rows))
+    return std::nullopt;
+  for (scf::ParallelOp loop : {lanes, rows})
+    for (auto [lb, step] : llvm::zip(loop.getLowerBound(), loop.getStep()))
+      if (constantIndex(lb) != 0 || constantIndex(step) != 1)
+        return std::nullopt;
+  for (size_t d = 0; d < n; ++d)
+    if (lanes.getUpperBound()[d] != rows.getUpperBound()[d] &&
+        (!constantIndex(lanes.getUpperBound()[d]) ||
+         constantIndex(lanes.getUpperBound()[d]) !=
+             constantIndex(rows.getUpperBound()[d])))
+      return std::nullopt;
+  std::optional<int64_t> count = constantIndex(lanes.getUpperBound()[n]);
+  if (!count || *count < 2 || kThreadsPerBlock % *count != 0)
+    return std::nullopt;
+  auto laneAccesses = memoryAccesses(lanes);
+  auto rowAccesses = memoryAccesses(rows);
+  if (!laneAccesses || !rowAccesses)
+    return std::nullopt;
+  for (Operation *rowAccess : *rowAccesses) {
+    Value buffer = accessedBuffer(rowAccess);
+    for (Operation *laneAccess : *laneAccesses) {
+      Value other = accessedBuffer(laneAccess);
+      if (aliases.alias(buffer, other).isNo())
+        continue;
+      bool laneWrites = isa<memref::StoreOp>(laneAccess);
+      bool rowWrites = isa<memref::StoreOp>(rowAccess);
+      if (!laneWrites && !rowWrites)
+        continue; // both read
+      if (rowWrites || buffer != other || !indexesRow(rowAccess, rows, n) ||
+          !indexesRow(laneAccess, lanes, n))
+        return std::nullopt;
+    }
+  }
+  return count;
+}
+
 /// Runs `op` (a loop nest without results) on a single GPU thread.
 void launchSingleThread(Operation *op) {
   OpBuilder b(op);
@@ -243,6 +401,7 @@ struct ConvertLoopsToGPU
     : public tad::impl::ConvertLoopsToGPUBase<ConvertLoopsToGPU> {
   void runOnOperation() override {
     SmallVector<gpu::LaunchOp> launches;
+    aliases = &getAnalysis<AliasAnalysis>();
     visitRegion(getOperation().getBody());
     getOperation().walk([&](gpu::LaunchOp l) { launches.push_back(l); });
     for (gpu::LaunchOp launch : launches)
@@ -253,23 +412,35 @@ struct ConvertLoopsToGPU
   /// visits the regions of the host ops that contain others.
   void visitRegion(Region &region) {
     for (Block &block : region)
-      for (Operation &op : llvm::make_early_inc_range(block))
-        visitOp(&op);
+      for (Operation *op = block.empty() ? nullptr : &block.front(); op;)
+        op = visitOp(op);
   }
 
-  void visitOp(Operation *op) {
+  AliasAnalysis *aliases = nullptr;
+
+  /// Launches `op` where it can run on the device, or visits its regions;
+  /// returns the operation to visit next.
+  Operation *visitOp(Operation *op) {
+    Operation *next = op->getNextNode();
     // A kernel already (tad-tile-gpu-matmuls'): its loops are its threads'.
     if (isa<gpu::LaunchOp>(op))
-      return;
+      return next;
     if (auto copy = dyn_cast<memref::CopyOp>(op)) {
       if (scf::ParallelOp loop = copyAsParallelLoop(copy))
         launchParallelLoop(loop);
-      return;
+      return next;
     }
     if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
       if (loop.getNumResults() == 0 && isDeviceNest(op)) {
-        launchParallelLoop(loop);
-        return;
+        auto rows = dyn_cast_or_null<scf::ParallelOp>(next);
+        if (std::optional<int64_t> count =
+                rows ? laneCombine(loop, rows, *aliases) : std::nullopt) {
+          next = rows->getNextNode();
+          launchLaneCombine(loop, rows, *count);
+        } else {
+          launchParallelLoop(loop);
+        }
+        return next;
       }
     } else if (isa<scf::ForOp>(op) && op->getNumResults() == 0 &&
                isDeviceNest(op)) {
@@ -279,11 +450,12 @@ struct ConvertLoopsToGPU
       op->walk([&](scf::ParallelOp) { hasParallel = true; });
       if (!hasParallel) {
         launchSingleThread(op);
-        return;
+        return next;
       }
     }
     for (Region &r : op->getRegions())
       visitRegion(r);
+    return next;
   }
 };
 
