@@ -19,9 +19,9 @@
 // Buffers are managed memory: the host may touch a buffer while a kernel
 // that uses it runs, which is a race, not an error, on a GPU that allows
 // concurrent managed access. The stand-in driver of the tests
-// (test/GPU/Inputs/fake_libcuda.c) protects every buffer from the host
-// between a launch and the next wait, so that a wait this pass misses
-// stops the test.
+// (test/GPU/Inputs/fake_libcuda.c) protects the buffers a kernel was given
+// from the host between its launch and the next wait, so that a wait this
+// pass misses stops the test.
 //
 //===----------------------------------------------------------------------===//
 
