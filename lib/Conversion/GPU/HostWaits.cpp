@@ -167,9 +167,7 @@ struct GpuHostWaits : tad::impl::GpuHostWaitsBase<GpuHostWaits> {
     bool frees = false;
     op->walk([&](Operation *inner) {
       addWork(inner, work);
-      frees |=
-          isa<MemoryEffectOpInterface>(inner) &&
-          cast<MemoryEffectOpInterface>(inner).hasEffect<MemoryEffects::Free>();
+      frees |= hasEffect<MemoryEffects::Free>(inner);
     });
     work.freedInUse = work.any && frees;
     return work;
@@ -266,8 +264,7 @@ struct GpuHostWaits : tad::impl::GpuHostWaitsBase<GpuHostWaits> {
         continue;
       }
       addWork(&op, pending);
-      if (isa<MemoryEffectOpInterface>(op) &&
-          cast<MemoryEffectOpInterface>(op).hasEffect<MemoryEffects::Free>())
+      if (hasEffect<MemoryEffects::Free>(&op))
         pending.freedInUse |= pending.any;
       // Last: this replaces `op`.
       if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op))

@@ -39,6 +39,7 @@
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
@@ -260,13 +261,6 @@ scf::ParallelOp copyAsParallelLoop(memref::CopyOp copy) {
   return loop;
 }
 
-/// The constant `value`, if it is one.
-std::optional<int64_t> constantIndex(Value value) {
-  if (auto c = value.getDefiningOp<arith::ConstantIndexOp>())
-    return c.value();
-  return std::nullopt;
-}
-
 /// The loads and stores of `loop`'s body, or nothing when it touches
 /// memory in any other way.
 std::optional<SmallVector<Operation *>> memoryAccesses(scf::ParallelOp loop) {
@@ -320,15 +314,13 @@ std::optional<int64_t> laneCombine(scf::ParallelOp lanes, scf::ParallelOp rows,
     return std::nullopt;
   for (scf::ParallelOp loop : {lanes, rows})
     for (auto [lb, step] : llvm::zip(loop.getLowerBound(), loop.getStep()))
-      if (constantIndex(lb) != 0 || constantIndex(step) != 1)
+      if (getConstantIntValue(lb) != 0 || getConstantIntValue(step) != 1)
         return std::nullopt;
   for (size_t d = 0; d < n; ++d)
-    if (lanes.getUpperBound()[d] != rows.getUpperBound()[d] &&
-        (!constantIndex(lanes.getUpperBound()[d]) ||
-         constantIndex(lanes.getUpperBound()[d]) !=
-             constantIndex(rows.getUpperBound()[d])))
+    if (!isEqualConstantIntOrValue(lanes.getUpperBound()[d],
+                                   rows.getUpperBound()[d]))
       return std::nullopt;
-  std::optional<int64_t> count = constantIndex(lanes.getUpperBound()[n]);
+  std::optional<int64_t> count = getConstantIntValue(lanes.getUpperBound()[n]);
   if (!count || *count < 2 || kThreadsPerBlock % *count != 0)
     return std::nullopt;
   auto laneAccesses = memoryAccesses(lanes);
