@@ -327,8 +327,17 @@ def TestMemoryModel : Pass<"tad-test-memory-model", "mlir::ModuleOp"> {
     elementwise add on one element). The IR is unchanged.
     test/Remat/op-memory.mlir holds each op's declared memory behavior to
     its lowering with it, test/Remat/op-costs.mlir states costs, and
-    bench/remat/op_costs.py compares them with measured time.
+    bench/remat/op_costs.py compares them with measured time. With
+    `explain`, a note also lists what each side holds at its peak: the
+    graph's resident nodes (and the transient bytes of the node being
+    computed), and the planned buffers that are live, by the location of
+    the op whose result each holds; where the two peaks differ, that is
+    where the model and the plan part.
   }];
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "List what the model and the plan hold at their peaks">,
+  ];
   let dependentDialects = ["::tad::TadDialect"];
 }
 
@@ -360,7 +369,11 @@ def ChooseLoopSnapshots : Pass<"tad-choose-loop-snapshots", "mlir::ModuleOp"> {
     that save the most compute per byte (by the prices) while they fit:
     the longest run of those steps that fits (the whole run, then its
     first step, then by bisection between them), then the loop
-    whose step did not fit stays, and the rest go on. The probes are a few
+    whose step did not fit stays, and the rest go on. From counts that fit
+    with nothing computed again, a run fits only where its probe's
+    predicted compute (the first schedule found, at least the cheapest's)
+    is no more: the memory a step takes can cost more to win back by
+    recomputing other values than its loop's reruns save. The probes are a few
     per loop at most, not one per candidate and loop. When no count fits,
     the one whose feasible minimum is the least (of the tapes without
     residuals, the snapshot counts, and the tape that computes all the

@@ -100,6 +100,29 @@ private:
     trace->push_back({bytes, live, loc});
   }
 
+  /// Where the buffer that `buffer` (or the buffer it views) holds was
+  /// allocated, as far as the trace followed it through loops, branches
+  /// and calls; else the location of its producer, or `otherwise`.
+  Location allocationOf(Value buffer, Location otherwise) {
+    buffer = tad::getViewedBuffer(buffer);
+    if (auto it = allocatedAt.find(buffer); it != allocatedAt.end())
+      return it->second;
+    Operation *producer = buffer.getDefiningOp();
+    return producer ? producer->getLoc() : otherwise;
+  }
+
+  /// While tracing: `to` hold the buffers of `from` (a loop's carried
+  /// values, a region's results, a callee's arguments).
+  void bindCarried(ValueRange to, ValueRange from) {
+    if (!trace)
+      return;
+    SmallVector<Location> locations;
+    for (Value v : from)
+      locations.push_back(allocationOf(v, v.getLoc()));
+    for (auto [value, loc] : llvm::zip(to, locations))
+      allocatedAt.insert_or_assign(value, loc);
+  }
+
   /// Whether events are still being recorded: simulation shortcuts
   /// (repeated iterations, a callee's known peak) would skip them.
   bool tracing() const { return trace && trace->size() < traceLimit; }
@@ -111,14 +134,15 @@ private:
         return op.emitOpError("has a dynamic size, which the buffer plan "
                               "cannot count");
       allocate(bytes, alloc.getLoc());
+      if (trace)
+        allocatedAt.insert_or_assign(alloc.getResult(), alloc.getLoc());
       return success();
     }
     if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
       Value buffer = tad::getViewedBuffer(dealloc.getMemref());
       int64_t bytes = getMemRefByteSize(buffer.getType());
       live -= bytes;
-      Operation *producer = buffer.getDefiningOp();
-      record(-bytes, producer ? producer->getLoc() : dealloc.getLoc());
+      record(-bytes, allocationOf(buffer, dealloc.getLoc()));
       return success();
     }
     if (auto call = dyn_cast<func::CallOp>(op))
@@ -133,7 +157,7 @@ private:
                               : &branch.getElseRegion());
       else
         sides = {&branch.getThenRegion(), &branch.getElseRegion()};
-      return runOneOf(sides);
+      return runOneOf(&op, sides);
     }
     if (auto sw = dyn_cast<scf::IndexSwitchOp>(op)) {
       SmallVector<Region *> sides;
@@ -146,7 +170,7 @@ private:
         for (Region &region : sw->getRegions())
           sides.push_back(&region);
       }
-      return runOneOf(sides);
+      return runOneOf(&op, sides);
     }
     // Any other region (a linalg body) runs as one.
     for (Region &region : op.getRegions())
@@ -170,7 +194,10 @@ private:
       DenseMap<Value, int64_t> outerValues, outerUses;
       std::swap(values, outerValues);
       std::swap(useCount, outerUses);
-      LogicalResult result = runBlock(callee.getBody().front());
+      Block &body = callee.getBody().front();
+      bindCarried(body.getArguments(), call.getOperands());
+      LogicalResult result = runBlock(body);
+      bindCarried(call.getResults(), body.getTerminator()->getOperands());
       std::swap(values, outerValues);
       std::swap(useCount, outerUses);
       exact &= inner->exact;
@@ -185,7 +212,7 @@ private:
   /// Runs the one of `sides` that runs, or each of them from the same state
   /// when that is not known: then the larger peak and the larger remainder
   /// count.
-  LogicalResult runOneOf(ArrayRef<Region *> sides) {
+  LogicalResult runOneOf(Operation *op, ArrayRef<Region *> sides) {
     if (sides.size() > 1)
       exact = false;
     int64_t start = live, after = 0, most = peak;
@@ -203,6 +230,9 @@ private:
       if (trace && peak > largestPeak) {
         largestPeak = peak;
         largest.assign(trace->begin() + traceStart, trace->end());
+        if (!side->empty())
+          bindCarried(op->getResults(),
+                      side->front().getTerminator()->getOperands());
       }
       if (trace)
         trace->erase(trace->begin() + traceStart, trace->end());
@@ -246,7 +276,11 @@ private:
       return success();
     }
     int64_t outerPeak = peak;
+    bindCarried(loop.getRegionIterArgs(), loop.getInitArgs());
     for (int64_t i = *lower; i < *upper; i += *step) {
+      if (i != *lower)
+        bindCarried(loop.getRegionIterArgs(),
+                    body.getTerminator()->getOperands());
       values[iv] = i;
       int64_t uses = useCount[iv];
       int64_t start = live;
@@ -263,6 +297,9 @@ private:
         break;
       }
     }
+    bindCarried(loop.getResults(), *lower < *upper
+                                       ? body.getTerminator()->getOperands()
+                                       : loop.getInitArgs());
     peak = outerPeak;
     values.erase(iv);
     useCount.erase(iv);
@@ -320,6 +357,8 @@ private:
   /// Where events are recorded (none: not traced), and how many at most.
   std::vector<BufferEvent> *trace = nullptr;
   size_t traceLimit = 0;
+  /// While tracing: where the buffer each memref value holds was allocated.
+  DenseMap<Value, Location> allocatedAt;
   /// The induction variables of the loops running, and how often each has
   /// been read (an iteration that reads none repeats the previous one).
   DenseMap<Value, int64_t> values, useCount;

@@ -100,6 +100,9 @@ struct Trial {
   double cost = 0; // the predicted compute of the derivatives, when it does
   /// Whether it fit only by scheduling inside a reverse loop's body.
   bool bodyScheduled = false;
+  /// Whether it fit with nothing computed again: its cost is exact (a
+  /// probe for any schedule's is an upper bound otherwise).
+  bool storeAll = false;
 };
 
 /// A loop's price under one candidate, by the model, summed over its
@@ -370,10 +373,12 @@ struct ChooseLoopSnapshots
     RematResult result = scheduleDerivatives(*copy, options, memo.get());
     const RematReport &report = result.report;
     trial.fits = result.scheduled;
+    trial.storeAll = trial.fits;
     if (trial.fits)
       for (const RematFunctionReport &f : report.functions) {
         trial.cost += f.cost;
         trial.bodyScheduled |= !f.loopBodies.empty();
+        trial.storeAll &= f.solver == "store-all";
       }
     else if (report.feasibleMinimum > 0)
       // A failure other than the budget (none is known) has no minimum; it
@@ -455,16 +460,23 @@ struct ChooseLoopSnapshots
     }
   }
 
-  /// From `start` (the same candidate for every loop), which fits, the
-  /// steps of stepsFrom while they fit: the longest run of them that fits,
-  /// searched as if a run that fits fits with fewer of its steps too (as
-  /// it mostly does); the loop of the first step that does not fit takes
-  /// no more steps; again from there, until no step is left.
+  /// From `start` (the same candidate for every loop), whose probe is
+  /// `from`, the steps of stepsFrom while they fit: the longest run of
+  /// them that fits, searched as if a run that fits fits with fewer of its
+  /// steps too (as it mostly does); the loop of the first step that does
+  /// not fit takes no more steps; again from there, until no step is left.
+  /// A step saves its loop's reruns, but where the memory it takes must be
+  /// won back by computing other values again, that can cost more than it
+  /// saves: from counts that fit with nothing computed again (whose
+  /// probe's cost is exact), a run fits only if its probe's cost, the
+  /// derivatives' predicted compute by the first schedule found (at least
+  /// the cheapest's), is no more.
   std::vector<int64_t>
-  climb(ModuleOp module, size_t start, ArrayRef<int64_t> candidates,
-        ArrayRef<std::vector<Price>> prices,
+  climb(ModuleOp module, size_t start, const Trial &from,
+        ArrayRef<int64_t> candidates, ArrayRef<std::vector<Price>> prices,
         const std::vector<std::pair<scf::ForOp, int64_t>> &loops) {
     std::vector<size_t> at(loops.size(), start);
+    Trial atTrial = from;
     SmallVector<bool> blocked(loops.size(), false);
     auto countsAfter = [&](ArrayRef<std::pair<size_t, size_t>> steps) {
       std::vector<size_t> state = at;
@@ -483,7 +495,7 @@ struct ChooseLoopSnapshots
         return countsAfter({});
       // Each run is asked once; with a second core, the run asked next is
       // asked ahead (fitsAfter's `ahead`).
-      std::map<size_t, bool> known;
+      std::map<size_t, Trial> known;
       auto fitsAfter = [&](size_t n, std::optional<size_t> ahead) {
         std::vector<size_t> runs = {n};
         if (ahead && !known.count(*ahead) && *ahead != n)
@@ -495,9 +507,10 @@ struct ChooseLoopSnapshots
           std::vector<Trial> trials =
               probeEach(module, counts, /*anySchedule=*/true);
           for (auto [run, trial] : llvm::zip(runs, trials))
-            known[run] = trial.fits;
+            known[run] = trial;
         }
-        return known[n];
+        const Trial &trial = known[n];
+        return trial.fits && (!atTrial.storeAll || trial.cost <= atTrial.cost);
       };
       bool ahead = getContext().isMultithreadingEnabled();
       auto mid = [](size_t fits, size_t fails) {
@@ -525,6 +538,8 @@ struct ChooseLoopSnapshots
       }
       for (auto [loop, candidate] : ArrayRef(steps).take_front(fits))
         at[loop] = candidate;
+      if (fits > 0)
+        atTrial = known[fits];
       if (fits == steps.size())
         return countsAfter({});
       blocked[steps[fits].first] = true;
@@ -650,7 +665,8 @@ struct ChooseLoopSnapshots
     // first that fits (the least memory does not always fit best: a
     // reverse step of binomial checkpointing holds more than a tape of a
     // short loop); then more memory for the loops where it saves the most
-    // compute per byte, while it fits (climb).
+    // compute per byte, while it fits and, from counts that fit with
+    // nothing computed again, costs no more (climb).
     // Where no probe fits, the same with the compile's own search, which
     // probes cut short: at a feasible minimum, only it may fit.
     // Below what every choice's results take, none fits: straight to the
@@ -669,7 +685,13 @@ struct ChooseLoopSnapshots
       size_t start = fit->first;
       if (fit->second.bodyScheduled && keepsResiduals(candidates[start]))
         start = cheaperShare(module, start, candidates, uniform);
-      return climb(module, start, candidates, prices, loops);
+      // The climb compares probes for any schedule: its start's too (the
+      // first fit's, unless a cheaper share moved it).
+      Trial from =
+          start == fit->first
+              ? fit->second
+              : probe(module, uniform(candidates[start]), /*anySchedule=*/true);
+      return climb(module, start, from, candidates, prices, loops);
     }
     // None fits: the choice whose feasible minimum is least, so that
     // tad-remat's error names the true minimum. That search costs a

@@ -585,12 +585,70 @@ static bool isCarriedInConstantCopy(scf::ForOp loop, unsigned i) {
          producer->getBlock() == loop->getBlock() && isCarriedInPlace(loop, i);
 }
 
+/// The last op of `value`'s block that reads it, or a loop result that
+/// holds its buffer (updated in place); null when none does.
+static Operation *lastReaderOfBuffer(Value value) {
+  Operation *last = nullptr;
+  SmallVector<Value> worklist{value};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      Operation *reader =
+          value.getParentBlock()->findAncestorOpInBlock(*use.getOwner());
+      if (!reader)
+        continue;
+      if (!last || last->isBeforeInBlock(reader))
+        last = reader;
+      if (auto loop = dyn_cast<scf::ForOp>(use.getOwner());
+          loop && use.getOperandNumber() >= loop.getNumControlOperands() &&
+          isCarriedInPlace(loop, use.getOperandNumber() -
+                                     loop.getNumControlOperands()))
+        worklist.push_back(loop.getResult(use.getOperandNumber() -
+                                          loop.getNumControlOperands()));
+    }
+  }
+  return last;
+}
+
+/// The result of an earlier loop of `start`'s block that fills the tape
+/// `start` (no constant: its value is undefined) in place, when `loop`
+/// fills it too and nothing reads that loop's buffer from `loop` on:
+/// One-Shot Bufferize then gives both the one buffer.
+static Value sharesTapeWith(scf::ForOp loop, Operation *start) {
+  if (start->hasTrait<OpTrait::ConstantLike>())
+    return nullptr;
+  for (OpOperand &use : start->getResult(0).getUses()) {
+    auto other = dyn_cast<scf::ForOp>(use.getOwner());
+    if (!other || other == loop || other->getBlock() != loop->getBlock() ||
+        !other->isBeforeInBlock(loop) ||
+        use.getOperandNumber() < other.getNumControlOperands())
+      continue;
+    unsigned i = use.getOperandNumber() - other.getNumControlOperands();
+    if (!isCarriedInConstantCopy(other, i))
+      continue;
+    Operation *last = lastReaderOfBuffer(other.getResult(i));
+    if (!last || last->isBeforeInBlock(loop))
+      return other.getResult(i);
+  }
+  return nullptr;
+}
+
 /// The bytes of a loop's results that are buffers of their own: not those
 /// updated in place in a value the block computed or in a constant's copy.
 static int64_t loopResultBytes(scf::ForOp loop) {
   int64_t bytes = 0;
   for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
     if (!isCarriedInBlockValue(loop, i) && !isCarriedInConstantCopy(loop, i))
+      bytes += getByteSize(loop.getResult(i).getType());
+  return bytes;
+}
+
+/// The bytes of loopResultBytes's results that nothing reads.
+static int64_t deadLoopResultBytes(scf::ForOp loop) {
+  int64_t bytes = 0;
+  for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
+    if (!isCarriedInBlockValue(loop, i) && !isCarriedInConstantCopy(loop, i) &&
+        loop.getResult(i).use_empty())
       bytes += getByteSize(loop.getResult(i).getType());
   return bytes;
 }
@@ -795,6 +853,17 @@ static int reusingGroup(Operation *op, Block &body,
   return group;
 }
 
+/// Whether an op that allocates or holds memory (a tensor result, or
+/// regions) lies between `op` and `later` in their block.
+static bool opsBetween(Operation *op, Operation *later) {
+  for (Operation *x = op->getNextNode(); x && x != later; x = x->getNextNode())
+    if (!isConstantOrTapeStart(x) &&
+        (x->getNumRegions() > 0 ||
+         llvm::any_of(x->getResultTypes(), llvm::IsaPred<TensorType>)))
+      return true;
+  return false;
+}
+
 /// The bytes that `op` leaves resident instead of its result when the
 /// last, elementwise step of its lowering fuses into its readers; none
 /// when its lowering does not end in such a step.
@@ -956,22 +1025,41 @@ private:
                                        reusedGroups);
                into >= 0) {
       // A group that writes its result into this op's dying buffer.
-      groupOf[op] = into;
-      reversedGroups[into].push_back(op);
       reusedGroups.insert(into);
-      continue;
+      // In a block that no schedule reorders (a nested one, whose peak
+      // alone is asked), with other ops between the two: the block runs
+      // as written, `op` allocating where it is. It is a node of its own,
+      // and the group a view of it, which keeps its buffer alive.
+      if (depth > 0 && opsBetween(op, reversedGroups[into].back())) {
+        writesInto[into] = int(reversedGroups.size());
+      } else {
+        groupOf[op] = into;
+        reversedGroups[into].push_back(op);
+        continue;
+      }
     }
     groupOf[op] = int(reversedGroups.size());
     reversedGroups.push_back({op});
     // The copies of constants that a loop updates in place come just
     // before it, as the groups of those constants (the constants
-    // themselves stay where they are).
+    // themselves stay where they are). A tape filled by several loops in
+    // turn is one buffer, from the first of them (sharesTapeWith): the
+    // later loops' results wait for its group.
     if (auto loop = dyn_cast<scf::ForOp>(op))
       for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
         if (isCarriedInConstantCopy(loop, i)) {
-          constantCopies.push_back(
-              {loop.getResult(i), int(reversedGroups.size())});
-          reversedGroups.push_back({loop.getInitArgs()[i].getDefiningOp()});
+          SmallVector<Value> filled{loop.getResult(i)};
+          if (auto it = laterFills.find(loop.getResult(i));
+              it != laterFills.end())
+            filled.append(it->second.begin(), it->second.end());
+          Operation *start = loop.getInitArgs()[i].getDefiningOp();
+          if (Value earlier = sharesTapeWith(loop, start)) {
+            laterFills[earlier].append(filled.begin(), filled.end());
+            continue;
+          }
+          for (Value result : filled)
+            constantCopies.push_back({result, int(reversedGroups.size())});
+          reversedGroups.push_back({start});
         }
   }
   std::reverse(problem.constants.begin(), problem.constants.end());
@@ -1044,8 +1132,14 @@ private:
       else
         node.transient = std::max<int64_t>(
             0, node.transient - replacedBytes(loop) - takenInitBytes(loop));
-    } else if (writesIntoUpdatedRow(group)) {
-      // eliminate-empty-tensors places it in its destination's row.
+      // A result that nothing reads is freed as the loop ends: it counts
+      // while the loop runs only.
+      int64_t dead = deadLoopResultBytes(loop);
+      node.bytes -= dead;
+      node.transient += dead;
+    } else if (writesIntoUpdatedRow(group) || writesInto.count(n - 1 - v)) {
+      // eliminate-empty-tensors places it in its destination's row; a
+      // group of writesInto writes into its input's buffer.
     } else if (!isView(root)) {
       for (Type type : root->getResultTypes())
         node.bytes += getByteSize(type);
@@ -1089,13 +1183,19 @@ private:
       problem.graph.addEdge(u, v);
   }
 
+  /// Makes `v` read `value`: its node, the buffers it views, and the loop
+  /// that fills it in place, which must run first. The sink runs last
+  /// anyway: it reads no such loop, whose own results are then freed
+  /// after their last reader, as the plan frees them (a reverse loop's
+  /// gradient, beside a gradient it accumulates in place and returns).
   void addInput(int v, Value value) {
     auto it = problem.nodeOf.find(value);
     if (it == problem.nodeOf.end())
       return; // an argument or a constant
     for (int u = it->second; u >= 0; u = problem.viewOf[u])
       addEdge(u, v);
-    if (auto loop = filledBy.find(value); loop != filledBy.end())
+    if (auto loop = filledBy.find(value);
+        loop != filledBy.end() && v != problem.sink)
       addEdge(loop->second, v);
   }
 
@@ -1115,6 +1215,8 @@ private:
       if (it != problem.nodeOf.end())
         problem.viewOf[v] = it->second;
     }
+    if (auto it = writesInto.find(n - 1 - v); it != writesInto.end())
+      problem.viewOf[v] = nodeOfGroup[it->second];
     for (Value value : read)
       addInput(v, value);
     if (auto loop = dyn_cast<scf::ForOp>(root))
@@ -1239,11 +1341,18 @@ private:
   std::vector<SmallVector<Operation *>> reversedGroups;
   // Each loop result that is a constant's copy, and that copy's group.
   SmallVector<std::pair<Value, int>> constantCopies;
+  // While forming groups: the results of later loops that fill the same
+  // tape as a loop earlier in the block (sharesTapeWith), by that loop's
+  // result.
+  DenseMap<Value, SmallVector<Value>> laterFills;
   // The number of groups, and each group's node.
   int n = 0;
   std::vector<int> nodeOfGroup;
   // The loop that fills each loop result updated in place.
   DenseMap<Value, int> filledBy;
+  // The groups that write into the buffer of an op apart from them (a
+  // group of its own), in a nested block: by group.
+  DenseMap<int, int> writesInto;
 };
 } // namespace
 
