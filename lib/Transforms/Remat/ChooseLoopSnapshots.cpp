@@ -31,6 +31,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <tuple>
 
 namespace tad {
 #define GEN_PASS_DEF_CHOOSELOOPSNAPSHOTS
@@ -576,6 +577,31 @@ struct ChooseLoopSnapshots
     return chosen;
   }
 
+  /// After a tape of residuals (`start`, the same for every loop) that
+  /// fits only by computing other values again, the first of the next
+  /// shares of them computed again that fits as it is, where its compute
+  /// (exact) is less than `start`'s probe's (by the first schedule found):
+  /// keeping more residuals saves the reverse steps' work, but winning
+  /// back their memory elsewhere can cost more.
+  template <typename Uniform>
+  std::pair<size_t, Trial>
+  shareThatFitsAsIs(ModuleOp module, size_t start, const Trial &trial,
+                    ArrayRef<int64_t> candidates, Uniform uniform) {
+    for (size_t next = start + 1;
+         keepsResiduals(candidates[start]) && next < candidates.size() &&
+         keepsResiduals(candidates[next]);
+         ++next) {
+      Trial asIs =
+          probe(module, uniform(candidates[next]), /*anySchedule=*/true);
+      if (!asIs.fits || !asIs.storeAll)
+        continue;
+      if (asIs.cost < trial.cost)
+        return {next, asIs};
+      break;
+    }
+    return {start, trial};
+  }
+
   /// The first of `order` (indices of `candidates`, each the same for
   /// every loop) that fits, with its trial; with a second core, two at a
   /// time (probes for any schedule; probeEach).
@@ -683,14 +709,16 @@ struct ChooseLoopSnapshots
       if (!fit)
         continue;
       size_t start = fit->first;
-      if (fit->second.bodyScheduled && keepsResiduals(candidates[start]))
+      Trial from = fit->second;
+      if (anySchedule && !from.storeAll)
+        std::tie(start, from) =
+            shareThatFitsAsIs(module, start, from, candidates, uniform);
+      size_t share = start;
+      if (from.bodyScheduled && keepsResiduals(candidates[start]))
         start = cheaperShare(module, start, candidates, uniform);
-      // The climb compares probes for any schedule: its start's too (the
-      // first fit's, unless a cheaper share moved it).
-      Trial from =
-          start == fit->first
-              ? fit->second
-              : probe(module, uniform(candidates[start]), /*anySchedule=*/true);
+      // The climb compares probes for any schedule: its start's too.
+      if (start != share)
+        from = probe(module, uniform(candidates[start]), /*anySchedule=*/true);
       return climb(module, start, from, candidates, prices, loops);
     }
     // None fits: the choice whose feasible minimum is least, so that
