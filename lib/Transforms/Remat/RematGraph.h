@@ -13,8 +13,10 @@
 //    and is recomputed with it;
 //  - an elementwise group whose input dies in it writes its result into
 //    that input's buffer (tad-reuse-operand-buffers): the input joins the
-//    group; a value whose only reader is an in-place row update is written
-//    into that row (eliminate-empty-tensors) and has no bytes;
+//    group (in a nested block, which runs as written, an input with other
+//    ops between it and the group keeps its node, and the group views it);
+//    a value whose only reader is an in-place row update is written into
+//    that row (eliminate-empty-tensors) and has no bytes;
 //  - reshape, take and slice are views: no bytes of their own, and their
 //    source stays alive as long as they are read; so is an update or
 //    insert_slice that bufferization does in place (its destination is a
@@ -26,14 +28,16 @@
 //  - an op with regions (a loop, a branch, a checkpoint) or a call is one
 //    node, whose transient bytes are the peak of its body or callee; its
 //    results are freed together after the last reader of any (the
-//    lowering frees each after its own, so the model counts more there);
+//    lowering frees each after its own, so the model counts more there),
+//    but for a loop's result that nothing reads, freed as the loop ends;
 //  - a branch counts the results that some side allocates; a loop's body
 //    starts with the previous carried values it replaces, each freed after
 //    its last reader there, as tad-plan-buffers frees them; a carried value
 //    updated in place is the buffer of its initial value: a value of the
 //    block then lives until the loop result's last reader, and the copy of
 //    a constant (a tape) is a node of its own, whose group is the
-//    constant, computed just before the loop;
+//    constant, computed just before the loop (one node for the loops that
+//    fill one tad.empty in turn, which share its buffer);
 //  - a yield counts the copies tad-plan-buffers makes of what the block
 //    does not own outright.
 //

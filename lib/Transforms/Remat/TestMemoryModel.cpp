@@ -3,7 +3,8 @@
 // Emits, per function, the store-all peak of the remat graph and the peak of
 // the planned buffers, so that a test can hold each op's declared memory
 // behavior (MemoryModelOpInterface) to what its lowering allocates, and the
-// estimated cost of its ops, which bench/remat/op_costs.py holds to time.
+// estimated cost of its ops, which bench/remat/op_costs.py holds to time;
+// with `explain`, what each of the two holds at its peak.
 //
 //===----------------------------------------------------------------------===//
 
