@@ -113,7 +113,7 @@ private:
 
   /// While tracing: `to` hold the buffers of `from` (a loop's carried
   /// values, a region's results, a callee's arguments).
-  void bindCarried(ValueRange to, ValueRange from) {
+  void bindAllocations(ValueRange to, ValueRange from) {
     if (!trace)
       return;
     SmallVector<Location> locations;
@@ -195,9 +195,9 @@ private:
       std::swap(values, outerValues);
       std::swap(useCount, outerUses);
       Block &body = callee.getBody().front();
-      bindCarried(body.getArguments(), call.getOperands());
+      bindAllocations(body.getArguments(), call.getOperands());
       LogicalResult result = runBlock(body);
-      bindCarried(call.getResults(), body.getTerminator()->getOperands());
+      bindAllocations(call.getResults(), body.getTerminator()->getOperands());
       std::swap(values, outerValues);
       std::swap(useCount, outerUses);
       exact &= inner->exact;
@@ -231,8 +231,8 @@ private:
         largestPeak = peak;
         largest.assign(trace->begin() + traceStart, trace->end());
         if (!side->empty())
-          bindCarried(op->getResults(),
-                      side->front().getTerminator()->getOperands());
+          bindAllocations(op->getResults(),
+                          side->front().getTerminator()->getOperands());
       }
       if (trace)
         trace->erase(trace->begin() + traceStart, trace->end());
@@ -276,11 +276,11 @@ private:
       return success();
     }
     int64_t outerPeak = peak;
-    bindCarried(loop.getRegionIterArgs(), loop.getInitArgs());
+    bindAllocations(loop.getRegionIterArgs(), loop.getInitArgs());
     for (int64_t i = *lower; i < *upper; i += *step) {
       if (i != *lower)
-        bindCarried(loop.getRegionIterArgs(),
-                    body.getTerminator()->getOperands());
+        bindAllocations(loop.getRegionIterArgs(),
+                        body.getTerminator()->getOperands());
       values[iv] = i;
       int64_t uses = useCount[iv];
       int64_t start = live;
@@ -297,9 +297,9 @@ private:
         break;
       }
     }
-    bindCarried(loop.getResults(), *lower < *upper
-                                       ? body.getTerminator()->getOperands()
-                                       : loop.getInitArgs());
+    bindAllocations(loop.getResults(), *lower < *upper
+                                           ? body.getTerminator()->getOperands()
+                                           : loop.getInitArgs());
     peak = outerPeak;
     values.erase(iv);
     useCount.erase(iv);

@@ -599,12 +599,10 @@ static Operation *lastReaderOfBuffer(Value value) {
         continue;
       if (!last || last->isBeforeInBlock(reader))
         last = reader;
-      if (auto loop = dyn_cast<scf::ForOp>(use.getOwner());
-          loop && use.getOperandNumber() >= loop.getNumControlOperands() &&
-          isCarriedInPlace(loop, use.getOperandNumber() -
-                                     loop.getNumControlOperands()))
-        worklist.push_back(loop.getResult(use.getOperandNumber() -
-                                          loop.getNumControlOperands()));
+      auto loop = dyn_cast<scf::ForOp>(use.getOwner());
+      if (OpResult result = loop ? loop.getTiedLoopResult(&use) : OpResult();
+          result && isCarriedInPlace(loop, result.getResultNumber()))
+        worklist.push_back(result);
     }
   }
   return last;
@@ -620,15 +618,14 @@ static Value sharesTapeWith(scf::ForOp loop, Operation *start) {
   for (OpOperand &use : start->getResult(0).getUses()) {
     auto other = dyn_cast<scf::ForOp>(use.getOwner());
     if (!other || other == loop || other->getBlock() != loop->getBlock() ||
-        !other->isBeforeInBlock(loop) ||
-        use.getOperandNumber() < other.getNumControlOperands())
+        !other->isBeforeInBlock(loop))
       continue;
-    unsigned i = use.getOperandNumber() - other.getNumControlOperands();
-    if (!isCarriedInConstantCopy(other, i))
+    OpResult filled = other.getTiedLoopResult(&use);
+    if (!filled || !isCarriedInConstantCopy(other, filled.getResultNumber()))
       continue;
-    Operation *last = lastReaderOfBuffer(other.getResult(i));
+    Operation *last = lastReaderOfBuffer(filled);
     if (!last || last->isBeforeInBlock(loop))
-      return other.getResult(i);
+      return filled;
   }
   return nullptr;
 }
