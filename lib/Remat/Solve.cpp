@@ -1036,10 +1036,21 @@ static bool solveFast(const Graph &graph, int64_t budget,
 
 int64_t tad::remat::fastMinimumBudget(const Graph &graph,
                                       const SolverLimits &limits) {
-  std::optional<WindowArena> own;
-  return lowerByWholeGraphSearch(graph, solverMinimumBudget(graph, limits),
-                                 limits,
-                                 limits.arena ? *limits.arena : own.emplace());
+  auto search = [&] {
+    std::optional<WindowArena> own;
+    return lowerByWholeGraphSearch(
+        graph, solverMinimumBudget(graph, limits), limits,
+        limits.arena ? *limits.arena : own.emplace());
+  };
+  if (!limits.memo)
+    return search();
+  // The loop choice's trials ask it of the same loop bodies again (the
+  // remat pass's floor of a body, bodyPeaks): a body whose loop kept its
+  // count is the graph of the trial before. (The budget and `improve` of
+  // fastScheduleKey are no part of this question: fixed values.)
+  return limits.memo->fastMinimum.answer(
+      fastScheduleKey(graph, /*budget=*/0, /*improve=*/false, limits), search,
+      [&] { return !limits.stopped(); });
 }
 
 int64_t tad::remat::autoMinimumBudget(const Graph &graph,

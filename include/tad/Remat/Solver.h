@@ -193,6 +193,9 @@ struct SearchMemos {
   /// search over the chosen choice's graphs), and on a graph of 30 to 50
   /// nodes each answer costs up to a second of window searches.
   SearchMemo<std::pair<bool, std::vector<Event>>> fastSchedules;
+  /// fastMinimumBudget's, by graph and limits: the least budget of a loop
+  /// body, which each of the loop choice's trials asks of its bodies.
+  SearchMemo<int64_t> fastMinimum;
   /// Not the solver's: the planned peaks of the remat pass's rewrites, by
   /// the text of the lowered copy (PlanLowering, in lib/Transforms/Remat),
   /// which the same trials ask again.

@@ -305,6 +305,11 @@ def Remat : Pass<"tad-remat", "mlir::ModuleOp"> {
            "Accept the first schedule that fits instead of searching for "
            "the cheapest (tad-choose-loop-snapshots's probes, which only ask "
            "whether a choice fits)">,
+    Option<"improveSchedules", "improve", "bool", "true",
+           "Improve the schedule that fits (the solver's windows, and "
+           "raise-budgets) for less recomputation; off where only whether "
+           "the search fits is asked (tad-choose-loop-snapshots's trials "
+           "with the compile's own search, which never depends on it)">,
     Option<"raiseBudgets", "raise-budgets", "bool", "true",
            "Under a budget in bytes, where a rewrite peaks under the budget "
            "(the solver counts recomputed values that fuse into their reader "

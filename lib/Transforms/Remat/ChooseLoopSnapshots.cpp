@@ -106,6 +106,18 @@ struct Trial {
   bool storeAll = false;
 };
 
+/// What a probe asks of tad-remat.
+enum class Ask {
+  /// Whether the first schedule that its searches find, given a small part
+  /// of their work, fits (`any-schedule`).
+  anySchedule,
+  /// Whether the compile's own search fits (with all its work, but the
+  /// schedule that fits not improved: `improve=false`).
+  fits,
+  /// The compile's own schedule, and its predicted compute.
+  cheapest,
+};
+
 /// A loop's price under one candidate, by the model, summed over its
 /// copies in the derivatives: its bytes (what its forward copies keep for
 /// the reverse sweep, tapeBytes, and the peak of one step of its reverse
@@ -320,15 +332,14 @@ struct ChooseLoopSnapshots
   }
 
   /// Whether tad-remat schedules the derivatives of these counts within
-  /// the budget: with `anySchedule`, by the first schedule it finds (only
-  /// whether one fits is asked); and where none fits, with
-  /// `searchMinimum`, the least budget that does.
-  Trial probe(ModuleOp module, ArrayRef<int64_t> counts, bool anySchedule,
+  /// the budget, as `ask` says; and where none fits, with `searchMinimum`,
+  /// the least budget that does.
+  Trial probe(ModuleOp module, ArrayRef<int64_t> counts, Ask ask,
               bool searchMinimum = false, int64_t minimumBelow = 0) {
     // The search asks some questions twice (cheaperShare's first is the
     // last of the uniform candidates' cheapest schedules).
     std::vector<int64_t> question(counts.begin(), counts.end());
-    question.push_back(anySchedule);
+    question.push_back(int64_t(ask));
     question.push_back(searchMinimum);
     question.push_back(minimumBelow);
     {
@@ -336,8 +347,7 @@ struct ChooseLoopSnapshots
       if (auto it = answers->trials.find(question); it != answers->trials.end())
         return it->second;
     }
-    Trial trial =
-        probeCopy(module, counts, anySchedule, searchMinimum, minimumBelow);
+    Trial trial = probeCopy(module, counts, ask, searchMinimum, minimumBelow);
     std::lock_guard<std::mutex> lock(answers->mutex);
     answers->trials.try_emplace(question, trial);
     return trial;
@@ -355,7 +365,7 @@ struct ChooseLoopSnapshots
   /// The pipeline's, which tad-remat shares (createChooseLoopSnapshots).
   std::shared_ptr<remat::SearchMemos> sharedMemo;
 
-  Trial probeCopy(ModuleOp module, ArrayRef<int64_t> counts, bool anySchedule,
+  Trial probeCopy(ModuleOp module, ArrayRef<int64_t> counts, Ask ask,
                   bool searchMinimum, int64_t minimumBelow) {
     OwningOpRef<ModuleOp> copy = differentiate(module, counts, /*tag=*/false);
     Trial trial;
@@ -369,7 +379,8 @@ struct ChooseLoopSnapshots
     options.entry = entry;
     options.searchMinimum = searchMinimum;
     options.minimumBelow = minimumBelow;
-    options.anySchedule = anySchedule;
+    options.anySchedule = ask == Ask::anySchedule;
+    options.improveSchedules = ask == Ask::cheapest;
     options.raiseBudgets = false;
     RematResult result = scheduleDerivatives(*copy, options, memo.get());
     const RematReport &report = result.report;
@@ -395,13 +406,12 @@ struct ChooseLoopSnapshots
   /// when it is known. (The others plan store-all on a thread of their own,
   /// which would wait for the pool's workers that wait for it.)
   std::vector<Trial> probeEach(ModuleOp module,
-                               ArrayRef<std::vector<int64_t>> counts,
-                               bool anySchedule) {
+                               ArrayRef<std::vector<int64_t>> counts, Ask ask) {
     std::vector<Trial> trials(counts.size());
     auto probeOne = [&](size_t i) {
-      trials[i] = probe(module, counts[i], anySchedule);
+      trials[i] = probe(module, counts[i], ask);
     };
-    if (anySchedule)
+    if (ask == Ask::anySchedule)
       parallelFor(&getContext(), 0, counts.size(), probeOne);
     else
       for (size_t i = 0; i < counts.size(); ++i)
@@ -506,7 +516,7 @@ struct ChooseLoopSnapshots
           for (size_t run : runs)
             counts.push_back(countsAfter(ArrayRef(steps).take_front(run)));
           std::vector<Trial> trials =
-              probeEach(module, counts, /*anySchedule=*/true);
+              probeEach(module, counts, Ask::anySchedule);
           for (auto [run, trial] : llvm::zip(runs, trials))
             known[run] = trial;
         }
@@ -560,15 +570,13 @@ struct ChooseLoopSnapshots
     if (start + 1 >= candidates.size() ||
         !keepsResiduals(candidates[start + 1]))
       return start;
-    Trial best = probe(module, uniform(candidates[start]),
-                       /*anySchedule=*/false);
+    Trial best = probe(module, uniform(candidates[start]), Ask::cheapest);
     size_t chosen = start;
     for (size_t next = start + 1;
          best.bodyScheduled && next < candidates.size() &&
          keepsResiduals(candidates[next]);
          ++next) {
-      Trial trial =
-          probe(module, uniform(candidates[next]), /*anySchedule=*/false);
+      Trial trial = probe(module, uniform(candidates[next]), Ask::cheapest);
       if (!trial.fits || trial.cost >= best.cost)
         break;
       best = trial;
@@ -591,8 +599,7 @@ struct ChooseLoopSnapshots
          keepsResiduals(candidates[start]) && next < candidates.size() &&
          keepsResiduals(candidates[next]);
          ++next) {
-      Trial asIs =
-          probe(module, uniform(candidates[next]), /*anySchedule=*/true);
+      Trial asIs = probe(module, uniform(candidates[next]), Ask::anySchedule);
       if (!asIs.fits || !asIs.storeAll)
         continue;
       if (asIs.cost < trial.cost)
@@ -608,14 +615,15 @@ struct ChooseLoopSnapshots
   template <typename Uniform>
   std::optional<std::pair<size_t, Trial>>
   firstFit(ModuleOp module, ArrayRef<size_t> order,
-           ArrayRef<int64_t> candidates, Uniform uniform, bool anySchedule) {
+           ArrayRef<int64_t> candidates, Uniform uniform, Ask ask) {
     size_t width =
-        anySchedule && getContext().isMultithreadingEnabled() ? 2 : 1;
+        ask == Ask::anySchedule && getContext().isMultithreadingEnabled() ? 2
+                                                                          : 1;
     for (size_t first = 0; first < order.size(); first += width) {
       std::vector<std::vector<int64_t>> counts;
       for (size_t k = first; k < std::min(first + width, order.size()); ++k)
         counts.push_back(uniform(candidates[order[k]]));
-      std::vector<Trial> trials = probeEach(module, counts, anySchedule);
+      std::vector<Trial> trials = probeEach(module, counts, ask);
       for (auto [k, trial] : llvm::enumerate(trials))
         if (trial.fits)
           return std::make_pair(order[first + k], trial);
@@ -641,18 +649,17 @@ struct ChooseLoopSnapshots
     };
     if (shares < 3)
       return firstFit(module, range(0, candidates.size()), candidates, uniform,
-                      /*anySchedule=*/true);
-    std::optional<std::pair<size_t, Trial>> fit =
-        firstFit(module, {0, shares - 1}, candidates, uniform,
-                 /*anySchedule=*/true);
+                      Ask::anySchedule);
+    std::optional<std::pair<size_t, Trial>> fit = firstFit(
+        module, {0, shares - 1}, candidates, uniform, Ask::anySchedule);
     if (!fit)
       return firstFit(module, range(shares, candidates.size()), candidates,
-                      uniform, /*anySchedule=*/true);
+                      uniform, Ask::anySchedule);
     if (fit->first == 0)
       return fit;
     if (std::optional<std::pair<size_t, Trial>> before =
             firstFit(module, range(1, shares - 1), candidates, uniform,
-                     /*anySchedule=*/true))
+                     Ask::anySchedule))
       return before;
     return fit;
   }
@@ -694,18 +701,20 @@ struct ChooseLoopSnapshots
     // compute per byte, while it fits and, from counts that fit with
     // nothing computed again, costs no more (climb).
     // Where no probe fits, the same with the compile's own search, which
-    // probes cut short: at a feasible minimum, only it may fit.
+    // probes cut short: at a feasible minimum, only it may fit. (Only
+    // whether it fits is asked: its schedule is not improved, which never
+    // decides that, and cost up to a second per candidate.)
     // Below what every choice's results take, none fits: straight to the
     // minimums.
     bool none = budget.getValue().bytes < resultBytesBound(module, entry);
     SmallVector<size_t> all = llvm::to_vector(llvm::seq(candidates.size()));
-    for (bool anySchedule : {true, false}) {
+    for (Ask ask : {Ask::anySchedule, Ask::fits}) {
       if (none)
         break;
+      bool anySchedule = ask == Ask::anySchedule;
       std::optional<std::pair<size_t, Trial>> fit =
           anySchedule ? firstUniformFit(module, candidates, uniform)
-                      : firstFit(module, all, candidates, uniform,
-                                 /*anySchedule=*/false);
+                      : firstFit(module, all, candidates, uniform, ask);
       if (!fit)
         continue;
       size_t start = fit->first;
@@ -718,7 +727,7 @@ struct ChooseLoopSnapshots
         start = cheaperShare(module, start, candidates, uniform);
       // The climb compares probes for any schedule: its start's too.
       if (start != share)
-        from = probe(module, uniform(candidates[start]), /*anySchedule=*/true);
+        from = probe(module, uniform(candidates[start]), Ask::anySchedule);
       return climb(module, start, from, candidates, prices, loops);
     }
     // None fits: the choice whose feasible minimum is least, so that
@@ -737,7 +746,7 @@ struct ChooseLoopSnapshots
       std::vector<int64_t> counts = uniform(count);
       // Past the first, each search looks below the best so far only.
       Trial trial =
-          probe(module, counts, /*anySchedule=*/true,
+          probe(module, counts, Ask::anySchedule,
                 /*searchMinimum=*/true, best.empty() ? 0 : bestMinimum);
       if (best.empty() || trial.minimum < bestMinimum) {
         bestMinimum = trial.minimum;

@@ -474,23 +474,32 @@ public:
     return loops;
   }
 
-  /// A loop body's graph, its store-all peak and the least peak that a
-  /// schedule of it reaches.
+  /// A loop body's store-all peak and, once asked (`withFloor`), the least
+  /// peak that a schedule of it reaches (0 until then).
   struct BodyPeaks {
     int64_t storeAll = 0, floor = 0;
   };
   /// (The answer for a loop of the function being scheduled is kept: the
-  /// bisection for the feasible minimum asks for it at every step.)
-  BodyPeaks bodyPeaks(scf::ForOp loop, const RematGraphOptions &graphOptions) {
-    if (auto it = knownBodyPeaks.find(loop); it != knownBodyPeaks.end())
-      return it->second;
+  /// bisection for the feasible minimum asks for it at every step.) The
+  /// floor is a search (up to half a second for a body of 20 to 40 nodes)
+  /// and is asked only where it is read: of the body that peaks highest
+  /// (tryLoopBody), or of every body by the minimum's search.
+  BodyPeaks bodyPeaks(scf::ForOp loop, const RematGraphOptions &graphOptions,
+                      bool withFloor) {
+    BodyPeaks &peaks = knownBodyPeaks[loop];
+    if (peaks.storeAll > 0 && (peaks.floor > 0 || !withFloor))
+      return peaks;
     RematProblem body = buildRematProblem(*loop.getBody(), graphOptions);
-    BodyPeaks peaks;
     peaks.storeAll =
         remat::simulate(body.graph, remat::storeAllSchedule(body.graph)).peak;
-    peaks.floor = std::min(peaks.storeAll,
-                           remat::autoMinimumBudget(body.graph, solverLimits));
-    knownBodyPeaks[loop] = peaks;
+    // No schedule peaks below the largest single compute: where that is
+    // the store-all peak, the floor needs no search.
+    if (withFloor)
+      peaks.floor =
+          remat::lowerBound(body.graph) >= peaks.storeAll
+              ? peaks.storeAll
+              : std::min(peaks.storeAll,
+                         remat::autoMinimumBudget(body.graph, solverLimits));
     return peaks;
   }
   llvm::DenseMap<Operation *, BodyPeaks> knownBodyPeaks;
@@ -507,7 +516,7 @@ public:
                         const RematGraphOptions &graphOptions) {
     int64_t slack = 0;
     for (scf::ForOp loop : schedulableLoops(func)) {
-      BodyPeaks peaks = bodyPeaks(loop, graphOptions);
+      BodyPeaks peaks = bodyPeaks(loop, graphOptions, /*withFloor=*/true);
       slack += peaks.storeAll - peaks.floor;
     }
     return slack;
@@ -535,11 +544,12 @@ public:
     size_t highest = 0;
     SmallVector<BodyPeaks> peaks;
     for (auto [i, loop] : llvm::enumerate(loops)) {
-      peaks.push_back(bodyPeaks(loop, graphOptions));
+      peaks.push_back(bodyPeaks(loop, graphOptions, /*withFloor=*/false));
       if (peaks[i].storeAll > peaks[highest].storeAll)
         highest = i;
     }
-    BodyPeaks body = peaks[highest];
+    BodyPeaks body =
+        bodyPeaks(loops[highest], graphOptions, /*withFloor=*/true);
     // Even at the body's least peak, the loop's run must fit (by the
     // model, give or take the planned slack).
     int64_t slack = planned ? budget / kModelSlackDivisor : 0;
@@ -952,7 +962,7 @@ public:
           storeAllFits = true;
       });
       attempt = tryAll(func, problem, graphOptions, getBudget(),
-                       /*improve=*/!anySchedule, /*planned=*/true,
+                       /*improve=*/improving(), /*planned=*/true,
                        /*bodyWhenPlanFails=*/true,
                        /*bodyWindows=*/!anySchedule);
       attempted = true;
@@ -988,7 +998,7 @@ public:
     }
     if (!attempted)
       attempt = tryAll(func, problem, graphOptions, getBudget(),
-                       /*improve=*/!anySchedule, /*planned=*/true,
+                       /*improve=*/improving(), /*planned=*/true,
                        /*bodyWhenPlanFails=*/true,
                        /*bodyWindows=*/!anySchedule);
     if (!attempt) {
@@ -1010,7 +1020,7 @@ public:
       // and its minimum as such: tad-choose-loop-snapshots.)
       if (!anySchedule && failedMinimum > 0 && failedMinimum <= getBudget()) {
         attempt = tryAll(func, problem, graphOptions, failedMinimum,
-                         /*improve=*/!anySchedule, /*planned=*/true,
+                         /*improve=*/improving(), /*planned=*/true,
                          /*bodyWhenPlanFails=*/true,
                          /*bodyWindows=*/!anySchedule);
         if (attempt)
@@ -1024,6 +1034,10 @@ public:
     }
     return adopt(func, problem, *attempt, getBudget(), *storeAllPeak);
   }
+
+  /// Whether the schedule that fits is improved (the windows, raised
+  /// budgets): not in probes, nor where only whether it fits is asked.
+  bool improving() const { return !anySchedule && improveSchedules; }
 
   static constexpr int kMaxAttempts = 8;
   /// How often tryBudget raises the solver's budget by the gap under the
@@ -1156,6 +1170,7 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     options.minimumBelow = minimumBelow;
     options.anySchedule = anySchedule;
     options.raiseBudgets = raiseBudgets;
+    options.improveSchedules = improveSchedules;
     if (!scheduleDerivatives(getOperation(), options, memo.get()).scheduled)
       signalPassFailure();
   }
