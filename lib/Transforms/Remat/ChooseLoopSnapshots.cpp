@@ -399,19 +399,20 @@ struct ChooseLoopSnapshots
     return trial;
   }
 
-  /// probe() of each of `counts`; probes for any schedule at once on the
-  /// context's threads (in turn with --mlir-disable-threading): each works
-  /// on a copy of its own, and none changes `module`. A probe's answer
-  /// depends on its counts alone, so probing ahead changes no choice, only
-  /// when it is known. (The others plan store-all on a thread of their own,
-  /// which would wait for the pool's workers that wait for it.)
+  /// probe() of each of `counts`; probes that ask whether a choice fits at
+  /// once on the context's threads (in turn with --mlir-disable-threading):
+  /// each works on a copy of its own, and none changes `module`. A probe's
+  /// answer depends on its counts alone, so probing ahead changes no
+  /// choice, only when it is known. (Those that ask for the cheapest
+  /// schedule plan store-all on a thread of their own, which would wait for
+  /// the pool's workers that wait for it.)
   std::vector<Trial> probeEach(ModuleOp module,
                                ArrayRef<std::vector<int64_t>> counts, Ask ask) {
     std::vector<Trial> trials(counts.size());
     auto probeOne = [&](size_t i) {
       trials[i] = probe(module, counts[i], ask);
     };
-    if (ask == Ask::anySchedule)
+    if (ask != Ask::cheapest)
       parallelFor(&getContext(), 0, counts.size(), probeOne);
     else
       for (size_t i = 0; i < counts.size(); ++i)
@@ -611,14 +612,13 @@ struct ChooseLoopSnapshots
 
   /// The first of `order` (indices of `candidates`, each the same for
   /// every loop) that fits, with its trial; with a second core, two at a
-  /// time (probes for any schedule; probeEach).
+  /// time (probes that ask whether a choice fits; probeEach).
   template <typename Uniform>
   std::optional<std::pair<size_t, Trial>>
   firstFit(ModuleOp module, ArrayRef<size_t> order,
            ArrayRef<int64_t> candidates, Uniform uniform, Ask ask) {
     size_t width =
-        ask == Ask::anySchedule && getContext().isMultithreadingEnabled() ? 2
-                                                                          : 1;
+        ask != Ask::cheapest && getContext().isMultithreadingEnabled() ? 2 : 1;
     for (size_t first = 0; first < order.size(); first += width) {
       std::vector<std::vector<int64_t>> counts;
       for (size_t k = first; k < std::min(first + width, order.size()); ++k)

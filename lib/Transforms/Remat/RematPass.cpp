@@ -949,8 +949,10 @@ public:
     std::optional<Attempt> attempt;
     bool attempted = false;
     FailureOr<int64_t> storeAllPeak = failure();
-    // (A probe for any schedule plans store-all first: mostly it fits.)
-    if (module.getContext()->isMultithreadingEnabled() && !anySchedule &&
+    // (A probe for any schedule plans store-all first: mostly it fits. So
+    // does a compile that asks only whether it fits: the loop choice runs
+    // those two at a time, as its probes, on the context's threads.)
+    if (module.getContext()->isMultithreadingEnabled() && improving() &&
         policy != RematPolicy::saveAll &&
         remat::simulate(problem.graph, storeAll).peak > getBudget()) {
       // Where the model overcounts store-all (around loops, branches and
