@@ -336,8 +336,8 @@ struct ChooseLoopSnapshots
   /// the least budget that does.
   Trial probe(ModuleOp module, ArrayRef<int64_t> counts, Ask ask,
               bool searchMinimum = false, int64_t minimumBelow = 0) {
-    // The search asks some questions twice (cheaperShare's first is the
-    // last of the uniform candidates' cheapest schedules).
+    // The search asks some questions twice (the climb's start, after
+    // cheaperShare moved it, is a share that firstUniformFit asked).
     std::vector<int64_t> question(counts.begin(), counts.end());
     question.push_back(int64_t(ask));
     question.push_back(searchMinimum);

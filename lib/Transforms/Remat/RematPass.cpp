@@ -481,8 +481,8 @@ public:
   };
   /// (The answer for a loop of the function being scheduled is kept: the
   /// bisection for the feasible minimum asks for it at every step.) The
-  /// floor is a search (up to half a second for a body of 20 to 40 nodes)
-  /// and is asked only where it is read: of the body that peaks highest
+  /// floor is a search (up to 0.2 s for a body of 20 to 40 nodes, with
+  /// floorLimits) and is asked only where it is read: of the body that peaks highest
   /// (tryLoopBody), or of every body by the minimum's search.
   BodyPeaks bodyPeaks(scf::ForOp loop, const RematGraphOptions &graphOptions,
                       bool withFloor) {
