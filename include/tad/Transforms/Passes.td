@@ -372,7 +372,9 @@ def ChooseLoopSnapshots : Pass<"tad-choose-loop-snapshots", "mlir::ModuleOp"> {
     candidate for every loop is probed first, from the most memory down,
     and the first that fits is the start (or, where that is a tape of
     residuals that fits only by computing other values again, the next
-    share that fits as it is and computes less); from there, loops take the steps
+    share that fits as it is and computes less; where no probe fits, the
+    same candidates in the same order are asked of tad-remat's own search,
+    for whether it fits only: `improve=false`); from there, loops take the steps
     that save the most compute per byte (by the prices) while they fit:
     the longest run of those steps that fits (the whole run, then its
     first step, then by bisection between them), then the loop
