@@ -703,7 +703,7 @@ struct ChooseLoopSnapshots
     // Where no probe fits, the same with the compile's own search, which
     // probes cut short: at a feasible minimum, only it may fit. (Only
     // whether it fits is asked: its schedule is not improved, which never
-    // decides that, and cost up to a second per candidate.)
+    // decides that, and cost most of such a trial's time.)
     // Below what every choice's results take, none fits: straight to the
     // minimums.
     bool none = budget.getValue().bytes < resultBytesBound(module, entry);

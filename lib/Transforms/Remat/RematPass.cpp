@@ -101,8 +101,7 @@ public:
     // and the fast solver no last resort.
     if (anySchedule) {
       exactStates = kProbeExactStates;
-      solverLimits.wholeGraphWork = kProbeWholeGraphWork;
-      solverLimits.wholeGraphProbeWork = kProbeWholeGraphWork / 4;
+      solverLimits = withProbeWholeGraphWork(solverLimits);
       solverLimits.scanLooksPerEdge = 0;
     }
     RematReport &report = result.report;
@@ -481,9 +480,11 @@ public:
   };
   /// (The answer for a loop of the function being scheduled is kept: the
   /// bisection for the feasible minimum asks for it at every step.) The
-  /// floor is a search (up to 0.2 s for a body of 20 to 40 nodes, with
-  /// floorLimits) and is asked only where it is read: of the body that peaks highest
-  /// (tryLoopBody), or of every body by the minimum's search.
+  /// floor is a search, asked only where it is read: of the body that
+  /// peaks highest (tryLoopBody), or of every body by the minimum's search.
+  /// It only spaces the body budgets that tryLoopBody tries, so a probe's
+  /// whole-graph work is enough (with it the random programs' plans did
+  /// not change: scripts/compare-plan-quality.py).
   BodyPeaks bodyPeaks(scf::ForOp loop, const RematGraphOptions &graphOptions,
                       bool withFloor) {
     BodyPeaks &peaks = knownBodyPeaks[loop];
@@ -495,23 +496,17 @@ public:
     // No schedule peaks below the largest single compute: where that is
     // the store-all peak, the floor needs no search.
     if (withFloor)
-      peaks.floor =
-          remat::lowerBound(body.graph) >= peaks.storeAll
-              ? peaks.storeAll
-              : std::min(peaks.storeAll,
-                         remat::autoMinimumBudget(body.graph, floorLimits()));
+      peaks.floor = remat::lowerBound(body.graph) >= peaks.storeAll
+                        ? peaks.storeAll
+                        : std::min(peaks.storeAll,
+                                   remat::autoMinimumBudget(
+                                       body.graph,
+                                       withProbeWholeGraphWork(solverLimits)));
     return peaks;
   }
-  /// The solver's limits for a body's floor: a probe's whole-graph work
-  /// (anySchedule), also in a compile. The floor only spaces the body
-  /// budgets that tryLoopBody tries; on the 399 floors that the budget
-  /// compiles of every third of the random programs of
-  /// bench/remat/budget_compiles.py --seed 0 asked, a probe's work found
-  /// each floor that the compile's found, 4 to 13 times faster where the
-  /// exact search gives up (0.06 s against 0.78 s for the 41-node body of
-  /// the seed-11 program 3 at 2240 bytes).
-  remat::SolverLimits floorLimits() const {
-    remat::SolverLimits limits = solverLimits;
+  /// `limits` with a probe's work for the searches of the whole graph.
+  static remat::SolverLimits
+  withProbeWholeGraphWork(remat::SolverLimits limits) {
     limits.wholeGraphWork =
         std::min(limits.wholeGraphWork, kProbeWholeGraphWork);
     limits.wholeGraphProbeWork =
@@ -558,11 +553,14 @@ public:
     if (loops.empty())
       return std::nullopt;
     size_t highest = 0;
-    SmallVector<BodyPeaks> peaks;
+    int64_t highestPeak = -1;
     for (auto [i, loop] : llvm::enumerate(loops)) {
-      peaks.push_back(bodyPeaks(loop, graphOptions, /*withFloor=*/false));
-      if (peaks[i].storeAll > peaks[highest].storeAll)
+      int64_t peak =
+          bodyPeaks(loop, graphOptions, /*withFloor=*/false).storeAll;
+      if (peak > highestPeak) {
         highest = i;
+        highestPeak = peak;
+      }
     }
     BodyPeaks body =
         bodyPeaks(loops[highest], graphOptions, /*withFloor=*/true);
