@@ -237,6 +237,12 @@ void tad::registerPipelines() {
         optHandler(PipelineOptions());
       });
   PassPipelineRegistration<>(
+      "tad-bufferize",
+      "The part of the lowering that the CPU and the GPU share: the tad "
+      "dialect to memrefs with every allocation and free planned "
+      "(docs/memory.md)",
+      [](OpPassManager &pm) { addBufferizationPasses(pm); });
+  PassPipelineRegistration<>(
       "tad-lower-to-llvm",
       "Lower the tad dialect to the LLVM dialect for the CPU",
       [](OpPassManager &pm) { addLoweringPipeline(pm, Target::cpu); });

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Rewrite/FrozenRewritePatternSet.h"
 
 namespace mlir {
 class RewritePatternSet;
@@ -35,6 +36,34 @@ void populateRandomLoweringPatterns(mlir::RewritePatternSet &patterns);
 /// Adds the patterns that rewrite tad's collectives (tad.all_reduce) into
 /// the mpi dialect on buffers (lib/Conversion/Collectives/AllReduceToMpi.cpp).
 void populateCollectivesToMpiPatterns(mlir::RewritePatternSet &patterns);
+
+// The bufferization pipeline's conversion steps as calls, each the whole
+// of its pass: tad::BufferizationSteps runs them without a pass manager
+// (the remat scheduler's plan checks, which run inside a pass). Pattern
+// sets are frozen once by their callers, as the passes freeze theirs.
+
+/// convert-tad-to-linalg's patterns and its work on `module`.
+mlir::FrozenRewritePatternSet
+freezeTadToLinalgPatterns(mlir::MLIRContext *context);
+mlir::LogicalResult
+convertTadToLinalg(mlir::ModuleOp module,
+                   const mlir::FrozenRewritePatternSet &patterns,
+                   bool collectives);
+
+/// tad-fold-transposes-into-matmuls's patterns (applied greedily).
+mlir::FrozenRewritePatternSet
+freezeFoldTransposesPatterns(mlir::MLIRContext *context);
+
+/// tad-fuse-elementwise's patterns and its work under `root`.
+mlir::FrozenRewritePatternSet
+freezeFuseElementwisePatterns(mlir::MLIRContext *context);
+mlir::LogicalResult
+fuseElementwise(mlir::Operation *root,
+                const mlir::FrozenRewritePatternSet &patterns);
+
+/// tad-split-reductions and tad-reuse-operand-buffers under `root`.
+void splitReductions(mlir::Operation *root);
+void reuseOperandBuffers(mlir::Operation *root);
 
 /// The runtime function that initializes MPI once per process (and is
 /// declared only in modules with collectives): what tells tadc to link the

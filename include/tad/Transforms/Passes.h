@@ -28,6 +28,27 @@ namespace tad {
 /// (the GPU targets), a tad.all_reduce is an error.
 void addBufferizationPasses(mlir::OpPassManager &pm, bool collectives = true);
 
+// The bufferization pipeline's memory steps as calls, each the whole of its
+// pass (see tad::BufferizationSteps).
+
+/// tad-bufferize-wide-signatures with its `pairs` option.
+void bufferizeWideSignatures(mlir::ModuleOp module, int64_t pairs);
+/// tad-order-constant-globals.
+void orderConstantGlobals(mlir::ModuleOp module);
+/// tad-forward-copies.
+void forwardCopies(mlir::func::FuncOp func);
+/// What tad-plan-buffers placed in one function (its statistics).
+struct BufferPlanCounts {
+  int64_t copies = 0;
+  int64_t frees = 0;
+};
+/// tad-plan-buffers.
+mlir::FailureOr<BufferPlanCounts> planBuffers(mlir::func::FuncOp func);
+/// tad-buffer-peak with its options: annotates every defined function with
+/// its peak; fails on one over its budget.
+mlir::LogicalResult annotateBufferPeaks(mlir::ModuleOp module, int64_t budget,
+                                        llvm::ArrayRef<std::string> functions);
+
 /// The name that tad-prefix-function-names gives `function`, by which
 /// compiled outputs call it (`__tad_f`).
 std::string getInternalName(llvm::StringRef function);

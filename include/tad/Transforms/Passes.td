@@ -320,6 +320,22 @@ def Remat : Pass<"tad-remat", "mlir::ModuleOp"> {
   let dependentDialects = ["::tad::TadDialect"];
 }
 
+def TestBufferizationSteps
+    : Pass<"tad-test-bufferization-steps", "mlir::ModuleOp"> {
+  let summary = "Lowers to planned buffers by calls, as the remat scheduler";
+  let description = [{
+    A testing pass. Runs the bufferization part of the lowering as the remat
+    scheduler does when it checks a plan: the `tad-bufferize` pipeline's
+    passes as a sequence of calls (tad::BufferizationSteps), without a pass
+    manager. Its output is compared, byte for byte, with that pipeline's
+    by test/Transforms/Memory/bufferization-steps.test on every example.
+  }];
+  let options = [
+    Option<"collectives", "collectives", "bool", /*default=*/"true",
+           "As convert-tad-to-linalg's option">,
+  ];
+}
+
 def TestMemoryModel : Pass<"tad-test-memory-model", "mlir::ModuleOp"> {
   let summary = "Compares the remat model's peak with the buffer plan's";
   let description = [{

@@ -236,13 +236,10 @@ struct FoldResultPermutation : OpInterfaceRewritePattern<linalg::LinalgOp> {
 
 struct FoldTransposesIntoMatmulsPass
     : tad::impl::FoldTransposesIntoMatmulsBase<FoldTransposesIntoMatmulsPass> {
-  // Frozen once per pass manager: the remat pass lowers a copy of each
-  // derivative through this pass, and freezing a pattern set looks up
-  // its roots among all registered operations.
+  // Frozen once per pass manager: freezing a pattern set looks up its
+  // roots among all registered operations.
   LogicalResult initialize(MLIRContext *context) override {
-    RewritePatternSet set(context);
-    set.add<FoldInputPermutation, FoldResultPermutation>(context);
-    patterns = FrozenRewritePatternSet(std::move(set));
+    patterns = tad::freezeFoldTransposesPatterns(context);
     return success();
   }
 
@@ -255,3 +252,10 @@ struct FoldTransposesIntoMatmulsPass
 };
 
 } // namespace
+
+FrozenRewritePatternSet
+tad::freezeFoldTransposesPatterns(MLIRContext *context) {
+  RewritePatternSet set(context);
+  set.add<FoldInputPermutation, FoldResultPermutation>(context);
+  return FrozenRewritePatternSet(std::move(set));
+}

@@ -92,37 +92,30 @@ static void fuseInRounds(Operation *root,
   }
 }
 
+/// A contraction stays one: fused into, it would become a loop nest
+/// rather than a GEMM (tad-fold-transposes-into-matmuls makes contractions
+/// generics, which linalg would fuse into).
+static bool onlyUse(OpOperand *fused) {
+  Operation *producer = fused->get().getDefiningOp();
+  auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
+  return producer && producer->hasOneUse() &&
+         !(consumer && tad::matchContraction(consumer));
+}
+
 namespace {
 
 struct FuseElementwisePass
     : tad::impl::FuseElementwiseBase<FuseElementwisePass> {
-  /// A contraction stays one: fused into, it would become a loop nest
-  /// rather than a GEMM (tad-fold-transposes-into-matmuls makes
-  /// contractions generics, which linalg would fuse into).
-  static bool onlyUse(OpOperand *fused) {
-    Operation *producer = fused->get().getDefiningOp();
-    auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
-    return producer && producer->hasOneUse() &&
-           !(consumer && tad::matchContraction(consumer));
-  }
-
-  // Frozen once per pass manager: the remat pass lowers a copy of each
-  // derivative through this pass, and freezing the set looks up the roots
-  // of its interface patterns among all registered operations (most of
-  // this pass's time on a small function).
+  // Frozen once per pass manager: freezing the set looks up the roots of
+  // its interface patterns among all registered operations (most of this
+  // pass's time on a small function).
   LogicalResult initialize(MLIRContext *context) override {
-    RewritePatternSet set(context);
-    linalg::populateElementwiseOpsFusionPatterns(set, onlyUse);
-    // Merges the duplicate operands that fusion leaves (a producer read
-    // twice by one consumer), so that the producer has one use.
-    linalg::GenericOp::getCanonicalizationPatterns(set, context);
-    patterns = FrozenRewritePatternSet(std::move(set));
+    patterns = tad::freezeFuseElementwisePatterns(context);
     return success();
   }
 
   void runOnOperation() override {
-    fuseInRounds(getOperation(), onlyUse);
-    if (failed(applyPatternsGreedily(getOperation(), patterns)))
+    if (failed(tad::fuseElementwise(getOperation(), patterns)))
       return signalPassFailure();
   }
 
@@ -130,3 +123,19 @@ struct FuseElementwisePass
 };
 
 } // namespace
+
+FrozenRewritePatternSet
+tad::freezeFuseElementwisePatterns(MLIRContext *context) {
+  RewritePatternSet set(context);
+  linalg::populateElementwiseOpsFusionPatterns(set, onlyUse);
+  // Merges the duplicate operands that fusion leaves (a producer read twice
+  // by one consumer), so that the producer has one use.
+  linalg::GenericOp::getCanonicalizationPatterns(set, context);
+  return FrozenRewritePatternSet(std::move(set));
+}
+
+LogicalResult tad::fuseElementwise(Operation *root,
+                                   const FrozenRewritePatternSet &patterns) {
+  fuseInRounds(root, onlyUse);
+  return applyPatternsGreedily(root, patterns);
+}

@@ -61,7 +61,9 @@ void reuseDyingInput(linalg::GenericOp op) {
 
 struct ReuseOperandBuffersPass
     : tad::impl::ReuseOperandBuffersBase<ReuseOperandBuffersPass> {
-  void runOnOperation() override { getOperation()->walk(reuseDyingInput); }
+  void runOnOperation() override { tad::reuseOperandBuffers(getOperation()); }
 };
 
 } // namespace
+
+void tad::reuseOperandBuffers(Operation *root) { root->walk(reuseDyingInput); }

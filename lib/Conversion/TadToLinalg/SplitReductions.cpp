@@ -74,28 +74,30 @@ bool isRowSum(linalg::GenericOp op, int64_t lanes) {
 
 struct SplitReductionsPass
     : tad::impl::SplitReductionsBase<SplitReductionsPass> {
-  void runOnOperation() override {
-    SmallVector<std::pair<linalg::GenericOp, int64_t>> sums;
-    getOperation().walk([&](linalg::GenericOp op) {
-      int64_t lanes =
-          getLanes(getElementTypeOrSelf(op.getDpsInits()[0].getType()));
-      if (isRowSum(op, lanes))
-        sums.push_back({op, lanes});
-    });
-    IRRewriter rewriter(&getContext());
-    for (auto [op, lanes] : sums) {
-      unsigned outputRank =
-          cast<ShapedType>(op.getDpsInits()[0].getType()).getRank();
-      rewriter.setInsertionPoint(op);
-      // The lanes are the innermost (parallel) dimension, after the
-      // output's.
-      auto control = [&](linalg::LinalgOp) {
-        return linalg::SplitReductionOptions{lanes, outputRank,
-                                             /*innerParallel=*/true};
-      };
-      (void)linalg::splitReduction(rewriter, op, control);
-    }
-  }
+  void runOnOperation() override { tad::splitReductions(getOperation()); }
 };
 
 } // namespace
+
+void tad::splitReductions(Operation *root) {
+  SmallVector<std::pair<linalg::GenericOp, int64_t>> sums;
+  root->walk([&](linalg::GenericOp op) {
+    int64_t lanes =
+        getLanes(getElementTypeOrSelf(op.getDpsInits()[0].getType()));
+    if (isRowSum(op, lanes))
+      sums.push_back({op, lanes});
+  });
+  IRRewriter rewriter(root->getContext());
+  for (auto [op, lanes] : sums) {
+    unsigned outputRank =
+        cast<ShapedType>(op.getDpsInits()[0].getType()).getRank();
+    rewriter.setInsertionPoint(op);
+    // The lanes are the innermost (parallel) dimension, after the
+    // output's.
+    auto control = [&](linalg::LinalgOp) {
+      return linalg::SplitReductionOptions{lanes, outputRank,
+                                           /*innerParallel=*/true};
+    };
+    (void)linalg::splitReduction(rewriter, op, control);
+  }
+}

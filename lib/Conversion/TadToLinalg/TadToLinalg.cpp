@@ -1292,69 +1292,13 @@ struct ConvertTadToLinalgPass
     : tad::impl::ConvertTadToLinalgBase<ConvertTadToLinalgPass> {
   using Base::Base;
   void runOnOperation() override {
-    // The function attributes of tad only mean something before AD. A
-    // derivative that is still a declaration was never generated.
-    bool undefined = false;
-    getOperation().walk([&](func::FuncOp fn) {
-      if (fn->hasAttr(TadDialect::kDerivativeAttrName) && fn.isDeclaration()) {
-        fn.emitError() << "derivative @" << fn.getName()
-                       << " has no body: the tad-autodiff pass must generate "
-                          "it before lowering";
-        undefined = true;
-      }
-      fn->removeAttr(TadDialect::kDerivativeAttrName);
-      fn->removeAttr(TadDialect::kCustomRuleAttrName);
-      fn->removeAttr(TadDialect::kCheckpointedAttrName);
-      // The names are for the driver, which reads the signature first;
-      // LLVM has no use for them.
-      if (ArrayAttr args = fn.getArgAttrsAttr())
-        fn.setAllArgAttrs(without(args, TadDialect::kArgNameAttrName));
-      if (ArrayAttr results = fn.getResAttrsAttr())
-        fn.setAllResultAttrs(
-            without(results, TadDialect::kResultNameAttrName));
-    });
-    if (undefined)
-      return signalPassFailure();
-
-    bool hasCollectives = false;
-    getOperation().walk([&](AllReduceOp op) {
-      hasCollectives = true;
-      if (!collectives) {
-        op.emitError() << "all_reduce is supported on the CPU target only "
-                          "(through MPI); this target has no collectives yet";
-        undefined = true;
-      }
-    });
-    if (undefined)
-      return signalPassFailure();
-    // MPIToLLVM names the MPI library's handles by this entry.
-    if (hasCollectives)
-      getOperation()->setAttr(
-          DLTIDialect::kMapAttrName,
-          MapAttr::get(
-              &getContext(),
-              {DataLayoutEntryAttr::get(
-                  StringAttr::get(&getContext(), "MPI:Implementation"),
-                  StringAttr::get(&getContext(), TAD_MPI_IMPLEMENTATION))}));
-
-    ConversionTarget target(getContext());
-    target.addIllegalDialect<TadDialect>();
-    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
-                           math::MathDialect, tensor::TensorDialect,
-                           scf::SCFDialect, func::FuncDialect>();
-    target.addLegalDialect<bufferization::BufferizationDialect,
-                           memref::MemRefDialect, mpi::MPIDialect>();
-    if (failed(applyPartialConversion(getOperation(), target, patterns)))
+    if (failed(tad::convertTadToLinalg(getOperation(), patterns, collectives)))
       signalPassFailure();
   }
 
-  // Frozen once per pass manager: the remat pass lowers a copy of each
-  // derivative through this pass, and its patterns are many.
+  // Frozen once per pass manager: its patterns are many.
   LogicalResult initialize(MLIRContext *context) override {
-    RewritePatternSet set(context);
-    populateTadToLinalgPatterns(set);
-    populateCollectivesToMpiPatterns(set);
-    patterns = FrozenRewritePatternSet(std::move(set));
+    patterns = tad::freezeTadToLinalgPatterns(context);
     return success();
   }
 
@@ -1362,6 +1306,70 @@ struct ConvertTadToLinalgPass
 };
 
 } // namespace
+
+FrozenRewritePatternSet tad::freezeTadToLinalgPatterns(MLIRContext *context) {
+  RewritePatternSet set(context);
+  populateTadToLinalgPatterns(set);
+  populateCollectivesToMpiPatterns(set);
+  return FrozenRewritePatternSet(std::move(set));
+}
+
+LogicalResult tad::convertTadToLinalg(ModuleOp module,
+                                      const FrozenRewritePatternSet &patterns,
+                                      bool collectives) {
+  MLIRContext *context = module.getContext();
+  // The function attributes of tad only mean something before AD. A
+  // derivative that is still a declaration was never generated.
+  bool undefined = false;
+  module.walk([&](func::FuncOp fn) {
+    if (fn->hasAttr(TadDialect::kDerivativeAttrName) && fn.isDeclaration()) {
+      fn.emitError() << "derivative @" << fn.getName()
+                     << " has no body: the tad-autodiff pass must generate "
+                        "it before lowering";
+      undefined = true;
+    }
+    fn->removeAttr(TadDialect::kDerivativeAttrName);
+    fn->removeAttr(TadDialect::kCustomRuleAttrName);
+    fn->removeAttr(TadDialect::kCheckpointedAttrName);
+    // The names are for the driver, which reads the signature first;
+    // LLVM has no use for them.
+    if (ArrayAttr args = fn.getArgAttrsAttr())
+      fn.setAllArgAttrs(without(args, TadDialect::kArgNameAttrName));
+    if (ArrayAttr results = fn.getResAttrsAttr())
+      fn.setAllResultAttrs(without(results, TadDialect::kResultNameAttrName));
+  });
+  if (undefined)
+    return failure();
+
+  bool hasCollectives = false;
+  module.walk([&](AllReduceOp op) {
+    hasCollectives = true;
+    if (!collectives) {
+      op.emitError() << "all_reduce is supported on the CPU target only "
+                        "(through MPI); this target has no collectives yet";
+      undefined = true;
+    }
+  });
+  if (undefined)
+    return failure();
+  // MPIToLLVM names the MPI library's handles by this entry.
+  if (hasCollectives)
+    module->setAttr(
+        DLTIDialect::kMapAttrName,
+        MapAttr::get(context,
+                     {DataLayoutEntryAttr::get(
+                         StringAttr::get(context, "MPI:Implementation"),
+                         StringAttr::get(context, TAD_MPI_IMPLEMENTATION))}));
+
+  ConversionTarget target(*context);
+  target.addIllegalDialect<TadDialect>();
+  target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
+                         math::MathDialect, tensor::TensorDialect,
+                         scf::SCFDialect, func::FuncDialect>();
+  target.addLegalDialect<bufferization::BufferizationDialect,
+                         memref::MemRefDialect, mpi::MPIDialect>();
+  return applyPartialConversion(module, target, patterns);
+}
 
 void tad::populateTadToLinalgPatterns(RewritePatternSet &patterns) {
   MLIRContext *context = patterns.getContext();

@@ -2,8 +2,8 @@
 
 #include "tad/Transforms/Passes.h"
 
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Transforms/Passes.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace tad {
 #define GEN_PASS_DEF_RESTRICTTOENTRY
@@ -13,6 +13,36 @@ namespace tad {
 using namespace mlir;
 
 namespace {
+
+/// What symbol-dce does at the top of `module`: erases the private symbols
+/// that nothing reaches from the public ones or from the operations that
+/// are no symbols. (A pass that ran symbol-dce itself would run a pipeline
+/// inside a pass.)
+void eraseUnreachedSymbols(ModuleOp module) {
+  llvm::SmallPtrSet<Operation *, 16> live;
+  SmallVector<Operation *> worklist;
+  for (Operation &op : *module.getBody()) {
+    auto symbol = dyn_cast<SymbolOpInterface>(op);
+    if (!symbol || !symbol.canDiscardOnUseEmpty()) {
+      live.insert(&op);
+      worklist.push_back(&op);
+    }
+  }
+  SymbolTable symbols(module);
+  while (!worklist.empty()) {
+    worklist.pop_back_val()->walk([&](Operation *nested) {
+      for (NamedAttribute attr : nested->getAttrs())
+        attr.getValue().walk([&](SymbolRefAttr ref) {
+          Operation *used = symbols.lookup(ref.getRootReference());
+          if (used && live.insert(used).second)
+            worklist.push_back(used);
+        });
+    });
+  }
+  for (Operation &op : llvm::make_early_inc_range(*module.getBody()))
+    if (!live.contains(&op))
+      op.erase();
+}
 
 struct RestrictToEntry : tad::impl::RestrictToEntryBase<RestrictToEntry> {
   using RestrictToEntryBase::RestrictToEntryBase;
@@ -46,10 +76,7 @@ struct RestrictToEntry : tad::impl::RestrictToEntryBase<RestrictToEntry> {
         if (Attribute request =
                 f->removeAttr(tad::TadDialect::kDerivativeAttrName))
           derivatives.push_back({f.getSymNameAttr(), request});
-    OpPassManager dce(ModuleOp::getOperationName());
-    dce.addPass(createSymbolDCEPass());
-    if (failed(runPipeline(dce, module)))
-      return signalPassFailure();
+    eraseUnreachedSymbols(module);
     for (auto [name, request] : derivatives)
       if (auto f = module.lookupSymbol<func::FuncOp>(name))
         f->setAttr(tad::TadDialect::kDerivativeAttrName, request);

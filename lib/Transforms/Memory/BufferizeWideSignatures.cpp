@@ -70,19 +70,22 @@ struct BufferizeWideSignatures
   using Base::Base;
 
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    for (auto func : module.getOps<func::FuncOp>()) {
-      if (func.isExternal() || countRanked(func.getArgumentTypes()) *
-                                       countRanked(func.getResultTypes()) <=
-                                   pairs)
-        continue;
-      // A callee's boundary informs its callers' analysis: leave it to
-      // One-Shot.
-      if (!SymbolTable::symbolKnownUseEmpty(func, module))
-        continue;
-      bufferizeSignature(func);
-    }
+    tad::bufferizeWideSignatures(getOperation(), pairs);
   }
 };
 
 } // namespace
+
+void tad::bufferizeWideSignatures(ModuleOp module, int64_t pairs) {
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal() || countRanked(func.getArgumentTypes()) *
+                                     countRanked(func.getResultTypes()) <=
+                                 pairs)
+      continue;
+    // A callee's boundary informs its callers' analysis: leave it to
+    // One-Shot.
+    if (!SymbolTable::symbolKnownUseEmpty(func, module))
+      continue;
+    bufferizeSignature(func);
+  }
+}

@@ -325,7 +325,9 @@ private:
 };
 
 struct ForwardCopiesPass : tad::impl::ForwardCopiesBase<ForwardCopiesPass> {
-  void runOnOperation() override { Forwarder(getOperation()).run(); }
+  void runOnOperation() override { tad::forwardCopies(getOperation()); }
 };
 
 } // namespace
+
+void tad::forwardCopies(func::FuncOp func) { Forwarder(func).run(); }

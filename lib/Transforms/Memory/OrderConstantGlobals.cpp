@@ -46,44 +46,45 @@ static StringRef typeStem(StringRef name) {
 namespace {
 struct OrderConstantGlobals
     : tad::impl::OrderConstantGlobalsBase<OrderConstantGlobals> {
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    llvm::DenseMap<StringAttr, memref::GlobalOp> constants;
-    for (auto global : module.getOps<memref::GlobalOp>())
-      if (global.isPrivate() && global.getConstant() &&
-          global.getSymName().starts_with(kConstantPrefix))
-        constants[global.getSymNameAttr()] = global;
-    if (constants.empty())
-      return;
-    // First uses, in module order.
-    llvm::MapVector<memref::GlobalOp, SmallVector<memref::GetGlobalOp>> uses;
-    module.walk([&](memref::GetGlobalOp get) {
-      auto it = constants.find(get.getNameAttr().getAttr());
-      if (it != constants.end())
-        uses[it->second].push_back(get);
-    });
-    // Unused ones (canonicalization drops them) keep their relative order,
-    // after the used ones.
-    for (auto global : module.getOps<memref::GlobalOp>())
-      if (constants.count(global.getSymNameAttr()))
-        uses.insert({global, {}});
-    MLIRContext *context = &getContext();
-    llvm::StringMap<unsigned> seen;
-    Block &body = *module.getBody();
-    Block::iterator insertAt = body.begin();
-    for (auto &[global, gets] : uses) {
-      StringRef stem = typeStem(global.getSymName());
-      unsigned n = seen[stem]++;
-      std::string name =
-          n == 0 ? stem.str() : (stem + "_" + llvm::Twine(n)).str();
-      auto attr = StringAttr::get(context, name);
-      global.setSymNameAttr(attr);
-      for (memref::GetGlobalOp get : gets)
-        get.setNameAttr(FlatSymbolRefAttr::get(attr));
-      if (insertAt != global->getIterator())
-        global->moveBefore(&body, insertAt);
-      insertAt = std::next(global->getIterator());
-    }
-  }
+  void runOnOperation() override { tad::orderConstantGlobals(getOperation()); }
 };
 } // namespace
+
+void tad::orderConstantGlobals(ModuleOp module) {
+  llvm::DenseMap<StringAttr, memref::GlobalOp> constants;
+  for (auto global : module.getOps<memref::GlobalOp>())
+    if (global.isPrivate() && global.getConstant() &&
+        global.getSymName().starts_with(kConstantPrefix))
+      constants[global.getSymNameAttr()] = global;
+  if (constants.empty())
+    return;
+  // First uses, in module order.
+  llvm::MapVector<memref::GlobalOp, SmallVector<memref::GetGlobalOp>> uses;
+  module.walk([&](memref::GetGlobalOp get) {
+    auto it = constants.find(get.getNameAttr().getAttr());
+    if (it != constants.end())
+      uses[it->second].push_back(get);
+  });
+  // Unused ones (canonicalization drops them) keep their relative order,
+  // after the used ones.
+  for (auto global : module.getOps<memref::GlobalOp>())
+    if (constants.count(global.getSymNameAttr()))
+      uses.insert({global, {}});
+  MLIRContext *context = module.getContext();
+  llvm::StringMap<unsigned> seen;
+  Block &body = *module.getBody();
+  Block::iterator insertAt = body.begin();
+  for (auto &[global, gets] : uses) {
+    StringRef stem = typeStem(global.getSymName());
+    unsigned n = seen[stem]++;
+    std::string name =
+        n == 0 ? stem.str() : (stem + "_" + llvm::Twine(n)).str();
+    auto attr = StringAttr::get(context, name);
+    global.setSymNameAttr(attr);
+    for (memref::GetGlobalOp get : gets)
+      get.setNameAttr(FlatSymbolRefAttr::get(attr));
+    if (insertAt != global->getIterator())
+      global->moveBefore(&body, insertAt);
+    insertAt = std::next(global->getIterator());
+  }
+}

@@ -361,13 +361,20 @@ void selectsToBranches(func::FuncOp func) {
 
 struct PlanBuffersPass : tad::impl::PlanBuffersBase<PlanBuffersPass> {
   void runOnOperation() override {
-    selectsToBranches(getOperation());
-    Planner planner(getOperation());
-    if (failed(planner.run()))
+    FailureOr<tad::BufferPlanCounts> counts = tad::planBuffers(getOperation());
+    if (failed(counts))
       return signalPassFailure();
-    numCopies += planner.numCopies;
-    numFrees += planner.numFrees;
+    numCopies += counts->copies;
+    numFrees += counts->frees;
   }
 };
 
 } // namespace
+
+FailureOr<tad::BufferPlanCounts> tad::planBuffers(func::FuncOp func) {
+  selectsToBranches(func);
+  Planner planner(func);
+  if (failed(planner.run()))
+    return failure();
+  return BufferPlanCounts{planner.numCopies, planner.numFrees};
+}

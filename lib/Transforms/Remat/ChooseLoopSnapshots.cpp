@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tad/Transforms/AutoDiff.h"
+#include "tad/Transforms/BufferizationSteps.h"
 #include "tad/Transforms/Passes.h"
 #include "tad/Transforms/Remat.h"
 
@@ -222,6 +223,13 @@ int64_t resultBytesBound(ModuleOp module, StringRef entry) {
 struct ChooseLoopSnapshots
     : tad::impl::ChooseLoopSnapshotsBase<ChooseLoopSnapshots> {
   using ChooseLoopSnapshotsBase::ChooseLoopSnapshotsBase;
+
+  // It lowers copies of functions to check their plans: what the
+  // bufferization steps create must be loaded before it runs.
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    BufferizationSteps::getDependentDialects(registry);
+  }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();

@@ -3,15 +3,11 @@
 #include "PlanPeak.h"
 
 #include "dialects/tad/TadOps.h"
-#include "tad/Conversion/Passes.h"
 #include "tad/Transforms/Passes.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Verifier.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
-#include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/xxhash.h"
@@ -70,28 +66,17 @@ reachableSymbols(const PlanLowering::ModuleIndex &index, func::FuncOp body) {
 }
 
 LogicalResult PlanLowering::run(ModuleOp copy) {
-  std::unique_ptr<PassManager> pm;
   {
     std::lock_guard<std::mutex> lock(mutex);
-    if (!idle.empty()) {
-      pm = std::move(idle.back());
-      idle.pop_back();
-    }
+    if (!steps)
+      steps = std::make_unique<BufferizationSteps>(context);
   }
-  if (!pm) {
-    pm = std::make_unique<PassManager>(context);
-    // The copy holds the remat pass's rewrite: verified once by the
-    // caller, not after every pass of the lowering, which measures it many
-    // times a compile.
-    pm->enableVerifier(false);
-    pm->addPass(createSymbolDCEPass());
-    addBufferizationPasses(*pm);
-    pm->addPass(createBufferPeak());
-  }
-  LogicalResult result = pm->run(copy);
-  std::lock_guard<std::mutex> lock(mutex);
-  idle.push_back(std::move(pm));
-  return result;
+  // The symbols that `copy` holds are all reached from its function
+  // (copyFor), so the pipeline's symbol-dce has nothing to drop, and the
+  // peaks are tad-buffer-peak's with its defaults.
+  if (failed(steps->run(copy)))
+    return failure();
+  return annotateBufferPeaks(copy, /*budget=*/-1, /*functions=*/{});
 }
 
 /// A copy of `module` with `body` as `func`'s body and what it reaches, not
@@ -137,7 +122,7 @@ static OwningOpRef<ModuleOp> copyFor(PlanLowering &lowering, ModuleOp module,
   return copy;
 }
 
-/// Lowers `copy` (copyFor's) through the bufferization pipeline; emits an
+/// Lowers `copy` (copyFor's) through the bufferization steps; emits an
 /// error at `func` when it cannot be.
 static LogicalResult lower(PlanLowering &lowering, ModuleOp copy,
                            func::FuncOp func) {

@@ -11,10 +11,10 @@
 
 #include "tad/Remat/SearchMemo.h"
 #include "tad/Transforms/BufferPeak.h"
+#include "tad/Transforms/BufferizationSteps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/Pass/PassManager.h"
 
 #include <memory>
 #include <mutex>
@@ -22,13 +22,12 @@
 
 namespace tad {
 
-/// The pipeline that lowers each plan's copy (bufferization, then
-/// tad-buffer-peak), built once per scheduler rather than per copy:
-/// building one initializes its passes, and the canonicalizer's patterns
-/// alone took a tenth of the compile of 1,000 gradient instances, whose
-/// scheduler checks at least two plans each. Pass managers are kept in a
-/// pool, since plans are checked on several threads at once (store-all's
-/// beside a search's); each run takes one that no other thread runs.
+/// What lowers each plan's copy (the bufferization steps, then
+/// tad-buffer-peak's annotation), built once per scheduler rather than per
+/// copy: building the steps freezes their pattern sets, and the
+/// canonicalizer's alone took a tenth of the compile of 1,000 gradient
+/// instances, whose scheduler checks at least two plans each. Plans are
+/// checked on several threads at once (store-all's beside a search's).
 ///
 /// It also indexes the module's top-level operations once: by symbol name,
 /// and by position. A copy holds what the plan's function reaches, in the
@@ -41,14 +40,15 @@ namespace tad {
 /// for the least budget asks many budgets whose schedules are the same,
 /// and the loop choice's trials ask the same schedules of the same
 /// derivatives again, while a plan costs the bufferization of the copy.
-/// The lowering is a fixed pipeline over the copy alone, so its text
-/// decides the peak.
+/// The lowering is a fixed sequence of steps over the copy alone, so its
+/// text decides the peak.
 class PlanLowering {
 public:
   explicit PlanLowering(mlir::MLIRContext *context,
                         remat::SearchMemo<int64_t> *peaks = nullptr)
       : context(context), keptPeaks(peaks) {}
-  /// Runs the pipeline on `copy`, which owns nothing another thread reads.
+  /// Lowers `copy`, which owns nothing another thread reads, and annotates
+  /// its functions with their peaks.
   mlir::LogicalResult run(mlir::ModuleOp copy);
 
   /// The top-level operations of `module`.
@@ -70,15 +70,15 @@ private:
   mlir::MLIRContext *context;
   remat::SearchMemo<int64_t> *keptPeaks;
   std::mutex mutex;
-  std::vector<std::unique_ptr<mlir::PassManager>> idle;
+  std::unique_ptr<BufferizationSteps> steps;
   ModuleIndex moduleIndex;
 };
 
 /// The peak of `func`'s buffers as the lowering plans them, with `body`
 /// (`func` itself or a detached rewritten copy of it) as its body: a copy
 /// of `module` holding that and what it calls goes through the
-/// bufferization pipeline, which ends in tad-buffer-peak's simulation of
-/// every allocation and free. Emits an error at `func` when the copy
+/// bufferization steps, then tad-buffer-peak's simulation of every
+/// allocation and free. Emits an error at `func` when the copy
 /// cannot be lowered.
 mlir::FailureOr<int64_t> planBufferPeak(PlanLowering &lowering,
                                         mlir::ModuleOp module,

@@ -26,7 +26,6 @@
 #include "tad/Conversion/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -1173,6 +1172,13 @@ RematResult tad::scheduleDerivatives(ModuleOp module,
 namespace {
 struct RematPass : tad::impl::RematBase<RematPass> {
   using RematBase::RematBase;
+
+  // It lowers copies of functions to check their plans: what the
+  // bufferization steps create must be loaded before it runs.
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    BufferizationSteps::getDependentDialects(registry);
+  }
 
   void runOnOperation() override {
     RematOptions options;

@@ -96,6 +96,13 @@ planAtPeak(ArrayRef<BufferEvent> events) {
 struct TestMemoryModelPass
     : tad::impl::TestMemoryModelBase<TestMemoryModelPass> {
   using TestMemoryModelBase::TestMemoryModelBase;
+
+  // It lowers copies of functions to check their plans: what the
+  // bufferization steps create must be loaded before it runs.
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    BufferizationSteps::getDependentDialects(registry);
+  }
   void runOnOperation() override {
     ModuleOp module = getOperation();
     PlanLowering lowering(&getContext());
