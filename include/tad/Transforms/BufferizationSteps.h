@@ -48,7 +48,7 @@ public:
   static void getDependentDialects(mlir::DialectRegistry &registry);
 
 private:
-  mlir::LogicalResult canonicalize(mlir::ModuleOp module) const;
+  void canonicalize(mlir::ModuleOp module) const;
 
   bool collectives;
   mlir::FrozenRewritePatternSet tadToLinalg;

@@ -124,17 +124,17 @@ tad::BufferizationSteps::BufferizationSteps(MLIRContext *context,
       .setMaxNumRewrites(defaults.maxNumRewrites);
 }
 
-LogicalResult tad::BufferizationSteps::canonicalize(ModuleOp module) const {
+void tad::BufferizationSteps::canonicalize(ModuleOp module) const {
   // Best effort, as the pass: not converging is no failure.
   (void)applyPatternsGreedily(module, canonicalization, canonicalizerConfig);
-  return success();
 }
 
 LogicalResult tad::BufferizationSteps::run(ModuleOp module) const {
   MLIRContext *context = module.getContext();
-  if (failed(convertTadToLinalg(module, tadToLinalg, collectives)) ||
-      failed(canonicalize(module)) ||
-      failed(applyPatternsGreedily(module, foldTransposes)) ||
+  if (failed(convertTadToLinalg(module, tadToLinalg, collectives)))
+    return failure();
+  canonicalize(module);
+  if (failed(applyPatternsGreedily(module, foldTransposes)) ||
       failed(tad::fuseElementwise(module, fuseElementwise)))
     return failure();
   splitReductions(module);
@@ -147,7 +147,7 @@ LogicalResult tad::BufferizationSteps::run(ModuleOp module) const {
           bufferization::runOneShotModuleBufferize(module, bufferize, state)))
     return failure();
   orderConstantGlobals(module);
-  (void)canonicalize(module);
+  canonicalize(module);
   for (auto func : module.getOps<func::FuncOp>()) {
     forwardCopies(func);
     if (failed(planBuffers(func)))
@@ -157,7 +157,7 @@ LogicalResult tad::BufferizationSteps::run(ModuleOp module) const {
   // neither One-Shot Bufferize (without its deallocation pipeline) nor
   // tad-plan-buffers creates, and fails on any other bufferization op.
   WalkResult left = module.walk([](Operation *op) {
-    if (!isa<bufferization::BufferizationDialect>(op->getDialect()))
+    if (!isa_and_nonnull<bufferization::BufferizationDialect>(op->getDialect()))
       return WalkResult::advance();
     op->emitError("no lowering of '") << op->getName() << "' to memref";
     return WalkResult::interrupt();
@@ -166,7 +166,8 @@ LogicalResult tad::BufferizationSteps::run(ModuleOp module) const {
     return failure();
   DominanceInfo dominance(module);
   eliminateCommonSubExpressions(rewriter, dominance, module);
-  return canonicalize(module);
+  canonicalize(module);
+  return success();
 }
 
 void tad::BufferizationSteps::getDependentDialects(DialectRegistry &registry) {
