@@ -1,5 +1,4 @@
-//===- BufferizationSteps.h - the bufferization pipeline as calls -*- C++
-//-*-===//
+//===- BufferizationSteps.h - the pipeline as calls -------------*- C++ -*-===//
 //
 // The remat scheduler checks each plan by lowering a copy of the function
 // through the bufferization pipeline (addBufferizationPasses) and reading
@@ -9,7 +8,8 @@
 // the scheduler lowers detached copies, on two threads at once. So the
 // pipeline is also a sequence of calls, each the whole of one pass's work,
 // in the pipeline's order; test/Transforms/Memory/bufferization-steps.test
-// checks that both give the same IR, byte for byte, on every example.
+// checks that both give the same IR, byte for byte, on every program of
+// the repository.
 //
 //===----------------------------------------------------------------------===//
 
