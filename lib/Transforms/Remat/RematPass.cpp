@@ -23,11 +23,7 @@
 #include "tad/Remat/Exact.h"
 #include "tad/Remat/Solver.h"
 
-#include "tad/Conversion/Passes.h"
-
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Pass/PassRegistry.h"
-#include "mlir/Transforms/Passes.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
