@@ -176,8 +176,10 @@ struct Best {
   }
 
   /// Tightens and keeps `candidate` when it is cheaper than the best.
-  /// Returns its cost after tightening, or infinity if it failed.
-  double offer(bool ok, std::vector<Event> &candidate, const std::string &by) {
+  /// Returns its cost after tightening, or infinity if it failed or costs
+  /// more than `maxCost` then.
+  double offer(bool ok, std::vector<Event> &candidate, const std::string &by,
+               double maxCost = std::numeric_limits<double>::infinity()) {
     ++attempts;
     if (!ok)
       return 1e300;
@@ -186,6 +188,8 @@ struct Best {
     ScheduleStats stats = simulate(graph, candidate);
     if (!stats.valid || stats.peak > budget)
       return 1e300; // never expected; the caller gets only checked schedules
+    if (stats.cost > maxCost)
+      return 1e300;
     ++feasible;
     keepTop(stats.cost, candidate, by);
     if (stats.cost < cost) {
@@ -399,7 +403,10 @@ enum class Goal {
 /// A last resort's run (kLastResort) of a large graph: scanning every
 /// resident value instead of the queue, within the scan limit. The runs
 /// that fitted there passed the thrash limits (4 times their stages'
-/// store-all cost): the scan limit bounds them instead.
+/// store-all cost), and one the cost limit that stops the other runs
+/// (maxRecompute times the store-all cost) before tightening took its
+/// schedule back to 4.1 times: the scan limit bounds them instead, and
+/// the cost limit applies to the tightened schedule (PlannedRun::maxCost).
 static void scanInstead(LookaheadOptions &options, const SolverLimits &limits,
                         int64_t edges, bool unboundedWalk) {
   options.queue = false;
@@ -407,6 +414,7 @@ static void scanInstead(LookaheadOptions &options, const SolverLimits &limits,
     options.walkLimit = std::numeric_limits<int64_t>::max();
   options.thrashRatio = 0;
   options.windowRatio = 0;
+  options.costLimit = std::numeric_limits<double>::infinity();
   options.scanLimit =
       std::min(kMaxScanLooks, int64_t(limits.scanLooksPerEdge * double(edges)));
 }
@@ -418,6 +426,9 @@ struct PlannedRun {
   int variant;
   LookaheadOptions options;
   std::string name;
+  /// The most its schedule may cost once tightened: the cost limit of a
+  /// run that has none while it runs (scanInstead).
+  double maxCost = std::numeric_limits<double>::infinity();
 };
 
 /// The portfolio's lookahead runs on one graph at one budget, each
@@ -449,14 +460,17 @@ public:
                                              "lookahead rc/b", "lookahead 1/d"};
     LookaheadOptions options = fastLookaheadOptions(
         variant, graph, limits, prepared.storeAllStats.cost);
-    if (last && last->scan)
+    double maxCost = std::numeric_limits<double>::infinity();
+    if (last && last->scan) {
+      maxCost = options.costLimit;
       scanInstead(options, limits, prepared.edges, last->unboundedWalk);
+    }
     options.seed = seed;
     options.weights = weights;
     std::string name = std::string(scores[variant % 4]) + how +
                        (options.keepAncestors ? ", keeping ancestors" : "") +
                        (options.depthFirst ? ", depth first" : "");
-    return {variant, options, std::move(name)};
+    return {variant, options, std::move(name), maxCost};
   }
 
   /// Runs `run` and offers it; returns its cost after tightening, or
@@ -508,7 +522,7 @@ private:
 
   double offer(const PlannedRun &run, bool fits, std::vector<Event> &found) {
     double before = best.cost;
-    double cost = best.offer(fits, found, run.name);
+    double cost = best.offer(fits, found, run.name, run.maxCost);
     if (best.cost < before)
       bestVariant = run.variant;
     return cost;

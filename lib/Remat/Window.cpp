@@ -273,7 +273,9 @@ private:
     push({f, nextCost, at});
   }
 
-  void expand(int32_t from, Key key, double cost);
+  /// Relaxes the successors of `key`; false where that passes the work
+  /// limit (it then stops).
+  bool expand(int32_t from, Key key, double cost);
 
   /// The computes on the path to `state`, as the graph's nodes.
   std::vector<int> pathTo(int32_t state) const {
@@ -295,6 +297,9 @@ private:
   uint64_t once = 0; // nodes that must not be recomputed
   std::vector<int> cheapestPerByte;
   double limit = kNever;
+  /// run's work and its limit, which expand adds to.
+  int64_t *work = nullptr;
+  int64_t workLimit = 0;
 };
 
 // A lower bound on the recomputation that memory forces. Take a node y
@@ -367,13 +372,28 @@ double WindowSearch::memoryBound(uint64_t resident, uint64_t needed) const {
 }
 
 /// Pushes the states one step from `key` (reached at `cost`).
-void WindowSearch::expand(int32_t from, Key key, double cost) {
+bool WindowSearch::expand(int32_t from, Key key, double cost) {
   int64_t bytes = bytesOf(key.resident);
+  // run counts n^2 for an expansion: about n per successor, of which it
+  // makes up to n. But where a compute frees several inputs, each subset
+  // of them that it frees is a successor of its own (2^20 for one compute
+  // of a dense graph's costly schedule, 15 s of windows): past n, each
+  // counts n more, and the search stops once that passes its limit.
+  int64_t made = 0;
+  auto counted = [&] {
+    if (++made <= n)
+      return true;
+    *work += n;
+    return *work <= workLimit;
+  };
   // Values resident at the start that the new sequence does not read
   // are freed before its first compute.
   if (cost == 0)
-    for (uint64_t set = key.resident & p.start; set; set &= set - 1)
+    for (uint64_t set = key.resident & p.start; set; set &= set - 1) {
       relax(from, {key.resident & ~(set & -set), key.pending}, cost, -1);
+      if (!counted())
+        return false;
+    }
   // A compute is of use only to a target (a node still to be computed
   // or needed at the end) or to its ancestors. `without[t]` is what is
   // still of use once target t is computed: the ancestors of the other
@@ -407,10 +427,13 @@ void WindowSearch::expand(int32_t from, Key key, double cost) {
     uint64_t inputs = p.inputs[u] & resident;
     for (uint64_t freed = inputs;; freed = (freed - 1) & inputs) {
       relax(from, {resident & ~freed, pending}, cost + costs[u], u);
+      if (!counted())
+        return false;
       if (!freed)
         break;
     }
   }
+  return true;
 }
 
 std::optional<std::vector<int>>
@@ -418,6 +441,8 @@ WindowSearch::run(int64_t workLimit, int64_t &work,
                   const std::atomic<bool> *stop) {
   table.clear();
   queue.clear();
+  this->work = &work;
+  this->workLimit = workLimit;
   Key start{p.start, p.must};
   uint64_t needed;
   double h0 = closure(start, needed);
@@ -455,9 +480,8 @@ WindowSearch::run(int64_t workLimit, int64_t &work,
     // Stopped, the search gave up: its work is spent.
     if (stop && stop->load(std::memory_order_relaxed))
       work = std::max(work, workLimit + 1);
-    if (work > workLimit)
+    if (work > workLimit || !expand(item.state, key, cost))
       return std::nullopt;
-    expand(item.state, key, cost);
   }
   return std::nullopt;
 }

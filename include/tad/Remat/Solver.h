@@ -165,7 +165,8 @@ public:
 /// Re-solves stretches of the schedule exactly (Window.cpp), keeping each
 /// cheaper stretch whose peak stays within max(budget, the schedule's
 /// current peak). Stops once the searches' work (the square of a window's
-/// node count per state expanded) passes `workLimit`, or once `stop` is set.
+/// node count per state expanded, and the count again per successor past
+/// that count) passes `workLimit`, or once `stop` is set.
 void windowSchedule(const Graph &graph, int64_t budget,
                     std::vector<Event> &schedule, int64_t workLimit,
                     const std::atomic<bool> *stop = nullptr,
@@ -231,6 +232,8 @@ struct SolverLimits {
   /// On those graphs, a lookahead or DTR run gives up once its cost passes
   /// this many times the store-all cost (every node once): a run that
   /// thrashes stops early, and no schedule dearer than that is sought.
+  /// (The last resort's scanning runs hold their schedules to it once
+  /// tightened: one that fits may pass it on the way.)
   double maxRecompute = 8;
   /// On those graphs, a lookahead run also gives up once its cost passes
   /// this many times the store-all cost of the stages it has reached, plus
