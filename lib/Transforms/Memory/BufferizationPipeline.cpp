@@ -52,6 +52,10 @@ void tad::addBufferizationPasses(OpPassManager &pm, bool collectives) {
   pm.addPass(createBufferizeWideSignatures());
   // No CSE between conversion and bufferization: it would merge the
   // zero-filled outputs of matmuls and force copies of the shared zeros.
+  // Empty-tensor elimination costs a One-Shot analysis of its own, but it
+  // makes a value that a loop stores in its tape be computed in the tape's
+  // row: without it, the derivative of test/Remat/Inputs/loops.tad
+  // computes such values in buffers of their own and copies them.
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(bufferization::createOneShotBufferizePass(oneShotPassOptions()));
   pm.addPass(createOrderConstantGlobals());
