@@ -376,9 +376,9 @@ bool WindowSearch::expand(int32_t from, Key key, double cost) {
   int64_t bytes = bytesOf(key.resident);
   // run counts n^2 for an expansion: about n per successor, of which it
   // makes up to n. But where a compute frees several inputs, each subset
-  // of them that it frees is a successor of its own (2^20 for one compute
-  // of a dense graph's costly schedule, 15 s of windows): past n, each
-  // counts n more, and the search stops once that passes its limit.
+  // of them that it frees is a successor of its own (4 million from 15
+  // states on a dense graph's costly schedule, 15 s of windows): past n,
+  // each counts n more, and the search stops once that passes its limit.
   int64_t made = 0;
   auto counted = [&] {
     if (++made <= n)

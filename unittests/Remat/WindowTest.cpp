@@ -282,8 +282,8 @@ TEST(WindowTest, TransientBytesAndEffects) {
 // A compute that reads inputs still of use after it may free any subset of
 // them: one successor per subset. Past the window's size each counts as
 // work (n more), so that one such state cannot run a search far past its
-// limit (one compute of a dense graph's schedule made 2^20 of them, and
-// its windows took 15 s). Here y reads the twelve leaves that z reads
+// limit (15 states of a dense graph's schedule made 4 million of them,
+// and its windows took 15 s). Here y reads the twelve leaves that z reads
 // after it: computing y makes 2^12 successors, which pass a limit of
 // 10,000 that the fourteen states expanded on the way (14^2 each) alone
 // would stay within.
