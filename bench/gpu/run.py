@@ -3,6 +3,7 @@
 executables against PyTorch on the same GPU, in time and in memory.
 
     python3 bench/gpu/run.py --bundle DIR [--device cuda] [--repeat 100]
+        [--json FILE]
 
 DIR is a folder made by scripts/gpu-bundle.py (built where tad is; it holds
 mlp-mlp_value_and_grad and transformer-loss_grad). For each model, on the
@@ -11,7 +12,8 @@ device peak (the runtime allocator's count, inputs excluded), and PyTorch's
 median time per call (synchronized) and torch.cuda.max_memory_allocated
 above the memory held before the call (inputs excluded). Also checks that
 both compute the same results (within 1e-4 of each result's largest
-magnitude) and exits non-zero if not.
+magnitude) and exits non-zero if not. --json writes the rows, with the
+device and the PyTorch version, for a GPU run to bring back.
 
 With --device cpu (and a bundle built with --target=cuda-emulator) it runs
 on the CPU, which is how the script itself is tested on machines without a
@@ -30,6 +32,8 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from common import write_json  # noqa: E402
 from models import MODELS  # noqa: E402
 
 
@@ -98,6 +102,7 @@ def main():
     parser.add_argument("--bundle", required=True)
     parser.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
     parser.add_argument("--repeat", type=int, default=100)
+    parser.add_argument("--json", help="write the rows to this file")
     args = parser.parse_args()
     if args.device == "cuda" and not torch.cuda.is_available():
         sys.exit("no CUDA device for PyTorch")
@@ -109,6 +114,7 @@ def main():
           "PyTorch peak bytes | max difference | tad kernels / cuBLAS calls |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     rng = np.random.default_rng(0)
+    rows = []
     for name, model in MODELS.items():
         exe = os.path.join(args.bundle, name)
         arrays = {p: (rng.standard_normal(shape) * 0.1).astype(np.float32)
@@ -132,8 +138,16 @@ def main():
         torch_peak_text = "-" if torch_peak is None else str(torch_peak)
         print(f"| {name} | {tad_s * 1e6:.1f} us | {torch_s * 1e6:.1f} us | "
               f"{tad_peak} | {torch_peak_text} | {worst:.2g} | {launches} |")
+        rows.append({"model": name, "tad_seconds": tad_s,
+                     "torch_seconds": torch_s, "tad_peak_bytes": tad_peak,
+                     "torch_peak_bytes": torch_peak,
+                     "max_difference": worst, "launches": launches})
         if worst > 1e-4:
             sys.exit(f"{name}: tad and PyTorch differ by {worst:.3g}")
+    if args.json:
+        write_json(args.json, "a gradient step, tad --target=cuda against "
+                   "PyTorch", rows, device=where, torch=torch.__version__,
+                   repeat=args.repeat)
 
 
 if __name__ == "__main__":
