@@ -290,13 +290,8 @@ TEST(WindowTest, TransientBytesAndEffects) {
 TEST(WindowTest, FreedSubsetsCountAsWork) {
   constexpr int kLeaves = 12;
   Graph g;
-  for (int i = 0; i < kLeaves + 2; ++i) {
-    Node node;
-    node.name = "v" + std::to_string(i);
-    node.cost = 1;
-    node.bytes = 1;
-    g.nodes.push_back(node);
-  }
+  for (int i = 0; i < kLeaves + 2; ++i)
+    g.nodes.push_back({"v" + std::to_string(i), 1, 1, {}, {}});
   int y = kLeaves, z = kLeaves + 1;
   for (int leaf = 0; leaf < kLeaves; ++leaf) {
     g.addEdge(leaf, y);
