@@ -13,15 +13,17 @@ On the GPU machine (python3 with PyTorch and numpy; no LLVM):
         [--compile] [--only NAME ...]
 
 `build` compiles, for each workload form (bench/step's MLP, resnet and
-transformer, loop and unrolled), the step `net_value_and_grad` with
+transformer, loop and unrolled, and bench/gpu/gpt.py's GPT at a GPU-sized
+configuration), the step `net_value_and_grad` with
 `--target=cuda --emit=exe` twice: with the generated matmul kernels
 (DIR/NAME.kernels, `--cuda-matmul=kernel`) and with cuBLAS
 (DIR/NAME.cublas, `--cuda-matmul=cublas`), and with cuBLAS and a wait for
 every kernel and GEMM (DIR/NAME.cublas-sync, `--cuda-sync-launches`: what
 the asynchronous launches save; --target cuda only). It also compiles the
-transformer loop at its feasible minimum and at its half budget (the results
-and half the memory above them), whose device peaks `run` checks against the
-CPU's measured peak at the same budget (DIR/manifest.json holds them), and
+transformer loop at a sweep of budgets (its feasible minimum, and the
+results and a quarter, half and three quarters of the memory above them,
+where those compile), whose device peaks `run` checks against the CPU's
+measured peak at the same budget (DIR/manifest.json holds them), and
 `sum(x)` over 2^24 f32 elements, which `run` compares with the time the GPU's
 memory bandwidth allows (a device-to-device copy's rate, measured there),
 and an f32 matmul of two N x N matrices (`--matmul-size`, 2048 by default)
@@ -56,6 +58,7 @@ import numpy as np
 
 BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(BENCH, "step"))
+import gpt  # noqa: E402
 import mlp  # noqa: E402
 import resnet  # noqa: E402
 import suite  # noqa: E402
@@ -79,6 +82,7 @@ WORKLOADS = {
     "transformer_unrolled": (transformer, "unrolled",
                              lambda: transformer.value_and_grad(
                                  memory.transformer_source(True))),
+    "gpt": (gpt, "unrolled", lambda: gpt.source()),
 }
 BUDGETED = "transformer_loop"
 # The executables of each workload: generated matmul kernels, cuBLAS, and
@@ -109,7 +113,8 @@ def cpu_peak(tadc_path, source, budget, inputs):
 
 def build(args):
     os.makedirs(args.dir, exist_ok=True)
-    manifest = {"budgets": []}
+    gpt.use(args.gpt)
+    manifest = {"budgets": [], "gpt": args.gpt}
     with tempfile.TemporaryDirectory() as tmp:
         for name, (_, form, source_of) in WORKLOADS.items():
             if args.only and name not in args.only:
@@ -141,9 +146,17 @@ def build(args):
             # is them and half of the memory above them (bench/step).
             results = 4 * (1 + sum(int(np.prod(a.shape)) for k, a in
                                    module.inputs_of(form).items() if k != "x"))
-            half = results + (top - results) // 2
-            for label, budget in (("minimum", minimum), ("half", half)):
-                if budget is None or budget >= top:
+            # A sweep: the minimum, and a quarter, half and three quarters
+            # of the memory above the results.
+            sweep = [("minimum", minimum)] + [
+                (label, results + (top - results) * k // 4)
+                for k, label in ((1, "quarter"), (2, "half"),
+                                 (3, "three-quarters"))]
+            for label, budget in sweep:
+                # Budgets below the minimum are refused: the sweep is the
+                # budgets that compile.
+                if budget is None or budget >= top or (
+                        minimum and budget < minimum):
                     continue
                 exe = os.path.join(args.dir, f"{name}.{label}")
                 tadc([source, f"--target={args.target}", "--emit=exe", "--entry",
@@ -248,12 +261,12 @@ def run_exe(exe, inputs, repeat):
         launches
 
 
-def torch_expected(torch, module, form, compiled, repeat, device):
+def torch_expected(torch, module, form, compiled, repeat, device, **extra):
     """PyTorch's step on `device`: median seconds, device peak above the
     inputs (None on the CPU), the loss and the gradients named as tad
-    names its results."""
+    names its results. `extra` goes to the module's torch_step."""
     step, loss = module.torch_step(torch, False, module.inputs_of(None),
-                                   device=device, compiled=compiled)
+                                   device=device, compiled=compiled, **extra)
     cuda = device == "cuda"
     sync = torch.cuda.synchronize if cuda else (lambda: None)
     step()  # compiles, with torch.compile
@@ -332,6 +345,7 @@ def run(args):
         sys.exit("steps.py: no CUDA device for PyTorch")
     with open(os.path.join(args.dir, "manifest.json")) as f:
         manifest = json.load(f)
+    gpt.use(manifest.get("gpt", "gpu"))
     device = (torch.cuda.get_device_name() if args.device == "cuda"
               else "the CPU (a test of the script, not a GPU measurement)")
     print(f"tad --target=cuda against PyTorch {torch.__version__} on "
@@ -357,6 +371,16 @@ def run(args):
                                                    args.device)
             emit({"workload": name, "side": "PyTorch eager",
                   "seconds": t_s, "peak": t_peak})
+            if module is gpt and hasattr(torch.nn.functional,
+                                         "scaled_dot_product_attention"):
+                # The attention as PyTorch users write it today: fused,
+                # storing no T x T scores.
+                f_s, f_peak, fused = torch_expected(
+                    torch, module, form, False, args.repeat, args.device,
+                    fused_attention=True)
+                emit({"workload": name, "side": "PyTorch eager, SDPA",
+                      "seconds": f_s, "peak": f_peak,
+                      "difference": difference(fused, expected)})
             for matmul in VARIANTS:
                 exe = os.path.join(args.dir, f"{name}.{matmul}")
                 if matmul == "cublas-sync" and not os.path.exists(exe):
@@ -406,7 +430,8 @@ def run(args):
               "launches": launches})
         run_matmul(torch, args, manifest["matmul_size"], tmp, emit, failed)
         if args.compile and hasattr(torch, "compile"):
-            for name in ("mlp", "transformer_unrolled", "resnet_unrolled"):
+            for name in ("mlp", "transformer_unrolled", "resnet_unrolled",
+                         "gpt"):
                 module, form, _ = WORKLOADS[name]
                 start = time.perf_counter()
                 try:
@@ -456,6 +481,10 @@ def table(args):
               f"{ms(find(name, 'tad cublas-sync'))} | {tad['peak']} | "
               f"{eager['peak']} |")
     for r in rows:
+        if r["side"] == "PyTorch eager, SDPA":
+            print(f"\n{r['workload']}, PyTorch eager with its fused attention "
+                  f"(scaled_dot_product_attention): {ms(r)}, peak "
+                  f"{r['peak']}")
         if r["side"].startswith("tad at "):
             print(f"\n{r['workload']} at its {r['side'][7:]} budget "
                   f"({r['budget']} bytes): device peak {r['peak']}, the "
@@ -482,6 +511,8 @@ def main():
                    choices=["cuda", "cuda-emulator"])
     b.add_argument("--tadc", default=os.path.join(suite.ROOT, "build", "bin",
                                                   "tadc"))
+    b.add_argument("--gpt", default="gpu", choices=sorted(gpt.CONFIGS),
+                   help="the GPT's configuration (small: for the emulator)")
     b.add_argument("--matmul-size", type=int, default=2048,
                    help="N of the N x N x N f32 matmul timed alone")
     r = sub.add_parser("run")

@@ -75,15 +75,18 @@ def environment(core, threads):
 
 def prepare(tmp, name, source, inputs):
     """Writes `source` to tmp/NAME.tad and `inputs` (name -> array) as f32
-    .npy files to the folder tmp/inputs_NAME; returns both paths."""
+    (integers as they are) .npy files to the folder tmp/inputs_NAME; returns both paths."""
     path = os.path.join(tmp, f"{name}.tad")
     with open(path, "w") as f:
         f.write(source)
     folder = os.path.join(tmp, f"inputs_{name}")
     os.makedirs(folder)
     for key, value in inputs.items():
-        np.save(os.path.join(folder, key + ".npy"),
-                np.asarray(value, dtype=np.float32))
+        value = np.asarray(value)
+        # Integer inputs (token ids) keep their type.
+        if not np.issubdtype(value.dtype, np.integer):
+            value = value.astype(np.float32)
+        np.save(os.path.join(folder, key + ".npy"), value)
     return path, folder
 
 

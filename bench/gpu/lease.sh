@@ -1,0 +1,127 @@
+#!/bin/bash
+# Everything docs/gpu.md measures on a lent GPU, in one short run: the
+# bundles are built here, where tad is, packed into one file that travels
+# with the working tree, and run there in one call, whose results come back
+# as files. GPU time is lent by the minute: each step there has a time
+# limit, and writes its results as it goes.
+#
+#   bench/gpu/lease.sh build PACK [--tadc build/bin/tadc]   # here
+#   bench/gpu/lease.sh run PACK OUT                          # on the GPU machine
+#
+# `build` makes, in a temporary folder packed into PACK (tar.xz):
+#   examples/         scripts/gpu-bundle.py's programs and the AD test
+#                     programs of test/GPU/emulator.test, matmuls by default
+#                     (cuBLAS where the GPU machine has it)
+#   examples-kernels/ the same with tad's own matmul kernels
+#   ops/              every op case of test/Execution/op_check.py
+#   steps/            bench/gpu/steps.py's workloads, budgets, sum and matmul
+# `run` unpacks PACK and writes into OUT: examples.txt, examples-kernels.txt,
+# ops.txt, steps.json (and steps.txt), run.json (and run.txt) and
+# sanitize.txt; it exits non-zero if any step failed.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+mode=${1:-} pack=${2:-}
+[ -n "$mode" ] && [ -n "$pack" ] || { sed -n 2,20p "$0" >&2; exit 2; }
+# Here, Debian's python3 (with numpy and PyTorch); there, the python3 on
+# PATH, which holds the GPU machine's PyTorch.
+python=${PYTHON:-python3}
+[ "$mode" = build ] && python=${PYTHON:-/usr/bin/python3}
+
+ad_programs=(
+  examples/mlp.tad:mlp_value_and_grad
+  examples/transformer.tad:loss_grad
+  examples/rrule.tad:model_grad
+  examples/deep_mlp.tad:net_value_and_grad
+  examples/deep.tad:deep_grad~3e-3
+  test/GPU/Inputs/deep_f64.tad:deep_grad~1e-9
+  examples/moe.tad:stack_value_and_grad
+  examples/deep_mlp.tad:net_value_and_grad@1700000
+  examples/deep_mlp.tad:net_value_and_grad@1300000
+  test/AutoDiff/Inputs/control.tad:d_loop
+  test/AutoDiff/Inputs/control.tad:d_branch
+  test/AutoDiff/Inputs/control.tad:d_calls
+  test/AutoDiff/Inputs/control.tad:d_nested
+  test/AutoDiff/Inputs/structural.tad:d_normalizers
+  test/AutoDiff/Inputs/structural.tad:d_reductions
+  test/AutoDiff/Inputs/structural.tad:d_shapes
+  test/AutoDiff/Inputs/casts.tad:d_casts
+  test/AutoDiff/Inputs/elementwise.tad:d_selection
+  test/AutoDiff/Inputs/nesting.tad:df
+  test/AutoDiff/Inputs/router.tad:d_model
+)
+
+build() {
+  local tadc=${1:-$root/build/bin/tadc} dir
+  dir=$(mktemp -d)
+  trap 'rm -rf "$dir"' EXIT
+  "$python" "$root/scripts/gpu-bundle.py" "$dir/examples" --tadc "$tadc" \
+    "${ad_programs[@]}" || exit 1
+  "$python" "$root/scripts/gpu-bundle.py" "$dir/examples-kernels" \
+    --tadc "$tadc" --tadc-arg=--cuda-matmul=kernel "${ad_programs[@]}" || exit 1
+  "$python" "$root/test/Execution/op_check.py" --tadc "$tadc" --all \
+    --bundle "$dir/ops" --tadc-arg=--target=cuda > /dev/null || exit 1
+  "$python" "$root/bench/gpu/steps.py" build "$dir/steps" --tadc "$tadc" || exit 1
+  tar -cf - -C "$dir" . | xz -T2 -6 > "$pack" || exit 1
+  ls -l "$pack"
+}
+
+# step NAME SECONDS COMMAND...: runs COMMAND with a time limit, its output
+# into OUT/NAME.txt, and counts a failure.
+failed=()
+step() {
+  local name=$1 limit=$2 start=$SECONDS
+  shift 2
+  echo "== $name (limit ${limit}s)"
+  timeout "$limit" "$@" > "$out/$name.txt" 2>&1
+  local rc=$?
+  tail -4 "$out/$name.txt"
+  echo "== $name: exit $rc after $((SECONDS - start)) s"
+  [ $rc -eq 0 ] || failed+=("$name")
+}
+
+# The op cases in 4 shards side by side: each case is a process of its own,
+# whose start (loading the driver) takes longer than its kernels.
+ops_sharded() {
+  local pids=() rc=0 k
+  for k in 0 1 2 3; do
+    "$python" "$root/test/Execution/op_check.py" --run-bundle "$1" --shard $k/4 &
+    pids+=($!)
+  done
+  for k in "${pids[@]}"; do wait "$k" || rc=1; done
+  return $rc
+}
+
+run() {
+  out=$1
+  mkdir -p "$out"
+  local dir=/tmp/tad-gpu-lease
+  rm -rf "$dir" && mkdir -p "$dir" && xz -dc "$pack" | tar -xf - -C "$dir" || exit 1
+  export PYTHONUNBUFFERED=1
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
+  # cuBLAS where the loader finds it, or else in the toolkit or PyTorch's
+  # wheels (--cuda-matmul=auto and cublas programs load it at run time).
+  if ! ldconfig -p 2>/dev/null | grep -q 'libcublas\.so\.1[23]'; then
+    local lib
+    lib=$(find /usr/local/cuda* /opt /usr/lib -name 'libcublas.so.1[23]' 2>/dev/null | head -1)
+    [ -n "$lib" ] && export LD_LIBRARY_PATH=$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  fi
+  echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
+  step examples 90 "$python" "$dir/examples/run.py" --repeat 20
+  step examples-kernels 90 "$python" "$dir/examples-kernels/run.py" --repeat 20
+  step steps 300 "$python" "$root/bench/gpu/steps.py" run "$dir/steps" \
+    --repeat 20 --compile --json "$out/steps.json"
+  export -f ops_sharded
+  export python root
+  step ops 120 bash -c 'ops_sharded "$0"' "$dir/ops"
+  step sanitize 75 "$root/scripts/gpu-sanitize.sh" "$dir/examples"
+  step run 45 "$python" "$root/bench/gpu/run.py" --bundle "$dir/examples" \
+    --repeat 100 --json "$out/run.json"
+  echo "failed: ${failed[*]:-none}"
+  [ ${#failed[@]} -eq 0 ]
+}
+
+case $mode in
+  build) shift 2; [ "${1:-}" = --tadc ] && build "$2" || build ;;
+  run) run "${3:?OUT}" ;;
+  *) echo "lease.sh: build or run, not $mode" >&2; exit 2 ;;
+esac
