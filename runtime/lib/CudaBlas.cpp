@@ -10,7 +10,9 @@
 // C^T = B^T A^T, so the operands are passed swapped. An operand stored with
 // its unit stride in the other dimension is passed transposed. A layout
 // without a unit stride runs as a loop on the host, in the managed memory
-// that both can address, after the GPU has finished.
+// that both can address, after the GPU has finished. A batched matmul is
+// one strided batched GEMM (its batch stride is the descriptor's), not a
+// call per matrix: attention's [B, H, T, T] products are B x H matrices.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <dlfcn.h>
+#include <limits>
 #include <mutex>
 #include <string>
 
@@ -44,6 +47,16 @@ struct Cublas {
   cublasStatus (*dgemm)(cublasHandle, int, int, int, int, int, const double *,
                         const double *, int, const double *, int,
                         const double *, double *, int);
+  /// A batch of GEMMs at fixed strides in one call; null where the
+  /// library lacks it (each matrix is then a call of its own).
+  cublasStatus (*sgemmBatched)(cublasHandle, int, int, int, int, int,
+                               const float *, const float *, int, long long,
+                               const float *, int, long long, const float *,
+                               float *, int, long long, int);
+  cublasStatus (*dgemmBatched)(cublasHandle, int, int, int, int, int,
+                               const double *, const double *, int, long long,
+                               const double *, int, long long, const double *,
+                               double *, int, long long, int);
 };
 
 Cublas &cublas() {
@@ -83,6 +96,10 @@ void load() {
   }
   c.destroy = reinterpret_cast<decltype(c.destroy)>(
       dlsym(library, "cublasDestroy_v2"));
+  c.sgemmBatched = reinterpret_cast<decltype(c.sgemmBatched)>(
+      dlsym(library, "cublasSgemmStridedBatched"));
+  c.dgemmBatched = reinterpret_cast<decltype(c.dgemmBatched)>(
+      dlsym(library, "cublasDgemmStridedBatched"));
   if (cublasStatus s = c.create(&c.handle)) {
     c.error = "cublasCreate failed with status " + std::to_string(s);
     return;
@@ -143,6 +160,25 @@ cublasStatus call(int opB, int opA, int n, int m, int k, const double *b,
                         lda, &beta, c, ldc);
 }
 
+cublasStatus callBatched(int opB, int opA, int n, int m, int k, const float *b,
+                         int ldb, long long sb, const float *a, int lda,
+                         long long sa, float *c, int ldc, long long sc,
+                         int batch, bool accumulate) {
+  const float one = 1.0f, beta = accumulate ? 1.0f : 0.0f;
+  return cublas().sgemmBatched(cublas().handle, opB, opA, n, m, k, &one, b, ldb,
+                               sb, a, lda, sa, &beta, c, ldc, sc, batch);
+}
+cublasStatus callBatched(int opB, int opA, int n, int m, int k, const double *b,
+                         int ldb, long long sb, const double *a, int lda,
+                         long long sa, double *c, int ldc, long long sc,
+                         int batch, bool accumulate) {
+  const double one = 1.0, beta = accumulate ? 1.0 : 0.0;
+  return cublas().dgemmBatched(cublas().handle, opB, opA, n, m, k, &one, b, ldb,
+                               sb, a, lda, sa, &beta, c, ldc, sc, batch);
+}
+bool hasBatched(float) { return cublas().sgemmBatched; }
+bool hasBatched(double) { return cublas().dgemmBatched; }
+
 /// C += A B (C = A B when `!accumulate`; row-major, strided).
 template <typename T>
 void gemm(int64_t m, int64_t n, int64_t k, const T *a, int64_t a0, int64_t a1,
@@ -163,6 +199,40 @@ void gemm(int64_t m, int64_t n, int64_t k, const T *a, int64_t a0, int64_t a1,
     fail("gemm failed with status " + std::to_string(s));
   // On the default stream, after the kernels before it and before those
   // after it; the host waits where it reads C (tad-gpu-host-waits).
+  tad::rt::cuda::issued();
+}
+
+/// The batch of C[i] += A[i] B[i] of rank-3 descriptors as one strided
+/// batched GEMM, where each matrix has a layout cuBLAS takes and the
+/// outputs do not overlap; else one GEMM per matrix. A batch stride of 0
+/// (an operand shared by the batch) is one cuBLAS takes too.
+template <typename T>
+void batchGemm(tad_rt_memref3 *a, tad_rt_memref3 *b, tad_rt_memref3 *c,
+               bool accumulate) {
+  int64_t batch = c->sizes[0], m = c->sizes[1], n = c->sizes[2],
+          k = a->sizes[2];
+  View va = viewOf(m, k, a->strides[1], a->strides[2]);
+  View vb = viewOf(k, n, b->strides[1], b->strides[2]);
+  View vc = viewOf(m, n, c->strides[1], c->strides[2]);
+  // The last element of one output matrix, past which the next begins.
+  int64_t extent = (m - 1) * c->strides[1] + (n - 1) * c->strides[2] + 1;
+  bool layout = batch >= 2 && va.ok && vb.ok && vc.ok && vc.op == kOpN &&
+                c->strides[0] >= extent &&
+                batch <= std::numeric_limits<int>::max();
+  if (layout)
+    requireLoaded();
+  if (!layout || !hasBatched(T())) {
+    tad::rt::gemm3<T>(a, b, c, accumulate, gemm<T>);
+    return;
+  }
+  tad::rt::cuda::countBlasCall();
+  if (cublasStatus s = callBatched(
+          vb.op, va.op, int(n), int(m), int(k),
+          static_cast<const T *>(b->aligned) + b->offset, int(vb.ld),
+          b->strides[0], static_cast<const T *>(a->aligned) + a->offset,
+          int(va.ld), a->strides[0], static_cast<T *>(c->aligned) + c->offset,
+          int(vc.ld), c->strides[0], int(batch), accumulate))
+    fail("strided batched gemm failed with status " + std::to_string(s));
   tad::rt::cuda::issued();
 }
 
@@ -191,12 +261,12 @@ void _mlir_ciface_tad_rt_cuda_matmul_f64(tad_rt_memref2 *a, tad_rt_memref2 *b,
 void _mlir_ciface_tad_rt_cuda_batch_matmul_f32(tad_rt_memref3 *a,
                                                tad_rt_memref3 *b,
                                                tad_rt_memref3 *c) {
-  tad::rt::gemm3<float>(a, b, c, true, gemm<float>);
+  batchGemm<float>(a, b, c, true);
 }
 void _mlir_ciface_tad_rt_cuda_batch_matmul_f64(tad_rt_memref3 *a,
                                                tad_rt_memref3 *b,
                                                tad_rt_memref3 *c) {
-  tad::rt::gemm3<double>(a, b, c, true, gemm<double>);
+  batchGemm<double>(a, b, c, true);
 }
 
 void _mlir_ciface_tad_rt_cuda_matmul_assign_f32(tad_rt_memref2 *a,
@@ -212,12 +282,12 @@ void _mlir_ciface_tad_rt_cuda_matmul_assign_f64(tad_rt_memref2 *a,
 void _mlir_ciface_tad_rt_cuda_batch_matmul_assign_f32(tad_rt_memref3 *a,
                                                       tad_rt_memref3 *b,
                                                       tad_rt_memref3 *c) {
-  tad::rt::gemm3<float>(a, b, c, false, gemm<float>);
+  batchGemm<float>(a, b, c, false);
 }
 void _mlir_ciface_tad_rt_cuda_batch_matmul_assign_f64(tad_rt_memref3 *a,
                                                       tad_rt_memref3 *b,
                                                       tad_rt_memref3 *c) {
-  tad::rt::gemm3<double>(a, b, c, false, gemm<double>);
+  batchGemm<double>(a, b, c, false);
 }
 
 } // extern "C"

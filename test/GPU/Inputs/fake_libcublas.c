@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int gemms, handles, errors;
+static int gemms, batched, handles, errors;
 
 /* fake_libcuda.c's, when it is the driver. */
 static void deviceWork(int begin, const void *a, const void *b, const void *c) {
@@ -22,8 +22,10 @@ static void deviceWork(int begin, const void *a, const void *b, const void *c) {
 }
 
 static void report(void) {
-  fprintf(stderr, "fake libcublas: %d gemms, %d handles left, %d errors\n",
-          gemms, handles, errors);
+  fprintf(stderr,
+          "fake libcublas: %d gemms (%d strided batched calls), %d handles "
+          "left, %d errors\n",
+          gemms, batched, handles, errors);
 }
 
 int cublasCreate_v2(void **handle) {
@@ -71,3 +73,28 @@ int cublasDestroy_v2(void *handle) {
 
 GEMM(cublasSgemm_v2, float)
 GEMM(cublasDgemm_v2, double)
+
+/* The batch as cuBLAS defines it: matrix i at A + i * strideA, ... (a
+ * stride of 0 shares an operand), each checked and computed as above, and
+ * counted as one call. */
+#define GEMM_BATCHED(NAME, GEMM1, T)                                           \
+  int NAME(void *handle, int opA, int opB, int m, int n, int k,                \
+           const T *alpha, const T *a, int lda, long long strideA,             \
+           const T *b, int ldb, long long strideB, const T *beta, T *c,        \
+           int ldc, long long strideC, int batch) {                            \
+    if (batch < 0 || strideC < (long long)ldc * (n > 0 ? n - 1 : 0) + m) {     \
+      fprintf(stderr, "fake libcublas: invalid batch %d, strideC %lld\n",      \
+              batch, strideC);                                                 \
+      ++errors;                                                                \
+      return 7;                                                                \
+    }                                                                          \
+    for (int i = 0; i < batch; ++i)                                            \
+      if (GEMM1(handle, opA, opB, m, n, k, alpha, a + i * strideA, lda,        \
+                b + i * strideB, ldb, beta, c + i * strideC, ldc))             \
+        return 7;                                                              \
+    ++batched;                                                                 \
+    return 0;                                                                  \
+  }
+
+GEMM_BATCHED(cublasSgemmStridedBatched, cublasSgemm_v2, float)
+GEMM_BATCHED(cublasDgemmStridedBatched, cublasDgemm_v2, double)
