@@ -229,8 +229,9 @@ static LogicalResult verifyCaseCounts(Operation *op, StringRef name,
   return success();
 }
 
-static LogicalResult verifyParallelLoop(Operation *op, StringRef name,
-                                        Attribute value) {
+/// tad.parallel and tad.scatter_loop: marks on an scf.for.
+static LogicalResult verifyLoopMark(Operation *op, StringRef name,
+                                    Attribute value) {
   if (failed(verifyOn<scf::ForOp>(op, name, "an scf.for")))
     return failure();
   return verifyUnit(op, name, value);
@@ -373,7 +374,8 @@ LogicalResult TadDialect::verifyOperationAttribute(Operation *op,
       {kLoopResidualsAttrName, verifyLoopResiduals},
       {kLoopResidualRecomputeAttrName, verifyResidualRecompute},
       {kCaseCountsAttrName, verifyCaseCounts},
-      {kParallelLoopAttrName, verifyParallelLoop},
+      {kParallelLoopAttrName, verifyLoopMark},
+      {kScatterLoopAttrName, verifyLoopMark},
       {kParallelRangeAttrName, verifyFunctionMark},
       {kForwardAttrName, verifyUnit},
       {kTapeAttrName, verifyUnit},

@@ -132,6 +132,11 @@ def Tad_Dialect : Dialect {
     /// are the range of its outer loop's iterations that a call runs:
     /// tad-parallelize-calls calls it through the runtime's threads.
     static constexpr ::llvm::StringLiteral kParallelRangeAttrName = "tad.parallel_range";
+    /// On the scf.for over the indices that tad.scatter_add lowers to: each
+    /// element of the slice it adds is touched by its own position only, in
+    /// every iteration, so tad-scatter-loops-inside may run the loop inside
+    /// one GPU thread per element.
+    static constexpr ::llvm::StringLiteral kScatterLoopAttrName = "tad.scatter_loop";
   }];
 }
 

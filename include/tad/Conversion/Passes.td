@@ -222,6 +222,30 @@ def FuseKernelLoops : Pass<"tad-fuse-kernel-loops", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::scf::SCFDialect"];
 }
 
+def ScatterLoopsInside
+    : Pass<"tad-scatter-loops-inside", "mlir::func::FuncOp"> {
+  let summary = "Runs a scatter-add's loop over its indices inside its slice's threads";
+  let description = [{
+    For `--target=cuda`, after `convert-linalg-to-parallel-loops`:
+    `tad.scatter_add` lowers to an `scf.for` over its indices (marked
+    `tad.scatter_loop`) whose body adds a slice of the updates into the
+    slice of the operand at each index, and the slice's addition is an
+    `scf.parallel`. On the GPU that was a launch per index (an embedding's
+    gradient over B x T tokens: B x T launches). The slice's elements are
+    independent (each is touched by its own position only, in every
+    iteration), so the loops interchange: one `scf.parallel` over the
+    slice around the `scf.for` over the indices, one launch whose threads
+    each add their element's updates in the order of the indices. Each
+    element sums in the same order as before: the same bits, and a
+    repeated index accumulates as on the CPU.
+
+    The loop is left as it is unless its body is, before the
+    `scf.parallel`, only operations without side effects and loads (the
+    index, its clamp, the slices' views), and the parallel loop's bounds are
+    defined outside it.
+  }];
+}
+
 def SplitLongReductions
     : Pass<"tad-split-long-reductions", "mlir::ModuleOp"> {
   let summary = "Cuts long reductions into chunks that GPU threads run at once";

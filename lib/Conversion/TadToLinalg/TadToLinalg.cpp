@@ -926,6 +926,9 @@ struct ScatterAddLowering : OpConversionPattern<ScatterAddOp> {
               b, l, sum, iterArgs[0], offsets, sizes, strides);
           scf::YieldOp::create(b, l, written);
         });
+    // The slice's elements are independent: the GPU runs the loop inside
+    // one thread per element (tad-scatter-loops-inside).
+    loop->setAttr(TadDialect::kScatterLoopAttrName, rewriter.getUnitAttr());
     rewriter.replaceOp(op, reshape(rewriter, loc, loop.getResult(0), type));
     return success();
   }

@@ -1,0 +1,106 @@
+// RUN: tad-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tad-scatter-loops-inside))' | FileCheck %s
+
+// An embedding's gradient as tad.scatter_add lowers it, bufferized: a loop
+// over the 6 ids, each adding a row of 4 updates into the table's row at
+// its id. The row's 4 elements become the outer (parallel) loop, and each
+// adds the 6 updates in the order of the ids: the loop moved inside.
+// CHECK-LABEL: func.func @embedding
+// CHECK:         scf.parallel (%[[E0:.*]], %[[E1:.*]]) = (%c0, %c0) to (%c1, %c4) step (%c1, %c1) {
+// CHECK-NEXT:      scf.for %[[J:.*]] = %c0 to %c6 step %c1 {
+// CHECK-NEXT:        %[[ID:.*]] = memref.load %arg0[%[[J]]]
+// CHECK-NEXT:        arith.index_cast %[[ID]]
+// CHECK-NEXT:        arith.maxsi
+// CHECK-NEXT:        %[[ROW:.*]] = arith.minsi
+// CHECK-NEXT:        %[[U:.*]] = memref.subview %arg1[0, %[[J]], 0] [1, 1, 4]
+// CHECK-NEXT:        %[[T:.*]] = memref.subview %arg2[0, %[[ROW]], 0] [1, 1, 4]
+// CHECK-NEXT:        %[[A:.*]] = memref.load %[[U]][%[[E0]], %[[E1]]]
+// CHECK-NEXT:        %[[B:.*]] = memref.load %[[T]][%[[E0]], %[[E1]]]
+// CHECK-NEXT:        %[[S:.*]] = arith.addf %[[B]], %[[A]] : f32
+// CHECK-NEXT:        memref.store %[[S]], %[[T]][%[[E0]], %[[E1]]]
+// CHECK-NEXT:      }
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return
+func.func @embedding(%ids: memref<6xi32>, %updates: memref<1x6x4xf32>, %table: memref<1x10x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  %c9 = arith.constant 9 : index
+  scf.for %j = %c0 to %c6 step %c1 {
+    %id = memref.load %ids[%j] : memref<6xi32>
+    %i = arith.index_cast %id : i32 to index
+    %lo = arith.maxsi %i, %c0 : index
+    %row = arith.minsi %lo, %c9 : index
+    %u = memref.subview %updates[0, %j, 0] [1, 1, 4] [1, 1, 1] : memref<1x6x4xf32> to memref<1x4xf32, strided<[24, 1], offset: ?>>
+    %t = memref.subview %table[0, %row, 0] [1, 1, 4] [1, 1, 1] : memref<1x10x4xf32> to memref<1x4xf32, strided<[40, 1], offset: ?>>
+    scf.parallel (%p, %s) = (%c0, %c0) to (%c1, %c4) step (%c1, %c1) {
+      %a = memref.load %u[%p, %s] : memref<1x4xf32, strided<[24, 1], offset: ?>>
+      %b = memref.load %t[%p, %s] : memref<1x4xf32, strided<[40, 1], offset: ?>>
+      %sum = arith.addf %b, %a : f32
+      memref.store %sum, %t[%p, %s] : memref<1x4xf32, strided<[40, 1], offset: ?>>
+      scf.reduce
+    }
+  } {tad.scatter_loop}
+  return
+}
+
+// -----
+
+// Without the mark, a loop around a launch stays: nothing says that its
+// slices' elements are independent.
+// CHECK-LABEL: func.func @unmarked
+// CHECK:         scf.for
+// CHECK:           scf.parallel
+func.func @unmarked(%x: memref<6x4xf32>, %y: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  scf.for %j = %c0 to %c6 step %c1 {
+    scf.parallel (%s) = (%c0) to (%c4) step (%c1) {
+      %a = memref.load %x[%j, %s] : memref<6x4xf32>
+      %b = memref.load %y[%s] : memref<4xf32>
+      %sum = arith.addf %b, %a : f32
+      memref.store %sum, %y[%s] : memref<4xf32>
+      scf.reduce
+    }
+  }
+  return
+}
+
+// -----
+
+// A write before the slice's addition (every thread would repeat it), and
+// a slice whose bounds the loop computes, keep their loops.
+// CHECK-LABEL: func.func @not_a_scatter
+// CHECK:         scf.for
+// CHECK:           memref.store
+// CHECK:           scf.parallel
+// CHECK:         scf.for
+// CHECK:           arith.addi
+// CHECK:           scf.parallel
+func.func @not_a_scatter(%x: memref<6x4xf32>, %y: memref<4xf32>, %n: memref<6xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %j = %c0 to %c6 step %c1 {
+    memref.store %zero, %n[%j] : memref<6xf32>
+    scf.parallel (%s) = (%c0) to (%c4) step (%c1) {
+      %a = memref.load %x[%j, %s] : memref<6x4xf32>
+      memref.store %a, %y[%s] : memref<4xf32>
+      scf.reduce
+    }
+  } {tad.scatter_loop}
+  scf.for %j = %c0 to %c4 step %c1 {
+    %end = arith.addi %j, %c1 : index
+    scf.parallel (%s) = (%c0) to (%end) step (%c1) {
+      %a = memref.load %x[%j, %s] : memref<6x4xf32>
+      memref.store %a, %y[%s] : memref<4xf32>
+      scf.reduce
+    }
+  } {tad.scatter_loop}
+  return
+}
