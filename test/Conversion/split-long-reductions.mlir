@@ -54,6 +54,44 @@ func.func @lanes(%x: memref<16777216xf32>) -> memref<8xf64> {
 
 // -----
 
+// A bias's gradient: each of 512 columns sums [32, 256] rows, a perfect nest
+// of two short loops. The nest becomes one loop of 8192 trips in the same
+// order (the row indices recovered by division), which is cut into 32
+// chunks of 256 trips: 512 x 32 threads.
+// CHECK-LABEL: func.func @nest
+// CHECK:         call @tad_rt_mark_scratch()
+// CHECK-NEXT:    memref.alloc() : memref<32x512xf64>
+// CHECK:         scf.parallel
+// CHECK:           scf.for
+// CHECK-NEXT:        %[[J:.*]] = arith.remui
+// CHECK-NEXT:        %[[I:.*]] = arith.divui
+// CHECK-NEXT:        memref.load %arg0[%[[I]], %[[J]], %{{.*}}] : memref<32x256x512xf32>
+// CHECK:         scf.parallel
+// CHECK-NEXT:      scf.for %{{.*}} = %{{.*}} to %c32
+func.func @nest(%x: memref<32x256x512xf32>) -> memref<512xf64> {
+  %acc = memref.alloc() : memref<512xf64>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c256 = arith.constant 256 : index
+  %c512 = arith.constant 512 : index
+  scf.parallel (%c) = (%c0) to (%c512) step (%c1) {
+    scf.for %i = %c0 to %c32 step %c1 {
+      scf.for %j = %c0 to %c256 step %c1 {
+        %v = memref.load %x[%i, %j, %c] : memref<32x256x512xf32>
+        %old = memref.load %acc[%c] : memref<512xf64>
+        %w = arith.extf %v : f32 to f64
+        %new = arith.addf %w, %old : f64
+        memref.store %new, %acc[%c] : memref<512xf64>
+      }
+    }
+    scf.reduce
+  }
+  return %acc : memref<512xf64>
+}
+
+// -----
+
 // A maximum that the function runs alone (no parallel loop): its partial
 // maxima start from -inf; the accumulator is the max's first operand, and
 // stays so. 3000 trips: 11 chunks of 273 (the last one shorter).
@@ -87,7 +125,8 @@ func.func @alone(%x: memref<3000xf32>) -> memref<f32> {
 
 // Left alone: a loop under 1024 trips; an accumulator element that moves
 // with the loop; a body that stores elsewhere too; a subtraction (not
-// commutative); a loop inside a host loop; an accumulator that may be the
+// commutative); a loop inside a host loop that does more than the loop; an
+// accumulator that may be the
 // buffer the loop reads (two arguments); a loop whose 65,536 parallel
 // iterations are threads enough.
 // CHECK-LABEL: func.func @not_cut
@@ -103,6 +142,7 @@ func.func @not_cut(%x: memref<4096xf32>, %maybe: memref<f32>, %other: memref<f32
   %c2 = arith.constant 2 : index
   %c1000 = arith.constant 1000 : index
   %c4096 = arith.constant 4096 : index
+  %v0 = arith.constant 0.0 : f32
   scf.for %j = %c0 to %c1000 step %c1 {
     %v = memref.load %x[%j] : memref<4096xf32>
     %old = memref.load %one[] : memref<f32>
@@ -129,6 +169,7 @@ func.func @not_cut(%x: memref<4096xf32>, %maybe: memref<f32>, %other: memref<f32
     memref.store %new, %one[] : memref<f32>
   }
   scf.for %i = %c0 to %c2 step %c1 {
+    memref.store %v0, %other[] : memref<f32>
     scf.for %j = %c0 to %c4096 step %c1 {
       %v = memref.load %x[%j] : memref<4096xf32>
       %old = memref.load %one[] : memref<f32>

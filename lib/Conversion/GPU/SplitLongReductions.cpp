@@ -69,14 +69,22 @@ Value valueOf(SumLoop sum) {
   return lhs == sum.accLoad.getResult() ? sum.combine->getOperand(1) : lhs;
 }
 
-std::optional<SumLoop> matchSumLoop(scf::ForOp loop, AliasAnalysis &alias) {
+/// The trips of a loop from 0 by 1 to a constant, without results.
+std::optional<int64_t> tripsOf(scf::ForOp loop) {
   auto lower = getConstantIntValue(loop.getLowerBound());
   auto upper = getConstantIntValue(loop.getUpperBound());
   auto step = getConstantIntValue(loop.getStep());
   if (!lower || !upper || !step || *lower != 0 || *step != 1 ||
-      *upper < kMinTrips || loop.getNumResults() != 0)
+      loop.getNumResults() != 0)
     return std::nullopt;
-  Block *body = loop.getBody();
+  return *upper;
+}
+
+/// The body of a reduction loop (`body`, innermost in the nest of `outer`,
+/// perhaps `outer` itself): its accumulator's element is the same in every
+/// iteration of the nest.
+std::optional<SumLoop> matchSumBody(scf::ForOp outer, Block *body,
+                                    AliasAnalysis &alias) {
   auto store = dyn_cast<memref::StoreOp>(body->getTerminator()->getPrevNode());
   if (!store)
     return std::nullopt;
@@ -94,7 +102,7 @@ std::optional<SumLoop> matchSumLoop(scf::ForOp loop, AliasAnalysis &alias) {
           : arith::getNeutralElement(combine);
   if (!neutral)
     return std::nullopt;
-  SumLoop sum{loop, *upper, nullptr, combine, *neutral, store};
+  SumLoop sum{outer, 0, nullptr, combine, *neutral, store};
   for (Value operand : combine->getOperands()) {
     auto load = operand.getDefiningOp<memref::LoadOp>();
     if (load && load.getMemRef() == store.getMemRef() &&
@@ -107,7 +115,7 @@ std::optional<SumLoop> matchSumLoop(scf::ForOp loop, AliasAnalysis &alias) {
     return std::nullopt;
   // The accumulator's element is the same in every iteration.
   for (Value index : store.getIndices())
-    if (!index.getParentRegion()->isProperAncestor(&loop.getRegion()))
+    if (!index.getParentRegion()->isProperAncestor(&outer.getRegion()))
       return std::nullopt;
   // Nothing else in the body writes memory or reads the accumulator's
   // buffer (through a view, say).
@@ -120,6 +128,71 @@ std::optional<SumLoop> matchSumLoop(scf::ForOp loop, AliasAnalysis &alias) {
       return std::nullopt;
   }
   return sum;
+}
+
+std::optional<SumLoop> matchSumLoop(scf::ForOp loop, AliasAnalysis &alias) {
+  std::optional<int64_t> trips = tripsOf(loop);
+  if (!trips || *trips < kMinTrips)
+    return std::nullopt;
+  std::optional<SumLoop> sum = matchSumBody(loop, loop.getBody(), alias);
+  if (sum)
+    sum->trips = *trips;
+  return sum;
+}
+
+/// A reduction over several dimensions is a perfect nest of loops (a bias's
+/// gradient sums over [B, T]: 32 x 256 trips, each loop short). Where the
+/// nest is long and its innermost body a reduction, it becomes one loop
+/// over the nest's iterations in the same order (the indices recovered by
+/// division), which the cut below then takes; returns it, or null.
+scf::ForOp coalesceSumNest(scf::ForOp outer, AliasAnalysis &alias) {
+  SmallVector<scf::ForOp> nest = {outer};
+  SmallVector<int64_t> trips;
+  while (true) {
+    std::optional<int64_t> t = tripsOf(nest.back());
+    if (!t)
+      return nullptr;
+    trips.push_back(*t);
+    Block *body = nest.back().getBody();
+    auto inner = dyn_cast<scf::ForOp>(body->front());
+    if (!inner || inner->getNextNode() != body->getTerminator())
+      break;
+    nest.push_back(inner);
+  }
+  int64_t total = 1;
+  for (int64_t t : trips)
+    total *= t;
+  if (nest.size() < 2 || total < kMinTrips ||
+      !matchSumBody(outer, nest.back().getBody(), alias))
+    return nullptr;
+  OpBuilder b(outer);
+  Location loc = outer.getLoc();
+  // Constants before the enclosing parallel loop, whose body stays the loop
+  // alone (enclosingParallel).
+  Operation *top = outer->getParentOp();
+  OpBuilder constants(isa<scf::ParallelOp>(top) ? top : outer.getOperation());
+  auto constant = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(constants, loc, v).getResult();
+  };
+  auto loop =
+      scf::ForOp::create(b, loc, constant(0), constant(total), constant(1));
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  IRMapping map;
+  Value rest = loop.getInductionVar();
+  for (int64_t d = nest.size() - 1; d >= 0; --d) {
+    if (d == 0) {
+      map.map(nest[d].getInductionVar(), rest);
+      break;
+    }
+    Value size = constant(trips[d]);
+    map.map(nest[d].getInductionVar(),
+            arith::RemUIOp::create(b, loc, rest, size));
+    rest = arith::DivUIOp::create(b, loc, rest, size);
+  }
+  for (Operation &op : nest.back().getBody()->without_terminator())
+    b.clone(op, map);
+  outer.erase();
+  return loop;
 }
 
 /// The loop's place in its nest: a top-level `scf.parallel` (constant
@@ -264,11 +337,19 @@ struct SplitLongReductions
   void runOnOperation() override {
     ModuleOp module = getOperation();
     AliasAnalysis &alias = getAnalysis<AliasAnalysis>();
-    SmallVector<scf::ForOp> loops;
-    module.walk([&](func::FuncOp func) {
-      if (!func.isDeclaration())
-        func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
-    });
+    auto collect = [&] {
+      SmallVector<scf::ForOp> loops;
+      module.walk([&](func::FuncOp func) {
+        if (!func.isDeclaration())
+          func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+      });
+      return loops;
+    };
+    // Nests first: their loops become one, which is then cut as a loop.
+    for (scf::ForOp loop : collect())
+      if (succeeded(enclosingParallel(loop)))
+        coalesceSumNest(loop, alias);
+    SmallVector<scf::ForOp> loops = collect();
     func::FuncOp mark;
     for (scf::ForOp loop : loops) {
       // A cut's loop over partial sums may be long enough to cut again.
