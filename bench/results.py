@@ -773,14 +773,18 @@ def gpu_run(r, plots):
             return "-"
         ratio = x.get("over_pytorch")
         return ms(x["seconds"]) + (f" ({ratio:.2f}x)" if ratio else "")
+    # The steps (a matmul alone has a rate, not a peak: a line below).
     names = [n for n in dict.fromkeys(x["workload"] for x in rows)
-             if find(n, "PyTorch eager")]
+             if "peak" in (find(n, "PyTorch eager") or {})]
     table_rows = []
     for n in names:
         eager, kernels = find(n, "PyTorch eager"), find(n, "tad kernels")
         table_rows.append([n, cell(eager)]
-                          + ([cell(find(n, "torch.compile"))] if compiled
-                             else [])
+                          # torch.compile ran on the unrolled forms; a loop
+                          # form is the same PyTorch program.
+                          + ([cell(find(n, "torch.compile") or find(
+                              n.replace("_loop", "_unrolled"),
+                              "torch.compile"))] if compiled else [])
                           + [cell(kernels), cell(find(n, "tad cublas")),
                              kernels["peak"] if kernels else "-",
                              eager["peak"]])
@@ -793,6 +797,13 @@ def gpu_run(r, plots):
             out += [f"- {x['workload']} at its {x['side'][7:]} budget "
                     f"({x['budget']} bytes): device peak {x['peak']}, the "
                     f"CPU's {x['cpu_peak']}, {cell(x)}."]
+        if x.get("tflops"):
+            out += [f"- {x['workload']}, {x['side']}: {cell(x)}, "
+                    f"{x['tflops']:.1f} TFLOP/s."]
+        if x["side"] == "PyTorch eager, SDPA":
+            out += [f"- {x['workload']}, PyTorch eager with its fused "
+                    f"attention (scaled_dot_product_attention): {cell(x)}, "
+                    f"peak {x['peak']}."]
         if x["workload"].startswith("sum") and x.get("seconds"):
             out += [f"- {x['workload']}: {cell(x)}; the memory bandwidth "
                     f"({x['bandwidth_bytes_per_second'] / 1e12:.2f} TB/s, a "

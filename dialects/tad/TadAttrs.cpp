@@ -229,7 +229,8 @@ static LogicalResult verifyCaseCounts(Operation *op, StringRef name,
   return success();
 }
 
-/// tad.parallel and tad.scatter_loop: marks on an scf.for.
+/// tad.parallel, tad.scatter_loop and tad.scatter_loop_unique: marks on an
+/// scf.for.
 static LogicalResult verifyLoopMark(Operation *op, StringRef name,
                                     Attribute value) {
   if (failed(verifyOn<scf::ForOp>(op, name, "an scf.for")))
@@ -376,6 +377,7 @@ LogicalResult TadDialect::verifyOperationAttribute(Operation *op,
       {kCaseCountsAttrName, verifyCaseCounts},
       {kParallelLoopAttrName, verifyLoopMark},
       {kScatterLoopAttrName, verifyLoopMark},
+      {kScatterLoopUniqueAttrName, verifyLoopMark},
       {kParallelRangeAttrName, verifyFunctionMark},
       {kForwardAttrName, verifyUnit},
       {kTapeAttrName, verifyUnit},

@@ -137,6 +137,9 @@ def Tad_Dialect : Dialect {
     /// every iteration, so tad-scatter-loops-inside may run the loop inside
     /// one GPU thread per element.
     static constexpr ::llvm::StringLiteral kScatterLoopAttrName = "tad.scatter_loop";
+    /// On such a loop whose indices are unique (no two equal): its
+    /// iterations touch disjoint elements, so they may all run at once.
+    static constexpr ::llvm::StringLiteral kScatterLoopUniqueAttrName = "tad.scatter_loop_unique";
   }];
 }
 

@@ -543,13 +543,18 @@ def Tad_GatherOp : Tad_Op<"gather", [DeclareOpInterfaceMethods<Tad_MemoryModelOp
     clamped into it, so that no index reads outside the operand. Its
     derivative is `tad.scatter_add` into zeros: repeated indices add up.
 
+    `unique_indices` says that no two indices are equal once clamped (the
+    frontend's `take_along_axis` with one index per row, whose positions
+    lie in distinct rows, sets it); the derivative's `tad.scatter_add`
+    inherits it.
+
     ```mlir
     %e = tad.gather %table[%ids] axis 0
            : tensor<50x8xf32>, tensor<4x16xi32> -> tensor<4x16x8xf32>
     ```
   }];
   let arguments = (ins Tad_NumericTensor:$operand, Tad_IndexTensor:$indices,
-                       I64Attr:$axis);
+                       I64Attr:$axis, UnitAttr:$unique_indices);
   let results = (outs Tad_NumericTensor:$result);
   let assemblyFormat = [{
     $operand `[` $indices `]` `axis` $axis attr-dict `:` type($operand) `,`
@@ -571,7 +576,9 @@ def Tad_ScatterAddOp : Tad_Op<"scatter_add", [DeclareOpInterfaceMethods<Tad_Memo
     The slices are added one after another in the row-major order of
     `indices`, so a repeated index accumulates in the same order on every
     run and every target: the results are bit-reproducible. Indices are
-    clamped as `tad.gather` clamps them.
+    clamped as `tad.gather` clamps them. With `unique_indices` (no two
+    indices equal once clamped) every element gets one update at most, so
+    the slices may be added at once, in any order, with the same result.
 
     ```mlir
     %g = tad.scatter_add %d into %zeros[%ids] axis 0
@@ -579,7 +586,8 @@ def Tad_ScatterAddOp : Tad_Op<"scatter_add", [DeclareOpInterfaceMethods<Tad_Memo
     ```
   }];
   let arguments = (ins Tad_NumericTensor:$updates, Tad_NumericTensor:$operand,
-                       Tad_IndexTensor:$indices, I64Attr:$axis);
+                       Tad_IndexTensor:$indices, I64Attr:$axis,
+                       UnitAttr:$unique_indices);
   let results = (outs Tad_NumericTensor:$result);
   let assemblyFormat = [{
     $updates `into` $operand `[` $indices `]` `axis` $axis attr-dict `:`

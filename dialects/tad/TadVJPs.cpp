@@ -461,7 +461,7 @@ void GatherOp::buildVJP(OpBuilder &b, ValueRange dys,
   Location loc = getLoc();
   dxs.assign({ScatterAddOp::create(b, loc, typeOf(getOperand()), dys[0],
                                    zerosLike(b, loc, getOperand()),
-                                   getIndices(), getAxis()),
+                                   getIndices(), getAxis(), getUniqueIndices()),
               Value()});
 }
 void GatherOp::getResiduals(SmallVectorImpl<Value> &r) {
@@ -471,8 +471,9 @@ void GatherOp::getResiduals(SmallVectorImpl<Value> &r) {
 void ScatterAddOp::buildVJP(OpBuilder &b, ValueRange dys,
                             SmallVectorImpl<Value> &dxs) {
   Location loc = getLoc();
-  Value dUpdates = GatherOp::create(b, loc, typeOf(getUpdates()), dys[0],
-                                    getIndices(), getAxis());
+  Value dUpdates =
+      GatherOp::create(b, loc, typeOf(getUpdates()), dys[0], getIndices(),
+                       getAxis(), getUniqueIndices());
   dxs.assign({dUpdates, dys[0], Value()});
 }
 void ScatterAddOp::getResiduals(SmallVectorImpl<Value> &r) {

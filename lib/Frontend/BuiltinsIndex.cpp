@@ -102,8 +102,12 @@ Value emitTakeAlongAxis(BuiltinEmitter &e) {
       llvm::cast<RankedTensorType>(e.operand("x").getType()).getElementType());
   Value flat =
       tad::ReshapeOp::create(e.builder, e.loc, flatType, e.operand("x"));
+  // One index per row (size 1 along the axis): the positions lie in
+  // distinct rows of x, so no two are equal, and the derivative's slices
+  // may be added at once.
+  bool unique = indicesType.getDimSize(axis) == 1;
   return tad::GatherOp::create(e.builder, e.loc, e.resultType(), flat, position,
-                               0);
+                               0, unique);
 }
 
 bool checkOneHot(BuiltinCall &c) {

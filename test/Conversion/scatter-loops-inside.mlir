@@ -47,6 +47,41 @@ func.func @embedding(%ids: memref<6xi32>, %updates: memref<1x6x4xf32>, %table: m
 
 // -----
 
+// With unique indices (a cross-entropy's one label per row: every element
+// gets one update at most), the indices are parallel too: one thread per
+// index and element.
+// CHECK-LABEL: func.func @unique
+// CHECK:         scf.parallel (%[[J:.*]], %[[E0:.*]], %[[E1:.*]]) = (%c0, %c0, %c0) to (%c6, %c1, %c4) step (%c1, %c1, %c1) {
+// CHECK-NEXT:      %[[ID:.*]] = memref.load %arg0[%[[J]]]
+// CHECK-NOT:       scf.for
+// CHECK:           memref.store
+// CHECK-NEXT:      scf.reduce
+func.func @unique(%ids: memref<6xi32>, %updates: memref<1x6x4xf32>, %table: memref<1x10x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  %c9 = arith.constant 9 : index
+  scf.for %j = %c0 to %c6 step %c1 {
+    %id = memref.load %ids[%j] : memref<6xi32>
+    %i = arith.index_cast %id : i32 to index
+    %lo = arith.maxsi %i, %c0 : index
+    %row = arith.minsi %lo, %c9 : index
+    %u = memref.subview %updates[0, %j, 0] [1, 1, 4] [1, 1, 1] : memref<1x6x4xf32> to memref<1x4xf32, strided<[24, 1], offset: ?>>
+    %t = memref.subview %table[0, %row, 0] [1, 1, 4] [1, 1, 1] : memref<1x10x4xf32> to memref<1x4xf32, strided<[40, 1], offset: ?>>
+    scf.parallel (%p, %s) = (%c0, %c0) to (%c1, %c4) step (%c1, %c1) {
+      %a = memref.load %u[%p, %s] : memref<1x4xf32, strided<[24, 1], offset: ?>>
+      %b = memref.load %t[%p, %s] : memref<1x4xf32, strided<[40, 1], offset: ?>>
+      %sum = arith.addf %b, %a : f32
+      memref.store %sum, %t[%p, %s] : memref<1x4xf32, strided<[40, 1], offset: ?>>
+      scf.reduce
+    }
+  } {tad.scatter_loop, tad.scatter_loop_unique}
+  return
+}
+
+// -----
+
 // Without the mark, a loop around a launch stays: nothing says that its
 // slices' elements are independent.
 // CHECK-LABEL: func.func @unmarked

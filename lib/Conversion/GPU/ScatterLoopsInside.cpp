@@ -6,7 +6,9 @@
 // embedding's gradient over the B x T tokens of a batch was B x T launches.
 // The slice's elements are independent, so the loop over the indices can
 // run inside each element's thread instead: one launch, each thread adding
-// its element's updates in the order of the indices, as before.
+// its element's updates in the order of the indices, as before. Where the
+// indices are unique (a cross-entropy's one label per row), every element
+// gets one update at most, and the indices are threads too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,18 +55,33 @@ scf::ParallelOp sliceLoop(scf::ForOp loop) {
 }
 
 /// scf.for (index) { views; scf.parallel (element) { add } } becomes
-/// scf.parallel (element) { scf.for (index) { views; add } }.
-void moveInside(scf::ForOp loop, scf::ParallelOp slice) {
+/// scf.parallel (element) { scf.for (index) { views; add } }, or, where the
+/// indices are unique, scf.parallel (index, element) { views; add }.
+void moveInside(scf::ForOp loop, scf::ParallelOp slice, bool unique) {
   OpBuilder b(loop);
-  auto outer = scf::ParallelOp::create(b, slice.getLoc(), slice.getLowerBound(),
-                                       slice.getUpperBound(), slice.getStep());
+  SmallVector<Value> lower, upper, step;
+  if (unique) {
+    lower.push_back(loop.getLowerBound());
+    upper.push_back(loop.getUpperBound());
+    step.push_back(loop.getStep());
+  }
+  llvm::append_range(lower, slice.getLowerBound());
+  llvm::append_range(upper, slice.getUpperBound());
+  llvm::append_range(step, slice.getStep());
+  auto outer = scf::ParallelOp::create(b, slice.getLoc(), lower, upper, step);
   b.setInsertionPoint(outer.getBody()->getTerminator());
-  auto inner = scf::ForOp::create(b, loop.getLoc(), loop.getLowerBound(),
-                                  loop.getUpperBound(), loop.getStep());
-  b.setInsertionPoint(inner.getBody()->getTerminator());
   IRMapping map;
-  map.map(loop.getInductionVar(), inner.getInductionVar());
-  map.map(slice.getInductionVars(), outer.getInductionVars());
+  SmallVector<Value> elements(outer.getInductionVars());
+  if (unique) {
+    map.map(loop.getInductionVar(), elements.front());
+    elements.erase(elements.begin());
+  } else {
+    auto inner = scf::ForOp::create(b, loop.getLoc(), loop.getLowerBound(),
+                                    loop.getUpperBound(), loop.getStep());
+    b.setInsertionPoint(inner.getBody()->getTerminator());
+    map.map(loop.getInductionVar(), inner.getInductionVar());
+  }
+  map.map(slice.getInductionVars(), elements);
   for (Operation &op : loop.getBody()->without_terminator()) {
     if (&op != slice.getOperation()) {
       b.clone(op, map);
@@ -86,7 +103,8 @@ struct ScatterLoopsInside
     });
     for (scf::ForOp loop : loops)
       if (scf::ParallelOp slice = sliceLoop(loop))
-        moveInside(loop, slice);
+        moveInside(loop, slice,
+                   loop->hasAttr(tad::TadDialect::kScatterLoopUniqueAttrName));
   }
 };
 

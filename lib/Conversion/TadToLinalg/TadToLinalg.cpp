@@ -929,6 +929,11 @@ struct ScatterAddLowering : OpConversionPattern<ScatterAddOp> {
     // The slice's elements are independent: the GPU runs the loop inside
     // one thread per element (tad-scatter-loops-inside).
     loop->setAttr(TadDialect::kScatterLoopAttrName, rewriter.getUnitAttr());
+    // With unique indices, the iterations are independent too: all of the
+    // loop's may run at once.
+    if (op.getUniqueIndices())
+      loop->setAttr(TadDialect::kScatterLoopUniqueAttrName,
+                    rewriter.getUnitAttr());
     rewriter.replaceOp(op, reshape(rewriter, loc, loop.getResult(0), type));
     return success();
   }
