@@ -11,7 +11,14 @@ it, with the attention either as tad computes it (a -1e9 mask and a
 softmax) or as torch.nn.functional.scaled_dot_product_attention with
 is_causal=True (PyTorch's fused attention, which stores no T x T scores).
 """
+import os
+import sys
+
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "step"))
+import suite  # noqa: E402
 
 # The GPU-sized configuration (issue 50: d_model 512, 8 layers, context 256,
 # batch 32), and a small one that the emulator runs in the tests.
@@ -100,17 +107,15 @@ def inputs_of(form):
 
 def torch_step(torch, checkpointed, inputs, device="cpu", compiled=False,
                fused_attention=False):
-    """PyTorch's step, with the interface of bench/step/suite.py's
-    torch_step_of: the loss is the cross-entropy, not mean(h * h)."""
+    """PyTorch's step (bench/step/suite.py's torch_step_of) whose loss is
+    the cross-entropy, not mean(h * h)."""
     assert not checkpointed
     F = torch.nn.functional
     B, T, D, H, L, V = (config[k] for k in "BTDHLV")
-    t = {k: torch.tensor(v, device=device) for k, v in inputs.items()}
-    ids, targets = t["ids"].long(), t["targets"].long()
+    ids = torch.tensor(inputs["ids"], device=device).long()
+    targets = torch.tensor(inputs["targets"], device=device).long()
     params = list(shapes())
-    weights = [t[n].requires_grad_() for n in params]
     allowed = torch.tril(torch.ones(T, T, dtype=torch.bool, device=device))
-    last = {}
 
     def attention(q, k, v):
         if fused_attention:
@@ -132,18 +137,5 @@ def torch_step(torch, checkpointed, inputs, device="cpu", compiled=False,
             x = x + u @ p["wproj"] + p["bproj"]
         x = F.layer_norm(x, (D,), t["lnf_g"], t["lnf_b"], 1e-5)
         return F.cross_entropy((x @ t["head"]).view(-1, V), targets.view(-1))
-    if compiled:
-        forward = torch.compile(forward)
-
-    def clear():
-        for w in weights:
-            w.grad = None
-
-    def step():
-        clear()
-        loss = forward(t)
-        loss.backward()
-        last["loss"] = loss.item()
-    step.clear = clear
-    step.grads = lambda: {n: w.grad for n, w in zip(params, weights)}
-    return step, lambda: last["loss"]
+    return suite.torch_step_of(torch, inputs, params, forward, device,
+                               compiled, loss_of=lambda loss: loss)

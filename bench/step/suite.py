@@ -131,15 +131,19 @@ def run_torch(script, mode, core, threads, repeat):
 
 
 def torch_step_of(torch, inputs, params, forward, device="cpu",
-                  compiled=False):
+                  compiled=False, loss_of=lambda h: (h * h).mean()):
     """A PyTorch step on `inputs` (name -> array): `params` name the
     tensors that get gradients, `forward(t)` computes the network's output
     h from the tensors by name, and the loss is mean(h * h), as in the tad
     programs. Returns the step and a function giving its last loss; the
     step's `grads()` gives the gradients by name and its `clear()` frees
     them. `device` and `compiled` (torch.compile around the forward) are
-    for bench/gpu/steps.py."""
-    t = {k: torch.tensor(np.asarray(v, np.float32), device=device)
+    for bench/gpu/steps.py, and `loss_of` for a network whose loss is
+    another (bench/gpu/gpt.py's forward returns its loss). Integer inputs
+    (token ids) keep their type."""
+    t = {k: torch.tensor(np.asarray(v) if np.issubdtype(np.asarray(v).dtype,
+                                                         np.integer)
+                         else np.asarray(v, np.float32), device=device)
          for k, v in inputs.items()}
     weights = [t[n].requires_grad_() for n in params]
     last = {}
@@ -152,8 +156,7 @@ def torch_step_of(torch, inputs, params, forward, device="cpu",
 
     def step():
         clear()
-        h = forward(t)
-        loss = (h * h).mean()
+        loss = loss_of(forward(t))
         loss.backward()
         last["loss"] = loss.item()
     step.clear = clear
