@@ -144,14 +144,14 @@ std::optional<SumLoop> matchSumLoop(scf::ForOp loop, AliasAnalysis &alias) {
 /// gradient sums over [B, T]: 32 x 256 trips, each loop short). Where the
 /// nest is long and its innermost body a reduction, it becomes one loop
 /// over the nest's iterations in the same order (the indices recovered by
-/// division), which the cut below then takes; returns it, or null.
-scf::ForOp coalesceSumNest(scf::ForOp outer, AliasAnalysis &alias) {
+/// division), which the cut below then takes.
+void coalesceSumNest(scf::ForOp outer, AliasAnalysis &alias) {
   SmallVector<scf::ForOp> nest = {outer};
   SmallVector<int64_t> trips;
   while (true) {
     std::optional<int64_t> t = tripsOf(nest.back());
     if (!t)
-      return nullptr;
+      return;
     trips.push_back(*t);
     Block *body = nest.back().getBody();
     auto inner = dyn_cast<scf::ForOp>(body->front());
@@ -164,7 +164,7 @@ scf::ForOp coalesceSumNest(scf::ForOp outer, AliasAnalysis &alias) {
     total *= t;
   if (nest.size() < 2 || total < kMinTrips ||
       !matchSumBody(outer, nest.back().getBody(), alias))
-    return nullptr;
+    return;
   OpBuilder b(outer);
   Location loc = outer.getLoc();
   // Constants before the enclosing parallel loop, whose body stays the loop
@@ -179,20 +179,16 @@ scf::ForOp coalesceSumNest(scf::ForOp outer, AliasAnalysis &alias) {
   b.setInsertionPoint(loop.getBody()->getTerminator());
   IRMapping map;
   Value rest = loop.getInductionVar();
-  for (int64_t d = nest.size() - 1; d >= 0; --d) {
-    if (d == 0) {
-      map.map(nest[d].getInductionVar(), rest);
-      break;
-    }
+  for (int64_t d = nest.size() - 1; d > 0; --d) {
     Value size = constant(trips[d]);
     map.map(nest[d].getInductionVar(),
             arith::RemUIOp::create(b, loc, rest, size));
     rest = arith::DivUIOp::create(b, loc, rest, size);
   }
+  map.map(outer.getInductionVar(), rest);
   for (Operation &op : nest.back().getBody()->without_terminator())
     b.clone(op, map);
   outer.erase();
-  return loop;
 }
 
 /// The loop's place in its nest: a top-level `scf.parallel` (constant
