@@ -472,6 +472,10 @@ public:
   /// peak that a schedule of it reaches (0 until then).
   struct BodyPeaks {
     int64_t storeAll = 0, floor = 0;
+    /// At most the floor, known with the store-all peak: the body's
+    /// largest single compute (remat::lowerBound), or its store-all peak
+    /// where that is less.
+    int64_t floorBound = 0;
   };
   /// (The answer for a loop of the function being scheduled is kept: the
   /// bisection for the feasible minimum asks for it at every step.) The
@@ -488,6 +492,7 @@ public:
     RematProblem body = buildRematProblem(*loop.getBody(), graphOptions);
     peaks.storeAll =
         remat::simulate(body.graph, remat::storeAllSchedule(body.graph)).peak;
+    peaks.floorBound = std::min(peaks.storeAll, remat::lowerBound(body.graph));
     // No schedule peaks below the largest single compute: where that is
     // the store-all peak, the floor needs no search.
     if (withFloor)
@@ -557,14 +562,22 @@ public:
         highestPeak = peak;
       }
     }
-    BodyPeaks body =
-        bodyPeaks(loops[highest], graphOptions, /*withFloor=*/true);
     // Even at the body's least peak, the loop's run must fit (by the
-    // model, give or take the planned slack).
+    // model, give or take the planned slack). That peak is a search: where
+    // the bound below it already says that the run cannot fit (near a
+    // minimum, as in most of the loop choice's probes), it is not searched.
     int64_t slack = planned ? budget / kModelSlackDivisor : 0;
-    if (body.floor >= body.storeAll ||
-        remat::lowerBound(problem.graph) - (body.storeAll - body.floor) >
-            budget + slack)
+    int64_t run = remat::lowerBound(problem.graph);
+    auto cannotFit = [&](const BodyPeaks &body, int64_t floor) {
+      return floor >= body.storeAll ||
+             run - (body.storeAll - floor) > budget + slack;
+    };
+    BodyPeaks body = bodyPeaks(loops[highest], graphOptions,
+                               /*withFloor=*/false);
+    if (cannotFit(body, body.floorBound))
+      return std::nullopt;
+    body = bodyPeaks(loops[highest], graphOptions, /*withFloor=*/true);
+    if (cannotFit(body, body.floor))
       return std::nullopt;
     int64_t storeAll =
         remat::simulate(problem.graph, remat::storeAllSchedule(problem.graph))
