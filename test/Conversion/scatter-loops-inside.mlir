@@ -12,7 +12,7 @@
 // CHECK-NEXT:        arith.maxsi
 // CHECK-NEXT:        %[[ROW:.*]] = arith.minsi
 // CHECK-NEXT:        %[[U:.*]] = memref.subview %arg1[0, %[[J]], 0] [1, 1, 4]
-// CHECK-NEXT:        %[[T:.*]] = memref.subview %arg2[0, %[[ROW]], 0] [1, 1, 4]
+// CHECK-NEXT:        %[[T:.*]] = memref.subview %[[TABLE:.*]][0, %[[ROW]], 0] [1, 1, 4]
 // CHECK-NEXT:        %[[A:.*]] = memref.load %[[U]][%[[E0]], %[[E1]]]
 // CHECK-NEXT:        %[[B:.*]] = memref.load %[[T]][%[[E0]], %[[E1]]]
 // CHECK-NEXT:        %[[S:.*]] = arith.addf %[[B]], %[[A]] : f32
@@ -20,8 +20,9 @@
 // CHECK-NEXT:      }
 // CHECK-NEXT:      scf.reduce
 // CHECK-NEXT:    }
-// CHECK-NEXT:    return
-func.func @embedding(%ids: memref<6xi32>, %updates: memref<1x6x4xf32>, %table: memref<1x10x4xf32>) {
+// CHECK-NEXT:    return %[[TABLE:.*]] :
+func.func @embedding(%ids: memref<6xi32>, %updates: memref<1x6x4xf32>) -> memref<1x10x4xf32> {
+  %table = memref.alloc() : memref<1x10x4xf32>
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
@@ -42,7 +43,7 @@ func.func @embedding(%ids: memref<6xi32>, %updates: memref<1x6x4xf32>, %table: m
       scf.reduce
     }
   } {tad.scatter_loop}
-  return
+  return %table : memref<1x10x4xf32>
 }
 
 // -----
@@ -56,7 +57,8 @@ func.func @embedding(%ids: memref<6xi32>, %updates: memref<1x6x4xf32>, %table: m
 // CHECK-NOT:       scf.for
 // CHECK:           memref.store
 // CHECK-NEXT:      scf.reduce
-func.func @unique(%ids: memref<6xi32>, %updates: memref<1x6x4xf32>, %table: memref<1x10x4xf32>) {
+func.func @unique(%ids: memref<6xi32>, %updates: memref<1x6x4xf32>) -> memref<1x10x4xf32> {
+  %table = memref.alloc() : memref<1x10x4xf32>
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
@@ -77,7 +79,7 @@ func.func @unique(%ids: memref<6xi32>, %updates: memref<1x6x4xf32>, %table: memr
       scf.reduce
     }
   } {tad.scatter_loop, tad.scatter_loop_unique}
-  return
+  return %table : memref<1x10x4xf32>
 }
 
 // -----
@@ -137,5 +139,57 @@ func.func @not_a_scatter(%x: memref<6x4xf32>, %y: memref<4xf32>, %n: memref<6xf3
       scf.reduce
     }
   } {tad.scatter_loop}
+  return
+}
+
+// -----
+
+// Marked, but a thread would read what others write: the slice reads its
+// neighbour's element of the table, or the loop reads the table before
+// the slice (the updates may be the table itself, an argument like it).
+// The loops stay as they are.
+// CHECK-LABEL: func.func @shared_elements
+// CHECK:         scf.for
+// CHECK:           scf.parallel
+// CHECK:         scf.for
+// CHECK:           memref.load %[[TABLE:.*]][%c0]
+// CHECK:           scf.parallel
+// CHECK:         scf.for
+// CHECK:           scf.parallel
+func.func @shared_elements(%updates: memref<6x4xf32>, %table: memref<8xf32>, %other: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  %own = memref.alloc() : memref<8xf32>
+  scf.for %j = %c0 to %c6 step %c1 {
+    scf.parallel (%s) = (%c0) to (%c4) step (%c1) {
+      %next = arith.addi %s, %c1 : index
+      %a = memref.load %own[%next] : memref<8xf32>
+      %b = memref.load %own[%s] : memref<8xf32>
+      %sum = arith.addf %b, %a : f32
+      memref.store %sum, %own[%s] : memref<8xf32>
+      scf.reduce
+    }
+  } {tad.scatter_loop}
+  scf.for %j = %c0 to %c6 step %c1 {
+    %first = memref.load %own[%c0] : memref<8xf32>
+    scf.parallel (%s) = (%c0) to (%c4) step (%c1) {
+      %b = memref.load %own[%s] : memref<8xf32>
+      %sum = arith.addf %b, %first : f32
+      memref.store %sum, %own[%s] : memref<8xf32>
+      scf.reduce
+    }
+  } {tad.scatter_loop}
+  scf.for %j = %c0 to %c6 step %c1 {
+    scf.parallel (%s) = (%c0) to (%c4) step (%c1) {
+      %a = memref.load %other[%s] : memref<8xf32>
+      %b = memref.load %table[%s] : memref<8xf32>
+      %sum = arith.addf %b, %a : f32
+      memref.store %sum, %table[%s] : memref<8xf32>
+      scf.reduce
+    }
+  } {tad.scatter_loop}
+  memref.dealloc %own : memref<8xf32>
   return
 }

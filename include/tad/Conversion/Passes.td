@@ -241,8 +241,11 @@ def ScatterLoopsInside
 
     The loop is left as it is unless its body is, before the
     `scf.parallel`, only operations without side effects and loads (the
-    index, its clamp, the slices' views), and the parallel loop's bounds are
-    defined outside it.
+    index, its clamp, the slices' views), the parallel loop's bounds are
+    defined outside it, and no thread would touch another's element: by
+    alias analysis, not taken from the mark, the slice reads what it writes
+    only at the element it writes (the same memref and indices), and
+    nothing that the loop loads before the slice may be what it writes.
   }];
 }
 

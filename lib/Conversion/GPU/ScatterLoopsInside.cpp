@@ -10,16 +10,24 @@
 // indices are unique (a cross-entropy's one label per row), every element
 // gets one update at most, and the indices are threads too.
 //
+// The lowering of tad.scatter_add marks the loop (tad.scatter_loop); the
+// pass still checks what makes the move exact: the slice reads what it
+// writes only at the element it writes, and what the loop reads before the
+// slice (the index, the updates' view) is not what the slice writes, so
+// that no thread reads another's element.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tad/Conversion/Passes.h"
 
 #include "dialects/tad/TadDialect.h"
 
+#include "mlir/Analysis/AliasAnalysis.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace tad {
@@ -52,6 +60,58 @@ scf::ParallelOp sliceLoop(scf::ForOp loop) {
                     [&](Value v) { return loop.isDefinedOutsideOfLoop(v); }))
     return nullptr;
   return slice;
+}
+
+/// Whether two index lists are the same values (or equal constants).
+bool sameIndices(ValueRange a, ValueRange b) {
+  return a.size() == b.size() && llvm::all_of(llvm::zip(a, b), [](auto pair) {
+           auto [x, y] = pair;
+           APInt cx, cy;
+           return x == y || (matchPattern(x, m_ConstantInt(&cx)) &&
+                             matchPattern(y, m_ConstantInt(&cy)) && cx == cy);
+         });
+}
+
+/// Whether the threads of the moved loop would each touch only their own
+/// elements of what the slice writes: the slice's stores are to memrefs
+/// that nothing else in `loop` reads or writes but the slice's own loads
+/// of the stored element (same memref, same indices), and it touches
+/// memory by loads and stores only.
+bool ownElementsOnly(scf::ForOp loop, scf::ParallelOp slice,
+                     AliasAnalysis &aliases) {
+  SmallVector<memref::StoreOp> stores;
+  bool opaque = false;
+  slice.walk([&](Operation *op) {
+    if (auto store = dyn_cast<memref::StoreOp>(op))
+      stores.push_back(store);
+    else if (!isa<memref::LoadOp>(op) && !isMemoryEffectFree(op) &&
+             !isa<scf::ForOp, scf::ParallelOp, scf::IfOp, scf::YieldOp,
+                  scf::ReduceOp>(op))
+      opaque = true;
+  });
+  if (opaque)
+    return false;
+  auto touchesOthers = [&](Value memref, ValueRange indices, bool inSlice) {
+    for (memref::StoreOp store : stores) {
+      if (aliases.alias(memref, store.getMemRef()).isNo())
+        continue;
+      if (!inSlice || memref != store.getMemRef() ||
+          !sameIndices(indices, store.getIndices()))
+        return true;
+    }
+    return false;
+  };
+  WalkResult walk = loop.getBody()->walk([&](Operation *op) {
+    bool inSlice = slice->isAncestor(op);
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      if (touchesOthers(load.getMemRef(), load.getIndices(), inSlice))
+        return WalkResult::interrupt();
+    if (auto store = dyn_cast<memref::StoreOp>(op))
+      if (touchesOthers(store.getMemRef(), store.getIndices(), inSlice))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return !walk.wasInterrupted();
 }
 
 /// scf.for (index) { views; scf.parallel (element) { add } } becomes
@@ -101,8 +161,10 @@ struct ScatterLoopsInside
       if (loop->hasAttr(tad::TadDialect::kScatterLoopAttrName))
         loops.push_back(loop);
     });
+    AliasAnalysis &aliases = getAnalysis<AliasAnalysis>();
     for (scf::ForOp loop : loops)
-      if (scf::ParallelOp slice = sliceLoop(loop))
+      if (scf::ParallelOp slice = sliceLoop(loop);
+          slice && ownElementsOnly(loop, slice, aliases))
         moveInside(loop, slice,
                    loop->hasAttr(tad::TadDialect::kScatterLoopUniqueAttrName));
   }
