@@ -16,9 +16,10 @@
 #   ops/              every op case of test/Execution/op_check.py
 #   steps/            bench/gpu/steps.py's workloads, budgets, sum and matmul
 # `run` unpacks PACK and writes into OUT: examples.txt, examples-kernels.txt,
-# ops.txt, steps.json (and steps.txt), sanitize.txt and profile.txt (ncu's
-# CSV of each kernel's time in three calls of the GPT's step); it exits
-# non-zero if any step failed. (bench/gpu/run.py is not in it: at most 8
+# ops.txt, steps.json (and steps.txt), sanitize.txt, profile.txt (ncu's
+# CSV of each kernel's time in three calls of the GPT's step) and
+# torch-profile.txt (PyTorch's step of the same GPT, kernel by kernel:
+# bench/gpu/torch_profile.py); it exits non-zero if any step failed. (bench/gpu/run.py is not in it: at most 8
 # files come back from a lent machine.)
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -127,6 +128,10 @@ run() {
   step profile 120 "$ncu" --clock-control none --metrics gpu__time_duration.sum \
     --csv --page raw "$dir/steps/gpt.cublas" --seed 0 --repeat 3 \
     --output-dir /tmp/tad-gpu-profile
+  # PyTorch's step of the same GPT, kernel by kernel: its GEMM kernels
+  # beside the ones the profile above names for tad's same GEMMs.
+  step torch-profile 90 "$python" "$root/bench/gpu/torch_profile.py" \
+    --device cuda --gpt gpu
   echo "failed: ${failed[*]:-none}"
   [ ${#failed[@]} -eq 0 ]
 }

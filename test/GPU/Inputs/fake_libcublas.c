@@ -4,13 +4,26 @@
  * tests check tad's row-major-to-column-major mapping of matmuls
  * (runtime/lib/CudaBlas.cpp) on machines without a GPU. A GEMM is work on
  * the stand-in device: it may touch device memory while kernels are
- * pending, and leaves its own pending, until the host waits. */
+ * pending, and leaves its own pending, until the host waits.
+ *
+ * With FAKE_CUBLAS_LOG set, each call is also a line on stderr (its kind,
+ * operations, sizes, leading dimensions, and a batch's strides and count):
+ * bench/gpu/gemm_calls.py lists a program's GEMMs from it. With
+ * FAKE_CUBLAS_SKIP set too, the calls are checked and logged but not
+ * computed (their outputs are left as they were), for programs whose GEMMs
+ * the host would take minutes to compute. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 static int gemms, batched, handles, errors;
+
+/* Whether the environment variable `name` is set and not empty. */
+static int flag(const char *name) {
+  const char *value = getenv(name);
+  return value && *value;
+}
 
 /* fake_libcuda.c's, when it is the driver. */
 static void deviceWork(int begin, const void *a, const void *b, const void *c) {
@@ -42,11 +55,12 @@ int cublasDestroy_v2(void *handle) {
   return 0;
 }
 
-/* Column-major C (m x n) = alpha op(A) op(B) + beta C. */
+/* Column-major C (m x n) = alpha op(A) op(B) + beta C, checked as cuBLAS
+ * checks it; NAME##_one is one matrix of a batch (logged by the batch). */
 #define GEMM(NAME, T)                                                          \
-  int NAME(void *handle, int opA, int opB, int m, int n, int k,                \
-           const T *alpha, const T *a, int lda, const T *b, int ldb,           \
-           const T *beta, T *c, int ldc) {                                     \
+  static int NAME##_one(void *handle, int opA, int opB, int m, int n, int k,   \
+                        const T *alpha, const T *a, int lda, const T *b,       \
+                        int ldb, const T *beta, T *c, int ldc) {               \
     int aRows = opA ? k : m, bRows = opB ? n : k;                              \
     if (handle != (void *)0x3 || opA < 0 || opA > 1 || opB < 0 || opB > 1 ||   \
         m < 0 || n < 0 || k < 0 || lda < (aRows > 1 ? aRows : 1) ||            \
@@ -57,6 +71,9 @@ int cublasDestroy_v2(void *handle) {
       ++errors;                                                                \
       return 7; /* CUBLAS_STATUS_INVALID_VALUE */                              \
     }                                                                          \
+    ++gemms;                                                                   \
+    if (flag("FAKE_CUBLAS_SKIP"))                                              \
+      return 0;                                                                \
     deviceWork(1, a, b, c);                                                    \
     for (int j = 0; j < n; ++j)                                                \
       for (int i = 0; i < m; ++i) {                                            \
@@ -67,8 +84,16 @@ int cublasDestroy_v2(void *handle) {
         c[i + j * ldc] = *alpha * sum + *beta * c[i + j * ldc];                \
       }                                                                        \
     deviceWork(0, a, b, c);                                                    \
-    ++gemms;                                                                   \
     return 0;                                                                  \
+  }                                                                            \
+  int NAME(void *handle, int opA, int opB, int m, int n, int k,                \
+           const T *alpha, const T *a, int lda, const T *b, int ldb,           \
+           const T *beta, T *c, int ldc) {                                     \
+    if (flag("FAKE_CUBLAS_LOG"))                                               \
+      fprintf(stderr, "fake libcublas: gemm %d %d %d %d %d %d %d %d\n", opA,   \
+              opB, m, n, k, lda, ldb, ldc);                                    \
+    return NAME##_one(handle, opA, opB, m, n, k, alpha, a, lda, b, ldb, beta,  \
+                      c, ldc);                                                 \
   }
 
 GEMM(cublasSgemm_v2, float)
@@ -88,9 +113,15 @@ GEMM(cublasDgemm_v2, double)
       ++errors;                                                                \
       return 7;                                                                \
     }                                                                          \
+    if (flag("FAKE_CUBLAS_LOG"))                                               \
+      fprintf(stderr,                                                          \
+              "fake libcublas: batched gemm %d %d %d %d %d %d %d %d %lld "     \
+              "%lld %lld %d\n",                                                \
+              opA, opB, m, n, k, lda, ldb, ldc, strideA, strideB, strideC,     \
+              batch);                                                          \
     for (int i = 0; i < batch; ++i)                                            \
-      if (GEMM1(handle, opA, opB, m, n, k, alpha, a + i * strideA, lda,        \
-                b + i * strideB, ldb, beta, c + i * strideC, ldc))             \
+      if (GEMM1##_one(handle, opA, opB, m, n, k, alpha, a + i * strideA, lda,  \
+                      b + i * strideB, ldb, beta, c + i * strideC, ldc))       \
         return 7;                                                              \
     ++batched;                                                                 \
     return 0;                                                                  \
