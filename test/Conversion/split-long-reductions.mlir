@@ -4,8 +4,9 @@
 // a full sum of 2^24 f32 elements): 8192 chunks of 256 per lane, one thread
 // each (the chunk outermost), into partial sums from -0.0 in scratch; their
 // 8192 per lane are cut again into 32 chunks; then each lane adds its 32
-// in order into its accumulator, as the loop added its elements. The adds
-// keep their operand order.
+// in order into its accumulator, as the loop added its elements. A thread
+// loads 8 elements of its chunk at once, then adds them in order; the rest
+// of a chunk (none here) one by one. The adds keep their operand order.
 // CHECK-LABEL: func.func @lanes
 // CHECK:         call @tad_rt_mark_scratch()
 // CHECK-NEXT:    %[[P1:.*]] = memref.alloc() : memref<8192x8xf64>
@@ -13,10 +14,22 @@
 // CHECK:         scf.parallel (%[[C:.*]], %[[L:.*]]) = ({{.*}}) to (%c8192, %{{.*}})
 // CHECK:           %[[FIRST:.*]] = arith.muli %[[C]], %c256
 // CHECK:           %[[END:.*]] = arith.minsi
-// CHECK:           %[[S:.*]] = scf.for %[[J:.*]] = %[[FIRST]] to %[[END]] step %{{.*}} iter_args(%[[A:.*]] = %[[Z1]]) -> (f64)
-// CHECK-NEXT:        %[[X:.*]] = memref.load %{{.*}}[%[[J]], %[[L]]] : memref<2097152x8xf32>
+// CHECK:           %[[UEND:.*]] = arith.addi %[[FIRST]],
+// CHECK:           %[[U:.*]] = scf.for %[[J:.*]] = %[[FIRST]] to %[[UEND]] step %c8{{.*}} iter_args(%[[A:.*]] = %[[Z1]]) -> (f64)
+// CHECK:             %[[J0:.*]] = arith.addi %[[J]], %c0
+// CHECK-NEXT:        %[[X0:.*]] = memref.load %{{.*}}[%[[J0]], %[[L]]] : memref<2097152x8xf32>
+// CHECK-NEXT:        %[[W0:.*]] = arith.extf %[[X0]]
+// CHECK:             %[[J7:.*]] = arith.addi %[[J]], %c7
+// CHECK-NEXT:        %[[X7:.*]] = memref.load %{{.*}}[%[[J7]], %[[L]]] : memref<2097152x8xf32>
+// CHECK-NEXT:        %[[W7:.*]] = arith.extf %[[X7]]
+// CHECK-NEXT:        arith.addf %[[W0]], %[[A]] : f64
+// CHECK-COUNT-6:     arith.addf
+// CHECK-NEXT:        %[[S7:.*]] = arith.addf %[[W7]], %{{.*}} : f64
+// CHECK-NEXT:        scf.yield %[[S7]]
+// CHECK:           %[[S:.*]] = scf.for %[[K:.*]] = %[[UEND]] to %[[END]] step %{{.*}} iter_args(%[[B:.*]] = %[[U]]) -> (f64)
+// CHECK-NEXT:        %[[X:.*]] = memref.load %{{.*}}[%[[K]], %[[L]]] : memref<2097152x8xf32>
 // CHECK-NEXT:        %[[W:.*]] = arith.extf %[[X]]
-// CHECK-NEXT:        %[[SUM:.*]] = arith.addf %[[W]], %[[A]] : f64
+// CHECK-NEXT:        %[[SUM:.*]] = arith.addf %[[W]], %[[B]] : f64
 // CHECK-NEXT:        scf.yield %[[SUM]]
 // CHECK:           memref.store %[[S]], %[[P1]][%[[C]], %[[L]]]
 // CHECK:         call @tad_rt_mark_scratch()
@@ -63,7 +76,7 @@ func.func @lanes(%x: memref<16777216xf32>) -> memref<8xf64> {
 // CHECK-NEXT:    memref.alloc() : memref<32x512xf64>
 // CHECK:         scf.parallel
 // CHECK:           scf.for
-// CHECK-NEXT:        %[[J:.*]] = arith.remui
+// CHECK:             %[[J:.*]] = arith.remui
 // CHECK-NEXT:        %[[I:.*]] = arith.divui
 // CHECK-NEXT:        memref.load %arg0[%[[I]], %[[J]], %{{.*}}] : memref<32x256x512xf32>
 // CHECK:         scf.parallel

@@ -263,7 +263,9 @@ def SplitLongReductions
     loop nests. The first has one iteration per chunk of at least 256
     trips of each parallel iteration, the chunk outermost, aiming at 65,536
     iterations in all: it combines its chunk's values in order, from the
-    neutral element (-0.0 for a float sum), into a partial result. The
+    neutral element (-0.0 for a float sum), into a partial result, 8 at a
+    time (their loads, then their combines in order; the chunk's last
+    values one by one), so that a thread has 8 loads in flight. The
     second combines each parallel iteration's partial results in order into
     its accumulator, and is cut again while it is long. A loop whose
     parallel iterations are already more than 32,768 stays whole. Each

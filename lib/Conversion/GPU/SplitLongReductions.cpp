@@ -49,6 +49,10 @@ constexpr int64_t kMinTrips = 4 * kChunkTrips;
 /// The threads a cut loop aims at (its parallel iterations times its
 /// chunks): enough to keep a GPU's memory busy.
 constexpr int64_t kTargetThreads = 65536;
+/// The elements a thread loads at once in its chunk before it combines
+/// them (in order): one load at a time, each waiting for the memory, keeps
+/// too few bytes in flight to stream the input.
+constexpr int64_t kUnroll = 8;
 
 /// A reduction loop: `for j in [0, trips) { acc[idx] = op(value, acc[idx])
 /// }` (or `op(acc[idx], value)`), where `op` is a commutative arith op with
@@ -214,6 +218,24 @@ FailureOr<scf::ParallelOp> enclosingParallel(scf::ForOp loop) {
   return parallel;
 }
 
+/// The value that `sum` combines in the iteration that `map` maps its
+/// induction variable to: its body cloned at `b`, but for the accumulator.
+Value elementOf(OpBuilder &b, SumLoop sum, IRMapping &map) {
+  for (Operation &op : sum.loop.getBody()->without_terminator())
+    if (&op != sum.accLoad && &op != sum.combine && &op != sum.accStore)
+      b.clone(op, map);
+  return map.lookupOrDefault(valueOf(sum));
+}
+
+/// `sum`'s combining op cloned at `b` with `acc` as its accumulator and
+/// `value` as the other operand, in their order in the loop.
+Value combineInto(OpBuilder &b, SumLoop sum, Value acc, Value value) {
+  IRMapping map;
+  map.map(sum.accLoad.getResult(), acc);
+  map.map(valueOf(sum), value);
+  return b.clone(*sum.combine, map)->getResult(0);
+}
+
 /// Into how many chunks `sum` is cut, in `parallel` (or alone); fewer than
 /// 2 where its parallel iterations are enough threads already.
 int64_t chunksOf(const SumLoop &sum, scf::ParallelOp parallel) {
@@ -271,23 +293,50 @@ scf::ForOp cut(SumLoop sum, scf::ParallelOp parallel, int64_t chunks,
     Value end = arith::MinSIOp::create(
         b, loc, arith::AddIOp::create(b, loc, first, constant(chunkTrips)),
         constant(sum.trips));
-    auto inner =
-        scf::ForOp::create(b, loc, first, end, one, ValueRange{identity});
-    IRMapping map;
+    IRMapping outer;
     if (parallel)
-      map.map(parallel.getInductionVars(), ArrayRef<Value>(ivs).drop_front());
-    map.map(sum.loop.getInductionVar(), inner.getInductionVar());
-    b.setInsertionPointToStart(inner.getBody());
-    for (Operation &op : sum.loop.getBody()->without_terminator()) {
-      if (&op == sum.accLoad || &op == sum.combine || &op == sum.accStore)
-        continue;
-      b.clone(op, map);
+      outer.map(parallel.getInductionVars(), ArrayRef<Value>(ivs).drop_front());
+    // The chunk's elements kUnroll at a time, then the rest one by one:
+    // each combined in turn, as the loop combined them.
+    Value unrolledEnd = arith::AddIOp::create(
+        b, loc, first,
+        arith::MulIOp::create(
+            b, loc,
+            arith::DivUIOp::create(b, loc,
+                                   arith::SubIOp::create(b, loc, end, first),
+                                   constant(kUnroll)),
+            constant(kUnroll)));
+    auto unrolled = scf::ForOp::create(b, loc, first, unrolledEnd,
+                                       constant(kUnroll), ValueRange{identity});
+    {
+      OpBuilder::InsertionGuard inside(b);
+      b.setInsertionPointToStart(unrolled.getBody());
+      SmallVector<Value> values;
+      for (int64_t u = 0; u < kUnroll; ++u) {
+        IRMapping map = outer;
+        map.map(sum.loop.getInductionVar(),
+                arith::AddIOp::create(b, loc, unrolled.getInductionVar(),
+                                      constant(u))
+                    .getResult());
+        values.push_back(elementOf(b, sum, map));
+      }
+      Value acc = unrolled.getRegionIterArgs()[0];
+      for (Value value : values)
+        acc = combineInto(b, sum, acc, value);
+      scf::YieldOp::create(b, loc, acc);
     }
-    map.map(sum.accLoad.getResult(), inner.getRegionIterArgs()[0]);
-    Operation *combined = b.clone(*sum.combine, map);
-    scf::YieldOp::create(b, loc, combined->getResults());
-    b.setInsertionPointAfter(inner);
-    memref::StoreOp::create(b, loc, inner.getResult(0), partials, ivs);
+    auto rest = scf::ForOp::create(b, loc, unrolledEnd, end, one,
+                                   unrolled.getResults());
+    {
+      OpBuilder::InsertionGuard inside(b);
+      b.setInsertionPointToStart(rest.getBody());
+      IRMapping map = outer;
+      map.map(sum.loop.getInductionVar(), rest.getInductionVar());
+      Value value = elementOf(b, sum, map);
+      scf::YieldOp::create(
+          b, loc, combineInto(b, sum, rest.getRegionIterArgs()[0], value));
+    }
+    memref::StoreOp::create(b, loc, rest.getResult(0), partials, ivs);
   }
 
   // The partial sums of each iteration, in order, into its accumulator.
