@@ -19,12 +19,13 @@
 
 #include "tad/Conversion/Passes.h"
 
+#include "LoopAccesses.h"
+
 #include "mlir/Analysis/AliasAnalysis.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace tad {
@@ -33,61 +34,20 @@ namespace tad {
 } // namespace tad
 
 using namespace mlir;
+using tad::Access;
+using tad::accessesOf;
+using tad::sameIndex;
+using tad::sameIndices;
 
 namespace {
-
-/// A load or store of a memref element inside a loop nest.
-struct Access {
-  Value memref;
-  ValueRange indices;
-  bool write;
-};
-
-/// The loads and stores in `root`, or nothing when something else in it
-/// touches memory (a copy, a call, a nested op with effects we cannot
-/// see), which this pass leaves alone.
-std::optional<SmallVector<Access>> accessesOf(Operation *root) {
-  SmallVector<Access> accesses;
-  WalkResult walk = root->walk([&](Operation *op) {
-    if (auto load = dyn_cast<memref::LoadOp>(op)) {
-      accesses.push_back({load.getMemRef(), load.getIndices(), false});
-      return WalkResult::advance();
-    }
-    if (auto store = dyn_cast<memref::StoreOp>(op)) {
-      accesses.push_back({store.getMemRef(), store.getIndices(), true});
-      return WalkResult::advance();
-    }
-    if (isMemoryEffectFree(op) || isa<scf::ForOp, scf::ParallelOp, scf::IfOp,
-                                      scf::YieldOp, scf::ReduceOp>(op))
-      return WalkResult::advance();
-    return WalkResult::interrupt();
-  });
-  if (walk.wasInterrupted())
-    return std::nullopt;
-  return accesses;
-}
-
-/// Whether two index values are the same: one value, or equal constants.
-bool sameIndex(Value a, Value b) {
-  if (a == b)
-    return true;
-  APInt x, y;
-  return matchPattern(a, m_ConstantInt(&x)) &&
-         matchPattern(b, m_ConstantInt(&y)) && x == y;
-}
 
 /// Loops that reduce into results are not fused (linalg's loops have none).
 bool withoutResults(scf::ParallelOp loop) { return loop.getInitVals().empty(); }
 
 bool sameBounds(scf::ParallelOp a, scf::ParallelOp b) {
-  auto same = [](ValueRange x, ValueRange y) {
-    return x.size() == y.size() && llvm::all_of(llvm::zip(x, y), [](auto pair) {
-             return sameIndex(std::get<0>(pair), std::get<1>(pair));
-           });
-  };
-  return same(a.getLowerBound(), b.getLowerBound()) &&
-         same(a.getUpperBound(), b.getUpperBound()) &&
-         same(a.getStep(), b.getStep());
+  return sameIndices(a.getLowerBound(), b.getLowerBound()) &&
+         sameIndices(a.getUpperBound(), b.getUpperBound()) &&
+         sameIndices(a.getStep(), b.getStep());
 }
 
 class Fuser {

@@ -20,6 +20,8 @@
 
 #include "tad/Conversion/Passes.h"
 
+#include "LoopAccesses.h"
+
 #include "dialects/tad/TadDialect.h"
 
 #include "mlir/Analysis/AliasAnalysis.h"
@@ -27,7 +29,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace tad {
@@ -62,56 +63,36 @@ scf::ParallelOp sliceLoop(scf::ForOp loop) {
   return slice;
 }
 
-/// Whether two index lists are the same values (or equal constants).
-bool sameIndices(ValueRange a, ValueRange b) {
-  return a.size() == b.size() && llvm::all_of(llvm::zip(a, b), [](auto pair) {
-           auto [x, y] = pair;
-           APInt cx, cy;
-           return x == y || (matchPattern(x, m_ConstantInt(&cx)) &&
-                             matchPattern(y, m_ConstantInt(&cy)) && cx == cy);
-         });
-}
-
 /// Whether the threads of the moved loop would each touch only their own
-/// elements of what the slice writes: the slice's stores are to memrefs
-/// that nothing else in `loop` reads or writes but the slice's own loads
-/// of the stored element (same memref, same indices), and it touches
-/// memory by loads and stores only.
+/// elements of what the slice writes: the slice touches memory by loads
+/// and stores only, and nothing in `loop` may touch a memref that the
+/// slice stores to but the slice's own accesses of the stored element
+/// (the same memref at the same indices). (sliceLoop has checked that the
+/// operations before the slice only compute and load.)
 bool ownElementsOnly(scf::ForOp loop, scf::ParallelOp slice,
                      AliasAnalysis &aliases) {
-  SmallVector<memref::StoreOp> stores;
-  bool opaque = false;
-  slice.walk([&](Operation *op) {
-    if (auto store = dyn_cast<memref::StoreOp>(op))
-      stores.push_back(store);
-    else if (!isa<memref::LoadOp>(op) && !isMemoryEffectFree(op) &&
-             !isa<scf::ForOp, scf::ParallelOp, scf::IfOp, scf::YieldOp,
-                  scf::ReduceOp>(op))
-      opaque = true;
-  });
-  if (opaque)
+  std::optional<SmallVector<tad::Access>> inSlice = tad::accessesOf(slice);
+  if (!inSlice)
     return false;
-  auto touchesOthers = [&](Value memref, ValueRange indices, bool inSlice) {
-    for (memref::StoreOp store : stores) {
-      if (aliases.alias(memref, store.getMemRef()).isNo())
-        continue;
-      if (!inSlice || memref != store.getMemRef() ||
-          !sameIndices(indices, store.getIndices()))
-        return true;
-    }
-    return false;
-  };
-  WalkResult walk = loop.getBody()->walk([&](Operation *op) {
-    bool inSlice = slice->isAncestor(op);
-    if (auto load = dyn_cast<memref::LoadOp>(op))
-      if (touchesOthers(load.getMemRef(), load.getIndices(), inSlice))
-        return WalkResult::interrupt();
-    if (auto store = dyn_cast<memref::StoreOp>(op))
-      if (touchesOthers(store.getMemRef(), store.getIndices(), inSlice))
-        return WalkResult::interrupt();
-    return WalkResult::advance();
-  });
-  return !walk.wasInterrupted();
+  SmallVector<tad::Access> before;
+  for (Operation &op : loop.getBody()->without_terminator())
+    if (&op != slice.getOperation())
+      if (std::optional<SmallVector<tad::Access>> loads = tad::accessesOf(&op))
+        before.append(*loads);
+  for (const tad::Access &store : *inSlice) {
+    if (!store.write)
+      continue;
+    auto touches = [&](const tad::Access &a) {
+      return !aliases.alias(a.memref, store.memref).isNo();
+    };
+    if (llvm::any_of(before, touches) ||
+        llvm::any_of(*inSlice, [&](const tad::Access &a) {
+          return touches(a) && (a.memref != store.memref ||
+                                !tad::sameIndices(a.indices, store.indices));
+        }))
+      return false;
+  }
+  return true;
 }
 
 /// scf.for (index) { views; scf.parallel (element) { add } } becomes

@@ -1,0 +1,40 @@
+//===- LoopAccesses.h - the element accesses of a loop nest -----*- C++ -*-===//
+//
+// tad-fuse-kernel-loops and tad-scatter-loops-inside both change which GPU
+// thread runs which iteration, which is exact only where each thread reads
+// and writes its own elements: both ask for a nest's loads and stores, and
+// compare their indices.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TAD_LIB_CONVERSION_GPU_LOOPACCESSES_H
+#define TAD_LIB_CONVERSION_GPU_LOOPACCESSES_H
+
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+
+namespace tad {
+
+/// A load or store of a memref element inside a loop nest.
+struct Access {
+  mlir::Value memref;
+  mlir::ValueRange indices;
+  bool write;
+};
+
+/// The loads and stores in `root` (itself included), or nothing when
+/// something else in it touches memory (a copy, a call, a nested op with
+/// effects that cannot be seen), which the passes leave alone.
+std::optional<llvm::SmallVector<Access>> accessesOf(mlir::Operation *root);
+
+/// Whether two index values are the same: one value, or equal constants.
+bool sameIndex(mlir::Value a, mlir::Value b);
+
+/// sameIndex of every pair, in lists of one length.
+bool sameIndices(mlir::ValueRange a, mlir::ValueRange b);
+
+} // namespace tad
+
+#endif // TAD_LIB_CONVERSION_GPU_LOOPACCESSES_H
