@@ -68,14 +68,19 @@ static constexpr int kVariants[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 12};
 static constexpr int kLargeGraphVariants[] = {0, 1, 2, 3, 8};
 static constexpr int kDenseGraphVariants[] = {2, 0, 8, 1, 3};
 static constexpr int kLeadVariants = 2;
-// The last resort of a large graph, where no run fits: rc/b depth first
-// from the queue, then the depth-first variants that keep ancestors,
-// scanning every resident value at each eviction as on smaller graphs (a
-// queued score that lags behind a fallen recompute cost can miss the
-// order that fits), and the last one with an unbounded walk. On 60 dense
-// 602-node graphs with sizes in kilobytes to megabytes and adjoints about
-// half their values' size (issue 52), these fitted 6 of the 26 that the
-// other runs did not fit within half the store-all peak
+// The last resort of a large graph, where no run fits: rc/b depth first,
+// keeping ancestors, scanning every resident value at each eviction as on
+// smaller graphs (a queued score that lags behind a fallen recompute cost
+// can miss the order that fits), with the walk for a recompute cost
+// bounded and unbounded (the two scanning runs, which take its time, are
+// the pair that runs at once on two threads); then rc/b depth first from
+// the queue. On 60 dense 602-node graphs with sizes in kilobytes to
+// megabytes and adjoints about half their values' size (issue 52), at 0.5,
+// 0.45 and 0.4 of their store-all peak, these fitted 11 budgets that the
+// other runs did not (the queue's run 5, the scanning runs 6), and 1 on
+// such graphs of 1,002 nodes. A third scanning run, rc/(b*d), fitted none
+// of them: without it the scanning runs are one pair, refusals take about
+// half as long, and every schedule and refusal there is the same
 // (bench/remat/last_resort.py; docs/remat-solver.md, "The last resort").
 struct LastResortRun {
   int variant;
@@ -84,7 +89,7 @@ struct LastResortRun {
   bool scan, unboundedWalk;
 };
 static constexpr LastResortRun kLastResort[] = {
-    {10, false, false}, {14, true, false}, {12, true, false}, {14, true, true}};
+    {14, true, false}, {14, true, true}, {10, false, false}};
 // The most values a scanning run of the last resort looks at, whatever
 // the edges: a budget that nothing fits is refused that much later.
 static constexpr int64_t kMaxScanLooks = int64_t(1) << 23;
