@@ -56,19 +56,27 @@ struct Key {
   }
 };
 /// The states a search has reached, by open addressing: the search
-/// spends most of its time looking states up.
+/// spends most of its time looking states up, and on graphs that fill
+/// the table, most of that waiting for memory. So what a lookup and a
+/// relaxation read of a state (its key and costs) is one half of a cache
+/// line, and expand asks for the lines of a batch of successors before
+/// it looks any of them up (prefetch).
 struct StateTable {
-  struct Visit {
+  struct alignas(32) Visit {
+    Key key;
     double cost;      // of the cheapest path found; infinite before one
     double remaining; // the state's lower bound, computed once
+  };
+  /// What only the path back and the queue's pops read.
+  struct Trail {
     int32_t parent;   // the state it was reached from, -1 at the start
     int32_t computed; // the window node computed to get here, -1 for a free
     bool complete;    // whether `remaining` includes the memory bound
   };
-  std::vector<Key> keys;       // per state
-  std::vector<Visit> visits;   // per state
+  std::vector<Visit> visits;    // per state
+  std::vector<Trail> trails;    // per state
   std::vector<uint32_t> slotOf; // per state: its slot
-  std::vector<uint64_t> slots; // see kIndexBits
+  std::vector<uint64_t> slots;  // see kIndexBits
   uint64_t mask = 0;
 
   /// Forgets every state but keeps the memory, so that the next search
@@ -76,56 +84,74 @@ struct StateTable {
   /// has far more slots than a small one fills: only the filled ones are
   /// emptied.
   void clear() {
-    if (keys.size() < slots.size() / 8) {
+    if (visits.size() < slots.size() / 8) {
       for (uint32_t i : slotOf)
         slots[i] = 0;
     } else {
       std::fill(slots.begin(), slots.end(), 0);
     }
-    keys.clear();
     visits.clear();
+    trails.clear();
     slotOf.clear();
   }
 
-  /// The state `k`, added (with `fresh` set) if it is new.
-  int32_t find(Key k, bool &fresh) {
-    if (2 * (keys.size() + 1) > slots.size())
-      grow();
-    uint64_t h = hash(k), tag = h & ~kIndexBits;
-    for (uint64_t i = h & mask;; i = (i + 1) & mask) {
-      uint64_t slot = slots[i];
-      if (!slot) {
-        keys.push_back(k);
-        visits.push_back({kNever, 0, -1, -1, false});
-        slotOf.push_back(uint32_t(i));
-        slots[i] = tag | keys.size();
-        fresh = true;
-        return int32_t(keys.size() - 1);
-      }
-      int32_t state = int32_t((slot & kIndexBits) - 1);
-      if ((slot & ~kIndexBits) == tag && keys[state] == k) {
-        fresh = false;
-        return state;
-      }
-    }
-  }
-
-private:
-  // A slot holds state + 1 in its low bits (0 when empty) and the high
-  // bits of the state's hash, which tell most other states apart without
-  // reading their keys.
-  static constexpr uint64_t kIndexBits = 0xffffffffull;
   static uint64_t hash(Key k) { // splitmix64's finalizer over both words
     uint64_t z = k.resident * 0x9e3779b97f4a7c15ull ^ k.pending;
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
   }
+
+  /// Asks for the slot of the key whose hash is `h`.
+  void prefetchSlot(uint64_t h) const {
+    if (!slots.empty())
+      __builtin_prefetch(&slots[h & mask]);
+  }
+  /// Asks for the state in the slot of the key whose hash is `h`, if it
+  /// may be that key (after prefetchSlot).
+  void prefetchState(uint64_t h) const {
+    if (slots.empty())
+      return;
+    uint64_t slot = slots[h & mask];
+    if (slot && (slot & ~kIndexBits) == (h & ~kIndexBits))
+      __builtin_prefetch(&visits[(slot & kIndexBits) - 1]);
+  }
+
+  /// The state `k`, whose hash is `h`, added (with `fresh` set) if it is
+  /// new.
+  int32_t find(Key k, uint64_t h, bool &fresh) {
+    if (2 * (visits.size() + 1) > slots.size())
+      grow();
+    uint64_t tag = h & ~kIndexBits;
+    for (uint64_t i = h & mask;; i = (i + 1) & mask) {
+      uint64_t slot = slots[i];
+      if (!slot) {
+        visits.push_back({k, kNever, 0});
+        trails.push_back({-1, -1, false});
+        slotOf.push_back(uint32_t(i));
+        slots[i] = tag | visits.size();
+        fresh = true;
+        return int32_t(visits.size() - 1);
+      }
+      int32_t state = int32_t((slot & kIndexBits) - 1);
+      if ((slot & ~kIndexBits) == tag && visits[state].key == k) {
+        fresh = false;
+        return state;
+      }
+    }
+  }
+  int32_t find(Key k, bool &fresh) { return find(k, hash(k), fresh); }
+
+private:
+  // A slot holds state + 1 in its low bits (0 when empty) and the high
+  // bits of the state's hash, which tell most other states apart without
+  // reading their keys.
+  static constexpr uint64_t kIndexBits = 0xffffffffull;
   void grow() {
     slots.assign(std::max<size_t>(1024, 2 * slots.size()), 0);
     mask = slots.size() - 1;
-    for (size_t s = 0; s < keys.size(); ++s) {
-      uint64_t h = hash(keys[s]), i = h & mask;
+    for (size_t s = 0; s < visits.size(); ++s) {
+      uint64_t h = hash(visits[s].key), i = h & mask;
       while (slots[i])
         i = (i + 1) & mask;
       slots[i] = (h & ~kIndexBits) | (s + 1);
@@ -254,11 +280,12 @@ private:
     std::push_heap(queue.begin(), queue.end(), Later());
   }
 
-  /// Reaching `next` from state `from` at `nextCost`, having computed
-  /// `computed` (-1: only freed).
-  void relax(int32_t from, Key next, double nextCost, int computed) {
+  /// Reaching `next` (whose hash is `h`) from state `from` at
+  /// `nextCost`, having computed `computed` (-1: only freed).
+  void relax(int32_t from, Key next, uint64_t h, double nextCost,
+             int computed) {
     bool fresh;
-    int32_t at = table.find(next, fresh);
+    int32_t at = table.find(next, h, fresh);
     StateTable::Visit &visit = table.visits[at];
     if (fresh) {
       uint64_t needed;
@@ -268,9 +295,29 @@ private:
     if (f >= limit || visit.cost <= nextCost)
       return;
     visit.cost = nextCost;
-    visit.parent = from;
-    visit.computed = computed;
+    table.trails[at].parent = from;
+    table.trails[at].computed = computed;
     push({f, nextCost, at});
+  }
+
+  /// The successors of one expansion not relaxed yet, in the order they
+  /// were made: relaxed in that order once their states' memory has been
+  /// asked for (StateTable).
+  struct Successor {
+    Key key;
+    uint64_t hash;
+    double cost;
+    int computed;
+  };
+  static constexpr size_t kBatch = 16;
+  void relaxBatch(int32_t from, std::vector<Successor> &batch) {
+    for (const Successor &s : batch)
+      table.prefetchSlot(s.hash);
+    for (const Successor &s : batch)
+      table.prefetchState(s.hash);
+    for (const Successor &s : batch)
+      relax(from, s.key, s.hash, s.cost, s.computed);
+    batch.clear();
   }
 
   /// Relaxes the successors of `key`; false where that passes the work
@@ -280,9 +327,9 @@ private:
   /// The computes on the path to `state`, as the graph's nodes.
   std::vector<int> pathTo(int32_t state) const {
     std::vector<int> found;
-    for (int32_t at = state; at > 0; at = table.visits[at].parent)
-      if (table.visits[at].computed >= 0)
-        found.push_back(p.nodes[table.visits[at].computed]);
+    for (int32_t at = state; at > 0; at = table.trails[at].parent)
+      if (table.trails[at].computed >= 0)
+        found.push_back(p.nodes[table.trails[at].computed]);
     std::reverse(found.begin(), found.end());
     return found;
   }
@@ -292,6 +339,7 @@ private:
   int n;
   StateTable &table;
   std::vector<Item> &queue;
+  std::vector<Successor> batch;
   std::vector<double> costs;
   std::vector<int64_t> bytesOfNode, footprint, fullFootprint;
   uint64_t once = 0; // nodes that must not be recomputed
@@ -379,21 +427,25 @@ bool WindowSearch::expand(int32_t from, Key key, double cost) {
   // of them that it frees is a successor of its own (4 million from 15
   // states on a dense graph's costly schedule, 15 s of windows): past n,
   // each counts n more, and the search stops once that passes its limit.
+  // (Where the limit stops it, the successors not relaxed yet do not
+  // matter: the search gives up.)
   int64_t made = 0;
-  auto counted = [&] {
+  auto add = [&](Key next, double nextCost, int computed) {
+    batch.push_back({next, StateTable::hash(next), nextCost, computed});
+    if (batch.size() == kBatch)
+      relaxBatch(from, batch);
     if (++made <= n)
       return true;
     *work += n;
     return *work <= workLimit;
   };
+  batch.clear();
   // Values resident at the start that the new sequence does not read
   // are freed before its first compute.
   if (cost == 0)
-    for (uint64_t set = key.resident & p.start; set; set &= set - 1) {
-      relax(from, {key.resident & ~(set & -set), key.pending}, cost, -1);
-      if (!counted())
+    for (uint64_t set = key.resident & p.start; set; set &= set - 1)
+      if (!add({key.resident & ~(set & -set), key.pending}, cost, -1))
         return false;
-    }
   // A compute is of use only to a target (a node still to be computed
   // or needed at the end) or to its ancestors. `without[t]` is what is
   // still of use once target t is computed: the ancestors of the other
@@ -426,13 +478,13 @@ bool WindowSearch::expand(int32_t from, Key key, double cost) {
     resident &= usefulAfter | ~(p.inputs[u] | bit);
     uint64_t inputs = p.inputs[u] & resident;
     for (uint64_t freed = inputs;; freed = (freed - 1) & inputs) {
-      relax(from, {resident & ~freed, pending}, cost + costs[u], u);
-      if (!counted())
+      if (!add({resident & ~freed, pending}, cost + costs[u], u))
         return false;
       if (!freed)
         break;
     }
   }
+  relaxBatch(from, batch);
   return true;
 }
 
@@ -451,7 +503,8 @@ WindowSearch::run(int64_t workLimit, int64_t &work,
     return std::nullopt;
   bool fresh;
   push({h0, 0, table.find(start, fresh)});
-  table.visits[0] = {0, h0, -1, -1, true};
+  table.visits[0] = {start, 0, h0};
+  table.trails[0] = {-1, -1, true};
   while (!queue.empty()) {
     std::pop_heap(queue.begin(), queue.end(), Later());
     Item item = queue.back();
@@ -459,15 +512,15 @@ WindowSearch::run(int64_t workLimit, int64_t &work,
     double cost = table.visits[item.state].cost;
     if (item.g > cost)
       continue; // reached more cheaply after this push
-    Key key = table.keys[item.state];
+    Key key = table.visits[item.state].key;
     if (key.pending == 0 && (key.resident & p.goal) == p.goal)
       return pathTo(item.state);
     // The memory bound costs more than the rest of the search: only the
     // states taken from the queue get it, and go back with it.
     StateTable::Visit &visit = table.visits[item.state];
-    if (!visit.complete) {
+    if (!table.trails[item.state].complete) {
       closure(key, needed);
-      visit.complete = true;
+      table.trails[item.state].complete = true;
       double more = memoryBound(key.resident, needed);
       if (more > 0) {
         visit.remaining += more;
