@@ -15,6 +15,7 @@
 #include "mlir/Pass/Pass.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -133,10 +134,13 @@ struct RematResult {
 /// as the tad-remat pass does (Passes.td), and returns the report. For
 /// callers that plan on a copy of their module (tad-choose-loop-snapshots's
 /// probes). With `memo`, the solver's exact answers are shared with the
-/// other schedules that use it (remat::SearchMemos).
+/// other schedules that use it (remat::SearchMemos). Once `cancel` is set,
+/// no plan is checked any more: the result is to be dropped (a probe that
+/// is no longer wanted).
 RematResult scheduleDerivatives(mlir::ModuleOp module,
                                 const RematOptions &options,
-                                remat::SearchMemos *memo = nullptr);
+                                remat::SearchMemos *memo = nullptr,
+                                const std::atomic<bool> *cancel = nullptr);
 
 /// tad-choose-loop-snapshots and tad-remat sharing the solver's answers
 /// (remat::SearchMemos) with the other passes made with `memo`: the

@@ -29,6 +29,9 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/Sequence.h"
 
+#include <chrono>
+#include <condition_variable>
+#include <future>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -252,6 +255,7 @@ struct ChooseLoopSnapshots
     answers = std::make_shared<Answers>();
     memo = sharedMemo ? sharedMemo : std::make_shared<remat::SearchMemos>();
     std::vector<int64_t> counts = choose(module, loops);
+    finishProbes();
     markLoops(module, counts);
     Builder builder(module.getContext());
     SmallVector<Attribute> choice;
@@ -339,32 +343,128 @@ struct ChooseLoopSnapshots
     return prices;
   }
 
+  /// A probe's question: the counts and what is asked of them.
+  struct Question {
+    std::vector<int64_t> counts;
+    Ask ask;
+  };
+
   /// Whether tad-remat schedules the derivatives of these counts within
   /// the budget, as `ask` says; and where none fits, with `searchMinimum`,
-  /// the least budget that does.
+  /// the least budget that does. With the context's threads, a probe for
+  /// whether a choice fits runs on them, and while this waits for it, the
+  /// probes of `ahead` (the questions likely asked next, likeliest first)
+  /// start on the threads that have none (askAhead). A probe's answer
+  /// depends on its question alone, so asking ahead changes no choice,
+  /// only when it is known.
   Trial probe(ModuleOp module, ArrayRef<int64_t> counts, Ask ask,
-              bool searchMinimum = false, int64_t minimumBelow = 0) {
+              bool searchMinimum = false, int64_t minimumBelow = 0,
+              ArrayRef<Question> ahead = {}) {
     // The search asks some questions twice (the climb's start, after
     // cheaperShare moved it, is a share that firstUniformFit asked).
-    std::vector<int64_t> question(counts.begin(), counts.end());
-    question.push_back(int64_t(ask));
+    std::vector<int64_t> question = keyOf(counts, ask);
     question.push_back(searchMinimum);
     question.push_back(minimumBelow);
-    {
-      std::lock_guard<std::mutex> lock(answers->mutex);
-      if (auto it = answers->trials.find(question); it != answers->trials.end())
-        return it->second;
+    std::unique_lock<std::mutex> lock(answers->mutex);
+    auto it = answers->trials.find(question);
+    if (it == answers->trials.end()) {
+      if (!runsOnThreads(ask) || searchMinimum) {
+        lock.unlock();
+        Trial trial =
+            probeCopy(module, counts, ask, searchMinimum, minimumBelow);
+        lock.lock();
+        std::promise<Trial> known;
+        known.set_value(trial);
+        answers->trials.try_emplace(question, known.get_future().share());
+        return trial;
+      }
+      it = start(module, std::vector<int64_t>(counts.begin(), counts.end()),
+                 ask, std::move(question));
     }
-    Trial trial = probeCopy(module, counts, ask, searchMinimum, minimumBelow);
-    std::lock_guard<std::mutex> lock(answers->mutex);
-    answers->trials.try_emplace(question, trial);
-    return trial;
+    std::shared_future<Trial> answer = it->second;
+    while (answer.wait_for(std::chrono::seconds(0)) !=
+           std::future_status::ready) {
+      askAhead(module, ahead);
+      answers->finished.wait(lock);
+    }
+    return answer.get();
   }
-  /// The probes' answers in this run, by their question: the counts and
-  /// the probe's other arguments.
+
+  /// Whether probes that ask `ask` run on the context's threads: not those
+  /// that ask for the cheapest schedule, which plan store-all on a thread
+  /// of their own that would wait for the pool's workers that wait for it.
+  bool runsOnThreads(Ask ask) {
+    return ask != Ask::cheapest && getContext().isMultithreadingEnabled();
+  }
+
+  /// The key of a question for any schedule or whether it fits in
+  /// Answers::trials, but for searchMinimum and minimumBelow.
+  static std::vector<int64_t> keyOf(ArrayRef<int64_t> counts, Ask ask) {
+    std::vector<int64_t> key(counts.begin(), counts.end());
+    key.push_back(int64_t(ask));
+    return key;
+  }
+
+  /// Starts the probe of `counts` for `ask` on the context's threads, as
+  /// the answer to `question` (Answers::mutex held).
+  std::map<std::vector<int64_t>, std::shared_future<Trial>>::iterator
+  start(ModuleOp module, std::vector<int64_t> counts, Ask ask,
+        std::vector<int64_t> question) {
+    auto promise = std::make_shared<std::promise<Trial>>();
+    auto it =
+        answers->trials
+            .try_emplace(std::move(question), promise->get_future().share())
+            .first;
+    ++answers->running;
+    std::shared_ptr<Answers> shared = answers;
+    getContext().getThreadPool().async(
+        [this, module, counts = std::move(counts), ask, promise, shared] {
+          promise->set_value(probeCopy(module, counts, ask,
+                                       /*searchMinimum=*/false,
+                                       /*minimumBelow=*/0));
+          std::lock_guard<std::mutex> lock(shared->mutex);
+          --shared->running;
+          shared->finished.notify_all();
+        });
+    return it;
+  }
+
+  /// Starts the first questions of `ahead` not asked yet, while fewer
+  /// probes run than the context has threads (Answers::mutex held).
+  void askAhead(ModuleOp module, ArrayRef<Question> ahead) {
+    size_t threads = getContext().getThreadPool().getMaxConcurrency();
+    for (const Question &q : ahead) {
+      if (answers->running >= threads)
+        return;
+      if (!runsOnThreads(q.ask))
+        continue;
+      std::vector<int64_t> question = keyOf(q.counts, q.ask);
+      question.push_back(/*searchMinimum=*/false);
+      question.push_back(/*minimumBelow=*/0);
+      if (!answers->trials.count(question))
+        start(module, q.counts, q.ask, std::move(question));
+    }
+  }
+
+  /// Once the choice is made: the probes still running stop at their next
+  /// plan (their answers are not read), and this returns when they have.
+  void finishProbes() {
+    answers->cancel = true;
+    std::unique_lock<std::mutex> lock(answers->mutex);
+    answers->finished.wait(lock, [&] { return answers->running == 0; });
+  }
+
+  /// The probes' answers in this run, by their question (the counts and
+  /// the probe's other arguments), as they come.
   struct Answers {
-    std::map<std::vector<int64_t>, Trial> trials;
+    std::map<std::vector<int64_t>, std::shared_future<Trial>> trials;
     std::mutex mutex;
+    /// Notified whenever a probe on the context's threads finishes.
+    std::condition_variable finished;
+    /// The probes on the context's threads that have not finished.
+    size_t running = 0;
+    /// Set once the choice is made (finishProbes).
+    std::atomic<bool> cancel{false};
   };
   std::shared_ptr<Answers> answers;
   /// The solver's exact answers, which the probes share: most of a probe's
@@ -375,8 +475,10 @@ struct ChooseLoopSnapshots
 
   Trial probeCopy(ModuleOp module, ArrayRef<int64_t> counts, Ask ask,
                   bool searchMinimum, int64_t minimumBelow) {
-    OwningOpRef<ModuleOp> copy = differentiate(module, counts, /*tag=*/false);
     Trial trial;
+    if (answers->cancel)
+      return trial;
+    OwningOpRef<ModuleOp> copy = differentiate(module, counts, /*tag=*/false);
     if (!copy)
       return trial;
     ScopedDiagnosticHandler quiet(&getContext(),
@@ -390,7 +492,8 @@ struct ChooseLoopSnapshots
     options.anySchedule = ask == Ask::anySchedule;
     options.improveSchedules = ask == Ask::cheapest;
     options.raiseBudgets = false;
-    RematResult result = scheduleDerivatives(*copy, options, memo.get());
+    RematResult result =
+        scheduleDerivatives(*copy, options, memo.get(), &answers->cancel);
     const RematReport &report = result.report;
     trial.fits = result.scheduled;
     trial.storeAll = trial.fits;
@@ -405,27 +508,6 @@ struct ChooseLoopSnapshots
       // ranks last, and the real compile reports it.
       trial.minimum = report.feasibleMinimum;
     return trial;
-  }
-
-  /// probe() of each of `counts`; probes that ask whether a choice fits at
-  /// once on the context's threads (in turn with --mlir-disable-threading):
-  /// each works on a copy of its own, and none changes `module`. A probe's
-  /// answer depends on its counts alone, so probing ahead changes no
-  /// choice, only when it is known. (Those that ask for the cheapest
-  /// schedule plan store-all on a thread of their own, which would wait for
-  /// the pool's workers that wait for it.)
-  std::vector<Trial> probeEach(ModuleOp module,
-                               ArrayRef<std::vector<int64_t>> counts, Ask ask) {
-    std::vector<Trial> trials(counts.size());
-    auto probeOne = [&](size_t i) {
-      trials[i] = probe(module, counts[i], ask);
-    };
-    if (ask != Ask::cheapest)
-      parallelFor(&getContext(), 0, counts.size(), probeOne);
-    else
-      for (size_t i = 0; i < counts.size(); ++i)
-        probeOne(i);
-    return trials;
   }
 
   /// The candidates, from the most memory (a full tape with the residuals)
@@ -513,48 +595,49 @@ struct ChooseLoopSnapshots
           stepsFrom(at, candidates, prices, loops, blocked);
       if (steps.empty())
         return countsAfter({});
-      // Each run is asked once; with a second core, the run asked next is
-      // asked ahead (fitsAfter's `ahead`).
+      // Each run is asked once; while one is asked, the one that the
+      // bisection asks next is asked ahead (probe's `ahead`): the next if
+      // this one fails, or else the next if it fits.
       std::map<size_t, Trial> known;
-      auto fitsAfter = [&](size_t n, std::optional<size_t> ahead) {
-        std::vector<size_t> runs = {n};
-        if (ahead && !known.count(*ahead) && *ahead != n)
-          runs.push_back(*ahead);
-        if (!known.count(n)) {
-          std::vector<std::vector<int64_t>> counts;
-          for (size_t run : runs)
-            counts.push_back(countsAfter(ArrayRef(steps).take_front(run)));
-          std::vector<Trial> trials =
-              probeEach(module, counts, Ask::anySchedule);
-          for (auto [run, trial] : llvm::zip(runs, trials))
-            known[run] = trial;
-        }
-        const Trial &trial = known[n];
+      auto fitsAfter = [&](size_t n, ArrayRef<size_t> ahead) {
+        std::vector<Question> next;
+        for (size_t run : ahead)
+          next.push_back(
+              {countsAfter(ArrayRef(steps).take_front(run)), Ask::anySchedule});
+        const Trial &trial = known[n] =
+            probe(module, countsAfter(ArrayRef(steps).take_front(n)),
+                  Ask::anySchedule, /*searchMinimum=*/false,
+                  /*minimumBelow=*/0, next);
         return trial.fits && (!atTrial.storeAll || trial.cost <= atTrial.cost);
       };
-      bool ahead = getContext().isMultithreadingEnabled();
       auto mid = [](size_t fits, size_t fails) {
         return fits + (fails - fits) / 2;
+      };
+      // The run that the bisection between `fits` and `fails` asks after
+      // `at` if `at` fails, or else if it fits.
+      auto after = [&](size_t fits, size_t at, size_t fails) {
+        SmallVector<size_t, 2> next;
+        if (at > fits + 1)
+          next.push_back(mid(fits, at));
+        else if (fails > at + 1)
+          next.push_back(mid(at, fails));
+        return next;
       };
       // The whole run first, which answers alone where the budget is
       // loose; then its first step, which answers alone where it is tight
       // (a budget near the minimum, where a step rarely fits); then
-      // bisection between them, which asks ahead the run it asks next if
-      // this one fails, or else the one it asks next if this one fits.
+      // bisection between them.
       size_t n = steps.size(), fits = 0, fails = n;
-      if (fitsAfter(n,
-                    ahead && n > 1 ? std::optional<size_t>(1) : std::nullopt))
+      SmallVector<size_t, 2> first;
+      if (n > 1)
+        first = {1};
+      if (fitsAfter(n, first))
         fits = n;
       else if (n > 1)
-        (fitsAfter(1, std::nullopt) ? fits : fails) = 1;
+        (fitsAfter(1, after(1, 1, n)) ? fits : fails) = 1;
       while (fails > fits + 1) {
         size_t at = mid(fits, fails);
-        std::optional<size_t> next;
-        if (ahead && at > fits + 1)
-          next = mid(fits, at);
-        else if (ahead && fails > at + 1)
-          next = mid(at, fails);
-        (fitsAfter(at, next) ? fits : fails) = at;
+        (fitsAfter(at, after(fits, at, fails)) ? fits : fails) = at;
       }
       for (auto [loop, candidate] : ArrayRef(steps).take_front(fits))
         at[loop] = candidate;
@@ -604,11 +687,16 @@ struct ChooseLoopSnapshots
   std::pair<size_t, Trial>
   shareThatFitsAsIs(ModuleOp module, size_t start, const Trial &trial,
                     ArrayRef<int64_t> candidates, Uniform uniform) {
+    size_t shares = start;
+    while (shares < candidates.size() && keepsResiduals(candidates[shares]))
+      ++shares;
     for (size_t next = start + 1;
-         keepsResiduals(candidates[start]) && next < candidates.size() &&
-         keepsResiduals(candidates[next]);
-         ++next) {
-      Trial asIs = probe(module, uniform(candidates[next]), Ask::anySchedule);
+         keepsResiduals(candidates[start]) && next < shares; ++next) {
+      std::vector<Question> ahead;
+      for (size_t later = next + 1; later < shares; ++later)
+        ahead.push_back({uniform(candidates[later]), Ask::anySchedule});
+      Trial asIs = probe(module, uniform(candidates[next]), Ask::anySchedule,
+                         /*searchMinimum=*/false, /*minimumBelow=*/0, ahead);
       if (!asIs.fits || !asIs.storeAll)
         continue;
       if (asIs.cost < trial.cost)
@@ -619,22 +707,24 @@ struct ChooseLoopSnapshots
   }
 
   /// The first of `order` (indices of `candidates`, each the same for
-  /// every loop) that fits, with its trial; with a second core, two at a
-  /// time (probes that ask whether a choice fits; probeEach).
+  /// every loop) that fits, with its trial. While one is asked, the rest
+  /// of `order` and then those of `then` are asked ahead (probe).
   template <typename Uniform>
   std::optional<std::pair<size_t, Trial>>
   firstFit(ModuleOp module, ArrayRef<size_t> order,
-           ArrayRef<int64_t> candidates, Uniform uniform, Ask ask) {
-    size_t width =
-        ask != Ask::cheapest && getContext().isMultithreadingEnabled() ? 2 : 1;
-    for (size_t first = 0; first < order.size(); first += width) {
-      std::vector<std::vector<int64_t>> counts;
-      for (size_t k = first; k < std::min(first + width, order.size()); ++k)
-        counts.push_back(uniform(candidates[order[k]]));
-      std::vector<Trial> trials = probeEach(module, counts, ask);
-      for (auto [k, trial] : llvm::enumerate(trials))
-        if (trial.fits)
-          return std::make_pair(order[first + k], trial);
+           ArrayRef<int64_t> candidates, Uniform uniform, Ask ask,
+           ArrayRef<size_t> then = {}) {
+    std::vector<Question> questions;
+    for (size_t k : order)
+      questions.push_back({uniform(candidates[k]), ask});
+    for (size_t k : then)
+      questions.push_back({uniform(candidates[k]), Ask::anySchedule});
+    for (size_t k = 0; k < order.size(); ++k) {
+      Trial trial = probe(module, questions[k].counts, ask,
+                          /*searchMinimum=*/false, /*minimumBelow=*/0,
+                          ArrayRef(questions).drop_front(k + 1));
+      if (trial.fits)
+        return std::make_pair(order[k], trial);
     }
     return std::nullopt;
   }
@@ -658,8 +748,12 @@ struct ChooseLoopSnapshots
     if (shares < 3)
       return firstFit(module, range(0, candidates.size()), candidates, uniform,
                       Ask::anySchedule);
+    // While those two run, the shares between them, which are asked next
+    // where the least fits, and then the rest.
+    SmallVector<size_t> then = range(1, shares - 1);
+    then.append(range(shares, candidates.size()));
     std::optional<std::pair<size_t, Trial>> fit = firstFit(
-        module, {0, shares - 1}, candidates, uniform, Ask::anySchedule);
+        module, {0, shares - 1}, candidates, uniform, Ask::anySchedule, then);
     if (!fit)
       return firstFit(module, range(shares, candidates.size()), candidates,
                       uniform, Ask::anySchedule);
@@ -695,13 +789,24 @@ struct ChooseLoopSnapshots
     auto uniform = [&](int64_t count) {
       return normalize(std::vector<int64_t>(loops.size(), count));
     };
+    // Each candidate's prices, which only the climb reads: priced when
+    // the probes before it have been asked (each on a copy of its own, at
+    // once on the context's threads). Where AD fails, the compile reports
+    // why, whatever the choice.
     std::vector<std::vector<Price>> prices;
-    for (int64_t count : candidates) {
-      std::optional<std::vector<Price>> p = price(module, uniform(count));
-      if (!p) // AD fails: the compile reports why, whatever the choice
-        return uniform(0);
-      prices.push_back(std::move(*p));
-    }
+    auto priced = [&] {
+      assert(prices.empty() && "priced once");
+      std::vector<std::optional<std::vector<Price>>> each(candidates.size());
+      parallelFor(&getContext(), 0, candidates.size(), [&](size_t i) {
+        each[i] = price(module, uniform(candidates[i]));
+      });
+      for (std::optional<std::vector<Price>> &p : each) {
+        if (!p)
+          return false;
+        prices.push_back(std::move(*p));
+      }
+      return true;
+    };
     // The same candidate for every loop, from the most memory down, the
     // first that fits (the least memory does not always fit best: a
     // reverse step of binomial checkpointing holds more than a tape of a
@@ -736,6 +841,8 @@ struct ChooseLoopSnapshots
       // The climb compares probes for any schedule: its start's too.
       if (start != share)
         from = probe(module, uniform(candidates[start]), Ask::anySchedule);
+      if (!priced())
+        return uniform(0);
       return climb(module, start, from, candidates, prices, loops);
     }
     // None fits: the choice whose feasible minimum is least, so that
@@ -745,6 +852,8 @@ struct ChooseLoopSnapshots
     // cost memory again: it holds the least of them, and can hold less
     // than a tape of the carried values, whose reverse step holds a whole
     // block computed again.
+    if (!priced())
+      return uniform(0);
     std::vector<int64_t> best;
     int64_t bestMinimum = std::numeric_limits<int64_t>::max();
     chosenMinimum = 0;

@@ -69,8 +69,8 @@ std::vector<RematLoop> takeLoopChoice(ModuleOp module) {
 class Scheduler : private RematOptions {
 public:
   Scheduler(ModuleOp module, const RematOptions &options,
-            remat::SearchMemos *memo)
-      : RematOptions(options), module(module),
+            remat::SearchMemos *memo, const std::atomic<bool> *cancel)
+      : RematOptions(options), module(module), cancel(cancel),
         planLowering(module.getContext(),
                      memo ? &memo->plannedPeaks : nullptr) {
     solverLimits.stop = &storeAllFits;
@@ -187,6 +187,8 @@ public:
   /// as its body (PlanPeak.h). This, not the solver's model, is the peak
   /// that a budget bounds.
   FailureOr<int64_t> planPeak(func::FuncOp func, func::FuncOp body) {
+    if (cancel && cancel->load(std::memory_order_relaxed))
+      return failure();
     return planBufferPeak(planLowering, module, func, body);
   }
 
@@ -1121,6 +1123,8 @@ public:
   }
 
   ModuleOp module;
+  /// Once set, no plan is checked (scheduleDerivatives).
+  const std::atomic<bool> *cancel;
   /// The store-all peak of the function being scheduled (by the model
   /// before its plan is known): the bytes of a store-all budget.
   int64_t functionStoreAll = 0;
@@ -1174,8 +1178,9 @@ public:
 
 RematResult tad::scheduleDerivatives(ModuleOp module,
                                      const RematOptions &options,
-                                     remat::SearchMemos *memo) {
-  return Scheduler(module, options, memo).run();
+                                     remat::SearchMemos *memo,
+                                     const std::atomic<bool> *cancel) {
+  return Scheduler(module, options, memo, cancel).run();
 }
 
 namespace {
