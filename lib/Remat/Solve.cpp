@@ -969,6 +969,13 @@ static bool solveFast(const Graph &graph, int64_t budget,
   bool reportMinimum = info != nullptr;
   if (!info)
     info = &local;
+  // Where the bounds of the exact search already prove that nothing fits
+  // (on small graphs), everything below would fail: the heuristics, the
+  // search for their smallest budget (a dozen failing solves) and the
+  // whole-graph search, which starts from those bounds. (A caller that
+  // reads the SolveInfo wants that smallest budget all the same.)
+  if (!reportMinimum && boundExcludes(graph, budget))
+    return false;
   Prepared prepared(graph, limits);
   // One arena for every window search below: the whole-graph searches of
   // a bisection would each grow their table again.

@@ -253,6 +253,15 @@ public:
   std::optional<std::vector<int>> run(int64_t workLimit, int64_t &work,
                                       const std::atomic<bool> *stop);
 
+  /// Whether the bounds at the problem's start already exclude every
+  /// sequence within the budget (run's first step).
+  bool excludedAtStart() const {
+    Key start{p.start, p.must};
+    uint64_t needed;
+    double h0 = closure(start, needed);
+    return h0 == kNever || memoryBound(start.resident, needed) == kNever;
+  }
+
 private:
   int64_t bytesOf(uint64_t set) const {
     int64_t bytes = p.base;
@@ -716,6 +725,20 @@ void tad::remat::windowSchedule(const Graph &graph, int64_t budget,
     }
   }
   schedule = scheduleOf(graph, computes);
+}
+
+bool tad::remat::boundExcludes(const Graph &graph, int64_t budget) {
+  if (graph.size() > kMaxWindowNodes)
+    return false;
+  std::vector<int> computes(graph.size());
+  for (int v = 0; v < graph.size(); ++v)
+    computes[v] = v;
+  Instances inst(graph, computes);
+  WindowProblem p;
+  (void)windowProblem(graph, computes, inst, 0, graph.size(), p);
+  p.bound = kNever;
+  SearchMemory memory; // not used: no state is searched
+  return WindowSearch(graph, budget, p, memory).excludedAtStart();
 }
 
 /// The search of wholeGraphSchedule, with the schedule where one is found.

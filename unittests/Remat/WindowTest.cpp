@@ -151,6 +151,37 @@ TEST(WindowTest, TheWholeGraphFromNothing) {
   }
 }
 
+// The bounds that the whole-graph search starts from exclude a budget only
+// where no schedule fits it (the exact minimum is above it), and on graphs
+// with values that must not be recomputed they exclude budgets that the
+// lower bound of every solver does not: the fast solver then fails at once.
+// Over kMaxWindowNodes nodes they say nothing.
+TEST(WindowTest, BoundsExcludeOnlyWhatNothingFits) {
+  std::mt19937 rng(5);
+  int excludedAboveLowerBound = 0;
+  for (int trial = 0; trial < 12; ++trial) {
+    Graph g = randomJointGraph(7, rng);
+    for (int v = 0; v < 7; v += 3)
+      g.nodes[v].recomputable = false;
+    int64_t minimum = exactMinimumBudget(g);
+    ASSERT_GT(minimum, 0);
+    int64_t peak = simulate(g, storeAllSchedule(g)).peak;
+    for (int64_t budget = lowerBound(g); budget <= peak; ++budget) {
+      if (!boundExcludes(g, budget))
+        continue;
+      EXPECT_LT(budget, minimum) << trial;
+      excludedAboveLowerBound += budget > lowerBound(g);
+      std::vector<Event> schedule;
+      EXPECT_FALSE(fastSchedule(g, budget, schedule)) << trial << " " << budget;
+    }
+    EXPECT_FALSE(boundExcludes(g, minimum)) << trial;
+  }
+  EXPECT_GT(excludedAboveLowerBound, 100);
+  std::mt19937 large(1);
+  Graph g = randomJointGraph(kMaxWindowNodes, large);
+  EXPECT_FALSE(boundExcludes(g, 1));
+}
+
 // An arena answers a whole-graph search it has seen from memory, the same
 // as the search: found, infeasible and gave up, each for its own graph,
 // budget, work and cost bound.

@@ -172,6 +172,12 @@ void windowSchedule(const Graph &graph, int64_t budget,
                     const std::atomic<bool> *stop = nullptr,
                     WindowArena *arena = nullptr);
 
+/// Whether the bounds that the whole-graph search starts from prove that
+/// no schedule of `graph` fits `budget`: a value that no schedule can
+/// make room for (the graph has at most kMaxWindowNodes nodes; false on a
+/// larger one, or where they do not say).
+bool boundExcludes(const Graph &graph, int64_t budget);
+
 /// The cheapest schedule of `graph` within `budget`, by the window search
 /// over the whole graph as one window, from nothing (Window.cpp). `found`
 /// sets `schedule`; `infeasible` is a proof that no schedule fits (with
