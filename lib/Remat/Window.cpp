@@ -727,9 +727,11 @@ void tad::remat::windowSchedule(const Graph &graph, int64_t budget,
   schedule = scheduleOf(graph, computes);
 }
 
-bool tad::remat::boundExcludes(const Graph &graph, int64_t budget) {
-  if (graph.size() > kMaxWindowNodes)
-    return false;
+/// The problem of the sequence that computes every node of `graph` once,
+/// in order, with no bound on the cost: nothing is resident at its start
+/// or needed at its end, and every node is computed in it. (At most
+/// kMaxWindowNodes nodes: the problem always fits in a window.)
+static WindowProblem wholeGraphProblem(const Graph &graph) {
   std::vector<int> computes(graph.size());
   for (int v = 0; v < graph.size(); ++v)
     computes[v] = v;
@@ -737,6 +739,13 @@ bool tad::remat::boundExcludes(const Graph &graph, int64_t budget) {
   WindowProblem p;
   (void)windowProblem(graph, computes, inst, 0, graph.size(), p);
   p.bound = kNever;
+  return p;
+}
+
+bool tad::remat::boundExcludes(const Graph &graph, int64_t budget) {
+  if (graph.size() > kMaxWindowNodes)
+    return false;
+  WindowProblem p = wholeGraphProblem(graph);
   SearchMemory memory; // not used: no state is searched
   return WindowSearch(graph, budget, p, memory).excludedAtStart();
 }
@@ -746,18 +755,9 @@ static std::pair<WholeGraphResult, std::vector<Event>>
 searchWholeGraph(const Graph &graph, int64_t budget, int64_t workLimit,
                  const std::atomic<bool> *stop, SearchMemory &memory,
                  double maxCost) {
-  // The problem of the sequence that computes every node once, in order,
-  // with no bound on the cost but `maxCost`: nothing is resident at its
-  // start or needed at its end, and every node is computed in it.
-  std::vector<int> computes(graph.size());
-  for (int v = 0; v < graph.size(); ++v)
-    computes[v] = v;
-  Instances inst(graph, computes);
-  WindowProblem p;
-  // At most kMaxWindowNodes nodes: the problem always fits in a window.
-  (void)windowProblem(graph, computes, inst, 0, graph.size(), p);
   // The search wants sequences strictly cheaper than its bound (less a
   // margin against rounding): one that costs maxCost is wanted.
+  WindowProblem p = wholeGraphProblem(graph);
   p.bound = maxCost == kNever ? kNever
                               : maxCost + 2e-9 * std::max(1.0, maxCost);
   int64_t work = 0;
