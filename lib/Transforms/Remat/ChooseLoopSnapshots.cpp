@@ -351,12 +351,12 @@ struct ChooseLoopSnapshots
 
   /// Whether tad-remat schedules the derivatives of these counts within
   /// the budget, as `ask` says; and where none fits, with `searchMinimum`,
-  /// the least budget that does. With the context's threads, a probe for
-  /// whether a choice fits runs on them, and while this waits for it, the
-  /// probes of `ahead` (the questions likely asked next, likeliest first)
-  /// start on the threads that have none (askAhead). A probe's answer
-  /// depends on its question alone, so asking ahead changes no choice,
-  /// only when it is known.
+  /// the least budget that does. The probe runs on this thread unless one
+  /// of the context's threads has started it (asked ahead); while it runs
+  /// or is waited for, the questions of `ahead` (those likely asked next,
+  /// likeliest first) start on the context's threads that have none
+  /// (askAhead). A probe's answer depends on its question alone, so
+  /// asking ahead changes no choice, only when it is known.
   Trial probe(ModuleOp module, ArrayRef<int64_t> counts, Ask ask,
               bool searchMinimum = false, int64_t minimumBelow = 0,
               ArrayRef<Question> ahead = {}) {
@@ -366,28 +366,48 @@ struct ChooseLoopSnapshots
     question.push_back(searchMinimum);
     question.push_back(minimumBelow);
     std::unique_lock<std::mutex> lock(answers->mutex);
-    auto it = answers->trials.find(question);
-    if (it == answers->trials.end()) {
-      if (!runsOnThreads(ask) || searchMinimum) {
-        lock.unlock();
-        Trial trial =
-            probeCopy(module, counts, ask, searchMinimum, minimumBelow);
-        lock.lock();
-        std::promise<Trial> known;
-        known.set_value(trial);
-        answers->trials.try_emplace(question, known.get_future().share());
-        return trial;
-      }
-      it = start(module, std::vector<int64_t>(counts.begin(), counts.end()),
-                 ask, std::move(question));
-    }
-    std::shared_future<Trial> answer = it->second;
-    while (answer.wait_for(std::chrono::seconds(0)) !=
+    std::shared_ptr<Job> asked;
+    if (auto it = answers->trials.find(question); it != answers->trials.end())
+      asked = it->second;
+    else if (runsOnThreads(ask) && !searchMinimum &&
+             answers->running + answers->queued < threadCount())
+      asked = start(module, {counts.begin(), counts.end()}, ask, question);
+    else
+      asked = answers->trials[question] = newJob(counts, ask);
+    // A probe that no thread has started: this thread runs it where the
+    // context's threads are all busy (or it would wait for one), and
+    // they ask ahead meanwhile.
+    bool waited = false;
+    while (asked->answer.wait_for(std::chrono::seconds(0)) !=
            std::future_status::ready) {
-      askAhead(module, ahead);
-      answers->finished.wait(lock);
+      if ((!asked->onThreads || waited) && take(*answers, *asked)) {
+        askAhead(module, ahead, /*reserved=*/1);
+        lock.unlock();
+        asked->promise.set_value(
+            probeCopy(module, counts, ask, searchMinimum, minimumBelow));
+        lock.lock();
+        answers->finished.notify_all();
+        break;
+      }
+      askAhead(module, ahead, /*reserved=*/0);
+      // A thread that is free takes a probe at once: one not taken after
+      // a millisecond waits behind others.
+      if (!asked->taken) {
+        answers->finished.wait_for(lock, std::chrono::milliseconds(1));
+        waited = true;
+      } else {
+        answers->finished.wait(lock);
+      }
     }
-    return answer.get();
+    return asked->answer.get();
+  }
+
+  /// The context's threads (none with --mlir-disable-threading, which
+  /// probes one at a time on the pass's thread).
+  size_t threadCount() {
+    if (!getContext().isMultithreadingEnabled())
+      return 0;
+    return getContext().getThreadPool().getMaxConcurrency();
   }
 
   /// Whether probes that ask `ask` run on the context's threads: not those
@@ -405,36 +425,62 @@ struct ChooseLoopSnapshots
     return key;
   }
 
-  /// Starts the probe of `counts` for `ask` on the context's threads, as
-  /// the answer to `question` (Answers::mutex held).
-  std::map<std::vector<int64_t>, std::shared_future<Trial>>::iterator
-  start(ModuleOp module, std::vector<int64_t> counts, Ask ask,
-        std::vector<int64_t> question) {
-    auto promise = std::make_shared<std::promise<Trial>>();
-    auto it =
-        answers->trials
-            .try_emplace(std::move(question), promise->get_future().share())
-            .first;
-    ++answers->running;
-    std::shared_ptr<Answers> shared = answers;
-    getContext().getThreadPool().async(
-        [this, module, counts = std::move(counts), ask, promise, shared] {
-          promise->set_value(probeCopy(module, counts, ask,
-                                       /*searchMinimum=*/false,
-                                       /*minimumBelow=*/0));
-          std::lock_guard<std::mutex> lock(shared->mutex);
-          --shared->running;
-          shared->finished.notify_all();
-        });
-    return it;
+  /// A probe, and its answer once it has one.
+  struct Job {
+    std::vector<int64_t> counts;
+    Ask ask;
+    /// Set by the one thread that runs it (Answers::mutex held): a
+    /// context's thread, or one that waits for it (probe), or
+    /// finishProbes, which drops it.
+    bool taken = false;
+    /// Whether it was given to the context's threads (start).
+    bool onThreads = false;
+    std::promise<Trial> promise;
+    std::shared_future<Trial> answer = promise.get_future().share();
+  };
+
+  /// A job for `counts` and `ask` that no thread has taken yet
+  /// (Answers::mutex held).
+  std::shared_ptr<Job> newJob(ArrayRef<int64_t> counts, Ask ask) {
+    auto job = std::make_shared<Job>();
+    job->counts.assign(counts.begin(), counts.end());
+    job->ask = ask;
+    ++answers->queued;
+    return job;
   }
 
-  /// Starts the first questions of `ahead` not asked yet, while fewer
-  /// probes run than the context has threads (Answers::mutex held).
-  void askAhead(ModuleOp module, ArrayRef<Question> ahead) {
-    size_t threads = getContext().getThreadPool().getMaxConcurrency();
+  /// Starts the probe of `counts` for `ask` on the context's threads, as
+  /// the answer to `question` (Answers::mutex held).
+  std::shared_ptr<Job> start(ModuleOp module, ArrayRef<int64_t> counts, Ask ask,
+                             const std::vector<int64_t> &question) {
+    std::shared_ptr<Job> job = answers->trials[question] = newJob(counts, ask);
+    job->onThreads = true;
+    // A job that another thread took touches nothing but the answers,
+    // which it keeps alive: finishProbes does not wait for it.
+    std::shared_ptr<Answers> shared = answers;
+    getContext().getThreadPool().async([this, module, job, shared] {
+      {
+        std::lock_guard<std::mutex> lock(shared->mutex);
+        if (!take(*shared, *job))
+          return;
+        ++shared->running;
+      }
+      job->promise.set_value(probeCopy(module, job->counts, job->ask,
+                                       /*searchMinimum=*/false,
+                                       /*minimumBelow=*/0));
+      std::lock_guard<std::mutex> lock(shared->mutex);
+      --shared->running;
+      shared->finished.notify_all();
+    });
+    return job;
+  }
+
+  /// Starts the first questions of `ahead` not asked yet on the context's
+  /// threads, while fewer probes wait or run there than it has threads,
+  /// less those `reserved` for the caller's own (Answers::mutex held).
+  void askAhead(ModuleOp module, ArrayRef<Question> ahead, size_t reserved) {
     for (const Question &q : ahead) {
-      if (answers->running >= threads)
+      if (answers->running + answers->queued + reserved >= threadCount())
         return;
       if (!runsOnThreads(q.ask))
         continue;
@@ -442,30 +488,44 @@ struct ChooseLoopSnapshots
       question.push_back(/*searchMinimum=*/false);
       question.push_back(/*minimumBelow=*/0);
       if (!answers->trials.count(question))
-        start(module, q.counts, q.ask, std::move(question));
+        start(module, q.counts, q.ask, question);
     }
   }
 
-  /// Once the choice is made: the probes still running stop at their next
-  /// plan (their answers are not read), and this returns when they have.
+  /// Once the choice is made: the probes not started are dropped, those
+  /// running stop at their next plan (their answers are not read), and
+  /// this returns when they have.
   void finishProbes() {
     answers->cancel = true;
     std::unique_lock<std::mutex> lock(answers->mutex);
+    for (auto &[question, job] : answers->trials)
+      if (take(*answers, *job))
+        job->promise.set_value(Trial());
     answers->finished.wait(lock, [&] { return answers->running == 0; });
   }
 
   /// The probes' answers in this run, by their question (the counts and
   /// the probe's other arguments), as they come.
   struct Answers {
-    std::map<std::vector<int64_t>, std::shared_future<Trial>> trials;
+    std::map<std::vector<int64_t>, std::shared_ptr<Job>> trials;
     std::mutex mutex;
     /// Notified whenever a probe on the context's threads finishes.
     std::condition_variable finished;
-    /// The probes on the context's threads that have not finished.
-    size_t running = 0;
+    /// The probes started on the context's threads that no thread has
+    /// taken yet, and those that the context's threads run.
+    size_t queued = 0, running = 0;
     /// Set once the choice is made (finishProbes).
     std::atomic<bool> cancel{false};
   };
+
+  /// Takes `job` to run it, if no thread has (Answers::mutex held).
+  static bool take(Answers &answers, Job &job) {
+    if (job.taken)
+      return false;
+    job.taken = true;
+    --answers.queued;
+    return true;
+  }
   std::shared_ptr<Answers> answers;
   /// The solver's exact answers, which the probes share: most of a probe's
   /// loop bodies and functions are the graphs of a probe before it.
