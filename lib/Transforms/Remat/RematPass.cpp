@@ -975,7 +975,7 @@ public:
     FailureOr<int64_t> storeAllPeak = failure();
     // (A probe for any schedule plans store-all first: mostly it fits. So
     // does a compile that asks only whether it fits: the loop choice runs
-    // those two at a time, as its probes, on the context's threads.)
+    // those on the context's threads, as its probes.)
     if (module.getContext()->isMultithreadingEnabled() && improving() &&
         policy != RematPolicy::saveAll &&
         remat::simulate(problem.graph, storeAll).peak > getBudget()) {
