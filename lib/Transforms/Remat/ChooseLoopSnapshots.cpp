@@ -362,9 +362,8 @@ struct ChooseLoopSnapshots
               ArrayRef<Question> ahead = {}) {
     // The search asks some questions twice (the climb's start, after
     // cheaperShare moved it, is a share that firstUniformFit asked).
-    std::vector<int64_t> question = keyOf(counts, ask);
-    question.push_back(searchMinimum);
-    question.push_back(minimumBelow);
+    std::vector<int64_t> question =
+        keyOf(counts, ask, searchMinimum, minimumBelow);
     std::unique_lock<std::mutex> lock(answers->mutex);
     std::shared_ptr<Job> asked;
     if (auto it = answers->trials.find(question); it != answers->trials.end())
@@ -417,11 +416,14 @@ struct ChooseLoopSnapshots
     return ask != Ask::cheapest && getContext().isMultithreadingEnabled();
   }
 
-  /// The key of a question for any schedule or whether it fits in
-  /// Answers::trials, but for searchMinimum and minimumBelow.
-  static std::vector<int64_t> keyOf(ArrayRef<int64_t> counts, Ask ask) {
+  /// A question's key in Answers::trials.
+  static std::vector<int64_t> keyOf(ArrayRef<int64_t> counts, Ask ask,
+                                    bool searchMinimum = false,
+                                    int64_t minimumBelow = 0) {
     std::vector<int64_t> key(counts.begin(), counts.end());
     key.push_back(int64_t(ask));
+    key.push_back(searchMinimum);
+    key.push_back(minimumBelow);
     return key;
   }
 
@@ -485,8 +487,6 @@ struct ChooseLoopSnapshots
       if (!runsOnThreads(q.ask))
         continue;
       std::vector<int64_t> question = keyOf(q.counts, q.ask);
-      question.push_back(/*searchMinimum=*/false);
-      question.push_back(/*minimumBelow=*/0);
       if (!answers->trials.count(question))
         start(module, q.counts, q.ask, question);
     }
