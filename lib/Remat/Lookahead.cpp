@@ -80,6 +80,20 @@ FlatGraph::FlatGraph(const Graph &graph)
 
 namespace {
 
+/// Whether every cost of `g` is a whole number >= 0 and their total below
+/// 2^52: then every sum of them is exact, and so is missingCost, which
+/// sums and differences keep. (tadc's costs and bench/remat's are whole.)
+/// A deferring scan needs that: its bound must not pass the score.
+bool wholeCosts(const FlatGraph &g) {
+  double total = 0;
+  for (double c : g.cost) {
+    if (!(c >= 0) || c != std::floor(c))
+      return false;
+    total += c;
+  }
+  return total < 0x1p52;
+}
+
 class Lookahead {
 public:
   Lookahead(const FlatGraph &g, int64_t budget, const LookaheadOptions &options)
@@ -90,23 +104,25 @@ public:
         weights(options.weights), keepAncestors(options.keepAncestors),
         depthFirst(options.depthFirst), queue(options.queue),
         walkLimit(options.walkLimit), scanLimit(options.scanLimit),
+        defer(options.deferScores && !options.queue && !options.seed &&
+              wholeCosts(g)),
         bounded(walkLimit != std::numeric_limits<int64_t>::max()),
         random(options.seed),
         maxComputes(std::max<int64_t>(int64_t(kDtrComputesPerNode) * g.n,
                                       kDtrMinComputeLimit)),
         n(g.n), nextUser(g.userStart.begin(), g.userStart.end() - 1),
         nextUseValue(n), resident(n, 0), computed(n, 0), where(n, -1),
-        pins(n, 0), inStage(n, 0), rcStamp(n, 0), rcValue(n, 0), iuFrom(n, -1),
-        iuValue(n, 0), firstWord(n + 1, 0) {
+        pins(n, 0), inStage(n, 0), memo(n), iuFrom(n, -1), iuValue(n, 0),
+        firstWord(n + 1, 0) {
     for (int v = 0; v < n; ++v)
       nextUseValue[v] = g.users(v).empty() ? kNoUse : g.users(v).front();
     // Nothing is resident yet: every input of every node is missing.
     for (int w = 0; w < n; ++w)
       firstWord[w + 1] = firstWord[w] + (g.inputs(w).size() + 63) / 64;
     missingBits.assign(firstWord[n], 0);
-    // A bounded walk (walkLimit) and a queued bound need each node's
-    // missing inputs' cost.
-    if (bounded || queue) {
+    // A bounded walk (walkLimit), a queued bound and a deferring scan's
+    // bound need each node's missing inputs' cost.
+    if (bounded || queue || defer) {
       missingCost.assign(n, 0);
       for (int w = 0; w < n; ++w)
         for (int i : g.inputs(w))
@@ -360,8 +376,14 @@ private:
   /// per path, the depth is capped, and the walk visits at most `walkLeft`
   /// values (LookaheadOptions::walkLimit): an estimate, not a schedule.
   double recomputeCost(int v, int depth = 0) {
-    if (rcStamp[v] == residency)
-      return rcValue[v];
+    if (memo[v].stamp == residency)
+      return memo[v].value;
+    // A value that a deferred walk may have memoized (makeRoom): the walk
+    // is void, and goes again once the deferred walks have gone.
+    if (missAborts && depth > 0) {
+      aborted = true;
+      return 0;
+    }
     // Past the limit a value counts its own cost, and is not memoized:
     // that is not its recompute cost.
     if (walkLeft-- <= 0)
@@ -385,11 +407,16 @@ private:
             break;
           int p = (word - firstWord[v]) * 64 + __builtin_ctzll(bits);
           int i = inputs[p];
-          c += recomputeCost(i, depth + 1) - (bounded ? g.cost[i] : 0);
+          // A value memoized is read here, not in a call: on dense graphs
+          // most are.
+          const Memo &m = memo[i];
+          c += (m.stamp == residency ? m.value : recomputeCost(i, depth + 1)) -
+               (bounded ? g.cost[i] : 0);
+          if (aborted)
+            return 0;
         }
     }
-    rcStamp[v] = residency;
-    rcValue[v] = c;
+    memo[v] = {residency, c};
     return c;
   }
 
@@ -418,6 +445,8 @@ private:
     double distance = double(use - stage + 1) * indirect;
     double size = double(std::max<int64_t>(g.bytes[u], 1));
     walkLeft = walkLimit;
+    // The bound is the same sum as a bounded walk's start, and at most
+    // an unbounded walk's sum of its inputs' costs: not above the score.
     double rc = bound ? g.cost[u] + missingCost[u] : recomputeCost(u);
     switch (score) {
     case EvictionScore::costPerByteDistance:
@@ -451,9 +480,25 @@ private:
       int victim = -1;
       double best = std::numeric_limits<double>::infinity();
       double bestTie = best;
+      deferred.clear();
       for (int u : residentList) {
         double s, tie;
-        if (pins[u] || !evictionScore(u, s, tie))
+        if (pins[u])
+          continue;
+        // A value whose lower bound already loses to the best so far
+        // loses: its walk is deferred, and goes (for what it memoizes,
+        // which later walks may read) only if a later walk misses the memo.
+        // So the scan chooses as if every value were scored in turn
+        // (LookaheadOptions::deferScores).
+        if (defer) {
+          if (!evictionScore(u, s, tie, /*bound=*/true))
+            continue;
+          if (s > best) {
+            deferred.push_back(u);
+            continue;
+          }
+        }
+        if (!scoreInTurn(u, s, tie))
           continue;
         if (s == -std::numeric_limits<double>::infinity()) {
           victim = u;
@@ -470,6 +515,26 @@ private:
       free(victim);
     }
     return true;
+  }
+
+  /// evictionScore of `u` in makeRoom's scan, as if the deferred values
+  /// before it had been scored: where its walk misses the memo, which a
+  /// deferred walk might have filled, they go first, and it again.
+  bool scoreInTurn(int u, double &s, double &tie) {
+    if (deferred.empty())
+      return evictionScore(u, s, tie);
+    missAborts = true;
+    bool scored = evictionScore(u, s, tie);
+    missAborts = false;
+    if (!aborted)
+      return scored;
+    aborted = false;
+    for (int d : deferred) {
+      walkLeft = walkLimit;
+      recomputeCost(d);
+    }
+    deferred.clear();
+    return evictionScore(u, s, tie);
   }
 
   /// A queued score. The queue holds one per node, so that rescoring a
@@ -649,6 +714,7 @@ private:
   bool keepAncestors, depthFirst, queue;
   int64_t walkLimit, walkLeft = 0;
   int64_t scanLimit, scanLooks = 0; // LookaheadOptions::scanLimit
+  bool defer;   // LookaheadOptions::deferScores, without noise
   bool bounded; // whether walkLimit bounds the walk
   uint64_t random;
   std::vector<int> stageComputes; // what runStageDepthFirst recomputed
@@ -665,8 +731,15 @@ private:
   // recomputeCost's memo, valid while `residency` (bumped on every compute
   // and free) is unchanged.
   int64_t residency = 1;
-  std::vector<int64_t> rcStamp;
-  std::vector<double> rcValue;
+  struct Memo {
+    int64_t stamp = 0;
+    double value = 0;
+  };
+  std::vector<Memo> memo;
+  // The values of makeRoom's scan whose walks wait (in scan order), and
+  // whether a walk that misses the memo stops (and did).
+  std::vector<int> deferred;
+  bool missAborts = false, aborted = false;
   // indirectUse's memo: the `from` it was computed for, and its value.
   std::vector<int> iuFrom, iuValue;
   // Which inputs of each node are not resident, one bit per input position

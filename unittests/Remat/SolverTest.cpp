@@ -516,3 +516,43 @@ TEST(SolverTest, ThrashingWindowsStop) {
         options.windowRatio = SolverLimits().windowRecompute;
       });
 }
+
+// A scan that defers the walks of values whose lower bound loses
+// (LookaheadOptions::deferScores) chooses as one that scores every value:
+// the same schedule, event for event, with either walk, every variant and
+// budgets from far below the store-all peak to near it, on dense and
+// sparse graphs.
+TEST(SolverTest, DeferredScoresChooseAsEveryScore) {
+  std::mt19937 rng(52);
+  std::vector<Graph> graphs = {denseLayeredGraph(120, 0.15, rng),
+                               randomJointGraph(40, rng),
+                               randomJointGraph(150, rng)};
+  int failed = 0, recomputed = 0;
+  for (const Graph &g : graphs) {
+    ScheduleStats storeAll = simulate(g, storeAllSchedule(g));
+    for (double fraction : {0.4, 0.55, 0.7, 0.85, 0.95})
+      for (int64_t walk : {int64_t(16), std::numeric_limits<int64_t>::max()})
+        for (int variant = 0; variant < 16; ++variant) {
+          int64_t budget = int64_t(fraction * double(storeAll.peak));
+          LookaheadOptions options = lookaheadVariant(variant);
+          options.queue = false;
+          options.walkLimit = walk;
+          options.costLimit = 40 * storeAll.cost;
+          std::vector<Event> deferred, every;
+          bool fits = lookaheadSchedule(g, budget, options, deferred);
+          options.deferScores = false;
+          ASSERT_EQ(lookaheadSchedule(g, budget, options, every), fits)
+              << "variant " << variant << " at " << fraction;
+          if (!fits) {
+            ++failed;
+            continue;
+          }
+          EXPECT_TRUE(deferred == every)
+              << "variant " << variant << " at " << fraction;
+          recomputed += simulate(g, every).cost > storeAll.cost;
+        }
+  }
+  // The schedules compared recompute, and some budgets fit no run.
+  EXPECT_GT(recomputed, 100);
+  EXPECT_GT(failed, 0);
+}

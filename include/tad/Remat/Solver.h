@@ -112,6 +112,13 @@ struct LookaheadOptions {
   /// at this many resident values in all (each eviction looks at every
   /// one), which bounds a scanning run on a large graph.
   int64_t scanLimit = std::numeric_limits<int64_t>::max();
+  /// Without the queue or a seed, on a graph of whole costs (whose sums
+  /// are exact, so that the bound is one): a scan scores in full only the
+  /// values whose lower bound (the queue's) can still beat the best score
+  /// so far, and walks the others' ancestors only where a later walk
+  /// could read what they memoize, so that it chooses as if it scored
+  /// every value. (False scores every one: for tests that compare.)
+  bool deferScores = true;
 };
 
 /// The lookahead variants the fast solver runs, numbered: variant % 4 is
