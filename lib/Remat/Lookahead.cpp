@@ -494,7 +494,10 @@ private:
           if (!evictionScore(u, s, tie, /*bound=*/true))
             continue;
           if (s > best) {
-            deferred.push_back(u);
+            // A walk with no missing input to visit memoizes nothing that
+            // another walk reads: nothing to defer.
+            if (anyMissing(u))
+              deferred.push_back(u);
             continue;
           }
         }
@@ -515,6 +518,14 @@ private:
       free(victim);
     }
     return true;
+  }
+
+  /// Whether an input of `v` is not resident.
+  bool anyMissing(int v) const {
+    for (int word = firstWord[v]; word < firstWord[v + 1]; ++word)
+      if (missingBits[word])
+        return true;
+    return false;
   }
 
   /// evictionScore of `u` in makeRoom's scan, as if the deferred values
