@@ -725,7 +725,7 @@ private:
   bool keepAncestors, depthFirst, queue;
   int64_t walkLimit, walkLeft = 0;
   int64_t scanLimit, scanLooks = 0; // LookaheadOptions::scanLimit
-  bool defer;   // LookaheadOptions::deferScores, without noise
+  bool defer;   // LookaheadOptions::deferScores, where it holds
   bool bounded; // whether walkLimit bounds the walk
   uint64_t random;
   std::vector<int> stageComputes; // what runStageDepthFirst recomputed
