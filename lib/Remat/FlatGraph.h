@@ -33,6 +33,11 @@ struct FlatGraph {
   std::vector<double> cost;
   std::vector<int64_t> bytes, transient;
   std::vector<char> recomputable;
+  /// Whether every cost is a whole number >= 0 and their total below
+  /// 2^52: then every sum of them is exact (tadc's and bench/remat's
+  /// costs are whole). A run's deferred scores need that
+  /// (LookaheadOptions::deferScores).
+  bool wholeCosts = true;
   /// Node w's inputs are inputList[inputStart[w] .. inputStart[w + 1]), in
   /// the graph's order; one entry per input edge.
   std::vector<int> inputStart, inputList;

@@ -28,15 +28,19 @@ static constexpr int kNoUse = FlatGraph::kNoUse;
 FlatGraph::FlatGraph(const Graph &graph)
     : n(graph.size()), cost(n), bytes(n), transient(n), recomputable(n),
       inputStart(n + 1, 0), userStart(n + 1, 0), outStart(n + 1, 0) {
+  double total = 0;
   for (int v = 0; v < n; ++v) {
     const Node &node = graph.nodes[v];
     cost[v] = node.cost;
     bytes[v] = node.bytes;
     transient[v] = node.transient;
     recomputable[v] = node.recomputable;
+    wholeCosts &= node.cost >= 0 && node.cost == std::floor(node.cost);
+    total += node.cost;
     inputStart[v + 1] = inputStart[v] + int(node.inputs.size());
     userStart[v + 1] = userStart[v] + int(node.users.size());
   }
+  wholeCosts &= total < 0x1p52;
   inputList.reserve(inputStart[n]);
   for (const Node &node : graph.nodes)
     inputList.insert(inputList.end(), node.inputs.begin(), node.inputs.end());
@@ -80,20 +84,6 @@ FlatGraph::FlatGraph(const Graph &graph)
 
 namespace {
 
-/// Whether every cost of `g` is a whole number >= 0 and their total below
-/// 2^52: then every sum of them is exact, and so is missingCost, which
-/// sums and differences keep. (tadc's costs and bench/remat's are whole.)
-/// A deferring scan needs that: its bound must not pass the score.
-bool wholeCosts(const FlatGraph &g) {
-  double total = 0;
-  for (double c : g.cost) {
-    if (!(c >= 0) || c != std::floor(c))
-      return false;
-    total += c;
-  }
-  return total < 0x1p52;
-}
-
 class Lookahead {
 public:
   Lookahead(const FlatGraph &g, int64_t budget, const LookaheadOptions &options)
@@ -104,8 +94,10 @@ public:
         weights(options.weights), keepAncestors(options.keepAncestors),
         depthFirst(options.depthFirst), queue(options.queue),
         walkLimit(options.walkLimit), scanLimit(options.scanLimit),
+        // (Whole costs keep missingCost exact: the bound must not pass
+        // the score it bounds.)
         defer(options.deferScores && !options.queue && !options.seed &&
-              wholeCosts(g)),
+              g.wholeCosts),
         bounded(walkLimit != std::numeric_limits<int64_t>::max()),
         random(options.seed),
         maxComputes(std::max<int64_t>(int64_t(kDtrComputesPerNode) * g.n,
