@@ -469,7 +469,7 @@ def remat(plots):
     else:
         out += missing("bench/remat/gaps.py", f"{PY} bench/remat/gaps.py "
                        "--json bench/remat/results/gaps.json")
-    out += remat_scale(plots) + op_costs()
+    out += remat_scale(plots) + remat_last_resort() + op_costs()
     runs = newest_each("bench/remat/results/budget-compiles*.json", "seed")
     out += ["### Planning time under a budget", ""]
     if not runs:
@@ -544,6 +544,44 @@ def model_gap():
                    f"{summary['gap_bytes']} bytes "
                    f"({100 * summary['gap_bytes'] / planned:.1f}% of the "
                    "planned peaks)")])
+    return out
+
+
+def remat_last_resort():
+    """bench/remat/last_resort.py: what the fast solver's last resort wins
+    back on dense graphs, and what it costs a refusal."""
+    out = ["### The last resort", ""]
+    r = newest("bench/remat/results/last-resort*.json")
+    if not r:
+        return out + missing("bench/remat/last_resort.py", f"{PY} bench/remat/"
+                             "last_resort.py --fractions 0.5,0.45,0.4 --json "
+                             "bench/remat/results/last-resort.json")
+    rows = r.rows
+    out += [f"tad-remat on {len(rows)} budgets of dense layered graphs of "
+            f"{r.data['nodes']} nodes with sizes in kilobytes to megabytes "
+            "(issue 52's), with its last resort and without it "
+            "(`--scan-looks=0`); a budget won back is one that only the last "
+            "resort fits, its share the budget over the smallest one named "
+            "without it ([remat-solver.md](remat-solver.md#large-graphs)):",
+            ""]
+    out += about(r, f"{PY} bench/remat/last_resort.py")
+    won = [x for x in rows if x["cost"] is not None and x["cost_without"] is None]
+    refused = [x for x in rows if x["cost"] is None]
+    differ = sum(1 for x in rows if x["cost"] is not None and
+                 x["cost_without"] is not None and x["cost"] != x["cost_without"])
+    shares = sorted(x["share_of_named"] for x in won)
+    median = lambda xs: sorted(xs)[len(xs) // 2] if xs else None
+    out += table(
+        ["budgets", "fit with it", "fit without", "won back (shares)",
+         "costs that differ", "refusal with it: median / slowest",
+         "refusal without: median"],
+        [[len(rows), len(rows) - len(refused),
+          sum(1 for x in rows if x["cost_without"] is not None),
+          f"{len(won)} ({shares[0]:.3f} to {shares[-1]:.3f})" if won else "0",
+          differ,
+          f"{median([x['seconds'] for x in refused]):.2f} s / "
+          f"{max(x['seconds'] for x in refused):.2f} s" if refused else "-",
+          f"{median([x['seconds_without'] for x in rows if x['cost_without'] is None]):.2f} s"]])
     return out
 
 
