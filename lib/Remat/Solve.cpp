@@ -1073,9 +1073,15 @@ int64_t tad::remat::fastMinimumBudget(const Graph &graph,
   // The loop choice's trials ask it of the same loop bodies again (the
   // remat pass's floor of a body, bodyPeaks): a body whose loop kept its
   // count is the graph of the trial before. (The budget and `improve` of
-  // fastScheduleKey are no part of this question: fixed values.)
+  // fastScheduleKey are no part of this question: fixed values. Nor is the
+  // last resort's scan limit, which probes set to 0 and the compile does
+  // not: the searches for the least budget ask only whether a schedule is
+  // easily found, and never run the last resort. So the compile finds the
+  // floors of the bodies its probes asked.)
+  SolverLimits asked = limits;
+  asked.scanLooksPerEdge = 0;
   return limits.memo->fastMinimum.answer(
-      fastScheduleKey(graph, /*budget=*/0, /*improve=*/false, limits), search,
+      fastScheduleKey(graph, /*budget=*/0, /*improve=*/false, asked), search,
       [&] { return !limits.stopped(); });
 }
 

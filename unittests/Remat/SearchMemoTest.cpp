@@ -99,6 +99,30 @@ TEST(SearchMemoTest, AFastScheduleIsNotRunTwice) {
   EXPECT_TRUE(fastSchedule(g, budget + 1, again, nullptr, true, limits));
 }
 
+// The least budget that fastMinimumBudget finds does not depend on the
+// last resort's scan limit (its searches never run the last resort): a
+// probe that sets it to 0 and the compile that keeps it share the answer,
+// and the compile does not search again (stopped, it would not find it).
+TEST(SearchMemoTest, AFloorIsTheSameWhateverTheScanLimit) {
+  std::mt19937 rng(3);
+  Graph g = randomJointGraph(12, rng);
+  SolverLimits probe, compile;
+  probe.scanLooksPerEdge = 0;
+  int64_t minimum = fastMinimumBudget(g, compile);
+  ASSERT_LT(minimum, simulate(g, storeAllSchedule(g)).peak);
+  EXPECT_EQ(fastMinimumBudget(g, probe), minimum);
+  SearchMemos memo;
+  std::atomic<bool> stop{false};
+  probe.memo = compile.memo = &memo;
+  probe.stop = compile.stop = &stop;
+  EXPECT_EQ(fastMinimumBudget(g, probe), minimum);
+  stop = true;
+  EXPECT_EQ(fastMinimumBudget(g, compile), minimum);
+  // Without the memo, the stopped search answers another budget.
+  compile.memo = nullptr;
+  EXPECT_NE(fastMinimumBudget(g, compile), minimum);
+}
+
 // Solves that share a memo answer as solves that do not: the same
 // schedules and minimums, asked in any order.
 TEST(SearchMemoTest, SharedAnswersAreTheSolversOwn) {
