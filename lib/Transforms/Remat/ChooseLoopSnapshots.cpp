@@ -394,6 +394,13 @@ struct ChooseLoopSnapshots
       if (!asked->taken) {
         answers->finished.wait_for(lock, std::chrono::milliseconds(1));
         waited = true;
+      } else if (answers->running < threadCount() &&
+                 pricing.next < pricing.each.size()) {
+        // A core is free while this thread waits: it prices a candidate,
+        // which the climb reads later (priced).
+        lock.unlock();
+        priceNext(module);
+        lock.lock();
       } else {
         answers->finished.wait(lock);
       }
@@ -826,6 +833,19 @@ struct ChooseLoopSnapshots
     return fit;
   }
 
+  /// Each candidate's prices (price), one per entry of `counts`, priced
+  /// in order: by this thread while it waits for a probe with a core free
+  /// (probe), the rest when they are read (choose's `priced`).
+  struct Pricing {
+    std::vector<std::vector<int64_t>> counts;
+    std::vector<std::optional<std::vector<Price>>> each;
+    size_t next = 0;
+  } pricing;
+  void priceNext(ModuleOp module) {
+    size_t i = pricing.next++;
+    pricing.each[i] = price(module, pricing.counts[i]);
+  }
+
   std::shared_ptr<const FrozenRewritePatternSet> canonicalization;
   /// Where no choice meets the budget: the feasible minimum of the chosen
   /// counts' trial (0 when unknown).
@@ -849,18 +869,23 @@ struct ChooseLoopSnapshots
     auto uniform = [&](int64_t count) {
       return normalize(std::vector<int64_t>(loops.size(), count));
     };
-    // Each candidate's prices, which only the climb reads: priced when
-    // the probes before it have been asked (each on a copy of its own, at
-    // once on the context's threads). Where AD fails, the compile reports
-    // why, whatever the choice.
+    // Each candidate's prices, which only the climb reads: priced while
+    // this thread waits for a probe with a core free (probe), and the rest
+    // when the climb needs them (each on a copy of its own, at once on the
+    // context's threads). Where AD fails, the compile reports why,
+    // whatever the choice.
     std::vector<std::vector<Price>> prices;
+    for (int64_t count : candidates)
+      pricing.counts.push_back(uniform(count));
+    pricing.each.resize(candidates.size());
     auto priced = [&] {
       assert(prices.empty() && "priced once");
-      std::vector<std::optional<std::vector<Price>>> each(candidates.size());
-      parallelFor(&getContext(), 0, candidates.size(), [&](size_t i) {
-        each[i] = price(module, uniform(candidates[i]));
-      });
-      for (std::optional<std::vector<Price>> &p : each) {
+      parallelFor(&getContext(), pricing.next, candidates.size(),
+                  [&](size_t i) {
+                    pricing.each[i] = price(module, pricing.counts[i]);
+                  });
+      pricing.next = candidates.size();
+      for (std::optional<std::vector<Price>> &p : pricing.each) {
         if (!p)
           return false;
         prices.push_back(std::move(*p));
