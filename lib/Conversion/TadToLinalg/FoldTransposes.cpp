@@ -244,7 +244,7 @@ struct FoldTransposesIntoMatmulsPass
   }
 
   void runOnOperation() override {
-    if (failed(applyPatternsGreedily(getOperation(), patterns)))
+    if (failed(tad::foldTransposesIntoMatmuls(getOperation(), patterns)))
       return signalPassFailure();
   }
 
@@ -258,4 +258,11 @@ tad::freezeFoldTransposesPatterns(MLIRContext *context) {
   RewritePatternSet set(context);
   set.add<FoldInputPermutation, FoldResultPermutation>(context);
   return FrozenRewritePatternSet(std::move(set));
+}
+
+LogicalResult
+tad::foldTransposesIntoMatmuls(Operation *root,
+                               const FrozenRewritePatternSet &patterns) {
+  return applyPatternsGreedily(root, patterns,
+                               tad::withoutRegionSimplification());
 }

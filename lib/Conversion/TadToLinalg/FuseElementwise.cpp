@@ -137,5 +137,6 @@ tad::freezeFuseElementwisePatterns(MLIRContext *context) {
 LogicalResult tad::fuseElementwise(Operation *root,
                                    const FrozenRewritePatternSet &patterns) {
   fuseInRounds(root, onlyUse);
-  return applyPatternsGreedily(root, patterns);
+  return applyPatternsGreedily(root, patterns,
+                               tad::withoutRegionSimplification());
 }

@@ -138,7 +138,7 @@ LogicalResult tad::BufferizationSteps::run(ModuleOp module) const {
   if (failed(convertTadToLinalg(module, tadToLinalg, collectives)))
     return failure();
   canonicalize(module);
-  if (failed(applyPatternsGreedily(module, foldTransposes)) ||
+  if (failed(tad::foldTransposesIntoMatmuls(module, foldTransposes)) ||
       failed(tad::fuseElementwise(module, fuseElementwise)))
     return failure();
   splitReductions(module);
