@@ -36,6 +36,22 @@ static bufferization::OneShotBufferizePassOptions oneShotPassOptions() {
   return bufferize;
 }
 
+/// The canonicalizer's configuration in this pipeline: the pass's defaults
+/// but for region simplification, whose region DCE walks the whole module
+/// after each round. The IR holds structured control flow only (scf ops,
+/// single-block regions) until the lowering to LLVM, so it has no
+/// unreachable block or dead block argument to simplify, and the driver
+/// erases the dead ops itself.
+static GreedyRewriteConfig structuredCanonicalizerConfig() {
+  CanonicalizerOptions defaults;
+  GreedyRewriteConfig config;
+  config.setUseTopDownTraversal(defaults.topDownProcessingEnabled)
+      .setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled)
+      .setMaxIterations(defaults.maxIterations)
+      .setMaxNumRewrites(defaults.maxNumRewrites);
+  return config;
+}
+
 /// tad-forward-copies writes values straight into the tape rows that
 /// store them where one-shot bufferization made a copy, and
 /// tad-plan-buffers places every free (docs/memory.md). A step added here
@@ -44,7 +60,7 @@ void tad::addBufferizationPasses(OpPassManager &pm, bool collectives) {
   ConvertTadToLinalgOptions toLinalg;
   toLinalg.collectives = collectives;
   pm.addPass(createConvertTadToLinalg(toLinalg));
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCanonicalizerPass(structuredCanonicalizerConfig()));
   pm.addPass(createFoldTransposesIntoMatmuls());
   pm.addPass(createFuseElementwise());
   pm.addPass(createSplitReductions());
@@ -59,13 +75,13 @@ void tad::addBufferizationPasses(OpPassManager &pm, bool collectives) {
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(bufferization::createOneShotBufferizePass(oneShotPassOptions()));
   pm.addPass(createOrderConstantGlobals());
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCanonicalizerPass(structuredCanonicalizerConfig()));
   OpPassManager &functions = pm.nest<func::FuncOp>();
   functions.addPass(createForwardCopies());
   functions.addPass(createPlanBuffers());
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(createCSEPass());
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCanonicalizerPass(structuredCanonicalizerConfig()));
 }
 
 /// The options that OneShotBufferizePass derives from `pass` (MLIR 22's
@@ -119,14 +135,8 @@ tad::BufferizationSteps::BufferizationSteps(MLIRContext *context,
       canonicalization(canonicalizationPatterns(context)),
       foldTransposes(freezeFoldTransposesPatterns(context)),
       fuseElementwise(freezeFuseElementwisePatterns(context)),
-      bufferize(oneShotOptions(oneShotPassOptions())) {
-  // The canonicalizer pass's defaults.
-  CanonicalizerOptions defaults;
-  canonicalizerConfig.setUseTopDownTraversal(defaults.topDownProcessingEnabled)
-      .setRegionSimplificationLevel(defaults.regionSimplifyLevel)
-      .setMaxIterations(defaults.maxIterations)
-      .setMaxNumRewrites(defaults.maxNumRewrites);
-}
+      canonicalizerConfig(structuredCanonicalizerConfig()),
+      bufferize(oneShotOptions(oneShotPassOptions())) {}
 
 void tad::BufferizationSteps::canonicalize(ModuleOp module) const {
   // Best effort, as the pass: not converging is no failure.
