@@ -12,6 +12,13 @@ budget halfway between. Each compile is `tadc FILE --emit=ad --entry df
 --remat-budget=B`, timed by wall clock; naming the minimum (`--remat-budget=1`)
 is timed too. Prints the slowest compiles and a summary line with the
 slowest of all; `--json` writes every run with the machine.
+
+    /usr/bin/python3 bench/remat/budget_compiles.py --tadc NEW --against OLD
+        --count 5 --seed 11 --only 3 --budget 2240 [--repeat 8]
+
+times the chosen programs at one budget with two binaries instead, their
+runs interleaved (the machine's speed drifts between minutes), and prints
+each binary's times and median.
 """
 import argparse
 import json
@@ -67,6 +74,25 @@ def program_runs(tadc, source, tmp):
     return runs, None
 
 
+def compare_at(tadcs, sources, budget, repeat):
+    """Each binary's seconds per program at `budget`, runs interleaved."""
+    seconds = {(t, n): [] for t in tadcs for n in sources}
+    for _ in range(repeat):
+        for n, source in sources.items():
+            for t in tadcs:
+                took, err, rc = compile_at(t, source, budget)
+                if rc:
+                    raise SystemExit(f"{t} failed on program {n} at "
+                                     f"{budget} bytes: {err[-500:]}")
+                seconds[(t, n)].append(took)
+    for (t, n), runs in seconds.items():
+        runs.sort()
+        print(f"program {n} at {budget} bytes, {t}: median "
+              f"{runs[len(runs) // 2]:.2f} s; runs "
+              f"{' '.join(f'{s:.2f}' for s in runs)}")
+    print(machine())
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tadc", required=True)
@@ -76,9 +102,27 @@ def main():
     ap.add_argument("--only", help="comma-separated program numbers to run "
                     "(the others are generated and skipped)")
     ap.add_argument("--json")
+    ap.add_argument("--budget", type=int,
+                    help="with --against: the one budget to compile at")
+    ap.add_argument("--against", help="a second tadc to compare with")
+    ap.add_argument("--repeat", type=int, default=8)
     args = ap.parse_args()
     rng = random.Random(args.seed)
     only = {int(n) for n in args.only.split(",")} if args.only else None
+    if args.against:
+        if args.budget is None:
+            ap.error("--against needs --budget")
+        with tempfile.TemporaryDirectory() as tmp:
+            sources = {}
+            for n in range(args.count):
+                text = random_budgets.Generator(rng).program()
+                if only is None or n in only:
+                    sources[n] = os.path.join(tmp, f"p{n}.tad")
+                    with open(sources[n], "w") as f:
+                        f.write(text)
+            compare_at([args.tadc, args.against], sources, args.budget,
+                       args.repeat)
+        return 0
     rows, failures = [], 0
     for n in range(args.count):
         text = random_budgets.Generator(rng).program()
