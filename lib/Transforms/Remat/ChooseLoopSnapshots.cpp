@@ -875,6 +875,7 @@ struct ChooseLoopSnapshots
     // context's threads). Where AD fails, the compile reports why,
     // whatever the choice.
     std::vector<std::vector<Price>> prices;
+    pricing = Pricing();
     for (int64_t count : candidates)
       pricing.counts.push_back(uniform(count));
     pricing.each.resize(candidates.size());
