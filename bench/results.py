@@ -570,7 +570,6 @@ def remat_last_resort():
     differ = sum(1 for x in rows if x["cost"] is not None and
                  x["cost_without"] is not None and x["cost"] != x["cost_without"])
     shares = sorted(x["share_of_named"] for x in won)
-    median = lambda xs: sorted(xs)[len(xs) // 2] if xs else None
     out += table(
         ["budgets", "fit with it", "fit without", "won back (shares)",
          "costs that differ", "refusal with it: median / slowest",
