@@ -51,11 +51,13 @@ convertTadToLinalg(mlir::ModuleOp module,
                    const mlir::FrozenRewritePatternSet &patterns,
                    bool collectives);
 
-/// The greedy driver's configuration for tad-fold-transposes-into-matmuls
-/// and tad-fuse-elementwise: no region simplification, whose region DCE
-/// walks the whole module after each round. Their rewrites leave no
-/// unreachable block or block argument (the IR has structured control
-/// flow), and the driver erases the ops they leave dead.
+/// The greedy driver's configuration for the bufferization pipeline's
+/// rewrites (tad-fold-transposes-into-matmuls, tad-fuse-elementwise, and
+/// its canonicalizations with the pass's other defaults): no region
+/// simplification, whose region DCE walks the whole module after each
+/// round. The IR has structured control flow until the lowering to LLVM,
+/// so there is no unreachable block or block argument to remove, and the
+/// driver erases the ops the rewrites leave dead.
 inline mlir::GreedyRewriteConfig withoutRegionSimplification() {
   mlir::GreedyRewriteConfig config;
   config.setRegionSimplificationLevel(

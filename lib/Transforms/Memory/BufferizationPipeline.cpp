@@ -37,16 +37,13 @@ static bufferization::OneShotBufferizePassOptions oneShotPassOptions() {
 }
 
 /// The canonicalizer's configuration in this pipeline: the pass's defaults
-/// but for region simplification, whose region DCE walks the whole module
-/// after each round. The IR holds structured control flow only (scf ops,
-/// single-block regions) until the lowering to LLVM, so it has no
-/// unreachable block or dead block argument to simplify, and the driver
-/// erases the dead ops itself.
+/// but for region simplification, as the pipeline's other greedy rewrites
+/// (tad::withoutRegionSimplification): the IR holds structured control
+/// flow only until the lowering to LLVM.
 static GreedyRewriteConfig structuredCanonicalizerConfig() {
   CanonicalizerOptions defaults;
-  GreedyRewriteConfig config;
+  GreedyRewriteConfig config = tad::withoutRegionSimplification();
   config.setUseTopDownTraversal(defaults.topDownProcessingEnabled)
-      .setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled)
       .setMaxIterations(defaults.maxIterations)
       .setMaxNumRewrites(defaults.maxNumRewrites);
   return config;
