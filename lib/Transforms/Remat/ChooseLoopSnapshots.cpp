@@ -368,7 +368,7 @@ struct ChooseLoopSnapshots
     std::shared_ptr<Job> asked;
     if (auto it = answers->trials.find(question); it != answers->trials.end())
       asked = it->second;
-    else if (runsOnThreads(ask) && !searchMinimum &&
+    else if (!searchMinimum &&
              answers->running + answers->queued < threadCount())
       asked = start(module, {counts.begin(), counts.end()}, ask, question);
     else
@@ -414,13 +414,6 @@ struct ChooseLoopSnapshots
     if (!getContext().isMultithreadingEnabled())
       return 0;
     return getContext().getThreadPool().getMaxConcurrency();
-  }
-
-  /// Whether probes that ask `ask` run on the context's threads: not those
-  /// that ask for the cheapest schedule, which plan store-all on a thread
-  /// of their own that would wait for the pool's workers that wait for it.
-  bool runsOnThreads(Ask ask) {
-    return ask != Ask::cheapest && getContext().isMultithreadingEnabled();
   }
 
   /// A question's key in Answers::trials.
@@ -491,8 +484,6 @@ struct ChooseLoopSnapshots
     for (const Question &q : ahead) {
       if (answers->running + answers->queued + reserved >= threadCount())
         return;
-      if (!runsOnThreads(q.ask))
-        continue;
       std::vector<int64_t> question = keyOf(q.counts, q.ask);
       if (!answers->trials.count(question))
         start(module, q.counts, q.ask, question);

@@ -32,7 +32,7 @@ const PlanLowering::ModuleIndex &PlanLowering::index(ModuleOp module) {
   return moduleIndex;
 }
 
-/// Whether `attr` of `op` is one that only AD reads (copyFor drops it): a
+/// Whether `attr` of `op` is one that only AD reads (copyForPlan drops it): a
 /// derivative's reference to its primal function, a rule's to the function
 /// it is the rule of.
 static bool onlyForAD(Operation *op, NamedAttribute attr) {
@@ -72,17 +72,15 @@ LogicalResult PlanLowering::run(ModuleOp copy) {
       steps = std::make_unique<BufferizationSteps>(context);
   }
   // The symbols that `copy` holds are all reached from its function
-  // (copyFor), so the pipeline's symbol-dce has nothing to drop, and the
+  // (copyForPlan), so the pipeline's symbol-dce has nothing to drop, and the
   // peaks are tad-buffer-peak's with its defaults.
   if (failed(steps->run(copy)))
     return failure();
   return annotateBufferPeaks(copy, /*budget=*/-1, /*functions=*/{});
 }
 
-/// A copy of `module` with `body` as `func`'s body and what it reaches, not
-/// lowered yet; null when it does not verify.
-static OwningOpRef<ModuleOp> copyFor(PlanLowering &lowering, ModuleOp module,
-                                     func::FuncOp func, func::FuncOp body) {
+OwningOpRef<ModuleOp> tad::copyForPlan(PlanLowering &lowering, ModuleOp module,
+                                       func::FuncOp func, func::FuncOp body) {
   OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->cloneWithoutRegions()));
   copy->getBodyRegion().emplaceBlock();
   OpBuilder b = OpBuilder::atBlockEnd(copy->getBody());
@@ -122,7 +120,7 @@ static OwningOpRef<ModuleOp> copyFor(PlanLowering &lowering, ModuleOp module,
   return copy;
 }
 
-/// Lowers `copy` (copyFor's) through the bufferization steps; emits an
+/// Lowers `copy` (copyForPlan's) through the bufferization steps; emits an
 /// error at `func` when it cannot be.
 static LogicalResult lower(PlanLowering &lowering, ModuleOp copy,
                            func::FuncOp func) {
@@ -157,7 +155,13 @@ static FailureOr<int64_t> loweredPeak(ModuleOp copy, func::FuncOp func) {
 
 FailureOr<int64_t> tad::planBufferPeak(PlanLowering &lowering, ModuleOp module,
                                        func::FuncOp func, func::FuncOp body) {
-  OwningOpRef<ModuleOp> copy = copyFor(lowering, module, func, body);
+  return planCopyPeak(lowering, copyForPlan(lowering, module, func, body),
+                      func);
+}
+
+FailureOr<int64_t> tad::planCopyPeak(PlanLowering &lowering,
+                                     OwningOpRef<ModuleOp> copy,
+                                     func::FuncOp func) {
   if (!copy)
     return failure();
   if (!lowering.peaks()) {
@@ -187,7 +191,7 @@ FailureOr<PlannedTimeline>
 tad::planBufferTimeline(PlanLowering &lowering, ModuleOp module,
                         func::FuncOp func, func::FuncOp body,
                         size_t maxEvents) {
-  OwningOpRef<ModuleOp> copy = copyFor(lowering, module, func, body);
+  OwningOpRef<ModuleOp> copy = copyForPlan(lowering, module, func, body);
   if (!copy || failed(lower(lowering, *copy, func)))
     return failure();
   auto lowered = copy->lookupSymbol<func::FuncOp>(func.getName());

@@ -85,6 +85,21 @@ mlir::FailureOr<int64_t> planBufferPeak(PlanLowering &lowering,
                                         mlir::func::FuncOp func,
                                         mlir::func::FuncOp body);
 
+/// planBufferPeak in two parts, for a caller that lowers on a thread of its
+/// own: the copy, made and verified on the caller's thread (null, with the
+/// verifier's errors, where it does not verify), and its peak. Verifying
+/// hands nested isolated operations (tad.checkpoint) to the context's
+/// threads, and a thread that is not one of them waits for them: where
+/// they are busy running the loop choice's probes, which wait for the
+/// lowering thread, that never ends. Lowering uses no other thread.
+mlir::OwningOpRef<mlir::ModuleOp> copyForPlan(PlanLowering &lowering,
+                                              mlir::ModuleOp module,
+                                              mlir::func::FuncOp func,
+                                              mlir::func::FuncOp body);
+mlir::FailureOr<int64_t> planCopyPeak(PlanLowering &lowering,
+                                      mlir::OwningOpRef<mlir::ModuleOp> copy,
+                                      mlir::func::FuncOp func);
+
 /// The allocations and frees of one call of the lowered copy, in order
 /// (traceBuffers): the timeline that the runtime allocator will measure.
 struct PlannedTimeline {

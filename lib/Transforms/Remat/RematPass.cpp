@@ -183,11 +183,17 @@ public:
     std::optional<RematLoopBody> body;
   };
 
+  /// Whether the caller stopped waiting for the answer (the loop choice's
+  /// probes, once it has chosen).
+  bool cancelled() const {
+    return cancel && cancel->load(std::memory_order_relaxed);
+  }
+
   /// The peak of `func`'s buffers as the lowering plans them, with `body`
   /// as its body (PlanPeak.h). This, not the solver's model, is the peak
   /// that a budget bounds.
   FailureOr<int64_t> planPeak(func::FuncOp func, func::FuncOp body) {
-    if (cancel && cancel->load(std::memory_order_relaxed))
+    if (cancelled())
       return failure();
     return planBufferPeak(planLowering, module, func, body);
   }
@@ -970,20 +976,25 @@ public:
     // Where the model puts store-all over the budget, the schedule is
     // likely needed: both run at once, store-all's plan on a thread of its
     // own (it reads the module; the schedule works on a detached copy).
+    // So do the loop choice's probes, on the context's threads: while the
+    // choice waits for one probe's answer, the other core is free.
     std::optional<Attempt> attempt;
     bool attempted = false;
     FailureOr<int64_t> storeAllPeak = failure();
-    // (A probe for any schedule plans store-all first: mostly it fits. So
-    // does a compile that asks only whether it fits: the loop choice runs
-    // those on the context's threads, as its probes.)
-    if (module.getContext()->isMultithreadingEnabled() && improving() &&
+    if (module.getContext()->isMultithreadingEnabled() &&
         policy != RematPolicy::saveAll &&
         remat::simulate(problem.graph, storeAll).peak > getBudget()) {
       // Where the model overcounts store-all (around loops, branches and
       // calls) its plan may meet the budget: the search then stops early.
       storeAllFits = false;
+      // Copied here, where verifying it may use the context's threads
+      // (copyForPlan).
+      OwningOpRef<ModuleOp> storeAllCopy;
+      if (!cancelled())
+        storeAllCopy = copyForPlan(planLowering, module, func, func);
       std::thread storeAllPlan([&] {
-        storeAllPeak = planPeak(func, func);
+        storeAllPeak =
+            planCopyPeak(planLowering, std::move(storeAllCopy), func);
         if (succeeded(storeAllPeak) && *storeAllPeak <= getBudget())
           storeAllFits = true;
       });
