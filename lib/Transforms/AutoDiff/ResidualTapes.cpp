@@ -27,7 +27,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Differentiator.h"
-#include "../Remat/RematGraph.h"
+#include "tad/Transforms/OpCosts.h"
 
 #include "llvm/ADT/BitVector.h"
 

@@ -55,6 +55,7 @@
 
 #include "dialects/tad/TadOps.h"
 #include "tad/Remat/Graph.h"
+#include "tad/Transforms/OpCosts.h"
 #include "tad/Transforms/Remat.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -115,22 +116,6 @@ RematProblem buildRematProblem(mlir::func::FuncOp func,
 /// `depth` bounds that recursion.
 RematProblem buildRematProblem(mlir::Block &block,
                                const RematGraphOptions &options, int depth = 0);
-
-/// The operand whose buffer `op`'s result views (a reshape, a slice, a row
-/// of a stacked tensor, a tensor.extract_slice), or none.
-std::optional<unsigned> getViewedOperand(mlir::Operation *op);
-
-/// Whether `op` is a constant, or makes a buffer and computes nothing (no
-/// operands; its only effect is allocating its result: tad.empty, the start
-/// of a tape). The graph models both alike: not nodes, and the buffer that a
-/// loop updates in place from one is a node just before the loop (a
-/// constant's copy; a tape's start, which the lowering puts there).
-bool isConstantOrTapeStart(mlir::Operation *op);
-
-/// An estimate of the time of running `op` once, in the cost units of
-/// MemoryModelOpInterface::getComputeCost (regions count their ops, loops
-/// times their trip count).
-double estimateCost(mlir::Operation *op);
 
 /// The switch directly in `loop`'s body that records how often the loop
 /// takes each of its cases (tad.case_counts, which AD puts on a revolve
