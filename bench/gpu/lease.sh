@@ -17,7 +17,8 @@
 #   steps/            bench/gpu/steps.py's workloads, budgets, sum and matmul
 # `run` unpacks PACK and writes into OUT: examples.txt, examples-kernels.txt,
 # ops.txt, steps.json (and steps.txt), sanitize.txt, profile.txt (ncu's
-# CSV of each kernel's time in three calls of the GPT's step) and
+# CSV of each kernel's time in three calls of the GPT's step and of the
+# sum of 2^24 f32 elements) and
 # torch-profile.txt (PyTorch's step of the same GPT, kernel by kernel:
 # bench/gpu/torch_profile.py); it exits non-zero if any step failed.
 # (bench/gpu/run.py is not in it: at most 8 files come back from a lent
@@ -99,6 +100,19 @@ ops_sharded() {
   return $rc
 }
 
+# Nsight Compute's time of each kernel of three calls of the GPT's step and
+# of the sum ($ncu, $dir: run's).
+profile_kernels() {
+  local rc=0 exe
+  for exe in gpt.cublas sum.kernels; do
+    echo "== $exe"
+    "$ncu" --clock-control none --metrics gpu__time_duration.sum --csv \
+      --page raw "$dir/steps/$exe" --seed 0 --repeat 3 \
+      --output-dir "/tmp/tad-gpu-profile-$exe" || rc=1
+  done
+  return $rc
+}
+
 run() {
   out=$1
   mkdir -p "$out"
@@ -123,12 +137,14 @@ run() {
   step ops 120 bash -c 'ops_sharded "$0"' "$dir/ops"
   step sanitize 75 "$root/scripts/gpu-sanitize.sh" "$dir/examples"
   # Each kernel's time in the third call of the GPT's step (the first
-  # calls fault their fresh managed memory in), by Nsight Compute.
+  # calls fault their fresh managed memory in), then of the sum of 2^24
+  # f32 elements (its 5 kernels against the bandwidth's time), by Nsight
+  # Compute, into one file.
   local ncu
   ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)
-  step profile 120 "$ncu" --clock-control none --metrics gpu__time_duration.sum \
-    --csv --page raw "$dir/steps/gpt.cublas" --seed 0 --repeat 3 \
-    --output-dir /tmp/tad-gpu-profile
+  export ncu dir
+  export -f profile_kernels
+  step profile 150 bash -c profile_kernels
   # PyTorch's step of the same GPT, kernel by kernel: its GEMM kernels
   # beside the ones the profile above names for tad's same GEMMs.
   step torch-profile 90 "$python" "$root/bench/gpu/torch_profile.py" \
