@@ -98,6 +98,9 @@ public:
         // the score it bounds.)
         defer(options.deferScores && !options.queue && !options.seed &&
               g.wholeCosts),
+        bestFirst(options.bestFirst && !options.queue && !options.seed &&
+                  !options.weights &&
+                  options.score == EvictionScore::costPerByte && g.wholeCosts),
         bounded(walkLimit != std::numeric_limits<int64_t>::max()),
         random(options.seed),
         maxComputes(std::max<int64_t>(int64_t(kDtrComputesPerNode) * g.n,
@@ -114,7 +117,7 @@ public:
     missingBits.assign(firstWord[n], 0);
     // A bounded walk (walkLimit), a queued bound and a deferring scan's
     // bound need each node's missing inputs' cost.
-    if (bounded || queue || defer) {
+    if (bounded || queue || defer || bestFirst) {
       missingCost.assign(n, 0);
       for (int w = 0; w < n; ++w)
         for (int i : g.inputs(w))
@@ -123,7 +126,9 @@ public:
     for (int w = 0; w < n; ++w)
       for (size_t p = 0; p < g.inputs(w).size(); ++p)
         missingBits[firstWord[w] + p / 64] |= uint64_t(1) << (p % 64);
-    if (queue) {
+    if (bestFirst)
+      bucketDeaths();
+    if (queue || bestFirst) {
       slot.assign(n, -1);
       isPending.assign(n, 0);
       countsInputs.assign(n, 0);
@@ -155,6 +160,11 @@ public:
         reachedBefore[at] = reached;
       }
       reached += g.cost[stage];
+      // Values that die at this stage are evicted before any other.
+      if (bestFirst)
+        for (int k = deathStart[stage]; k < deathStart[stage + 1]; ++k)
+          if (resident[deaths[k]])
+            enqueue(deaths[k]);
       if (thrashRatio > 0)
         stageLimit = thrashRatio * reached + thrashSlack;
       if (!runStage(stage))
@@ -322,6 +332,8 @@ private:
     residentList.push_back(v);
     bytes += g.bytes[v];
     ++residency;
+    if (bestFirst)
+      enqueue(v);
     if (queue) {
       enqueue(v);
       // A recomputed value lowers the recompute cost of its resident
@@ -346,6 +358,8 @@ private:
       word = missing ? word | bit : word & ~bit;
       if (!missingCost.empty())
         missingCost[w] += delta;
+      if (bestFirst && resident[w])
+        enqueue(w); // its bound moved
     }
   }
 
@@ -359,7 +373,7 @@ private:
     residentList.pop_back();
     bytes -= g.bytes[v];
     ++residency;
-    if (queue)
+    if (queue || bestFirst)
       removeEntry(v);
   }
 
@@ -466,6 +480,8 @@ private:
   bool makeRoom(int64_t needed) {
     if (queue)
       return makeRoomFromQueue(needed);
+    if (bestFirst)
+      return makeRoomBestFirst(needed);
     while (bytes + needed > budget) {
       if ((scanLooks += int64_t(residentList.size())) > scanLimit)
         return false;
@@ -694,6 +710,100 @@ private:
     return ok;
   }
 
+  /// The first stage at which evictionScore finds each value dead (read by
+  /// nobody, and with keepAncestors, no user of it read either): past its
+  /// last user's stage, and its users'. Those of each stage, by stage.
+  void bucketDeaths() {
+    auto lastUser = [&](int v) {
+      return g.users(v).empty() ? -1 : g.users(v).back();
+    };
+    deadFrom.assign(n, 0);
+    deathStart.assign(n + 2, 0);
+    for (int v = 0; v < n; ++v) {
+      int last = lastUser(v);
+      if (keepAncestors)
+        for (int u : g.users(v))
+          last = std::max(last, lastUser(u));
+      deadFrom[v] = last + 1;
+      ++deathStart[last + 2];
+    }
+    for (int t = 0; t <= n; ++t)
+      deathStart[t + 1] += deathStart[t];
+    deaths.resize(n);
+    std::vector<int> fill(deathStart.begin(), deathStart.end() - 1);
+    for (int v = 0; v < n; ++v)
+      deaths[fill[deadFrom[v]]++] = v;
+  }
+
+  /// Requeues the values waiting in `pending` at their lower bound now,
+  /// the rc/b score of their own and their missing inputs' costs (minus
+  /// infinity once dead): what evictionScore's bound gives.
+  void flushBounds() {
+    for (int u : pending) {
+      isPending[u] = 0;
+      if (!resident[u])
+        continue; // freed meanwhile: it has no entry
+      double bound = stage >= deadFrom[u]
+                         ? -std::numeric_limits<double>::infinity()
+                         : (g.cost[u] + missingCost[u]) /
+                               double(std::max<int64_t>(g.bytes[u], 1));
+      setEntry({bound, 0, u});
+    }
+    pending.clear();
+  }
+
+  /// makeRoom by bounds (LookaheadOptions::bestFirst): the values are
+  /// scored in full in the order of their queued bounds, until a bound
+  /// passes the best score, since no value after it can score below it.
+  /// Of equal scores and ties, the one a scan meets first (its place in
+  /// residentList) goes, as in the scan. The scan limit counts what a scan
+  /// would have looked at, so a run gives up where the scan would.
+  bool makeRoomBestFirst(int64_t needed) {
+    while (bytes + needed > budget) {
+      if ((scanLooks += int64_t(residentList.size())) > scanLimit)
+        return false;
+      flushBounds();
+      int victim = -1;
+      double best = std::numeric_limits<double>::infinity();
+      double bestTie = best;
+      // The queue's entries in order, without taking them out: a frontier
+      // of the heap's positions whose parents came out, smallest first.
+      auto later = [&](size_t a, size_t b) { return heap[b].before(heap[a]); };
+      frontier.clear();
+      if (!heap.empty())
+        frontier.push_back(0);
+      while (!frontier.empty()) {
+        std::pop_heap(frontier.begin(), frontier.end(), later);
+        const Entry e = heap[frontier.back()];
+        size_t first = kArity * frontier.back() + 1;
+        frontier.pop_back();
+        if (e.score > best)
+          break; // and so is every entry left
+        for (size_t c = first; c < std::min(first + kArity, heap.size()); ++c)
+          if (heap[c].score <= best) {
+            frontier.push_back(c);
+            std::push_heap(frontier.begin(), frontier.end(), later);
+          }
+        double s, tie;
+        if (pins[e.node] || !evictionScore(e.node, s, tie))
+          continue;
+        bool wins =
+            victim < 0 || s < best ||
+            (s == best && (tie < bestTie ||
+                           (tie == bestTie && where[e.node] < where[victim])));
+        if (wins) {
+          best = s;
+          bestTie = tie;
+          victim = e.node;
+        }
+      }
+      if (victim < 0)
+        return false;
+      free(victim);
+    }
+    return true;
+  }
+
   /// A factor in [1/2, 2) from a splitmix64 stream: perturbed scores give
   /// the portfolio different schedules to choose from.
   double noise() {
@@ -717,7 +827,8 @@ private:
   bool keepAncestors, depthFirst, queue;
   int64_t walkLimit, walkLeft = 0;
   int64_t scanLimit, scanLooks = 0; // LookaheadOptions::scanLimit
-  bool defer;   // LookaheadOptions::deferScores, where it holds
+  bool defer;     // LookaheadOptions::deferScores, where it holds
+  bool bestFirst; // LookaheadOptions::bestFirst, where it holds
   bool bounded; // whether walkLimit bounds the walk
   uint64_t random;
   std::vector<int> stageComputes; // what runStageDepthFirst recomputed
@@ -765,6 +876,10 @@ private:
   /// Whether a node's queued score counted missing inputs.
   std::vector<char> countsInputs;
   std::vector<double> nodeNoise;
+  // With bestFirst: the values that die at each stage (those of stage t
+  // from deaths[deathStart[t]]), and each value's first stage dead.
+  std::vector<int> deathStart, deaths, deadFrom;
+  std::vector<size_t> frontier; // makeRoomBestFirst's
 };
 
 } // namespace

@@ -69,9 +69,10 @@ static constexpr int kLargeGraphVariants[] = {0, 1, 2, 3, 8};
 static constexpr int kDenseGraphVariants[] = {2, 0, 8, 1, 3};
 static constexpr int kLeadVariants = 2;
 // The last resort of a large graph, where no run fits: rc/b depth first,
-// keeping ancestors, scanning every resident value at each eviction as on
-// smaller graphs (a queued score that lags behind a fallen recompute cost
-// can miss the order that fits), with the walk for a recompute cost
+// keeping ancestors, choosing as a scan of every resident value at each
+// eviction does on smaller graphs (a queued score that lags behind a
+// fallen recompute cost can miss the order that fits; scanInstead says
+// where the runs evict best first instead), with the walk for a recompute cost
 // bounded and unbounded (the two scanning runs, which take its time, are
 // the pair that runs at once on two threads); then rc/b depth first from
 // the queue. On 60 dense 602-node graphs with sizes in kilobytes to
@@ -93,6 +94,18 @@ static constexpr LastResortRun kLastResort[] = {
 // The most values a scanning run of the last resort looks at, whatever
 // the edges: a budget that nothing fits is refused that much later.
 static constexpr int64_t kMaxScanLooks = int64_t(1) << 23;
+// The largest graphs, in edges, on which the last resort's run with the
+// bounded walk scans (scanInstead); on larger ones it evicts best first.
+// With the default scanLooksPerEdge, a scan gives up after 4.2 million
+// looks here, about 85 ms at 20 ns a look (dense graphs, Intel Xeon), so
+// that a refusal that waits for the last resort stays within about 0.1 s:
+// scale.py's 1,002-node graph (20,528 edges) is refused in 0.09 s best
+// first, in 0.15 s scanning. Below it the scan's choices stand, since
+// they fit more: on the 602-node graphs of bench/remat/last_resort.py
+// (about 8,600 edges) best first fitted 10 budgets of 180 where the scan
+// fitted 11, and 13 where it fitted 20 with twice the looks. (By edges,
+// not looks: more looks, --scan-looks, are asked for to fit more.)
+static constexpr int64_t kScanExactEdges = 16384;
 // The largest graphs that get the last resort. On bench/remat/scale.py's
 // 2,402- and 10,002-node graphs it fitted nothing and made a refusal about
 // 1 s and 0.8 s slower (0.1 s on 602 nodes).
@@ -412,6 +425,12 @@ enum class Goal {
 /// (maxRecompute times the store-all cost) before tightening took its
 /// schedule back to 4.1 times: the scan limit bounds them instead, and
 /// the cost limit applies to the tightened schedule (PlannedRun::maxCost).
+/// The run with the unbounded walk evicts best first
+/// (LookaheadOptions::bestFirst), which chooses as the scan does while its
+/// walks stay within their depth cap (test/Remat/best-first.test), in
+/// about half the time; the run with the bounded walk does on graphs over
+/// kScanExactEdges (there the bounded walks' memo, which depends on their
+/// order, makes its choices differ from the scan's).
 static void scanInstead(LookaheadOptions &options, const SolverLimits &limits,
                         int64_t edges, bool unboundedWalk) {
   options.queue = false;
@@ -422,6 +441,7 @@ static void scanInstead(LookaheadOptions &options, const SolverLimits &limits,
   options.costLimit = std::numeric_limits<double>::infinity();
   options.scanLimit =
       std::min(kMaxScanLooks, int64_t(limits.scanLooksPerEdge * double(edges)));
+  options.bestFirst = unboundedWalk || edges > kScanExactEdges;
 }
 
 namespace {

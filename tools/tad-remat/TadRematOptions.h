@@ -116,6 +116,14 @@ struct TadRematOptions {
                "score is variant % 4, +4 keeps ancestors, +8 depth first"),
       cl::init(0), cl::cat(category)};
 
+  cl::opt<bool> bestFirst{
+      "best-first",
+      cl::desc("With --solver=lookahead and a variant of score rc/b that "
+               "scans (not over --queue-nodes): each eviction scores values "
+               "in the order of their lower bounds and stops at the first "
+               "bound above the best score, as the last resort's runs do"),
+      cl::init(false), cl::cat(category)};
+
   cl::opt<int64_t> recomputeWalk{
       "recompute-walk",
       cl::desc("On dense graphs (--dense-inputs), the fast solver's "

@@ -351,6 +351,7 @@ static llvm::Error solveLookahead(const Problem &p, Solution &s) {
     return error;
   LookaheadOptions options = fastLookaheadOptions(
       p.options.variant, p.graph, p.limits, simulate(p.graph, p.storeAll).cost);
+  options.bestFirst = p.options.bestFirst;
   if (!lookaheadSchedule(p.graph, s.budget, options, s.schedule))
     return makeError(
         "lookahead variant " + llvm::Twine(int(p.options.variant)) +

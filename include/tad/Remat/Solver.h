@@ -119,6 +119,16 @@ struct LookaheadOptions {
   /// could read what they memoize, so that it chooses as if it scored
   /// every value. (False scores every one: for tests that compare.)
   bool deferScores = true;
+  /// Without the queue, a seed or weights, with the rc/b score on a graph
+  /// of whole costs: each eviction scores resident values in the order of
+  /// their lower bounds (the queue's, kept exact as values come and go) and
+  /// stops at the first bound above the best score, instead of looking at
+  /// every one. It chooses the value a scan that scores every value in
+  /// turn chooses wherever scores do not depend on the order of the walks
+  /// (an unbounded walk that stays within its depth cap); a bounded walk's
+  /// memo makes them differ (docs/remat-solver.md, "The last resort").
+  /// scanLimit still counts every resident value at each eviction.
+  bool bestFirst = false;
 };
 
 /// The lookahead variants the fast solver runs, numbered: variant % 4 is
