@@ -69,55 +69,64 @@ static constexpr int kLargeGraphVariants[] = {0, 1, 2, 3, 8};
 static constexpr int kDenseGraphVariants[] = {2, 0, 8, 1, 3};
 static constexpr int kLeadVariants = 2;
 // The last resort of a large graph, where no run fits: rc/b depth first,
-// keeping ancestors, choosing as a scan of every resident value at each
-// eviction does on smaller graphs (a queued score that lags behind a
-// fallen recompute cost can miss the order that fits; scanInstead says
-// where the runs evict best first instead), with the walk for a recompute cost
-// bounded and unbounded (the two scanning runs, which take its time, are
-// the pair that runs at once on two threads); then rc/b depth first from
-// the queue. On 60 dense 602-node graphs with sizes in kilobytes to
-// megabytes and adjoints about half their values' size (issue 52), at 0.5,
-// 0.45 and 0.4 of their store-all peak, these fitted 11 budgets that the
-// other runs did not (the queue's run 5, the scanning runs 6), and 1 on
-// such graphs of 1,002 nodes. A third scanning run, rc/(b*d), fitted none
-// of them: without it the scanning runs are one pair, refusals take about
-// half as long, and every schedule and refusal there is the same
-// (bench/remat/last_resort.py; docs/remat-solver.md, "The last resort").
+// choosing as a scan of every resident value at each eviction does on
+// smaller graphs (a queued score that lags behind a fallen recompute cost
+// can miss the order that fits; scanInstead says where the runs evict
+// best first instead), with the walk for a recompute cost bounded and
+// unbounded, the two at once on two threads; then, on graphs of at most
+// kCheapScanEdges, rc/b depth first keeping ancestors, scanning with the
+// unbounded walk, beside rc/b depth first from the queue. On 60 dense
+// graphs with sizes in kilobytes to megabytes and adjoints about half
+// their values' size (issue 52), at 0.5, 0.45 and 0.4 of their store-all
+// peak, the first pair fitted 18 of the 89 budgets of 602-node graphs
+// that the other runs did not (at least 0.75 of their smallest budget)
+// and 34 of 58 on 1,002 nodes; the second pair 4 more on 602 nodes (the
+// scan keeping ancestors 3, the queue 1) and none on 1,002, where it
+// would make a refusal about 0.06 s slower. (Keeping ancestors alone, the
+// scanning pair fitted 11 and 1.) A scanning run of rc/(b*d) fitted none
+// that the others did not (bench/remat/last_resort.py;
+// docs/remat-solver.md, "The last resort").
 struct LastResortRun {
   int variant;
   /// Scanning (scanInstead), and if so, whether its walk for a recompute
   /// cost is unbounded (it is bounded on dense graphs: recomputeWalk).
   bool scan, unboundedWalk;
+  /// Only on graphs of at most kCheapScanEdges.
+  bool cheapGraphsOnly;
 };
-static constexpr LastResortRun kLastResort[] = {
-    {14, true, false}, {14, true, true}, {10, false, false}};
+static constexpr LastResortRun kLastResort[] = {{10, true, false, false},
+                                                {10, true, true, false},
+                                                {14, true, true, true},
+                                                {10, false, false, true}};
 // The most values a scanning run of the last resort looks at, whatever
 // the edges: a budget that nothing fits is refused that much later.
 static constexpr int64_t kMaxScanLooks = int64_t(1) << 23;
-// The largest graphs, in edges, on which the last resort's run with the
-// bounded walk scans (scanInstead); on larger ones it evicts best first.
-// With the default scanLooksPerEdge, a scan gives up after 4.2 million
-// looks here, about 85 ms at 20 ns a look (dense graphs, Intel Xeon), so
-// that a refusal that waits for the last resort stays within about 0.1 s:
-// scale.py's 1,002-node graph (20,528 edges) is refused in 0.09 s best
-// first, in 0.15 s scanning. Below it the scan's choices stand, since
-// they fit more: on the 602-node graphs of bench/remat/last_resort.py
-// (about 8,600 edges) best first fitted 10 budgets of 180 where the scan
-// fitted 11, and 13 where it fitted 20 with twice the looks. (By edges,
-// not looks: more looks, --scan-looks, are asked for to fit more.)
-static constexpr int64_t kScanExactEdges = 16384;
+// The largest graphs, in edges, whose last resort scans with the bounded
+// walk (on larger ones it evicts best first: scanInstead) and runs its
+// second pair. With the default scanLooksPerEdge, a scan gives up after
+// 4.2 million looks here, about 85 ms at 20 ns a look (dense graphs,
+// Intel Xeon), so that a refusal that waits for the last resort stays
+// within about 0.1 s: on scale.py's 1,002-node graph (20,528 edges) it
+// takes 0.06 s, where the scanning pair that kept ancestors took 0.15 s.
+// Below it the scan's choices stand, since they fit more: on the 602-node
+// graphs of bench/remat/last_resort.py (about 8,600 edges) the bounded
+// run keeping ancestors fitted 10 budgets of 180 best first and 11
+// scanning, 13 and 20 with twice the looks. (By edges, not looks: more
+// looks, --scan-looks, are asked for to fit more.)
+static constexpr int64_t kCheapScanEdges = 16384;
 // The largest graphs that get the last resort. On bench/remat/scale.py's
 // 2,402- and 10,002-node graphs it fitted nothing and made a refusal about
 // 1 s and 0.8 s slower (0.1 s on 602 nodes).
 static constexpr int kMaxLastResortNodes = 1024;
 // The last resort runs only at budgets of at least this share of the
 // smallest budget that the runs before it fit (searchMinimumBudget's):
-// on the 127 budgets of 0.4, 0.45 and 0.5 of the store-all peak of 60
-// dense graphs that those runs did not fit, it fitted 10, at 0.785 to
-// 0.947 of that budget, and none of the 62 below 0.785
-// (`bench/remat/last_resort.py --fractions 0.5,0.45,0.4`). Far below it, a
-// refusal does not wait for it.
-static constexpr double kLastResortShare = 0.75;
+// on the budgets of 0.4, 0.45 and 0.5 of the store-all peak of 60 dense
+// graphs that those runs did not fit, it fitted budgets at 0.757 to 0.947
+// of that budget on 602 nodes (none of the 38 below 0.75), and at 0.649
+// to 0.861 on 1,002 nodes (`bench/remat/last_resort.py --fractions
+// 0.5,0.45,0.4 [--nodes 1002]`). Far below it, a refusal does not wait
+// for it.
+static constexpr double kLastResortShare = 0.6;
 // How much less likely a guided run evicts the node it protects.
 static constexpr double kProtectWeight = 16;
 
@@ -429,7 +438,7 @@ enum class Goal {
 /// (LookaheadOptions::bestFirst), which chooses as the scan does while its
 /// walks stay within their depth cap (test/Remat/best-first.test), in
 /// about half the time; the run with the bounded walk does on graphs over
-/// kScanExactEdges (there the bounded walks' memo, which depends on their
+/// kCheapScanEdges (there the bounded walks' memo, which depends on their
 /// order, makes its choices differ from the scan's).
 static void scanInstead(LookaheadOptions &options, const SolverLimits &limits,
                         int64_t edges, bool unboundedWalk) {
@@ -441,7 +450,7 @@ static void scanInstead(LookaheadOptions &options, const SolverLimits &limits,
   options.costLimit = std::numeric_limits<double>::infinity();
   options.scanLimit =
       std::min(kMaxScanLooks, int64_t(limits.scanLooksPerEdge * double(edges)));
-  options.bestFirst = unboundedWalk || edges > kScanExactEdges;
+  options.bestFirst = unboundedWalk || edges > kCheapScanEdges;
 }
 
 namespace {
@@ -648,12 +657,13 @@ static bool solve(const Graph &graph, const Prepared &prepared, int64_t budget,
       PhaseTimer timer(info, "last resort");
       std::vector<PlannedRun> planned;
       for (const LastResortRun &run : kLastResort)
-        planned.push_back(runs.plan(run.variant, 0, nullptr,
-                                    !run.scan ? ", last resort"
-                                    : run.unboundedWalk
-                                        ? ", scanning, every ancestor"
-                                        : ", scanning",
-                                    &run));
+        if (!run.cheapGraphsOnly || prepared.edges <= kCheapScanEdges)
+          planned.push_back(runs.plan(run.variant, 0, nullptr,
+                                      !run.scan ? ", last resort"
+                                      : run.unboundedWalk
+                                          ? ", scanning, every ancestor"
+                                          : ", scanning",
+                                      &run));
       runs.runAll(std::move(planned));
     };
     // kVariants (perturbed runs below draw from all variants). On large
