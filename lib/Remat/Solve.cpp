@@ -78,14 +78,11 @@ static constexpr int kLeadVariants = 2;
 // unbounded walk, beside rc/b depth first from the queue. On 60 dense
 // graphs with sizes in kilobytes to megabytes and adjoints about half
 // their values' size (issue 52), at 0.5, 0.45 and 0.4 of their store-all
-// peak, the first pair fitted 18 of the 89 budgets of 602-node graphs
-// that the other runs did not (at least 0.75 of their smallest budget)
-// and 34 of 58 on 1,002 nodes; the second pair 4 more on 602 nodes (the
-// scan keeping ancestors 3, the queue 1) and none on 1,002, where it
-// would make a refusal about 0.06 s slower. (Keeping ancestors alone, the
-// scanning pair fitted 11 and 1.) A scanning run of rc/(b*d) fitted none
-// that the others did not (bench/remat/last_resort.py;
-// docs/remat-solver.md, "The last resort").
+// peak, these fit 22 of 180 budgets that the other runs do not on 602
+// nodes, and 55 on 1,002 nodes (bench/remat/last_resort.py [--nodes
+// 1002]; docs/remat-solver.md, "The last resort"). The first pair fits
+// most of them; the second adds budgets on the 602-node graphs, and none
+// on the 1,002-node ones, whose refusals it would only slow.
 struct LastResortRun {
   int variant;
   /// Scanning (scanInstead), and if so, whether its walk for a recompute
@@ -106,17 +103,16 @@ static constexpr int64_t kMaxScanLooks = int64_t(1) << 23;
 // second pair. With the default scanLooksPerEdge, a scan gives up after
 // 4.2 million looks here, about 85 ms at 20 ns a look (dense graphs,
 // Intel Xeon), so that a refusal that waits for the last resort stays
-// within about 0.1 s: on scale.py's 1,002-node graph (20,528 edges) it
-// takes 0.06 s, where the scanning pair that kept ancestors took 0.15 s.
-// Below it the scan's choices stand, since they fit more: on the 602-node
-// graphs of bench/remat/last_resort.py (about 8,600 edges) the bounded
-// run keeping ancestors fitted 10 budgets of 180 best first and 11
-// scanning, 13 and 20 with twice the looks. (By edges, not looks: more
-// looks, --scan-looks, are asked for to fit more.)
+// within about 0.1 s (scale.py's 1,002-node graph, 20,528 edges, at 0.8
+// of its peak: 0.07 s, `tad-remat --time --verbose`). Below it the
+// bounded run scans: its walks' memo depends on their order, and
+// scanning, it fitted more of the 602-node graphs' budgets of
+// bench/remat/last_resort.py (about 8,600 edges) than best first. (By
+// edges, not looks: more looks, --scan-looks, are asked for to fit more.)
 static constexpr int64_t kCheapScanEdges = 16384;
 // The largest graphs that get the last resort. On bench/remat/scale.py's
-// 2,402- and 10,002-node graphs it fitted nothing and made a refusal about
-// 1 s and 0.8 s slower (0.1 s on 602 nodes).
+// 2,002- and 5,002-node graphs it fitted nothing at 0.5, 0.8 and 0.95 of
+// their peak (with this limit raised).
 static constexpr int kMaxLastResortNodes = 1024;
 // The last resort runs only at budgets of at least this share of the
 // smallest budget that the runs before it fit (searchMinimumBudget's):
