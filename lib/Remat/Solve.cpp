@@ -73,16 +73,19 @@ static constexpr int kLeadVariants = 2;
 // smaller graphs (a queued score that lags behind a fallen recompute cost
 // can miss the order that fits; scanInstead says where the runs evict
 // best first instead), with the walk for a recompute cost bounded and
-// unbounded, the two at once on two threads; then, on graphs of at most
-// kCheapScanEdges, rc/b depth first keeping ancestors, scanning with the
-// unbounded walk, beside rc/b depth first from the queue. On 60 dense
-// graphs with sizes in kilobytes to megabytes and adjoints about half
-// their values' size (issue 52), at 0.5, 0.45 and 0.4 of their store-all
-// peak, these fit 22 of 180 budgets that the other runs do not on 602
-// nodes, and 55 on 1,002 nodes (bench/remat/last_resort.py [--nodes
-// 1002]; docs/remat-solver.md, "The last resort"). The first pair fits
-// most of them; the second adds budgets on the 602-node graphs, and none
-// on the 1,002-node ones, whose refusals it would only slow.
+// unbounded; on graphs of at most kCheapScanEdges also rc/b depth first
+// keeping ancestors, scanning with the unbounded walk, and rc/b depth
+// first from the queue. The runs go in this order, two at a time with two
+// threads: the rc/b pair, or on cheap graphs the scan with the bounded
+// walk (the slowest) beside the ancestor-keeping scan, then the unbounded
+// walk beside the queue's run. On 60 dense graphs with sizes in kilobytes
+// to megabytes and adjoints about half their values' size (issue 52), at
+// 0.5, 0.45 and 0.4 of their store-all peak, these fit 22 of 180 budgets
+// that the other runs do not on 602 nodes, and 55 on 1,002 nodes
+// (bench/remat/last_resort.py [--nodes 1002]; docs/remat-solver.md, "The
+// last resort"). The rc/b pair fits most of them; the other two add
+// budgets on the 602-node graphs, and none on the 1,002-node ones, whose
+// refusals they would only slow.
 struct LastResortRun {
   int variant;
   /// Scanning (scanInstead), and if so, whether its walk for a recompute
@@ -92,8 +95,8 @@ struct LastResortRun {
   bool cheapGraphsOnly;
 };
 static constexpr LastResortRun kLastResort[] = {{10, true, false, false},
-                                                {10, true, true, false},
                                                 {14, true, true, true},
+                                                {10, true, true, false},
                                                 {10, false, false, true}};
 // The most values a scanning run of the last resort looks at, whatever
 // the edges: a budget that nothing fits is refused that much later.
@@ -104,7 +107,7 @@ static constexpr int64_t kMaxScanLooks = int64_t(1) << 23;
 // 4.2 million looks here, about 85 ms at 20 ns a look (dense graphs,
 // Intel Xeon), so that a refusal that waits for the last resort stays
 // within about 0.1 s (scale.py's 1,002-node graph, 20,528 edges, at 0.8
-// of its peak: 0.07 s, `tad-remat --time --verbose`). Below it the
+// of its peak: 0.06 s, `tad-remat --time --verbose`). Below it the
 // bounded run scans: its walks' memo depends on their order, and
 // scanning, it fitted more of the 602-node graphs' budgets of
 // bench/remat/last_resort.py (about 8,600 edges) than best first. (By
