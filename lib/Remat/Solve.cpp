@@ -71,28 +71,25 @@ static constexpr int kLeadVariants = 2;
 // The last resort of a large graph, where no run fits: rc/b depth first,
 // choosing as a scan of every resident value at each eviction does on
 // smaller graphs (a queued score that lags behind a fallen recompute cost
-// can miss the order that fits; scanInstead says where the runs evict
-// best first instead), with the walk for a recompute cost bounded and
-// unbounded; on graphs of at most kCheapScanEdges also rc/b depth first
-// keeping ancestors, scanning with the unbounded walk, and rc/b depth
-// first from the queue. The runs go in this order, two at a time with two
-// threads: the rc/b pair, or on cheap graphs the scan with the bounded
-// walk (the slowest) beside the ancestor-keeping scan, then the unbounded
-// walk beside the queue's run. On 60 dense graphs with sizes in kilobytes
-// to megabytes and adjoints about half their values' size (issue 52), at
-// 0.5, 0.45 and 0.4 of their store-all peak, these fit 22 of 180 budgets
-// that the other runs do not on 602 nodes, and 55 on 1,002 nodes
-// (bench/remat/last_resort.py [--nodes 1002]; docs/remat-solver.md, "The
-// last resort"). The rc/b pair fits most of them; the other two add
-// budgets on the 602-node graphs, and none on the 1,002-node ones, whose
-// refusals they would only slow.
+// can miss the order that fits; the runs evict best first, scanInstead),
+// with the walk for a recompute cost bounded and unbounded; on graphs of
+// at most kFullLastResortEdges also rc/b depth first keeping ancestors,
+// scanning with the unbounded walk, and rc/b depth first from the queue.
+// The runs go in this order, two at a time with two threads. On 60 dense
+// graphs with sizes in kilobytes to megabytes and adjoints about half
+// their values' size (issue 52), at 0.5, 0.45 and 0.4 of their store-all
+// peak, these fit 23 of 180 budgets that the other runs do not on 602
+// nodes, and 55 on 1,002 nodes (bench/remat/last_resort.py [--nodes
+// 1002]; docs/remat-solver.md, "The last resort"). The rc/b pair fits
+// most of them; the other two add budgets on the 602-node graphs, and
+// none on the 1,002-node ones, whose refusals they would only slow.
 struct LastResortRun {
   int variant;
   /// Scanning (scanInstead), and if so, whether its walk for a recompute
   /// cost is unbounded (it is bounded on dense graphs: recomputeWalk).
   bool scan, unboundedWalk;
-  /// Only on graphs of at most kCheapScanEdges.
-  bool cheapGraphsOnly;
+  /// Only on graphs of at most kFullLastResortEdges.
+  bool smallGraphsOnly;
 };
 static constexpr LastResortRun kLastResort[] = {{10, true, false, false},
                                                 {14, true, true, true},
@@ -101,31 +98,30 @@ static constexpr LastResortRun kLastResort[] = {{10, true, false, false},
 // The most values a scanning run of the last resort looks at, whatever
 // the edges: a budget that nothing fits is refused that much later.
 static constexpr int64_t kMaxScanLooks = int64_t(1) << 23;
-// The largest graphs, in edges, whose last resort scans with the bounded
-// walk (on larger ones it evicts best first: scanInstead) and runs its
-// second pair. With the default scanLooksPerEdge, a scan gives up after
-// 4.2 million looks here, about 85 ms at 20 ns a look (dense graphs,
-// Intel Xeon), so that a refusal that waits for the last resort stays
-// within about 0.1 s (scale.py's 1,002-node graph, 20,528 edges, at 0.8
-// of its peak: 0.06 s, `tad-remat --time --verbose`). Below it the
-// bounded run scans: its walks' memo depends on their order, and
-// scanning, it fitted more of the 602-node graphs' budgets of
-// bench/remat/last_resort.py (about 8,600 edges) than best first. (By
-// edges, not looks: more looks, --scan-looks, are asked for to fit more.)
-static constexpr int64_t kCheapScanEdges = 16384;
+// The largest graphs, in edges, whose last resort runs all of
+// kLastResort. The runs kept to such graphs fitted budgets of the 602-node
+// graphs of bench/remat/last_resort.py (about 8,600 edges) that the rc/b
+// pair did not, and none of its 1,002-node graphs' (about 23,000), where
+// they would make each refusal that waits for the last resort about 0.06 s
+// slower; scale.py's 1,002-node graph (20,528 edges) is refused at 0.8 of
+// its peak in 0.06 to 0.07 s (`tad-remat --time --verbose`).
+static constexpr int64_t kFullLastResortEdges = 16384;
 // The largest graphs that get the last resort. On bench/remat/scale.py's
 // 2,002- and 5,002-node graphs it fitted nothing at 0.5, 0.8 and 0.95 of
 // their peak (with this limit raised).
 static constexpr int kMaxLastResortNodes = 1024;
 // The last resort runs only at budgets of at least this share of the
-// smallest budget that the runs before it fit (searchMinimumBudget's):
-// on the budgets of 0.4, 0.45 and 0.5 of the store-all peak of 60 dense
-// graphs that those runs did not fit, it fitted budgets at 0.757 to 0.947
-// of that budget on 602 nodes (none of the 38 below 0.75), and at 0.649
-// to 0.861 on 1,002 nodes (`bench/remat/last_resort.py --fractions
-// 0.5,0.45,0.4 [--nodes 1002]`). Far below it, a refusal does not wait
-// for it.
-static constexpr double kLastResortShare = 0.6;
+// smallest budget that the runs before it fit (searchMinimumBudget's), on
+// graphs of at most kFullLastResortEdges and above them: on the budgets
+// of 0.4, 0.45 and 0.5 of the store-all peak of 60 dense graphs that
+// those runs did not fit, it fitted budgets at 0.757 to 0.947 of that
+// budget on 602 nodes (none of the 38 below 0.75), and at 0.649 to 0.861
+// on 1,002 nodes (`bench/remat/last_resort.py --fractions 0.5,0.45,0.4
+// [--nodes 1002]`). Far below it, a refusal does not wait for it (on
+// scale.py's 502-node graph at half its peak, 0.63 of that budget, 0.09 s
+// instead of 0.01 s with the share of the larger graphs).
+static constexpr double kLastResortShare = 0.75;
+static constexpr double kLargeGraphLastResortShare = 0.6;
 // How much less likely a guided run evicts the node it protects.
 static constexpr double kProtectWeight = 16;
 
@@ -433,12 +429,12 @@ enum class Goal {
 /// (maxRecompute times the store-all cost) before tightening took its
 /// schedule back to 4.1 times: the scan limit bounds them instead, and
 /// the cost limit applies to the tightened schedule (PlannedRun::maxCost).
-/// The run with the unbounded walk evicts best first
-/// (LookaheadOptions::bestFirst), which chooses as the scan does while its
-/// walks stay within their depth cap (test/Remat/best-first.test), in
-/// about half the time; the run with the bounded walk does on graphs over
-/// kCheapScanEdges (there the bounded walks' memo, which depends on their
-/// order, makes its choices differ from the scan's).
+/// It evicts best first (LookaheadOptions::bestFirst): with the unbounded
+/// walk that chooses as the scan does while walks stay within their depth
+/// cap (test/Remat/best-first.test), in about half the time; with the
+/// bounded walk, whose memo depends on the order of the walks, the choices
+/// differ, and on the graphs of bench/remat/last_resort.py best first
+/// fitted one budget more than the scan.
 static void scanInstead(LookaheadOptions &options, const SolverLimits &limits,
                         int64_t edges, bool unboundedWalk) {
   options.queue = false;
@@ -449,7 +445,7 @@ static void scanInstead(LookaheadOptions &options, const SolverLimits &limits,
   options.costLimit = std::numeric_limits<double>::infinity();
   options.scanLimit =
       std::min(kMaxScanLooks, int64_t(limits.scanLooksPerEdge * double(edges)));
-  options.bestFirst = unboundedWalk || edges > kCheapScanEdges;
+  options.bestFirst = true;
 }
 
 namespace {
@@ -650,13 +646,16 @@ static bool solve(const Graph &graph, const Prepared &prepared, int64_t budget,
         int64_t found = searchMinimumBudget(graph, prepared, limits, budget);
         if (minimum)
           *minimum = found;
-        if (double(budget) < kLastResortShare * double(found))
+        double share = prepared.edges <= kFullLastResortEdges
+                           ? kLastResortShare
+                           : kLargeGraphLastResortShare;
+        if (double(budget) < share * double(found))
           return;
       }
       PhaseTimer timer(info, "last resort");
       std::vector<PlannedRun> planned;
       for (const LastResortRun &run : kLastResort)
-        if (!run.cheapGraphsOnly || prepared.edges <= kCheapScanEdges)
+        if (!run.smallGraphsOnly || prepared.edges <= kFullLastResortEdges)
           planned.push_back(runs.plan(run.variant, 0, nullptr,
                                       !run.scan ? ", last resort"
                                       : run.unboundedWalk
