@@ -150,9 +150,9 @@ struct TadRematOptions {
       "scan-looks",
       cl::desc("Where no run of the fast solver fits a graph over "
                "--queue-nodes, its last resort runs a few lookahead variants "
-               "again, some scanning every resident value at each eviction; "
-               "each scanning run gives up after this many looks per edge (0: "
-               "no last resort)"),
+               "again, some choosing as a scan of every resident value at "
+               "each eviction does; each of those gives up after this many "
+               "looks per edge (0: no last resort)"),
       cl::init(SolverLimits().scanLooksPerEdge), cl::cat(category)};
 
   cl::opt<int> threads{

@@ -288,11 +288,12 @@ struct SolverLimits {
   /// (LookaheadOptions::windowRatio). 0 turns it off.
   double windowRecompute = 12;
   /// On graphs over queueNodes (up to 1,024 nodes), where no run fits a
-  /// budget of at least 0.75 of the smallest budget that they fit, a few
-  /// variants run again (fastSchedule's last resort, Solve.cpp): the ones
-  /// that scan every resident value at each eviction, as on smaller
-  /// graphs, give up after this many looks per edge of the graph. 0 turns
-  /// the last resort off.
+  /// budget of at least 0.75 of the smallest budget that they fit (0.6 on
+  /// graphs over 16,384 edges), a few variants run again (fastSchedule's
+  /// last resort, Solve.cpp): the ones that choose as a scan of every
+  /// resident value at each eviction does, as on smaller graphs, give up
+  /// after this many looks per edge of the graph (looks a scan would have
+  /// made: they evict best first). 0 turns the last resort off.
   double scanLooksPerEdge = 256;
   /// On graphs over queueNodes, how many runs go at once: with 2, the lead
   /// variants, the perturbed runs and the last resort's runs go two at a
