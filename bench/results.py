@@ -469,7 +469,8 @@ def remat(plots):
     else:
         out += missing("bench/remat/gaps.py", f"{PY} bench/remat/gaps.py "
                        "--json bench/remat/results/gaps.json")
-    out += remat_scale(plots) + remat_last_resort() + op_costs()
+    out += (remat_scale(plots) + remat_last_resort() + remat_least_budget() +
+            op_costs())
     runs = newest_each("bench/remat/results/budget-compiles*.json", "seed")
     out += ["### Planning time under a budget", ""]
     if not runs:
@@ -582,6 +583,45 @@ def remat_last_resort():
           f"{max(x['seconds'] for x in refused):.2f} s" if refused else "-",
           f"{median([x['seconds_without'] for x in rows if x['cost_without'] is None]):.2f} s"]])
     return out
+
+
+def remat_least_budget():
+    """bench/remat/least_budget.py: where the least feasible budget of a
+    dense graph lies, beside tad-remat's smallest budget."""
+    out = ["### The least budget", ""]
+    r = newest("bench/remat/results/least-budget*.json")
+    if not r:
+        return out + missing("bench/remat/least_budget.py", f"{PY} bench/remat/"
+                             "least_budget.py --json "
+                             "bench/remat/results/least-budget.json")
+    out += ["The least budget at which any schedule fits, bracketed on "
+            "bench/remat/scale.py's dense layered graphs: from below by the "
+            "largest compute, from above by a schedule that computes each "
+            "node from nothing (replayed with `tad-remat --replay` where it "
+            "has at most 200,000 computes); beside them the smallest budget "
+            "that tad-remat names, each as bytes and as a share of the "
+            "store-all peak ([remat-solver.md](remat-solver.md#the-least-budget)):",
+            ""]
+    out += about(r, f"{PY} bench/remat/least_budget.py")
+
+    def share(x, key):
+        return f"{x[key]} ({x[key] / x['store_all']:.3f})"
+
+    def computes(text):
+        n = len(text)
+        return text if n <= 6 else f"{text[0]}.{text[1]}e{n - 1}"
+
+    rows = [[x["nodes"], x["edges"], x["store_all"],
+             share(x, "largest_compute"),
+             share(x, "from_nothing") + " / " +
+             computes(x["from_nothing_computes"]) +
+             (" (replayed)" if x["replayed"] is not None else ""),
+             share(x, "solver_minimum") +
+             (" (exact)" if x["solver_exact"] else "")] for x in r.rows]
+    return out + table(["nodes", "edges", "store-all peak",
+                        "largest compute: none fits below",
+                        "each node from nothing: fits in / computes",
+                        "tad-remat's smallest budget"], rows)
 
 
 def remat_scale(plots):
