@@ -15,14 +15,15 @@
 #   examples-kernels/ the same with tad's own matmul kernels
 #   ops/              every op case of test/Execution/op_check.py
 #   steps/            bench/gpu/steps.py's workloads, budgets, sum and matmul
-# `run` unpacks PACK and writes into OUT: examples.txt, examples-kernels.txt,
-# ops.txt, steps.json (and steps.txt), sanitize.txt, profile.txt (ncu's
-# CSV of each kernel's time in three calls of the GPT's step and of the
-# sum of 2^24 f32 elements) and
-# torch-profile.txt (PyTorch's step of the same GPT, kernel by kernel:
-# bench/gpu/torch_profile.py); it exits non-zero if any step failed.
-# (bench/gpu/run.py is not in it: at most 8 files come back from a lent
-# machine.)
+# `run` unpacks PACK and writes into OUT: steps.json, steps-managed.json
+# (the steps with every buffer in managed memory: TAD_CUDA_MANAGED_ONLY=1)
+# and logs.tar.xz, which holds examples.txt, examples-kernels.txt, ops.txt,
+# steps.txt, steps-managed.txt, sanitize.txt, profile.txt (ncu's CSV of
+# each kernel's time in three calls of the GPT's step and of the sum of
+# 2^24 f32 elements) and torch-profile.txt (PyTorch's step of the same
+# GPT, kernel by kernel: bench/gpu/torch_profile.py); it exits non-zero if
+# any step failed. (bench/gpu/run.py is not in it: at most 8 files come
+# back from a lent machine.)
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 mode=${1:-} pack=${2:-}
@@ -132,6 +133,12 @@ run() {
   step examples-kernels 90 "$python" "$dir/examples-kernels/run.py" --repeat 20
   step steps 300 "$python" "$root/bench/gpu/steps.py" run "$dir/steps" \
     --repeat 20 --compile --json "$out/steps.json"
+  # The same steps with every buffer in managed memory, as before
+  # tad-gpu-device-buffers put those that only the GPU touches in device
+  # memory (the runtime ignores the marks): what the marks change.
+  step steps-managed 200 env TAD_CUDA_MANAGED_ONLY=1 "$python" \
+    "$root/bench/gpu/steps.py" run "$dir/steps" --repeat 20 \
+    --json "$out/steps-managed.json"
   export -f ops_sharded
   export python root
   step ops 120 bash -c 'ops_sharded "$0"' "$dir/ops"
@@ -149,6 +156,9 @@ run() {
   # beside the ones the profile above names for tad's same GEMMs.
   step torch-profile 90 "$python" "$root/bench/gpu/torch_profile.py" \
     --device cuda --gpt gpu
+  # At most 8 files come back from a lent machine: the logs travel as one.
+  tar -cJf "$out/logs.tar.xz" -C "$out" $(cd "$out" && ls *.txt) &&
+    rm -f "$out"/*.txt
   echo "failed: ${failed[*]:-none}"
   [ ${#failed[@]} -eq 0 ]
 }

@@ -129,6 +129,7 @@ void tad::addCudaCodegenPasses(OpPassManager &pm, ArrayRef<std::string> archs,
   addKernelMapping(pm);
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createMergeGpuModules());
+  pm.addPass(tad::createGpuDeviceBuffers());
   GpuHostWaitsOptions waits;
   waits.everyLaunch = syncLaunches;
   pm.addPass(tad::createGpuHostWaits(waits));

@@ -13,3 +13,9 @@ func::FuncOp tad::getOrDeclareRuntimeFunction(ModuleOp module, StringRef name,
   fn.setPrivate();
   return fn;
 }
+
+bool tad::isCudaGemmCall(StringRef callee) {
+  return callee.starts_with("tad_rt_cuda_") &&
+         (callee.ends_with("_f32") || callee.ends_with("_f64")) &&
+         callee.contains("matmul");
+}

@@ -4,7 +4,9 @@
 // the bytes of the buffers it allocated that are still alive: current_bytes,
 // whose maximum is the measured peak that tests compare with the budget.
 // After tad_rt_cuda_begin() (GPU code), buffers are CUDA managed memory,
-// so the same counts are the device's (docs/gpu.md).
+// or device memory where the compiler marked them as touched by the GPU
+// only (tad_rt_mark_device_buffer), so the same counts are the device's
+// (docs/gpu.md).
 //
 // Host buffers come from an arena (Arena.h) whose pages stay mapped
 // between calls, as long as its extent stays within 5/4 of the highest
@@ -25,6 +27,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <unistd.h>
@@ -35,8 +38,9 @@ namespace {
 
 struct Buffer {
   size_t bytes;
-  bool device;  // CUDA managed memory
-  bool scratch; // not the plan's (tad_rt_mark_scratch): counted apart
+  bool device;     // CUDA managed or device memory
+  bool deviceOnly; // device memory (tad_rt_mark_device_buffer)
+  bool scratch;    // not the plan's (tad_rt_mark_scratch): counted apart
 };
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -63,6 +67,10 @@ struct AllocatorState {
   int64_t deviceBytes = 0, deviceHighWater = 0;
   // Scratch buffers' live bytes and their most since the last reset.
   int64_t scratchBytes = 0, scratchPeak = 0;
+  // The live buffers in device memory by address (each one's end), for
+  // isDeviceOnly(), and their bytes and most since the last reset.
+  std::map<uintptr_t, uintptr_t> deviceOnlyBlocks;
+  int64_t deviceOnlyBytes = 0, deviceOnlyPeak = 0;
   bool tracing = false;
   std::vector<tad_rt_trace_event> trace;
 
@@ -107,18 +115,20 @@ void *allocateFromArena(AllocatorState &s, size_t size) {
   return s.arena->allocate(roundUp(size), maxExtent);
 }
 
-/// Whether the calling thread's next allocation is scratch.
-thread_local bool nextIsScratch = false;
+/// Whether the calling thread's next allocation is scratch, and whether
+/// it is a buffer that only the GPU touches.
+thread_local bool nextIsScratch = false, nextIsDeviceOnly = false;
 
 void *allocate(size_t size) {
-  bool scratch = nextIsScratch;
-  nextIsScratch = false;
+  bool scratch = nextIsScratch, deviceOnly = nextIsDeviceOnly;
+  nextIsScratch = nextIsDeviceOnly = false;
   size_t rounded = roundUp(size);
-  // Managed memory is aligned to at least 256 bytes.
+  // Managed and device memory are aligned to at least 256 bytes.
   bool device = tad::rt::cuda::isActive();
+  deviceOnly = deviceOnly && device && tad::rt::cuda::deviceBuffersEnabled();
   void *ptr = nullptr;
   if (device) {
-    ptr = tad::rt::cuda::allocatePooled(rounded);
+    ptr = tad::rt::cuda::allocatePooled(rounded, deviceOnly);
   } else {
     {
       AllocatorState &s = state();
@@ -150,10 +160,16 @@ void *allocate(size_t size) {
   }
   AllocatorState &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  s.live[ptr] = {size, device, scratch};
+  s.live[ptr] = {size, device, deviceOnly, scratch};
   if (device) {
     s.deviceBytes += int64_t(rounded);
     s.deviceHighWater = std::max(s.deviceHighWater, s.deviceBytes);
+  }
+  if (deviceOnly) {
+    uintptr_t begin = reinterpret_cast<uintptr_t>(ptr);
+    s.deviceOnlyBlocks[begin] = begin + size;
+    s.deviceOnlyBytes += int64_t(size);
+    s.deviceOnlyPeak = std::max(s.deviceOnlyPeak, s.deviceOnlyBytes);
   }
   if (scratch) {
     s.scratchBytes += int64_t(size);
@@ -178,10 +194,30 @@ int64_t tad::rt::cuda::scratchPeak() {
   return s.scratchPeak;
 }
 
+int64_t tad::rt::cuda::deviceOnlyPeak() {
+  AllocatorState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return s.deviceOnlyPeak;
+}
+
+bool tad::rt::cuda::isDeviceOnly(const void *ptr) {
+  AllocatorState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  uintptr_t at = reinterpret_cast<uintptr_t>(ptr);
+  auto it = s.deviceOnlyBlocks.upper_bound(at);
+  if (it == s.deviceOnlyBlocks.begin())
+    return false;
+  --it;
+  return at < it->second;
+}
+
 extern "C" {
 
 void tad_rt_mark_scratch(void) { nextIsScratch = true; }
 void _mlir_ciface_tad_rt_mark_scratch(void) { nextIsScratch = true; }
+
+void tad_rt_mark_device_buffer(void) { nextIsDeviceOnly = true; }
+void _mlir_ciface_tad_rt_mark_device_buffer(void) { nextIsDeviceOnly = true; }
 
 void *_mlir_memref_to_llvm_alloc(size_t size) { return allocate(size); }
 
@@ -196,7 +232,7 @@ void _mlir_memref_to_llvm_free(void *ptr) {
   if (!ptr)
     return;
   AllocatorState &s = state();
-  bool device;
+  bool device, deviceOnly;
   size_t rounded;
   int64_t keep;
   {
@@ -213,12 +249,20 @@ void _mlir_memref_to_llvm_free(void *ptr) {
       s.record(-int64_t(bytes));
     }
     device = it->second.device;
+    deviceOnly = it->second.deviceOnly;
+    if (deviceOnly) {
+      s.deviceOnlyBlocks.erase(reinterpret_cast<uintptr_t>(ptr));
+      s.deviceOnlyBytes -= int64_t(bytes);
+    }
     rounded = roundUp(bytes);
-    // The pool keeps freed device blocks up to the high-water mark of live
-    // device blocks: the device then holds at most twice their peak.
+    // The pool keeps freed device blocks while the live blocks and the kept
+    // ones together stay within twice the high-water mark of live blocks:
+    // the device holds at most twice their peak. (Not the kept ones alone
+    // within the mark: with blocks of two kinds, managed and device memory,
+    // each kind's blocks of a step must fit to be reused by the next.)
     if (device)
       s.deviceBytes -= int64_t(rounded);
-    keep = s.deviceHighWater;
+    keep = 2 * s.deviceHighWater - s.deviceBytes;
     s.live.erase(it);
     if (!device && s.arena && s.arena->owns(ptr)) {
       s.arena->deallocate(ptr, roundUp(bytes));
@@ -226,7 +270,7 @@ void _mlir_memref_to_llvm_free(void *ptr) {
     }
   }
   if (device)
-    tad::rt::cuda::freePooled(ptr, rounded, size_t(keep));
+    tad::rt::cuda::freePooled(ptr, rounded, size_t(keep), deviceOnly);
   else
     std::free(ptr);
 }
@@ -273,6 +317,7 @@ void tad_rt_reset_peak(void) {
   std::lock_guard<std::mutex> lock(s.mutex);
   s.stats.peak_bytes = s.stats.current_bytes;
   s.scratchPeak = s.scratchBytes;
+  s.deviceOnlyPeak = s.deviceOnlyBytes;
   s.stats.allocations = 0;
   s.stats.frees = 0;
   for (std::atomic<int64_t> &count : revolveCounts)

@@ -62,6 +62,9 @@ struct Driver {
                            void **);
   CUresult (*streamSynchronize)(CUstream);
   CUresult (*memAllocManaged)(CUdeviceptr *, size_t, unsigned);
+  CUresult (*memAlloc)(CUdeviceptr *, size_t);
+  CUresult (*memcpyDtoH)(void *, CUdeviceptr, size_t);
+  CUresult (*memcpyHtoD)(CUdeviceptr, const void *, size_t);
   CUresult (*memFree)(CUdeviceptr);
   CUresult (*getErrorString)(CUresult, const char **);
 };
@@ -138,6 +141,9 @@ void load() {
   need("cuLaunchKernel", d.launchKernel);
   need("cuStreamSynchronize", d.streamSynchronize);
   need("cuMemAllocManaged", d.memAllocManaged);
+  need("cuMemAlloc_v2", d.memAlloc);
+  need("cuMemcpyDtoH_v2", d.memcpyDtoH);
+  need("cuMemcpyHtoD_v2", d.memcpyHtoD);
   need("cuMemFree_v2", d.memFree);
   need("cuGetErrorString", d.getErrorString);
   if (missing) {
@@ -195,11 +201,31 @@ void tad::rt::cuda::freeManaged(void *ptr) {
           "freeing device memory");
 }
 
+bool tad::rt::cuda::deviceBuffersEnabled() {
+  static const bool enabled = [] {
+    const char *managedOnly = std::getenv("TAD_CUDA_MANAGED_ONLY");
+    return !(managedOnly && *managedOnly);
+  }();
+  return enabled;
+}
+
 namespace {
-/// Freed blocks of managed memory by size, for allocatePooled().
+/// `size` bytes of device memory, or null.
+void *allocateDevice(size_t size) {
+  CUdeviceptr ptr = 0;
+  if (!ensureLoaded() || state().driver.memAlloc(&ptr, size) != 0)
+    return nullptr;
+  return reinterpret_cast<void *>(static_cast<uintptr_t>(ptr));
+}
+
+CUdeviceptr devicePointer(const void *ptr) {
+  return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(ptr));
+}
+
+/// Freed blocks by kind (managed, device) and size, for allocatePooled().
 struct Pool {
   std::mutex mutex;
-  std::unordered_map<size_t, std::vector<void *>> free;
+  std::unordered_map<size_t, std::vector<void *>> free[2];
   size_t heldBytes = 0;
   bool releaseAtExit = false;
 };
@@ -210,30 +236,33 @@ Pool &pool() {
 }
 } // namespace
 
-void *tad::rt::cuda::allocatePooled(size_t size) {
+void *tad::rt::cuda::allocatePooled(size_t size, bool deviceOnly) {
   {
     Pool &p = pool();
     std::lock_guard<std::mutex> lock(p.mutex);
-    auto it = p.free.find(size);
-    if (it != p.free.end() && !it->second.empty()) {
+    auto &kept = p.free[deviceOnly];
+    auto it = kept.find(size);
+    if (it != kept.end() && !it->second.empty()) {
       void *ptr = it->second.back();
       it->second.pop_back();
       p.heldBytes -= size;
       return ptr;
     }
   }
-  void *ptr = allocateManaged(size);
+  auto allocate = deviceOnly ? allocateDevice : allocateManaged;
+  void *ptr = allocate(size);
   if (!ptr && releasePool())
-    ptr = allocateManaged(size); // the kept blocks may be what it lacks
+    ptr = allocate(size); // the kept blocks may be what it lacks
   return ptr;
 }
 
-void tad::rt::cuda::freePooled(void *ptr, size_t size, size_t keep) {
+void tad::rt::cuda::freePooled(void *ptr, size_t size, size_t keep,
+                               bool deviceOnly) {
   Pool &p = pool();
   {
     std::lock_guard<std::mutex> lock(p.mutex);
     if (p.heldBytes + size <= keep) {
-      p.free[size].push_back(ptr);
+      p.free[deviceOnly][size].push_back(ptr);
       p.heldBytes += size;
       // Registered after the driver's setup, this runs before anything
       // that setup registered: the kept blocks go back before the
@@ -245,7 +274,7 @@ void tad::rt::cuda::freePooled(void *ptr, size_t size, size_t keep) {
       return;
     }
   }
-  freeManaged(ptr);
+  freeManaged(ptr); // cuMemFree frees either kind
 }
 
 size_t tad::rt::cuda::releasePool() {
@@ -254,15 +283,31 @@ size_t tad::rt::cuda::releasePool() {
   size_t bytes;
   {
     std::lock_guard<std::mutex> lock(p.mutex);
-    for (auto &[size, list] : p.free)
-      blocks.insert(blocks.end(), list.begin(), list.end());
-    p.free.clear();
+    for (auto &kind : p.free) {
+      for (auto &[size, list] : kind)
+        blocks.insert(blocks.end(), list.begin(), list.end());
+      kind.clear();
+    }
     bytes = p.heldBytes;
     p.heldBytes = 0;
   }
   for (void *ptr : blocks)
     freeManaged(ptr);
   return bytes;
+}
+
+void tad::rt::cuda::copyToHost(void *host, const void *device, size_t bytes) {
+  synchronize();
+  countCopied(bytes);
+  check(state().driver.memcpyDtoH(host, devicePointer(device), bytes),
+        "copying device memory to the host");
+}
+
+void tad::rt::cuda::copyToDevice(void *device, const void *host, size_t bytes) {
+  synchronize();
+  countCopied(bytes);
+  check(state().driver.memcpyHtoD(devicePointer(device), host, bytes),
+        "copying host memory to the device");
 }
 
 void tad::rt::cuda::issued() { pending = true; }

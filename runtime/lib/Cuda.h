@@ -23,21 +23,39 @@ bool isActive();
 /// null when the driver cannot allocate them.
 void *allocateManaged(size_t size);
 
-/// Frees memory from allocateManaged().
+/// Frees memory from allocateManaged(), or device memory of allocatePooled()
+/// (cuMemFree frees either), after the work issued so far.
 void freeManaged(void *ptr);
 
-/// `size` bytes of managed memory for a buffer of compiled code: a block of
-/// that size that freePooled() kept, else allocateManaged()'s. Reusing
-/// blocks spares the driver's allocation and free (which waits for the
-/// device) and the page faults of a new block's first use, every call.
-void *allocatePooled(size_t size);
+/// Whether buffers that compiled code marks as the device's
+/// (tad_rt_mark_device_buffer) are device memory: unless the environment
+/// sets TAD_CUDA_MANAGED_ONLY (every buffer managed, as before the mark, to
+/// measure what the mark does).
+bool deviceBuffersEnabled();
 
-/// Keeps `ptr` (of `size` bytes, from allocatePooled()) for reuse while
-/// the pool holds at most `keep` bytes, else frees it.
-void freePooled(void *ptr, size_t size, size_t keep);
+/// `size` bytes for a buffer of compiled code: device memory (cuMemAlloc,
+/// which the host cannot address) where `deviceOnly`, else managed memory;
+/// a block of that size and kind that freePooled() kept, else the
+/// driver's. Reusing blocks spares the driver's allocation and free (which
+/// waits for the device) and the page faults of a new block's first use,
+/// every call.
+void *allocatePooled(size_t size, bool deviceOnly);
+
+/// Keeps `ptr` (of `size` bytes and its kind, from allocatePooled()) for
+/// reuse while the pool holds at most `keep` bytes of both kinds, else
+/// frees it.
+void freePooled(void *ptr, size_t size, size_t keep, bool deviceOnly);
 
 /// Frees every block the pool keeps; returns their bytes.
 size_t releasePool();
+
+/// Copies `bytes` between host memory and device memory, after the work
+/// issued so far (the copy waits for it), and counts them (countCopied).
+void copyToHost(void *host, const void *device, size_t bytes);
+void copyToDevice(void *device, const void *host, size_t bytes);
+
+/// Whether `ptr` points into a live buffer in device memory (Allocator.cpp).
+bool isDeviceOnly(const void *ptr);
 
 /// Records that work was issued to the default stream (a launch, a GEMM).
 void issued();
@@ -54,10 +72,14 @@ void countLaunch();
 void countBlasCall();
 void countSynchronization();
 void countStaged(size_t bytes);
+void countCopied(size_t bytes);
 void resetCalls();
 /// The most bytes of scratch (tad_rt_mark_scratch) live at once since the
 /// last tad_rt_reset_peak (Allocator.cpp).
 int64_t scratchPeak();
+/// The most bytes of buffers in device memory live at once since the last
+/// tad_rt_reset_peak (Allocator.cpp).
+int64_t deviceOnlyPeak();
 
 } // namespace tad::rt::cuda
 

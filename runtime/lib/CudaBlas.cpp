@@ -9,10 +9,11 @@
 // cuBLAS is column-major: a row-major C = A B is the column-major
 // C^T = B^T A^T, so the operands are passed swapped. An operand stored with
 // its unit stride in the other dimension is passed transposed. A layout
-// without a unit stride runs as a loop on the host, in the managed memory
-// that both can address, after the GPU has finished. A batched matmul is
-// one strided batched GEMM (its batch stride is the descriptor's), not a
-// call per matrix: attention's [B, H, T, T] products are B x H matrices.
+// without a unit stride runs as a loop on the host after the GPU has
+// finished: in managed memory, which both can address, or on copies of the
+// operands that lie in device memory (tad_rt_mark_device_buffer). A batched
+// matmul is one strided batched GEMM (its batch stride is the descriptor's),
+// not a call per matrix: attention's [B, H, T, T] products are B x H matrices.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,12 +22,14 @@
 
 #include "tad/runtime/Runtime.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <dlfcn.h>
 #include <limits>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -179,6 +182,38 @@ cublasStatus callBatched(int opB, int opA, int n, int m, int k, const double *b,
 bool hasBatched(float) { return cublas().sgemmBatched; }
 bool hasBatched(double) { return cublas().dgemmBatched; }
 
+/// A matrix operand of a GEMM that runs on the host: its elements where
+/// the host can address them, else (device memory) a copy of the span of
+/// memory they lie in.
+template <typename T> class HostOperand {
+public:
+  HostOperand(const T *ptr, int64_t rows, int64_t cols, int64_t s0, int64_t s1)
+      : host(const_cast<T *>(ptr)) {
+    if (rows <= 0 || cols <= 0 || !tad::rt::cuda::isDeviceOnly(ptr))
+      return;
+    // The span's first and last elements, whatever the strides' signs.
+    int64_t low = std::min<int64_t>(0, (rows - 1) * s0) +
+                  std::min<int64_t>(0, (cols - 1) * s1);
+    int64_t high = std::max<int64_t>(0, (rows - 1) * s0) +
+                   std::max<int64_t>(0, (cols - 1) * s1);
+    device = const_cast<T *>(ptr) + low;
+    copy.resize(size_t(high - low + 1));
+    tad::rt::cuda::copyToHost(copy.data(), device, copy.size() * sizeof(T));
+    host = copy.data() - low;
+  }
+  T *get() const { return host; }
+  /// Copies the span back where it is a copy (the output's).
+  void writeBack() const {
+    if (device)
+      tad::rt::cuda::copyToDevice(device, copy.data(), copy.size() * sizeof(T));
+  }
+
+private:
+  T *host;
+  T *device = nullptr;
+  std::vector<T> copy;
+};
+
 /// C += A B (C = A B when `!accumulate`; row-major, strided).
 template <typename T>
 void gemm(int64_t m, int64_t n, int64_t k, const T *a, int64_t a0, int64_t a1,
@@ -188,8 +223,11 @@ void gemm(int64_t m, int64_t n, int64_t k, const T *a, int64_t a0, int64_t a1,
   View vc = viewOf(m, n, c0, c1);
   if (!(va.ok && vb.ok && vc.ok && vc.op == kOpN)) {
     tad::rt::cuda::synchronize();
-    tad::rt::stridedGemmLoop(m, n, k, a, a0, a1, b, b0, b1, c, c0, c1,
-                             accumulate);
+    HostOperand<T> ha(a, m, k, a0, a1), hb(b, k, n, b0, b1),
+        hc(c, m, n, c0, c1);
+    tad::rt::stridedGemmLoop(m, n, k, ha.get(), a0, a1, hb.get(), b0, b1,
+                             hc.get(), c0, c1, accumulate);
+    hc.writeBack();
     return;
   }
   requireLoaded();

@@ -13,7 +13,8 @@
 #include <atomic>
 
 namespace {
-std::atomic<int64_t> launches{0}, blasCalls{0}, synchronizations{0}, staged{0};
+std::atomic<int64_t> launches{0}, blasCalls{0}, synchronizations{0}, staged{0},
+    copied{0};
 } // namespace
 
 void tad::rt::cuda::countLaunch() {
@@ -28,7 +29,11 @@ void tad::rt::cuda::countSynchronization() {
 void tad::rt::cuda::countStaged(size_t bytes) {
   staged.fetch_add(int64_t(bytes), std::memory_order_relaxed);
 }
+void tad::rt::cuda::countCopied(size_t bytes) {
+  copied.fetch_add(int64_t(bytes), std::memory_order_relaxed);
+}
 void tad::rt::cuda::resetCalls() {
+  copied.store(0, std::memory_order_relaxed);
   launches.store(0, std::memory_order_relaxed);
   blasCalls.store(0, std::memory_order_relaxed);
   synchronizations.store(0, std::memory_order_relaxed);
@@ -40,7 +45,10 @@ tad_rt_gpu_counts tad_rt_get_gpu_counts(void) {
   return {launches.load(std::memory_order_relaxed),
           blasCalls.load(std::memory_order_relaxed),
           synchronizations.load(std::memory_order_relaxed),
-          staged.load(std::memory_order_relaxed), tad::rt::cuda::scratchPeak()};
+          staged.load(std::memory_order_relaxed),
+          tad::rt::cuda::scratchPeak(),
+          tad::rt::cuda::deviceOnlyPeak(),
+          copied.load(std::memory_order_relaxed)};
 }
 
 void tad_rt_count_kernel_launch(void) { tad::rt::cuda::countLaunch(); }

@@ -426,7 +426,8 @@ bool tad::rt::runEntry(const EntrySpec &entry, PackedFunction function,
         << gpu.blas_calls << " cuBLAS calls, " << gpu.synchronizations
         << " synchronizations, " << gpu.staged_bytes
         << " bytes of inputs staged, " << gpu.scratch_bytes
-        << " bytes of scratch\n";
+        << " bytes of scratch, " << gpu.device_bytes
+        << " bytes in device memory, " << gpu.copied_bytes << " bytes copied\n";
   // Only code compiled with --count-revolve-actions counts (the last call).
   int64_t revolve[4];
   tad_rt_revolve_counts(revolve);
@@ -459,7 +460,9 @@ bool tad::rt::runEntry(const EntrySpec &entry, PackedFunction function,
          << ",\n  \"blas_calls\": " << gpu.blas_calls
          << ",\n  \"synchronizations\": " << gpu.synchronizations
          << ",\n  \"staged_bytes\": " << gpu.staged_bytes
-         << ",\n  \"scratch_bytes\": " << gpu.scratch_bytes;
+         << ",\n  \"scratch_bytes\": " << gpu.scratch_bytes
+         << ",\n  \"device_bytes\": " << gpu.device_bytes
+         << ",\n  \"copied_bytes\": " << gpu.copied_bytes;
     json << ",\n  \"allocations\": " << after.allocations
          << ",\n  \"blas_core\": \"" << tad_rt_blas_core() << "\"\n}\n";
     if (!writeTextFile(options.statsJson, json.str(), error))

@@ -363,6 +363,25 @@ def MergeGpuModules : Pass<"tad-merge-gpu-modules", "mlir::ModuleOp"> {
   }];
 }
 
+def GpuDeviceBuffers : Pass<"tad-gpu-device-buffers", "mlir::ModuleOp"> {
+  let summary = "Puts the buffers that only the GPU touches in device memory";
+  let description = [{
+    After kernel outlining, for `--target=cuda`: in each function that
+    launches kernels or calls cuBLAS, an allocation whose every use is an
+    operand of a `gpu.launch_func` or of a cuBLAS GEMM of the runtime, a
+    `memref.dealloc`, a `memref.dim`, or a view of it (`ViewLikeOpInterface`)
+    whose uses are such, gets a call of `tad_rt_mark_device_buffer()` just
+    before it: the runtime allocates it as device memory (`cuMemAlloc`),
+    which the host cannot address, instead of managed memory, from a pool
+    of its own, and counts it as before. Any other use keeps a buffer
+    managed: a host load or store, a host copy, a return, an operand of a
+    call of a function of the module, a value that a loop or a branch
+    yields. Where a GEMM's layout falls back to a loop on the host, the
+    runtime copies its device-memory operands to the host and back.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+}
+
 def GpuHostWaits : Pass<"tad-gpu-host-waits", "mlir::ModuleOp"> {
   let summary = "Launches kernels without waiting; waits where the host "
                 "touches their buffers";

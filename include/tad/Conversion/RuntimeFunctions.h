@@ -20,6 +20,14 @@ mlir::func::FuncOp getOrDeclareRuntimeFunction(mlir::ModuleOp module,
                                                llvm::StringRef name,
                                                mlir::FunctionType type);
 
+/// Whether `callee` is one of the runtime's cuBLAS GEMMs
+/// (tad-convert-matmul-to-runtime with the `tad_rt_cuda_` prefix): work on
+/// the device's default stream, ordered after the kernels before it. Where
+/// a GEMM's layout falls back to a loop on the host, the runtime waits for
+/// the device first, and copies operands in device-only memory to the host
+/// and back (runtime/lib/CudaBlas.cpp).
+bool isCudaGemmCall(llvm::StringRef callee);
+
 } // namespace tad
 
 #endif // TAD_CONVERSION_RUNTIMEFUNCTIONS_H

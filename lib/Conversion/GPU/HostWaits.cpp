@@ -51,20 +51,10 @@ constexpr llvm::StringLiteral kWaitFunction = "tad_rt_cuda_wait";
 /// anything on the device: they need no wait.
 bool touchesNothing(StringRef callee) {
   static const llvm::StringSet<> names = {
-      "tad_rt_cuda_blas_available", "tad_rt_mark_scratch",
-      "tad_rt_count_kernel_launch", "tad_rt_count_revolve_action",
-      kWaitFunction};
+      "tad_rt_cuda_blas_available",  "tad_rt_mark_scratch",
+      "tad_rt_mark_device_buffer",   "tad_rt_count_kernel_launch",
+      "tad_rt_count_revolve_action", kWaitFunction};
   return names.contains(callee);
-}
-
-/// The runtime's cuBLAS GEMMs (tad-convert-matmul-to-runtime with the
-/// `tad_rt_cuda_` prefix): work on the device's default stream, ordered
-/// after the kernels before them. (Where one falls back to a loop on the
-/// host, the runtime waits first.)
-bool isDeviceCall(StringRef callee) {
-  return callee.starts_with("tad_rt_cuda_") &&
-         (callee.ends_with("_f32") || callee.ends_with("_f64")) &&
-         callee.contains("matmul");
 }
 
 /// What the device may still be doing: the buffers that the kernels and
@@ -125,7 +115,7 @@ struct GpuHostWaits : tad::impl::GpuHostWaitsBase<GpuHostWaits> {
   /// Synchronous launches wait for their kernel; a wait after each GEMM.
   void waitAfterEveryGemm(ModuleOp module) {
     module.walk([&](func::CallOp call) {
-      if (!isDeviceCall(call.getCallee()))
+      if (!tad::isCudaGemmCall(call.getCallee()))
         return;
       if (!wait)
         wait = tad::getOrDeclareRuntimeFunction(
@@ -140,7 +130,7 @@ struct GpuHostWaits : tad::impl::GpuHostWaitsBase<GpuHostWaits> {
   void addWork(Operation *op, Pending &pending) {
     auto call = dyn_cast<func::CallOp>(op);
     if (isa<gpu::LaunchFuncOp>(op) ||
-        (call && isDeviceCall(call.getCallee()))) {
+        (call && tad::isCudaGemmCall(call.getCallee()))) {
       pending.any = true;
       for (Value operand : op->getOperands())
         if (isa<BaseMemRefType>(operand.getType()))
@@ -191,7 +181,7 @@ struct GpuHostWaits : tad::impl::GpuHostWaitsBase<GpuHostWaits> {
       auto callee = symbols->lookup<func::FuncOp>(call.getCallee());
       return !(callee && !callee.isDeclaration()) &&
              !touchesNothing(call.getCallee()) &&
-             !isDeviceCall(call.getCallee());
+             !tad::isCudaGemmCall(call.getCallee());
     }
     if (op->getNumRegions() > 0 &&
         op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())

@@ -16,6 +16,12 @@
  * holds the address of a block of managed memory is a buffer the kernel
  * uses. Where the count cannot be read, every block is protected.
  *
+ * Device memory (cuMemAlloc, not managed) is protected from the host
+ * always: a host access to it stops the program with a message and exit
+ * status 71, as on a GPU it would read what is not host memory. Only the
+ * copies (cuMemcpyDtoH, cuMemcpyHtoD) and fake_libcublas.c's GEMMs, work
+ * of the stand-in device, touch it.
+ *
  * FAKE_CUDA_DEVICES=0 reports no device; FAKE_CUDA_NO_BINARY=1 makes
  * module loads fail as on a GPU that the fatbin has no code for;
  * FAKE_CUDA_KERNELS=1 prints each kernel's parameter count when it is
@@ -31,7 +37,8 @@
 
 typedef int CUresult;
 
-static int modules, launches, syncs, pending, allocs, frees, errors;
+static int modules, launches, syncs, pending, allocs, deviceAllocs, frees,
+    errors;
 static long long liveBytes, peakBytes;
 
 /* The live blocks of managed memory: a header page (the block's sizes, its
@@ -40,6 +47,7 @@ static long long liveBytes, peakBytes;
 struct Header {
   size_t bytes, mapped, index;
   int busy;
+  int deviceOnly; /* cuMemAlloc's: never the host's */
 };
 static struct Header **blocks;
 static size_t blockCount, blockCapacity;
@@ -73,13 +81,22 @@ static void releaseAll(void) {
   for (size_t i = 0; i < blockCount; ++i)
     if (blocks[i]->busy) {
       blocks[i]->busy = 0;
-      protect(blocks[i], PROT_READ | PROT_WRITE);
+      if (!blocks[i]->deviceOnly)
+        protect(blocks[i], PROT_READ | PROT_WRITE);
     }
 }
 
 static void onFault(int sig, siginfo_t *info, void *context) {
   (void)context;
   struct Header *h = blockOf(info->si_addr);
+  if (h && h->deviceOnly) {
+    static const char text[] =
+        "fake libcuda: the host touched device memory (cuMemAlloc), which "
+        "only the device and copies may\n";
+    ssize_t written = write(2, text, sizeof text - 1);
+    (void)written;
+    _exit(71);
+  }
   if (h && h->busy) {
     static const char text[] =
         "fake libcuda: the host touched device memory that a kernel could "
@@ -95,8 +112,10 @@ static void onFault(int sig, siginfo_t *info, void *context) {
 static void report(void) {
   fprintf(stderr,
           "fake libcuda: %d modules, %d launches, %d synchronizations, %d "
-          "allocations, %d frees, peak %lld bytes, %d errors\n",
-          modules, launches, syncs, allocs, frees, peakBytes, errors);
+          "allocations, %d frees, peak %lld bytes, %d errors; %d of the "
+          "allocations device memory\n",
+          modules, launches, syncs, allocs, frees, peakBytes, errors,
+          deviceAllocs);
 }
 
 static void misuse(const char *what) {
@@ -115,12 +134,15 @@ void fake_cuda_device_work(int begin, const void *a, const void *b,
     struct Header *h = blockOf(operands[i]);
     if (!h)
       continue;
-    if (begin && h->busy)
+    if (begin && (h->busy || h->deviceOnly))
       protect(h, PROT_READ | PROT_WRITE);
-    if (begin)
+    if (begin) {
       h->busy = 0;
-    else
+    } else {
       useBlock(h);
+      if (h->deviceOnly) /* used already, from an earlier operand */
+        protect(h, PROT_NONE);
+    }
   }
   if (!begin)
     pending = 1;
@@ -306,10 +328,9 @@ CUresult cuStreamSynchronize(void *stream) {
   pending = 0;
   return 0;
 }
-CUresult cuMemAllocManaged(unsigned long long *ptr, size_t bytes,
-                           unsigned flags) {
-  if (flags != 1)
-    misuse("managed memory not attached globally");
+/* A block of `bytes`, managed memory or device memory. */
+static CUresult allocate(unsigned long long *ptr, size_t bytes,
+                         int deviceOnly) {
   /* Zeroed, so that a program whose only kernels fill zeros computes
    * correctly here (fake_libcublas.c does its matmuls on the host). */
   size_t mapped = pageSize + (bytes + pageSize - 1) / pageSize * pageSize;
@@ -325,12 +346,57 @@ CUresult cuMemAllocManaged(unsigned long long *ptr, size_t bytes,
   h->mapped = mapped;
   h->index = blockCount;
   h->busy = 0;
+  h->deviceOnly = deviceOnly;
+  if (deviceOnly) {
+    protect(h, PROT_NONE);
+    ++deviceAllocs;
+  }
   blocks[blockCount++] = h;
   *ptr = (unsigned long long)(size_t)dataOf(h);
   ++allocs;
   liveBytes += (long long)bytes;
   if (liveBytes > peakBytes)
     peakBytes = liveBytes;
+  return 0;
+}
+CUresult cuMemAllocManaged(unsigned long long *ptr, size_t bytes,
+                           unsigned flags) {
+  if (flags != 1)
+    misuse("managed memory not attached globally");
+  return allocate(ptr, bytes, 0);
+}
+CUresult cuMemAlloc_v2(unsigned long long *ptr, size_t bytes) {
+  return allocate(ptr, bytes, 1);
+}
+/* The device memory block that [at, at + bytes) lies in, made addressable
+ * for a copy; null (a misuse) if there is none. A copy waits for the
+ * work issued before it, as a copy on the default stream does. */
+static struct Header *copied(const void *at, size_t bytes) {
+  struct Header *h = blockOf(at);
+  if (!h || !h->deviceOnly || (const char *)at + bytes > dataOf(h) + h->bytes) {
+    misuse("a copy outside device memory");
+    return NULL;
+  }
+  releaseAll();
+  pending = 0;
+  protect(h, PROT_READ | PROT_WRITE);
+  return h;
+}
+CUresult cuMemcpyDtoH_v2(void *host, unsigned long long device, size_t bytes) {
+  struct Header *h = copied((const void *)(size_t)device, bytes);
+  if (!h)
+    return 1; /* CUDA_ERROR_INVALID_VALUE */
+  memcpy(host, (const void *)(size_t)device, bytes);
+  protect(h, PROT_NONE);
+  return 0;
+}
+CUresult cuMemcpyHtoD_v2(unsigned long long device, const void *host,
+                         size_t bytes) {
+  struct Header *h = copied((const void *)(size_t)device, bytes);
+  if (!h)
+    return 1;
+  memcpy((void *)(size_t)device, host, bytes);
+  protect(h, PROT_NONE);
   return 0;
 }
 CUresult cuMemFree_v2(unsigned long long ptr) {

@@ -1,6 +1,8 @@
 /* Launches a kernel that is given a buffer, through the stand-in driver
  * (fake_libcuda.c), then writes the buffer on the host: at once with
- * `touch` (the stand-in stops the program), after a wait with `wait`. */
+ * `touch` (the stand-in stops the program), after a wait with `wait`.
+ * With `device`, writes a block of device memory (cuMemAlloc), which the
+ * host may never touch (the stand-in stops the program). */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +21,13 @@ int main(int argc, char **argv) {
     return 2;
   ((Init)dlsym(driver, "cuInit"))(0);
   unsigned long long buffer = 0;
+  if (strcmp(argv[1], "device") == 0) {
+    typedef int (*DeviceAlloc)(unsigned long long *, size_t);
+    ((DeviceAlloc)dlsym(driver, "cuMemAlloc_v2"))(&buffer, 64);
+    memset((void *)(size_t)buffer, 1, 64);
+    printf("touched device memory\n");
+    return 0;
+  }
   ((Alloc)dlsym(driver, "cuMemAllocManaged"))(&buffer, 64, 1);
   /* A fatbin with no cubin: the stand-in cannot count the kernel's
    * parameters, and takes it to use every buffer. */

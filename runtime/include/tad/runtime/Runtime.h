@@ -152,9 +152,11 @@ const char *tad_rt_blas_core(void);
 
 /* Loads the driver, makes device 0 current, and from then on allocates every
  * buffer of compiled code in CUDA managed memory (addressable by the GPU and
- * the host), counted as above. Returns 0, or -1 when there is no driver, no
- * GPU, or the compiled GPU code cannot load on it: tad_rt_cuda_error() then
- * says which. Every entry point of GPU code calls it first. */
+ * the host), or in device memory where the compiler marked it as touched by
+ * the GPU only (tad_rt_mark_device_buffer), counted as above. Returns 0, or -1
+ * when there is no driver, no GPU, or the compiled GPU code cannot load on it:
+ * tad_rt_cuda_error() then says which. Every entry point of GPU code calls it
+ * first. */
 int tad_rt_cuda_begin(void);
 const char *tad_rt_cuda_error(void);
 
@@ -187,6 +189,12 @@ typedef struct tad_rt_gpu_counts {
   int64_t synchronizations;
   int64_t staged_bytes;
   int64_t scratch_bytes; /* the most bytes of scratch live at once */
+  /* The most bytes of buffers in device memory live at once (the rest of
+   * peak_bytes is managed memory), and the bytes the runtime copied between
+   * host and device memory in the last call (a GEMM whose layout cuBLAS
+   * cannot take runs on the host, on copies of its operands). */
+  int64_t device_bytes;
+  int64_t copied_bytes;
 } tad_rt_gpu_counts;
 tad_rt_gpu_counts tad_rt_get_gpu_counts(void);
 /* Scratch: the next allocation of the calling thread is a buffer that the
@@ -197,6 +205,13 @@ tad_rt_gpu_counts tad_rt_get_gpu_counts(void);
  * C interface). */
 void tad_rt_mark_scratch(void);
 void _mlir_ciface_tad_rt_mark_scratch(void);
+/* The next allocation of the calling thread is a buffer that only the GPU
+ * touches (kernels and cuBLAS; tad-gpu-device-buffers decides): after
+ * tad_rt_cuda_begin(), device memory (cuMemAlloc), which the host cannot
+ * address, unless the environment sets TAD_CUDA_MANAGED_ONLY. Counted as
+ * every buffer is. Called by compiled code (and its C interface). */
+void tad_rt_mark_device_buffer(void);
+void _mlir_ciface_tad_rt_mark_device_buffer(void);
 /* What the emulator's launches call (and, for compiled code, its C
  * interface): one launch. */
 void tad_rt_count_kernel_launch(void);
