@@ -15,7 +15,9 @@ cuBLAS's column-major terms: how many, and their GFLOP (2 m n k per
 matrix). The total is what the step asks of cuBLAS, to set beside the
 model's FLOPs and beside the GEMM kernels and times that a lent GPU
 measures (bench/gpu/lease.sh: Nsight Compute for tad's step,
-bench/gpu/torch_profile.py for PyTorch's).
+bench/gpu/torch_profile.py for PyTorch's). Then the call's `memory:` and
+`gpu:` lines: its peak, and how much of it is device memory rather than
+managed memory (docs/gpu.md, "Memory, and remat budgets").
 """
 import argparse
 import collections
@@ -91,6 +93,9 @@ def main():
     for c, n in sorted(groups.items(), key=lambda g: -flops(g[0]) * g[1]):
         print(f"| {n} | {c[0]} | {'NT'[c[1]]}{'NT'[c[2]]} | {c[3]} | {c[4]} "
               f"| {c[5]} | {c[6]} | {n * flops(c)} |")
+    for line in ran.stderr.splitlines() + ran.stdout.splitlines():
+        if line.startswith(("memory:", "gpu:")):
+            print(line)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"source": source, "entry": entry, "flop": total,
