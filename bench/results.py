@@ -617,7 +617,7 @@ def remat_least_budget():
              computes(x["from_nothing_computes"]) +
              (" (replayed)" if x["replayed"] is not None else ""),
              share(x, "solver_minimum") +
-             (" (exact)" if x["solver_exact"] else "")] for x in r.rows]
+             (", exact" if x["solver_exact"] else "")] for x in r.rows]
     return out + table(["nodes", "edges", "store-all peak",
                         "largest compute: none fits below",
                         "each node from nothing: fits in / computes",
