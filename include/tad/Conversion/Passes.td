@@ -244,9 +244,35 @@ def ScatterLoopsInside
     index, its clamp, the slices' views), the parallel loop's bounds are
     defined outside it, and no thread would touch another's element: by
     alias analysis, not taken from the mark, the slice reads what it writes
-    only at the element it writes (the same memref and indices), and
-    nothing that the loop loads before the slice may be what it writes.
+    only at the element it writes (the same memref and indices), nothing
+    that the loop loads before the slice may be what it writes, and (but
+    where the indices are unique) the views it writes move with the index
+    only along dimensions of size 1 (the rows), so that each element's
+    place in its row stays the same in every iteration.
+
+    Each thread of that form adds its updates one after another, each a
+    read and a write of device memory that waits for the one before: an
+    embedding's gradient over 8,192 tokens was 8,192 dependent additions
+    in each of 512 threads. Where the slice writes one row of a table of
+    R rows (a view of it whose one offset that changes with the index is
+    that of a dimension of size 1 in the view), and R times the slice's
+    elements is at most `owner-threads`, the row is a dimension of the
+    threads too: thread (row, element) runs the whole loop over the indices
+    and adds the updates whose index picks its row (the owner computes).
+    Each element still sums its updates in the order of the indices: the
+    same bits. Its iterations are a load of the index, which a warp's
+    threads share, and a comparison, with an addition in 1 of R on
+    average; their number grows with R, where the other form's threads
+    wait on memory at each index whatever R is, hence the bound (2^19 by
+    default, an estimate: an iteration of a few instructions over that many
+    threads costs about what one dependent read and write of device memory
+    does; not measured on a GPU yet).
   }];
+  let options = [
+    Option<"ownerThreads", "owner-threads", "int64_t", /*default=*/"1 << 19",
+           "Most rows times slice elements at which each row's owner runs "
+           "the whole loop (0: never)">
+  ];
 }
 
 def SplitLongReductions

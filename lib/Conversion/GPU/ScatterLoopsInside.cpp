@@ -10,6 +10,14 @@
 // indices are unique (a cross-entropy's one label per row), every element
 // gets one update at most, and the indices are threads too.
 //
+// That thread adds one update after another, each a read and a write that
+// waits for the one before. Where the slice is a row of a table of R rows
+// and R times the slice's elements is small enough (the pass's
+// `owner-threads`), the rows are threads too: thread (row, element) runs
+// the whole loop and adds the updates whose index picks its row, in the
+// same order (the same bits); its iterations are a shared load and a
+// comparison, mostly, but there are R times as many.
+//
 // The lowering of tad.scatter_add marks the loop (tad.scatter_loop); the
 // pass still checks what makes the move exact: the slice reads what it
 // writes only at the element it writes, and what the loop reads before the
@@ -25,6 +33,7 @@
 #include "dialects/tad/TadDialect.h"
 
 #include "mlir/Analysis/AliasAnalysis.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -95,16 +104,90 @@ bool ownElementsOnly(scf::ForOp loop, scf::ParallelOp slice,
   return true;
 }
 
+/// Whether each element of the slice writes the same place of what it
+/// writes in every iteration but for the rows: every store goes to memory
+/// defined outside the loop, or to a view of it made in the loop whose
+/// offsets that the loop changes are those of dimensions of size 1 in the
+/// view. (A view that moves along its other dimensions would have one
+/// element's thread write another's place in another iteration.)
+bool elementsStayInRows(scf::ForOp loop, scf::ParallelOp slice) {
+  WalkResult walk = slice.walk([&](memref::StoreOp store) {
+    Value memref = store.getMemRef();
+    if (loop.isDefinedOutsideOfLoop(memref))
+      return WalkResult::advance();
+    auto view = memref.getDefiningOp<memref::SubViewOp>();
+    if (!view || !loop.isDefinedOutsideOfLoop(view.getSource()))
+      return WalkResult::interrupt();
+    for (auto [offset, size] :
+         llvm::zip(view.getMixedOffsets(), view.getMixedSizes())) {
+      auto value = dyn_cast<Value>(offset);
+      if (value && !loop.isDefinedOutsideOfLoop(value) &&
+          getConstantIntValue(size) != 1)
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return !walk.wasInterrupted();
+}
+
+/// The row that a scatter loop's slice writes: a view of a table defined
+/// outside the loop whose offset `offset` (of dimension `dim`, a dimension
+/// of size 1 in the view) is the one that the loop changes.
+struct RowWrite {
+  Value offset;
+  int64_t rows; // the table's extent in `dim`
+};
+
+/// Where every store of `slice` goes to one view, in `loop`'s body, of a
+/// table defined outside it, with one offset computed in the loop (the
+/// row) over a dimension of size 1 in the view and the others, and the
+/// view's sizes and strides, fixed, its row. A thread that owns a row then
+/// writes the same elements in every iteration that picks it.
+std::optional<RowWrite> rowWritten(scf::ForOp loop, scf::ParallelOp slice) {
+  memref::SubViewOp view;
+  bool mismatch = false;
+  slice.walk([&](memref::StoreOp store) {
+    auto of = store.getMemRef().getDefiningOp<memref::SubViewOp>();
+    mismatch |= !of || (view && of != view);
+    view = of;
+  });
+  if (mismatch || !view || view->getBlock() != loop.getBody() ||
+      !loop.isDefinedOutsideOfLoop(view.getSource()) || !view.hasUnitStride() ||
+      !view.getSourceType().hasStaticShape() ||
+      !llvm::all_of(view.getMixedSizes(), [](OpFoldResult size) {
+        return getConstantIntValue(size).has_value();
+      }))
+    return std::nullopt;
+  std::optional<RowWrite> row;
+  for (auto [dim, offset] : llvm::enumerate(view.getMixedOffsets())) {
+    auto value = dyn_cast<Value>(offset);
+    if (!value || loop.isDefinedOutsideOfLoop(value))
+      continue;
+    if (row || getConstantIntValue(view.getMixedSizes()[dim]) != 1)
+      return std::nullopt;
+    row = RowWrite{value, view.getSourceType().getDimSize(dim)};
+  }
+  return row;
+}
+
 /// scf.for (index) { views; scf.parallel (element) { add } } becomes
 /// scf.parallel (element) { scf.for (index) { views; add } }, or, where the
 /// indices are unique, scf.parallel (index, element) { views; add }.
-void moveInside(scf::ForOp loop, scf::ParallelOp slice, bool unique) {
+/// With `owner`, scf.parallel (row, element) { scf.for (index) { views;
+/// if (the index's row is the thread's) { add } } }.
+void moveInside(scf::ForOp loop, scf::ParallelOp slice, bool unique,
+                std::optional<RowWrite> owner) {
   OpBuilder b(loop);
   SmallVector<Value> lower, upper, step;
   if (unique) {
     lower.push_back(loop.getLowerBound());
     upper.push_back(loop.getUpperBound());
     step.push_back(loop.getStep());
+  } else if (owner) {
+    lower.push_back(arith::ConstantIndexOp::create(b, loop.getLoc(), 0));
+    upper.push_back(
+        arith::ConstantIndexOp::create(b, loop.getLoc(), owner->rows));
+    step.push_back(arith::ConstantIndexOp::create(b, loop.getLoc(), 1));
   }
   llvm::append_range(lower, slice.getLowerBound());
   llvm::append_range(upper, slice.getUpperBound());
@@ -113,10 +196,15 @@ void moveInside(scf::ForOp loop, scf::ParallelOp slice, bool unique) {
   b.setInsertionPoint(outer.getBody()->getTerminator());
   IRMapping map;
   SmallVector<Value> elements(outer.getInductionVars());
-  if (unique) {
-    map.map(loop.getInductionVar(), elements.front());
+  Value ownRow;
+  if (unique || owner) {
+    if (unique)
+      map.map(loop.getInductionVar(), elements.front());
+    else
+      ownRow = elements.front();
     elements.erase(elements.begin());
-  } else {
+  }
+  if (!unique) {
     auto inner = scf::ForOp::create(b, loop.getLoc(), loop.getLowerBound(),
                                     loop.getUpperBound(), loop.getStep());
     b.setInsertionPoint(inner.getBody()->getTerminator());
@@ -128,14 +216,48 @@ void moveInside(scf::ForOp loop, scf::ParallelOp slice, bool unique) {
       b.clone(op, map);
       continue;
     }
+    if (ownRow) {
+      Value mine =
+          arith::CmpIOp::create(b, op.getLoc(), arith::CmpIPredicate::eq,
+                                map.lookup(owner->offset), ownRow);
+      auto ifOwn = scf::IfOp::create(b, op.getLoc(), mine);
+      b.setInsertionPoint(ifOwn.thenBlock()->getTerminator());
+    }
     for (Operation &element : slice.getBody()->without_terminator())
       b.clone(element, map);
   }
   loop.erase();
 }
 
+/// The slice's iterations, where its bounds are constants.
+std::optional<int64_t> elementCount(scf::ParallelOp slice) {
+  int64_t count = 1;
+  for (auto [lower, upper, step] : llvm::zip(
+           slice.getLowerBound(), slice.getUpperBound(), slice.getStep())) {
+    std::optional<int64_t> l = getConstantIntValue(lower),
+                           u = getConstantIntValue(upper),
+                           s = getConstantIntValue(step);
+    if (!l || !u || !s || *s <= 0)
+      return std::nullopt;
+    count *= std::max<int64_t>(0, (*u - *l + *s - 1) / *s);
+  }
+  return count;
+}
+
 struct ScatterLoopsInside
     : tad::impl::ScatterLoopsInsideBase<ScatterLoopsInside> {
+  using ScatterLoopsInsideBase::ScatterLoopsInsideBase;
+
+  /// The row that each thread owns, where the owner computes.
+  std::optional<RowWrite> ownerRow(scf::ForOp loop, scf::ParallelOp slice) {
+    std::optional<RowWrite> row = rowWritten(loop, slice);
+    std::optional<int64_t> elements = elementCount(slice);
+    if (!row || !elements || row->rows < 2 ||
+        row->rows > ownerThreads / std::max<int64_t>(1, *elements))
+      return std::nullopt;
+    return row;
+  }
+
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) {
@@ -143,11 +265,16 @@ struct ScatterLoopsInside
         loops.push_back(loop);
     });
     AliasAnalysis &aliases = getAnalysis<AliasAnalysis>();
-    for (scf::ForOp loop : loops)
-      if (scf::ParallelOp slice = sliceLoop(loop);
-          slice && ownElementsOnly(loop, slice, aliases))
-        moveInside(loop, slice,
-                   loop->hasAttr(tad::TadDialect::kScatterLoopUniqueAttrName));
+    for (scf::ForOp loop : loops) {
+      scf::ParallelOp slice = sliceLoop(loop);
+      if (!slice || !ownElementsOnly(loop, slice, aliases))
+        continue;
+      bool unique = loop->hasAttr(tad::TadDialect::kScatterLoopUniqueAttrName);
+      if (!unique && !elementsStayInRows(loop, slice))
+        continue;
+      moveInside(loop, slice, unique,
+                 unique ? std::nullopt : ownerRow(loop, slice));
+    }
   }
 };
 
