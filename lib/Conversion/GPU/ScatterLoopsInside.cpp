@@ -130,12 +130,12 @@ bool elementsStayInRows(scf::ForOp loop, scf::ParallelOp slice) {
   return !walk.wasInterrupted();
 }
 
-/// The row that a scatter loop's slice writes: a view of a table defined
-/// outside the loop whose offset `offset` (of dimension `dim`, a dimension
-/// of size 1 in the view) is the one that the loop changes.
+/// The row that a scatter loop's slice writes, in a view of a table
+/// defined outside the loop: the view's one offset that the loop changes,
+/// that of a dimension of size 1 in the view, and the table's extent there.
 struct RowWrite {
   Value offset;
-  int64_t rows; // the table's extent in `dim`
+  int64_t rows;
 };
 
 /// Where every store of `slice` goes to one view, in `loop`'s body, of a
