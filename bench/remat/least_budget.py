@@ -75,8 +75,8 @@ def from_nothing(g):
     peak, computes, order = [], [], []
     for v in range(len(g)):
         # Holding the inputs computed so far while computing the next: the
-        # order that puts the largest peak over the bytes held first keeps
-        # the largest sum of (held before + peak) least (an exchange
+        # inputs in decreasing order of their peak less their bytes keep
+        # the largest (bytes held before + peak) least (an exchange
         # argument, as for Sethi-Ullman numbers).
         mine = sorted(set(g.inputs[v]),
                       key=lambda u: peak[u] - g.bytes[u], reverse=True)
