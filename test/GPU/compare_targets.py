@@ -27,11 +27,11 @@ import tempfile
 import numpy as np
 
 
-def run(tadc, source, entry, target, folder, budget, extra=()):
+def run(tadc, source, entry, target, folder, budget, extra=(), dims=()):
     os.makedirs(folder)
     stats = os.path.join(folder, "stats.json")
     args = [tadc, "run", source, "--entry", entry, f"--output-dir={folder}",
-            f"--stats-json={stats}"]
+            f"--stats-json={stats}", *(f"--dim={d}" for d in dims)]
     if target == "cpu":
         args.append("--matmul=loops")
     else:
@@ -57,15 +57,18 @@ def main():
     parser.add_argument("--tolerance", type=float, default=0.0)
     parser.add_argument("--budget", type=int, default=0)
     parser.add_argument("--tadc-arg", action="append", default=[])
+    parser.add_argument("--dim", action="append", default=[],
+                        help="NAME=SIZE for a generic entry, on both sides")
     args = parser.parse_intermixed_args()
     with tempfile.TemporaryDirectory() as tmp:
         for i, program in enumerate(args.programs):
             source, _, entry = program.rpartition(":")
             expected, _ = run(args.tadc, source, entry, "cpu",
-                              os.path.join(tmp, f"{i}-cpu"), args.budget)
+                              os.path.join(tmp, f"{i}-cpu"), args.budget,
+                              dims=args.dim)
             actual, peak = run(args.tadc, source, entry, args.target,
                                os.path.join(tmp, f"{i}-target"), args.budget,
-                               args.tadc_arg)
+                               args.tadc_arg, args.dim)
             if sorted(expected) != sorted(actual) or not expected:
                 sys.exit(f"FAIL: {program}: results {sorted(actual)}, "
                          f"expected {sorted(expected)}")
