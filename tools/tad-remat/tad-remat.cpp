@@ -267,6 +267,15 @@ static llvm::Error keepStoreAll(const Problem &p, const Solution &s) {
   return llvm::Error::success();
 }
 
+/// What a heuristic's refusal says of the budgets below its smallest: none
+/// fits below the largest compute, and between the two one may (where all
+/// nodes may be recomputed, the least budget is a pebbling number, often
+/// far below what bounded recomputation reaches: docs/remat-solver.md).
+static std::string boundsOfRefusal(const Problem &p) {
+  return " (no schedule fits below " + std::to_string(p.footprint) +
+         "; one between the two may exist that the solver does not find)";
+}
+
 /// Runs the exact search; under --solver=auto, the fast solver answers
 /// where the search runs out of states.
 static llvm::Error solveExact(const Problem &p, Solution &s) {
@@ -284,9 +293,8 @@ static llvm::Error solveExact(const Problem &p, Solution &s) {
                         /*improve=*/true, p.limits))
         return makeError("no schedule found within " + llvm::Twine(s.budget) +
                          " bytes; the fast solver's smallest budget is " +
-                         llvm::Twine(s.info.minimumBudget) +
-                         " bytes (no schedule fits below " +
-                         llvm::Twine(p.footprint) + ")");
+                         llvm::Twine(s.info.minimumBudget) + " bytes" +
+                         boundsOfRefusal(p));
       return llvm::Error::success();
     }
     if (p.graph.size() > kMaxExactNodes)
@@ -339,8 +347,7 @@ static llvm::Error solveFast(const Problem &p, Solution &s) {
   return makeError("the fast solver finds no schedule within " +
                    llvm::Twine(s.budget) + " bytes; its smallest budget is " +
                    llvm::Twine(s.info.minimumBudget) + " bytes" + within +
-                   " (no schedule fits below " + llvm::Twine(p.footprint) +
-                   ")");
+                   boundsOfRefusal(p));
 }
 
 /// Runs the one lookahead variant of the fast solver that --variant names,
@@ -388,8 +395,7 @@ static llvm::Error solveDtr(const Problem &p, Solution &s) {
                    llvm::Twine(s.budget) +
                    " bytes (no eviction makes room, or its recomputations "
                    "thrash); its smallest budget is " +
-                   llvm::Twine(minimum) + " bytes (no schedule fits below " +
-                   llvm::Twine(p.footprint) + ")");
+                   llvm::Twine(minimum) + " bytes" + boundsOfRefusal(p));
 }
 
 /// Schedules the problem with `solver`, into `s` (which starts as the
