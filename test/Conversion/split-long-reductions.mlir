@@ -1,49 +1,79 @@
 // RUN: tad-opt %s --split-input-file --tad-split-long-reductions | FileCheck %s
 
 // A sum of 2^21 elements per lane in 8 lanes (tad-split-reductions' form of
-// a full sum of 2^24 f32 elements): 8192 chunks of 256 per lane, one thread
-// each (the chunk outermost), into partial sums from -0.0 in scratch; their
-// 8192 per lane are cut again into 32 chunks; then each lane adds its 32
-// in order into its accumulator, as the loop added its elements. A thread
-// loads 8 elements of its chunk at once, then adds them in order; the rest
-// of a chunk (none here) one by one. The adds keep their operand order.
+// a full sum of 2^24 f32 elements): 8192 chunks per lane, one thread each
+// (the chunk outermost); chunk c adds the rows c, c + 8192, c + 2 x 8192,
+// ... (256 of them) in order into a partial sum from -0.0 in scratch, so
+// that neighbouring threads load neighbouring elements. A thread loads 8
+// of its elements at once, then adds them in order; the rest (none here)
+// one by one. Then a block of 256 threads per lane: thread t adds the
+// lane's partial sums t, t + 256, ... in order into shared memory, the
+// block adds those as a tree (halving, a barrier before each step), and
+// thread 0 adds the tree's sum into the lane's accumulator. The adds keep
+// their operand order.
 // CHECK-LABEL: func.func @lanes
 // CHECK:         call @tad_rt_mark_scratch()
-// CHECK-NEXT:    %[[P1:.*]] = memref.alloc() : memref<8192x8xf64>
-// CHECK:         %[[Z1:.*]] = arith.constant -0.000000e+00 : f64
+// CHECK-NEXT:    %[[P:.*]] = memref.alloc() : memref<8192x8xf64>
+// CHECK:         %[[Z:.*]] = arith.constant -0.000000e+00 : f64
 // CHECK:         scf.parallel (%[[C:.*]], %[[L:.*]]) = ({{.*}}) to (%c8192, %{{.*}})
-// CHECK:           %[[FIRST:.*]] = arith.muli %[[C]], %c256
-// CHECK:           %[[END:.*]] = arith.minsi
-// CHECK:           %[[UEND:.*]] = arith.addi %[[FIRST]],
-// CHECK:           %[[U:.*]] = scf.for %[[J:.*]] = %[[FIRST]] to %[[UEND]] step %c8{{.*}} iter_args(%[[A:.*]] = %[[Z1]]) -> (f64)
-// CHECK:             %[[J0:.*]] = arith.addi %[[J]], %c0
+// CHECK:           %[[FROM:.*]] = arith.subi %c2105343, %[[C]]
+// CHECK-NEXT:      %[[COUNT:.*]] = arith.divui %[[FROM]], %c8192
+// CHECK:           %[[UEND:.*]] = arith.muli
+// CHECK:           %[[U:.*]] = scf.for %[[M:.*]] = %{{.*}} to %[[UEND]] step %c8{{.*}} iter_args(%[[A:.*]] = %[[Z]]) -> (f64)
+// CHECK:             %[[M0:.*]] = arith.addi %[[M]], %c0
+// CHECK:             %[[R0:.*]] = arith.muli %[[M0]], %c8192
+// CHECK-NEXT:        %[[J0:.*]] = arith.addi %[[C]], %[[R0]]
 // CHECK-NEXT:        %[[X0:.*]] = memref.load %{{.*}}[%[[J0]], %[[L]]] : memref<2097152x8xf32>
 // CHECK-NEXT:        %[[W0:.*]] = arith.extf %[[X0]]
-// CHECK:             %[[J7:.*]] = arith.addi %[[J]], %c7
+// CHECK:             %[[M7:.*]] = arith.addi %[[M]], %c7
+// CHECK:             %[[R7:.*]] = arith.muli %[[M7]], %c8192
+// CHECK-NEXT:        %[[J7:.*]] = arith.addi %[[C]], %[[R7]]
 // CHECK-NEXT:        %[[X7:.*]] = memref.load %{{.*}}[%[[J7]], %[[L]]] : memref<2097152x8xf32>
 // CHECK-NEXT:        %[[W7:.*]] = arith.extf %[[X7]]
 // CHECK-NEXT:        arith.addf %[[W0]], %[[A]] : f64
 // CHECK-COUNT-6:     arith.addf
 // CHECK-NEXT:        %[[S7:.*]] = arith.addf %[[W7]], %{{.*}} : f64
 // CHECK-NEXT:        scf.yield %[[S7]]
-// CHECK:           %[[S:.*]] = scf.for %[[K:.*]] = %[[UEND]] to %[[END]] step %{{.*}} iter_args(%[[B:.*]] = %[[U]]) -> (f64)
-// CHECK-NEXT:        %[[X:.*]] = memref.load %{{.*}}[%[[K]], %[[L]]] : memref<2097152x8xf32>
+// CHECK:           %[[S:.*]] = scf.for %[[K:.*]] = %[[UEND]] to %[[COUNT]] step %{{.*}} iter_args(%[[B:.*]] = %[[U]]) -> (f64)
+// CHECK:             %[[RK:.*]] = arith.muli %[[K]], %c8192
+// CHECK-NEXT:        %[[JK:.*]] = arith.addi %[[C]], %[[RK]]
+// CHECK-NEXT:        %[[X:.*]] = memref.load %{{.*}}[%[[JK]], %[[L]]] : memref<2097152x8xf32>
 // CHECK-NEXT:        %[[W:.*]] = arith.extf %[[X]]
 // CHECK-NEXT:        %[[SUM:.*]] = arith.addf %[[W]], %[[B]] : f64
 // CHECK-NEXT:        scf.yield %[[SUM]]
-// CHECK:           memref.store %[[S]], %[[P1]][%[[C]], %[[L]]]
-// CHECK:         call @tad_rt_mark_scratch()
-// CHECK-NEXT:    %[[P2:.*]] = memref.alloc() : memref<32x8xf64>
-// CHECK:         scf.parallel ({{.*}}) to (%c32, %{{.*}})
-// CHECK:           memref.load %[[P1]]
-// CHECK:         scf.parallel (%[[L2:.*]]) = ({{.*}}) to (%{{.*}})
-// CHECK-NEXT:      scf.for %[[K:.*]] = %{{.*}} to %c32
-// CHECK-NEXT:        %[[PART:.*]] = memref.load %[[P2]][%[[K]], %[[L2]]]
-// CHECK-NEXT:        %[[OLD:.*]] = memref.load %[[ACC:.*]][%[[L2]]]
-// CHECK-NEXT:        %[[NEW:.*]] = arith.addf %[[PART]], %[[OLD]] : f64
-// CHECK-NEXT:        memref.store %[[NEW]], %[[ACC]][%[[L2]]]
-// CHECK:         memref.dealloc %[[P2]]
-// CHECK-NEXT:    memref.dealloc %[[P1]]
+// CHECK:           memref.store %[[S]], %[[P]][%[[C]], %[[L]]]
+// CHECK:         gpu.launch blocks(%[[LANE:[^,]*]], {{.*}}) in (%{{.*}} = %c8{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%[[T:[^,]*]], {{.*}}) in (%{{.*}} = %c256{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) workgroup(%[[SH:.*]] : memref<256xf64, #gpu.address_space<workgroup>>)
+// CHECK:           %[[Z2:.*]] = arith.constant -0.000000e+00 : f64
+// CHECK:           %[[OWN:.*]] = scf.for %[[Q:.*]] = %[[T]] to %c8192{{.*}} step %c256{{.*}} iter_args(%[[E:.*]] = %[[Z2]]) -> (f64)
+// CHECK-NEXT:        %[[PART:.*]] = memref.load %[[P]][%[[Q]], %[[LANE]]]
+// CHECK-NEXT:        %[[ADD:.*]] = arith.addf %[[PART]], %[[E]] : f64
+// CHECK-NEXT:        scf.yield %[[ADD]]
+// CHECK:           memref.store %[[OWN]], %[[SH]][%[[T]]]
+// CHECK-NEXT:      gpu.barrier
+// CHECK-NEXT:      %[[H:.*]] = arith.constant 128 : index
+// CHECK-NEXT:      %[[PARTNER:.*]] = arith.addi %[[T]], %[[H]]
+// CHECK-NEXT:      arith.constant 128 : index
+// CHECK-NEXT:      %[[IN:.*]] = arith.cmpi ult, %[[T]], %{{.*}}
+// CHECK-NEXT:      scf.if %[[IN]] {
+// CHECK-NEXT:        %[[MINE:.*]] = memref.load %[[SH]][%[[T]]]
+// CHECK-NEXT:        %[[OTHER:.*]] = memref.load %[[SH]][%[[PARTNER]]]
+// CHECK-NEXT:        %[[BOTH:.*]] = arith.addf %[[OTHER]], %[[MINE]] : f64
+// CHECK-NEXT:        memref.store %[[BOTH]], %[[SH]][%[[T]]]
+// CHECK-NEXT:      }
+// CHECK-COUNT-7:   gpu.barrier
+// CHECK-NEXT:      arith.constant 1 : index
+// CHECK-NEXT:      arith.addi %[[T]]
+// CHECK-NOT:       gpu.barrier
+// CHECK:           %[[FIRST:.*]] = arith.constant 0 : index
+// CHECK-NEXT:      arith.constant 1 : index
+// CHECK-NEXT:      %[[ZERO:.*]] = arith.cmpi ult, %[[T]], %{{.*}}
+// CHECK-NEXT:      scf.if %[[ZERO]] {
+// CHECK-NEXT:        %[[ROOT:.*]] = memref.load %[[SH]][%[[FIRST]]]
+// CHECK-NEXT:        %[[OLD:.*]] = memref.load %[[ACC:.*]][%[[LANE]]]
+// CHECK-NEXT:        %[[NEW:.*]] = arith.addf %[[ROOT]], %[[OLD]] : f64
+// CHECK-NEXT:        memref.store %[[NEW]], %[[ACC]][%[[LANE]]]
+// CHECK:         memref.dealloc %[[P]]
+// CHECK-NEXT:    return
 // CHECK:       func.func private @tad_rt_mark_scratch()
 func.func @lanes(%x: memref<16777216xf32>) -> memref<8xf64> {
   %acc = memref.alloc() : memref<8xf64>
@@ -70,17 +100,23 @@ func.func @lanes(%x: memref<16777216xf32>) -> memref<8xf64> {
 // A bias's gradient: each of 512 columns sums [32, 256] rows, a perfect nest
 // of two short loops. The nest becomes one loop of 8192 trips in the same
 // order (the row indices recovered by division), which is cut into 32
-// chunks of 256 trips: 512 x 32 threads.
+// chunks of 256 trips: 32 x 512 threads; then a block of 32 threads per
+// column, the column being the block's number.
 // CHECK-LABEL: func.func @nest
 // CHECK:         call @tad_rt_mark_scratch()
-// CHECK-NEXT:    memref.alloc() : memref<32x512xf64>
-// CHECK:         scf.parallel
+// CHECK-NEXT:    %[[P:.*]] = memref.alloc() : memref<32x512xf64>
+// CHECK:         scf.parallel (%[[C:.*]], %[[COL:.*]]) = {{.*}} to (%c32{{.*}}, %c512{{.*}})
 // CHECK:           scf.for
-// CHECK:             %[[J:.*]] = arith.remui
-// CHECK-NEXT:        %[[I:.*]] = arith.divui
-// CHECK-NEXT:        memref.load %arg0[%[[I]], %[[J]], %{{.*}}] : memref<32x256x512xf32>
-// CHECK:         scf.parallel
-// CHECK-NEXT:      scf.for %{{.*}} = %{{.*}} to %c32
+// CHECK:             %[[R:.*]] = arith.addi %[[C]],
+// CHECK-NEXT:        %[[J:.*]] = arith.remui %[[R]], %c256
+// CHECK-NEXT:        %[[I:.*]] = arith.divui %[[R]], %c256
+// CHECK-NEXT:        memref.load %arg0[%[[I]], %[[J]], %[[COL]]] : memref<32x256x512xf32>
+// CHECK:         gpu.launch blocks(%[[BLOCK:[^,]*]], {{.*}}) in (%{{.*}} = %c512{{.*}}, {{.*}}) threads(%[[T:[^,]*]], {{.*}}) in (%{{.*}} = %c32{{.*}}, {{.*}})
+// CHECK:           scf.for %[[Q:.*]] = %[[T]] to %c32{{.*}} step %c32
+// CHECK-NEXT:        memref.load %[[P]][%[[Q]], %[[BLOCK]]]
+// CHECK-COUNT-5:   gpu.barrier
+// CHECK-NOT:       gpu.barrier
+// CHECK:           memref.store {{.*}}[%[[BLOCK]]] : memref<512xf64>
 func.func @nest(%x: memref<32x256x512xf32>) -> memref<512xf64> {
   %acc = memref.alloc() : memref<512xf64>
   %c0 = arith.constant 0 : index
@@ -107,19 +143,29 @@ func.func @nest(%x: memref<32x256x512xf32>) -> memref<512xf64> {
 
 // A maximum that the function runs alone (no parallel loop): its partial
 // maxima start from -inf; the accumulator is the max's first operand, and
-// stays so. 3000 trips: 11 chunks of 273 (the last one shorter).
+// stays so. 3000 trips: 11 chunks of 273 or 272 (chunk c: trips c, c + 11,
+// ...); then one block of 16 threads (11 rounded up to a power of 2).
 // CHECK-LABEL: func.func @alone
 // CHECK:         call @tad_rt_mark_scratch()
-// CHECK-NEXT:    memref.alloc() : memref<11xf32>
+// CHECK-NEXT:    %[[P:.*]] = memref.alloc() : memref<11xf32>
 // CHECK:         arith.constant 0xFF800000 : f32
 // CHECK:         scf.parallel (%[[C:.*]]) = ({{.*}}) to (%c11)
-// CHECK:           arith.muli %[[C]], %c273
+// CHECK:           arith.subi %c3010, %[[C]]
 // CHECK:           scf.for {{.*}} iter_args(%[[A:.*]] = {{.*}}) -> (f32)
 // CHECK:             arith.maximumf %[[A]], %{{.*}} : f32
-// CHECK:         scf.for %[[K:.*]] = %{{.*}} to %c11
-// CHECK-NEXT:      %[[PART:.*]] = memref.load
+// CHECK:         gpu.launch blocks({{.*}}) in (%{{.*}} = %c1{{.*}}, {{.*}}) threads(%[[T:[^,]*]], {{.*}}) in (%{{.*}} = %c16, {{.*}}) workgroup(%[[SH:.*]] : memref<16xf32, #gpu.address_space<workgroup>>)
+// CHECK:           scf.for %[[Q:.*]] = %[[T]] to %c11{{.*}} step %c16{{.*}} iter_args(%[[E:.*]] = %{{.*}})
+// CHECK-NEXT:        %[[PART:.*]] = memref.load %[[P]][%[[Q]]]
+// CHECK-NEXT:        arith.maximumf %[[E]], %[[PART]] : f32
+// CHECK:           %[[MINE:.*]] = memref.load %[[SH]][%[[T]]]
+// CHECK-NEXT:      %[[OTHER:.*]] = memref.load %[[SH]]
+// CHECK-NEXT:      arith.maximumf %[[MINE]], %[[OTHER]] : f32
+// CHECK-COUNT-3:   gpu.barrier
+// CHECK-NOT:       gpu.barrier
+// CHECK:           %[[FIRST:.*]] = arith.constant 0 : index
+// CHECK:           %[[ROOT:.*]] = memref.load %[[SH]][%[[FIRST]]]
 // CHECK-NEXT:      %[[OLD:.*]] = memref.load %{{.*}}[] : memref<f32>
-// CHECK-NEXT:      arith.maximumf %[[OLD]], %[[PART]] : f32
+// CHECK-NEXT:      arith.maximumf %[[OLD]], %[[ROOT]] : f32
 func.func @alone(%x: memref<3000xf32>) -> memref<f32> {
   %acc = memref.alloc() : memref<f32>
   %c0 = arith.constant 0 : index

@@ -285,19 +285,23 @@ def SplitLongReductions
     accumulator element that does not depend on the loop, with a
     commutative `arith` op that has a neutral element: a sum, a product, a
     maximum or minimum, an integer or bitwise reduction), alone in a
-    top-level `scf.parallel` or a statement of the function, becomes two
-    loop nests. The first has one iteration per chunk of at least 256
-    trips of each parallel iteration, the chunk outermost, aiming at 65,536
-    iterations in all: it combines its chunk's values in order, from the
-    neutral element (-0.0 for a float sum), into a partial result, 8 at a
-    time (their loads, then their combines in order; the chunk's last
-    values one by one), so that a thread has 8 loads in flight. The
-    second combines each parallel iteration's partial results in order into
-    its accumulator, and is cut again while it is long. A loop whose
-    parallel iterations are already more than 32,768 stays whole. Each
-    iteration of a parallel loop is a GPU thread (`tad-loops-to-gpu`), so a
-    full sum of 2^24 f32 elements (8 lanes after `tad-split-reductions`)
-    runs on 65,536 threads, then 256, then 8, instead of 8.
+    top-level `scf.parallel` or a statement of the function, becomes a
+    loop nest and a kernel. The nest has one iteration per chunk of at
+    least 256 trips of each parallel iteration, the chunk outermost, aiming
+    at 65,536 iterations in all: chunk c of C combines the values of trips
+    c, c + C, c + 2C, ... in order, from the neutral element (-0.0 for a
+    float sum), into a partial result, 8 at a time (their loads, then their
+    combines in order; the chunk's last values one by one), so that a
+    thread has 8 loads in flight and neighbouring threads load neighbouring
+    elements. The kernel (a `gpu.launch`) has a block of up to 256 threads
+    per parallel iteration: thread t combines the partial results t, t +
+    256, ... in order into shared memory, the block combines those as a
+    tree (halving, a barrier between steps), and its first thread combines
+    the result into the accumulator. A loop whose parallel iterations are
+    already more than 32,768 stays whole. Each iteration of a parallel
+    loop is a GPU thread (`tad-loops-to-gpu`), so a full sum of 2^24 f32
+    elements (8 lanes after `tad-split-reductions`) runs on 65,536
+    threads, then 8 blocks of 256, instead of 8 threads.
 
     The order of the operations depends on the loop bounds only: every run
     gives the same bits. A maximum, a minimum and integer reductions give
@@ -310,7 +314,8 @@ def SplitLongReductions
   }];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
-    "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"
+    "mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect",
+    "mlir::scf::SCFDialect"
   ];
 }
 

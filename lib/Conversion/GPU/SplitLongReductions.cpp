@@ -5,13 +5,14 @@
 // full sum of 2^24 floats, split into 8 lanes by tad-split-reductions for
 // the CPU's vectors, then runs on 8 threads, each adding 2^21 elements one
 // after another. Here such a loop is cut into chunks: each chunk of each
-// iteration is a thread of its own, which combines its elements in order
-// into a partial result, and a second loop combines the partial results in
-// order into the accumulator, as the first did its elements; that loop is
-// cut again while it is long. So the order of the operations is fixed by
-// the loop bounds alone, and every run gives the same bits; a float sum's
-// differ from the CPU's, which adds every element into the accumulator in
-// turn (a maximum's do not).
+// iteration is a thread of its own, which combines its elements (every
+// chunks-th, so that neighbouring threads load neighbouring elements) in
+// order into a partial result; then a block of threads per iteration
+// combines its partial results as a tree in shared memory, and its first
+// thread combines the tree's result into the accumulator. So the order of
+// the operations is fixed by the loop bounds alone, and every run gives
+// the same bits; a float sum's differ from the CPU's, which adds every
+// element into the accumulator in turn (a maximum's do not).
 //
 // The partial results live in a buffer that the buffer plan does not know
 // (this runs after it): it is allocated as runtime scratch
@@ -26,6 +27,7 @@
 #include "mlir/Analysis/AliasAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -53,6 +55,8 @@ constexpr int64_t kTargetThreads = 65536;
 /// them (in order): one load at a time, each waiting for the memory, keeps
 /// too few bytes in flight to stream the input.
 constexpr int64_t kUnroll = 8;
+/// The most threads of a block that combines partial results as a tree.
+constexpr int64_t kTreeThreads = 256;
 
 /// A reduction loop: `for j in [0, trips) { acc[idx] = op(value, acc[idx])
 /// }` (or `op(acc[idx], value)`), where `op` is a commutative arith op with
@@ -247,10 +251,105 @@ int64_t chunksOf(const SumLoop &sum, scf::ParallelOp parallel) {
                   kTargetThreads / std::max<int64_t>(1, iterations));
 }
 
-/// Cuts `sum` (in `parallel`, or alone) into `chunks`: returns the loop
-/// that combines the partial results, for the caller to cut again.
-scf::ForOp cut(SumLoop sum, scf::ParallelOp parallel, int64_t chunks,
-               func::FuncOp mark) {
+/// Combines each parallel iteration's `chunks` partial results (`partials`,
+/// the chunk first) into its accumulator, as a tree: a block of threads
+/// per iteration (a GPU's grid numbers them along x, up to 2^31 - 1).
+/// Thread t of a block of P combines the partial results t, t + P, ... in
+/// order from the neutral element into shared memory; then, for s = P/2,
+/// P/4, ..., 1, thread t < s combines its element with that of t + s, a
+/// barrier between steps; thread 0 then combines the block's result into
+/// the accumulator. One launch, where a loop over the partial results per
+/// thread was one thread per iteration (and cut again while long); the
+/// order of the operations depends on P and the chunks alone.
+void combineByTree(OpBuilder &b, SumLoop sum, scf::ParallelOp parallel,
+                   ArrayRef<int64_t> shape, Value partials, int64_t chunks) {
+  Location loc = sum.loop.getLoc();
+  int64_t threads = std::min<int64_t>(kTreeThreads, llvm::PowerOf2Ceil(chunks));
+  int64_t blocks = 1;
+  for (int64_t extent : shape)
+    blocks *= extent;
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Type element = sum.combine->getResult(0).getType();
+  auto workgroup = gpu::AddressSpaceAttr::get(
+      b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
+  auto sharedType = MemRefType::get({threads}, element,
+                                    MemRefLayoutAttrInterface(), workgroup);
+  Value one = constant(1);
+  auto launch = gpu::LaunchOp::create(
+      b, loc, constant(blocks), one, one, constant(threads), one, one,
+      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/{},
+      /*workgroupAttributions=*/TypeRange{sharedType});
+  OpBuilder::InsertionGuard guard(b);
+  Block &body = launch.getBody().front();
+  b.setInsertionPointToStart(&body);
+  gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPointToStart(&body);
+  Value shared = launch.getWorkgroupAttributions()[0];
+  Value thread = launch.getThreadIds().x;
+  // The block's parallel iteration, the last index varying fastest.
+  SmallVector<Value> ivs(shape.size());
+  Value rest = launch.getBlockIds().x;
+  for (int64_t d = shape.size() - 1; d > 0; --d) {
+    Value extent = constant(shape[d]);
+    ivs[d] = arith::RemUIOp::create(b, loc, rest, extent);
+    rest = arith::DivUIOp::create(b, loc, rest, extent);
+  }
+  if (!shape.empty())
+    ivs[0] = rest;
+  Value identity = arith::ConstantOp::create(b, loc, sum.neutral);
+  auto strided = scf::ForOp::create(b, loc, thread, constant(chunks),
+                                    constant(threads), ValueRange{identity});
+  {
+    OpBuilder::InsertionGuard inside(b);
+    b.setInsertionPointToStart(strided.getBody());
+    SmallVector<Value> at{strided.getInductionVar()};
+    at.append(ivs);
+    Value partial = memref::LoadOp::create(b, loc, partials, at);
+    scf::YieldOp::create(
+        b, loc, combineInto(b, sum, strided.getRegionIterArgs()[0], partial));
+  }
+  memref::StoreOp::create(b, loc, strided.getResult(0), shared, thread);
+  auto below = [&](int64_t bound) -> Value {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, thread,
+                                 constant(bound));
+  };
+  for (int64_t half = threads / 2; half >= 1; half /= 2) {
+    // Every thread's element is in shared memory before any is read.
+    gpu::BarrierOp::create(b, loc);
+    Value partner = arith::AddIOp::create(b, loc, thread, constant(half));
+    auto step =
+        scf::IfOp::create(b, loc, below(half), /*withElseRegion=*/false);
+    OpBuilder inner = step.getThenBodyBuilder();
+    Value mine = memref::LoadOp::create(inner, loc, shared, thread);
+    Value other = memref::LoadOp::create(inner, loc, shared, partner);
+    memref::StoreOp::create(inner, loc, combineInto(inner, sum, mine, other),
+                            shared, thread);
+  }
+  // Thread 0 wrote the block's result itself: no barrier before it reads it.
+  Value first = constant(0);
+  auto last = scf::IfOp::create(b, loc, below(1), /*withElseRegion=*/false);
+  OpBuilder inner = last.getThenBodyBuilder();
+  IRMapping map;
+  if (parallel)
+    map.map(parallel.getInductionVars(), ivs);
+  map.map(valueOf(sum),
+          memref::LoadOp::create(inner, loc, shared, first).getResult());
+  inner.clone(*sum.accLoad, map);
+  Value combined = inner.clone(*sum.combine, map)->getResult(0);
+  memref::StoreOp::create(
+      inner, loc, combined, sum.accStore.getMemRef(),
+      llvm::map_to_vector(sum.accStore.getIndices(),
+                          [&](Value v) { return map.lookupOrDefault(v); }));
+}
+
+/// Cuts `sum` (in `parallel`, or alone) into `chunks`: a loop nest with an
+/// iteration per chunk of each parallel iteration, into partial results,
+/// then their tree (combineByTree).
+void cut(SumLoop sum, scf::ParallelOp parallel, int64_t chunks,
+         func::FuncOp mark) {
   Operation *nest = parallel ? parallel.getOperation() : sum.loop;
   Location loc = sum.loop.getLoc();
   OpBuilder b(nest);
@@ -258,8 +357,6 @@ scf::ForOp cut(SumLoop sum, scf::ParallelOp parallel, int64_t chunks,
   if (parallel)
     for (Value upper : parallel.getUpperBound())
       shape.push_back(*getConstantIntValue(upper));
-  int64_t chunkTrips = (sum.trips + chunks - 1) / chunks;
-  chunks = (sum.trips + chunkTrips - 1) / chunkTrips;
   Type element = sum.combine->getResult(0).getType();
   // The chunk is the outermost index: a warp's threads are neighbouring
   // iterations of the innermost, whose loads are neighbours too.
@@ -281,7 +378,10 @@ scf::ForOp cut(SumLoop sum, scf::ParallelOp parallel, int64_t chunks,
 
   // Each chunk of each iteration: its elements in order, from the op's
   // neutral element (-0.0 for a sum, which keeps a sum of negative zeros
-  // negative).
+  // negative). Chunk c takes the trips c, c + chunks, c + 2 chunks, ...:
+  // at each step the threads of neighbouring chunks load neighbouring
+  // elements (where the loop's trips are the outer index of what it reads,
+  // as in a lane's sum), so that a warp's loads coalesce.
   Value identity = arith::ConstantOp::create(b, loc, sum.neutral);
   auto chunked = scf::ParallelOp::create(b, loc, lowers, uppers, steps);
   {
@@ -289,24 +389,26 @@ scf::ForOp cut(SumLoop sum, scf::ParallelOp parallel, int64_t chunks,
     b.setInsertionPointToStart(chunked.getBody());
     // (A copy: scf.parallel's induction variables come as a vector.)
     SmallVector<Value> ivs = chunked.getInductionVars();
-    Value first = arith::MulIOp::create(b, loc, ivs[0], constant(chunkTrips));
-    Value end = arith::MinSIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, first, constant(chunkTrips)),
-        constant(sum.trips));
+    Value chunk = ivs[0];
+    // The chunk's trips: ceil((trips - chunk) / chunks).
+    Value count = arith::DivUIOp::create(
+        b, loc,
+        arith::SubIOp::create(b, loc, constant(sum.trips + chunks - 1), chunk),
+        constant(chunks));
+    auto tripAt = [&](OpBuilder &nb, Value step) -> Value {
+      return arith::AddIOp::create(
+          nb, loc, chunk,
+          arith::MulIOp::create(nb, loc, step, constant(chunks)));
+    };
     IRMapping outer;
     if (parallel)
       outer.map(parallel.getInductionVars(), ArrayRef<Value>(ivs).drop_front());
     // The chunk's elements kUnroll at a time, then the rest one by one:
     // each combined in turn, as the loop combined them.
-    Value unrolledEnd = arith::AddIOp::create(
-        b, loc, first,
-        arith::MulIOp::create(
-            b, loc,
-            arith::DivUIOp::create(b, loc,
-                                   arith::SubIOp::create(b, loc, end, first),
-                                   constant(kUnroll)),
-            constant(kUnroll)));
-    auto unrolled = scf::ForOp::create(b, loc, first, unrolledEnd,
+    Value unrolledEnd = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, count, constant(kUnroll)),
+        constant(kUnroll));
+    auto unrolled = scf::ForOp::create(b, loc, zero, unrolledEnd,
                                        constant(kUnroll), ValueRange{identity});
     {
       OpBuilder::InsertionGuard inside(b);
@@ -314,10 +416,10 @@ scf::ForOp cut(SumLoop sum, scf::ParallelOp parallel, int64_t chunks,
       SmallVector<Value> values;
       for (int64_t u = 0; u < kUnroll; ++u) {
         IRMapping map = outer;
-        map.map(sum.loop.getInductionVar(),
-                arith::AddIOp::create(b, loc, unrolled.getInductionVar(),
-                                      constant(u))
-                    .getResult());
+        map.map(
+            sum.loop.getInductionVar(),
+            tripAt(b, arith::AddIOp::create(b, loc, unrolled.getInductionVar(),
+                                            constant(u))));
         values.push_back(elementOf(b, sum, map));
       }
       Value acc = unrolled.getRegionIterArgs()[0];
@@ -325,56 +427,22 @@ scf::ForOp cut(SumLoop sum, scf::ParallelOp parallel, int64_t chunks,
         acc = combineInto(b, sum, acc, value);
       scf::YieldOp::create(b, loc, acc);
     }
-    auto rest = scf::ForOp::create(b, loc, unrolledEnd, end, one,
+    auto rest = scf::ForOp::create(b, loc, unrolledEnd, count, one,
                                    unrolled.getResults());
     {
       OpBuilder::InsertionGuard inside(b);
       b.setInsertionPointToStart(rest.getBody());
       IRMapping map = outer;
-      map.map(sum.loop.getInductionVar(), rest.getInductionVar());
+      map.map(sum.loop.getInductionVar(), tripAt(b, rest.getInductionVar()));
       Value value = elementOf(b, sum, map);
       scf::YieldOp::create(
           b, loc, combineInto(b, sum, rest.getRegionIterArgs()[0], value));
     }
     memref::StoreOp::create(b, loc, rest.getResult(0), partials, ivs);
   }
-
-  // The partial sums of each iteration, in order, into its accumulator.
-  scf::ForOp rest;
-  Value chunkCount = uppers.front();
-  auto addPartials = [&](OpBuilder &nb, ValueRange outerIvs) {
-    rest = scf::ForOp::create(nb, loc, zero, chunkCount, one);
-    OpBuilder::InsertionGuard guard(nb);
-    nb.setInsertionPointToStart(rest.getBody());
-    IRMapping map;
-    if (parallel)
-      map.map(parallel.getInductionVars(), outerIvs);
-    SmallVector<Value> at{rest.getInductionVar()};
-    at.append(outerIvs.begin(), outerIvs.end());
-    Value partial = memref::LoadOp::create(nb, loc, partials, at);
-    map.map(valueOf(sum), partial);
-    nb.clone(*sum.accLoad, map);
-    Value combined = nb.clone(*sum.combine, map)->getResult(0);
-    memref::StoreOp::create(
-        nb, loc, combined, sum.accStore.getMemRef(),
-        llvm::map_to_vector(sum.accStore.getIndices(),
-                            [&](Value v) { return map.lookupOrDefault(v); }));
-  };
-  if (parallel) {
-    SmallVector<Value> outerUppers(ArrayRef<Value>(uppers).drop_front());
-    SmallVector<Value> outerLowers(ArrayRef<Value>(lowers).drop_front());
-    SmallVector<Value> outerSteps(ArrayRef<Value>(steps).drop_front());
-    auto outer =
-        scf::ParallelOp::create(b, loc, outerLowers, outerUppers, outerSteps);
-    OpBuilder nb = OpBuilder::atBlockBegin(outer.getBody());
-    SmallVector<Value> outerIvs = outer.getInductionVars();
-    addPartials(nb, outerIvs);
-  } else {
-    addPartials(b, ValueRange());
-  }
+  combineByTree(b, sum, parallel, shape, partials, chunks);
   memref::DeallocOp::create(b, loc, partials);
   nest->erase();
-  return rest;
 }
 
 struct SplitLongReductions
@@ -397,23 +465,20 @@ struct SplitLongReductions
     SmallVector<scf::ForOp> loops = collect();
     func::FuncOp mark;
     for (scf::ForOp loop : loops) {
-      // A cut's loop over partial sums may be long enough to cut again.
-      while (loop) {
-        std::optional<SumLoop> sum = matchSumLoop(loop, alias);
-        if (!sum)
-          break;
-        FailureOr<scf::ParallelOp> parallel = enclosingParallel(loop);
-        if (failed(parallel))
-          break;
-        int64_t chunks = chunksOf(*sum, *parallel);
-        if (chunks < 2)
-          break;
-        if (!mark)
-          mark = tad::getOrDeclareRuntimeFunction(
-              module, "tad_rt_mark_scratch",
-              FunctionType::get(&getContext(), {}, {}));
-        loop = cut(*sum, *parallel, chunks, mark);
-      }
+      std::optional<SumLoop> sum = matchSumLoop(loop, alias);
+      if (!sum)
+        continue;
+      FailureOr<scf::ParallelOp> parallel = enclosingParallel(loop);
+      if (failed(parallel))
+        continue;
+      int64_t chunks = chunksOf(*sum, *parallel);
+      if (chunks < 2)
+        continue;
+      if (!mark)
+        mark = tad::getOrDeclareRuntimeFunction(
+            module, "tad_rt_mark_scratch",
+            FunctionType::get(&getContext(), {}, {}));
+      cut(*sum, *parallel, chunks, mark);
     }
   }
 };
