@@ -626,10 +626,11 @@ def remat_least_budget():
 
 
 def remat_scale(plots):
-    """bench/remat/scale.py: the fast solver on dense layered graphs."""
+    """bench/remat/scale.py: the fast solver on dense layered graphs, one
+    table per kind of graph (its --weights)."""
     out = ["### Dense graphs", ""]
-    r = newest("bench/remat/results/dense-scale*.json")
-    if not r:
+    found = newest_each("bench/remat/results/dense-scale*.json", "weights")
+    if not found:
         return out + missing("bench/remat/scale.py", f"{PY} bench/remat/"
                              "scale.py --sizes 502,1002,2002,5002,10002 "
                              "--json bench/remat/results/dense-scale.json")
@@ -637,8 +638,34 @@ def remat_scale(plots):
             "like Checkmate's `random_layered`), at fractions of the "
             "store-all peak: the solver's time, the schedule's cost over "
             "store-all's, and tad-remat's peak RSS; where no schedule fits, "
-            "the time to that answer:", ""]
-    out += about(r, f"{PY} bench/remat/scale.py")
+            "the time to that answer. First with small tensor sizes, then "
+            "with sizes of kilobytes to megabytes and gradients half their "
+            "values' size (issue 52's graphs, `--weights loguniform`):", ""]
+    order = sorted(found, key=lambda w: (w not in (None, "small"), str(w)))
+    for weights in order:
+        r = found[weights]
+        out += about(r, f"{PY} bench/remat/scale.py")
+        out += scale_table(r)
+    small = found.get("small") or found[order[0]]
+    fractions = sorted({x["fraction"] for x in small.rows})
+    fig, ax = plots.figure()
+    for fraction in fractions:
+        mine = sorted((x["nodes"], x["seconds"] if x["seconds"] is not None
+                       else x["wall"]) for x in small.rows
+                      if x["fraction"] == fraction)
+        ax.plot([n for n, _ in mine], [t for _, t in mine], marker="o",
+                label=f"{fraction:g} of store-all")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("nodes")
+    ax.set_ylabel("solver time (s)")
+    ax.set_title("tad-remat on dense layered graphs (small sizes)")
+    ax.legend(fontsize=8)
+    return out + plots.save(fig, "remat-dense")
+
+
+def scale_table(r):
+    """One run of bench/remat/scale.py as a table: a row per graph."""
     fractions = sorted({x["fraction"] for x in r.rows})
     rows = []
     for nodes in sorted({x["nodes"] for x in r.rows}):
@@ -658,22 +685,8 @@ def remat_scale(plots):
                 cells.append(f"{x['failure']} after {x['wall']:.1f} s")
         edges = next(iter(mine.values()))["edges"]
         rows.append([nodes, edges] + cells)
-    out += table(["nodes", "edges"] + [f"{f:g} of the peak" for f in fractions],
+    return table(["nodes", "edges"] + [f"{f:g} of the peak" for f in fractions],
                  rows)
-    fig, ax = plots.figure()
-    for fraction in fractions:
-        mine = sorted((x["nodes"], x["seconds"] if x["seconds"] is not None
-                       else x["wall"]) for x in r.rows
-                      if x["fraction"] == fraction)
-        ax.plot([n for n, _ in mine], [t for _, t in mine], marker="o",
-                label=f"{fraction:g} of store-all")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("nodes")
-    ax.set_ylabel("solver time (s)")
-    ax.set_title("tad-remat on dense layered graphs")
-    ax.legend(fontsize=8)
-    return out + plots.save(fig, "remat-dense")
 
 
 def op_costs():

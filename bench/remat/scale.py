@@ -3,7 +3,7 @@
 
     /usr/bin/python3 bench/remat/scale.py [--sizes 500,1000,2000]
         [--fractions 0.5,0.8,0.95] [--skip 0.05] [--timeout 120]
-        [--remat PATH] [--extra ARGS] [--json OUT.json] [--plot OUT.png]
+        [--weights small|loguniform] [--grad-scale G] [--remat PATH] [--extra ARGS] [--json OUT.json] [--plot OUT.png]
 
 For each size, a dense layered joint graph (bench/remat/layered_graph.py,
 like Checkmate's random_layered) is scheduled at each fraction of its
@@ -11,7 +11,10 @@ store-all peak with the default solver. Each run reports tad-remat's own
 solver time (`--time`, without reading the file; where no schedule fits,
 the time to the error that `--verbose` prints), its wall time and its
 peak RSS (the kernel's maxrss of the process), or why it gave no schedule
-(none fits: tad-remat's error; or it ran past --timeout). Prints a
+(none fits: tad-remat's error; or it ran past --timeout). `--weights
+loguniform --grad-scale G` draws tensor sizes of kilobytes to megabytes
+and gradients G times their values' (issue 52's graphs, like
+last_resort.py's), where the default's sizes are small. Prints a
 markdown table (docs/remat-solver.md). `--extra` passes more options
 to tad-remat (e.g. "--queue-nodes=1000000" for the scan on every graph);
 `--json` writes every run, `--plot` draws time and peak RSS against the
@@ -76,6 +79,10 @@ def main():
     parser.add_argument("--fractions", default="0.5,0.8,0.95")
     parser.add_argument("--skip", type=float, default=0.05)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--weights", choices=["small", "loguniform"],
+                        default="small",
+                        help="layered_graph.py's --sizes")
+    parser.add_argument("--grad-scale", type=float, default=1.0)
     parser.add_argument("--timeout", type=float, default=120)
     parser.add_argument("--remat", default=REMAT,
                         help="the tad-remat to run (default: build/bin's)")
@@ -90,7 +97,8 @@ def main():
     fractions = [float(f) for f in args.fractions.split(",")]
 
     print(f"tad-remat on dense layered graphs (bench/remat/layered_graph.py, "
-          f"skip {args.skip}, seed {args.seed}); {machine()}\n")
+          f"skip {args.skip}, seed {args.seed}, {args.weights} sizes, "
+          f"gradients x{args.grad_scale:g}); {machine()}\n")
     print("Per budget (a fraction of the store-all peak): solver time in "
           "s, cost relative to store-all, peak RSS of tad-remat in MB.\n")
     print("| nodes | edges | " + " | ".join(
@@ -105,7 +113,9 @@ def main():
             path = os.path.join(tmp, f"layered{size}.json")
             drawn = subprocess.run(
                 [sys.executable, GENERATOR, str(size), "--skip",
-                 str(args.skip), "--seed", str(args.seed), "-o", path],
+                 str(args.skip), "--seed", str(args.seed), "--sizes",
+                 args.weights, "--grad-scale", str(args.grad_scale),
+                 "-o", path],
                 check=True, capture_output=True, text=True)
             # It prints "N nodes, M edges".
             nodes, links = [int(word) for word in drawn.stderr.split()
@@ -137,7 +147,8 @@ def main():
                   " | ".join(cells) + " |", flush=True)
     if args.json:
         write_json(args.json, "tad-remat on dense layered graphs", runs,
-                   skip=args.skip, seed=args.seed, timeout=args.timeout,
+                   skip=args.skip, seed=args.seed, weights=args.weights,
+                   grad_scale=args.grad_scale, timeout=args.timeout,
                    extra=args.extra)
     if args.plot:
         plot(runs, fractions, args.plot)
