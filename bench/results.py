@@ -641,12 +641,14 @@ def remat_scale(plots):
             "the time to that answer. First with small tensor sizes, then "
             "with sizes of kilobytes to megabytes and gradients half their "
             "values' size (issue 52's graphs, `--weights loguniform`):", ""]
-    order = sorted(found, key=lambda w: (w not in (None, "small"), str(w)))
+    # The small sizes first: theirs is the plot. (Files from before
+    # --weights have none: small sizes.)
+    found = {weights or "small": r for weights, r in found.items()}
+    order = sorted(found, key=lambda weights: weights != "small")
     for weights in order:
-        r = found[weights]
-        out += about(r, f"{PY} bench/remat/scale.py")
-        out += scale_table(r)
-    small = found.get("small") or found[order[0]]
+        out += about(found[weights], f"{PY} bench/remat/scale.py")
+        out += scale_table(found[weights])
+    small = found[order[0]]
     fractions = sorted({x["fraction"] for x in small.rows})
     fig, ax = plots.figure()
     for fraction in fractions:

@@ -3,7 +3,8 @@
 
     /usr/bin/python3 bench/remat/scale.py [--sizes 500,1000,2000]
         [--fractions 0.5,0.8,0.95] [--skip 0.05] [--timeout 120]
-        [--weights small|loguniform] [--grad-scale G] [--remat PATH] [--extra ARGS] [--json OUT.json] [--plot OUT.png]
+        [--weights small|loguniform] [--grad-scale G] [--remat PATH]
+        [--extra ARGS] [--json OUT.json] [--plot OUT.png]
 
 For each size, a dense layered joint graph (bench/remat/layered_graph.py,
 like Checkmate's random_layered) is scheduled at each fraction of its
