@@ -21,6 +21,7 @@
 #include <cmath>
 #include <optional>
 #include <thread>
+#include <utility>
 
 using namespace tad::remat;
 
@@ -83,7 +84,9 @@ static constexpr int kLeadVariants = 2;
 // 1002]; docs/remat-solver.md, "The last resort"). The rc/b pair fits
 // most of them; the other two add budgets on the 602-node graphs, and
 // none on the 1,002-node ones, whose refusals they would only slow.
-struct LastResortRun {
+/// A lookahead variant run again on a large graph, other than as the
+/// portfolio's runs go there: the last resort's, and the scanning reruns.
+struct Rerun {
   int variant;
   /// Scanning (scanInstead), and if so, whether its walk for a recompute
   /// cost is unbounded (it is bounded on dense graphs: recomputeWalk).
@@ -91,10 +94,23 @@ struct LastResortRun {
   /// Only on graphs of at most kFullLastResortEdges.
   bool smallGraphsOnly;
 };
-static constexpr LastResortRun kLastResort[] = {{10, true, false, false},
-                                                {14, true, true, true},
-                                                {10, true, true, false},
-                                                {10, false, false, true}};
+static constexpr Rerun kLastResort[] = {{10, true, false, false},
+                                        {14, true, true, true},
+                                        {10, true, true, false},
+                                        {10, false, false, true}};
+// Where a run fits a large graph, rc/(b*d) breadth and depth first run
+// again at the end of the solve, scanning with the unbounded walk, and
+// exchanges start from what they find: the eviction queue and the
+// bounded walk only approximate the scan's choices, and on dense graphs
+// with sizes in kilobytes to megabytes (issue 52; bench/remat/scale.py
+// --weights loguniform) the schedules the queue led to cost more at 0.8
+// of the store-all peak of 2,402 nodes and at 0.95 of 10,002 nodes than
+// the solver's before it had the queue (the tree at 755c36e). rc/(b*d) is
+// the score that wins most often there. They run after the exchanges of
+// the other runs, so that everything before them finds what it found
+// without them.
+static constexpr Rerun kScanningReruns[] = {{0, true, true, false},
+                                            {8, true, true, false}};
 // The most values a scanning run of the last resort looks at, whatever
 // the edges: a budget that nothing fits is refused that much later.
 static constexpr int64_t kMaxScanLooks = int64_t(1) << 23;
@@ -482,7 +498,7 @@ public:
 
   PlannedRun plan(int variant, uint64_t seed,
                   const std::vector<double> *weights, const char *how,
-                  const LastResortRun *last = nullptr) const {
+                  const Rerun *last = nullptr) const {
     // The names of the scores, in EvictionScore's order.
     static constexpr const char *scores[] = {"lookahead rc/(b*d)",
                                              "lookahead rc/(b*d^2)",
@@ -579,18 +595,44 @@ private:
 
 /// Exchanges, from each of the cheapest schedules that `best` kept: the
 /// cheapest one is not always the one a few exchanges improve most.
+///
+/// The work of the search is shared among the starts, as among `shares`
+/// of them when there are fewer.
 static void exchangeFromCheapest(const Graph &graph, int64_t budget, Best &best,
-                                 SolveInfo *info) {
+                                 SolveInfo *info, int shares = 1) {
   PhaseTimer timer(info, "exchanges");
-  std::vector<Best::Start> starts = std::move(best.top);
+  std::vector<Best::Start> starts = std::exchange(best.top, {});
   int64_t n = std::max(1, graph.size());
   int64_t work = std::min<int64_t>(kExchangeWork, kExchangeNodeWork / n) /
-                 std::max<int64_t>(1, int64_t(starts.size()));
+                 std::max<int64_t>(shares, int64_t(starts.size()));
   for (Best::Start &start : starts) {
+    // A search whose work does not cover a pass over the schedule's
+    // computes checks one exchange and stops, after tightening the
+    // schedule again: on the 10,002-node graph of bench/remat/scale.py
+    // --weights loguniform at 0.95 of its peak, that was a quarter of the
+    // solve's time (tad-remat --verbose), and no start found an exchange.
+    if (work < int64_t(computesOf(start.schedule).size()))
+      continue;
     exchangeSchedule(graph, budget, start.schedule, work);
     if (simulate(graph, start.schedule).cost < best.cost)
       best.offer(true, start.schedule, start.name + ", exchanges");
   }
+}
+
+/// kScanningReruns, then exchanges from their schedules, each with the
+/// share of one start out of kExchangeStarts.
+static void scanningReruns(const Graph &graph, int64_t budget,
+                           PortfolioRuns &runs, Best &best, SolveInfo *info,
+                           llvm::function_ref<bool()> done) {
+  PhaseTimer timer(info, "scanning lookahead");
+  best.top.clear(); // what the exchanges before improved
+  std::vector<PlannedRun> planned;
+  for (const Rerun &rerun : kScanningReruns)
+    planned.push_back(runs.plan(rerun.variant, 0, nullptr,
+                                ", scanning, every ancestor", &rerun));
+  runs.runAll(std::move(planned));
+  if (!best.top.empty() && !done())
+    exchangeFromCheapest(graph, budget, best, info, kExchangeStarts);
 }
 
 static int64_t searchMinimumBudget(const Graph &graph, const Prepared &prepared,
@@ -654,7 +696,7 @@ static bool solve(const Graph &graph, const Prepared &prepared, int64_t budget,
       }
       PhaseTimer timer(info, "last resort");
       std::vector<PlannedRun> planned;
-      for (const LastResortRun &run : kLastResort)
+      for (const Rerun &run : kLastResort)
         if (!run.smallGraphsOnly || prepared.edges <= kFullLastResortEdges)
           planned.push_back(runs.plan(run.variant, 0, nullptr,
                                       !run.scan ? ", last resort"
@@ -686,9 +728,10 @@ static bool solve(const Graph &graph, const Prepared &prepared, int64_t budget,
         lastResort();
         return finish(best, info, optimal, out);
       }
+      std::vector<PlannedRun> rest;
       for (int variant : order.drop_front(lead))
-        if (!done())
-          lookahead(variant, 0, nullptr, "");
+        rest.push_back(runs.plan(variant, 0, nullptr, ""));
+      runs.runAll(std::move(rest));
     }
     // DTR is stopped once its own cost passes the best: the portfolio is
     // never worse than DTR's schedule either way.
@@ -741,6 +784,8 @@ static bool solve(const Graph &graph, const Prepared &prepared, int64_t budget,
     }
     if (!done())
       exchangeFromCheapest(graph, budget, best, info);
+    if (large && best.feasible > 0 && !done())
+      scanningReruns(graph, budget, runs, best, info, done);
     lastResort();
   }
   return finish(best, info, optimal, out);
