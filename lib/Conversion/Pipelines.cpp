@@ -127,6 +127,7 @@ void tad::addCudaCodegenPasses(OpPassManager &pm, ArrayRef<std::string> archs,
     pm.addPass(createConvertMatmulToRuntime(matmul));
   }
   addKernelMapping(pm);
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createMergeGpuModules());
   pm.addPass(tad::createGpuDeviceBuffers());
@@ -144,6 +145,7 @@ void tad::addCudaCodegenPasses(OpPassManager &pm, ArrayRef<std::string> archs,
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(tad::createGpuNoaliasArguments());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createMemRefToLLVM());

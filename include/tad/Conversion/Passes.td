@@ -394,6 +394,23 @@ def MergeGpuModules : Pass<"tad-merge-gpu-modules", "mlir::ModuleOp"> {
   }];
 }
 
+def GpuNoaliasArguments : Pass<"tad-gpu-noalias-arguments", "mlir::ModuleOp"> {
+  let summary = "Marks the kernels' arguments that view fresh allocations "
+                "noalias";
+  let description = [{
+    For `--target=cuda`, once the kernels are `llvm.func`s and before the
+    launches are lowered: the aligned pointer of a kernel's memref
+    argument gets `noalias` where, at every `gpu.launch_func` of the
+    kernel, its operand views (through view-like ops) a `memref.alloc`
+    that no other operand views, and every other memref operand is another
+    allocation or an argument of the launching function's entry block (the
+    rule of `tad-outline-loop-nests` on the CPU). LLVM then keeps a thread's
+    accumulator in a register instead of storing it at every step of its
+    loop, where a load of another argument could otherwise read it.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def GpuDeviceBuffers : Pass<"tad-gpu-device-buffers", "mlir::ModuleOp"> {
   let summary = "Puts the buffers that only the GPU touches in device memory";
   let description = [{

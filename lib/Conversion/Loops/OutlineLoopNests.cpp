@@ -31,6 +31,7 @@
 
 #include "tad/Conversion/Passes.h"
 
+#include "../FreshAllocations.h"
 #include "ShareNestShapes.h"
 
 #include "dialects/tad/TadDialect.h"
@@ -41,7 +42,6 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
@@ -96,13 +96,6 @@ int64_t getWork(scf::ForOp loop) {
     return WalkResult::skip();
   });
   return getTripCount(loop).value_or(1) * std::max<int64_t>(inner, 1);
-}
-
-/// The value a memref views, through view-like ops.
-Value viewRoot(Value memref) {
-  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
-    memref = view.getViewSource();
-  return memref;
 }
 
 /// Passes each memref argument of a fully static layout on as a fresh
@@ -257,29 +250,14 @@ struct OutlineLoopNests
     // of them: two pointers, the offset, the sizes and the strides).
     SmallVector<int64_t> noalias;
     int64_t position = 0;
-    for (Value value : arguments) {
+    for (auto [value, own] :
+         llvm::zip(arguments, tad::ownAllocations(arguments))) {
       auto memref = dyn_cast<MemRefType>(value.getType());
       if (!memref) {
         ++position;
         continue;
       }
-      // Every other buffer must be another allocation or one of the
-      // function's inputs (which a fresh allocation cannot overlap): a
-      // buffer chosen by a select, a branch or a loop might be this one.
-      Value root = viewRoot(value);
-      auto distinct = [&](Value other) {
-        if (other == value || !isa<MemRefType>(other.getType()))
-          return true;
-        Value otherRoot = viewRoot(other);
-        if (otherRoot == root)
-          return false;
-        auto input = dyn_cast<BlockArgument>(otherRoot);
-        return otherRoot.getDefiningOp<memref::AllocOp>() ||
-               (input && input.getOwner()->isEntryBlock() &&
-                isa<func::FuncOp>(input.getOwner()->getParentOp()));
-      };
-      if (root.getDefiningOp<memref::AllocOp>() &&
-          llvm::all_of(arguments, distinct))
+      if (own)
         noalias.push_back(position + 1);
       position += 3 + 2 * memref.getRank();
     }

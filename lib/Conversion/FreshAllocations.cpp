@@ -1,0 +1,42 @@
+//===- FreshAllocations.cpp - buffers that no other argument overlaps ----===//
+
+#include "FreshAllocations.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+using namespace mlir;
+
+Value tad::viewRoot(Value memref) {
+  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
+    memref = view.getViewSource();
+  return memref;
+}
+
+SmallVector<bool> tad::ownAllocations(ArrayRef<Value> values) {
+  SmallVector<Value> roots;
+  for (Value value : values)
+    roots.push_back(isa<MemRefType>(value.getType()) ? viewRoot(value)
+                                                     : Value());
+  auto isFresh = [](Value root) {
+    return root && root.getDefiningOp<memref::AllocOp>();
+  };
+  auto isInput = [](Value root) {
+    auto input = dyn_cast_if_present<BlockArgument>(root);
+    return input && input.getOwner()->isEntryBlock() &&
+           isa<func::FuncOp>(input.getOwner()->getParentOp());
+  };
+  SmallVector<bool> own(values.size(), false);
+  for (auto [i, root] : llvm::enumerate(roots)) {
+    if (!isFresh(root))
+      continue;
+    own[i] = llvm::all_of(llvm::enumerate(roots), [&](auto other) {
+      auto [j, otherRoot] = other;
+      if (j == i || !otherRoot)
+        return true;
+      return otherRoot != root && (isFresh(otherRoot) || isInput(otherRoot));
+    });
+  }
+  return own;
+}

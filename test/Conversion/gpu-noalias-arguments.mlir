@@ -1,0 +1,87 @@
+// RUN: tad-opt %s --tad-gpu-noalias-arguments | FileCheck %s
+
+// The kernels are LLVM functions already; the launches still pass the
+// host's memrefs, each as 3 + 2 * rank arguments (two pointers, offset,
+// sizes, strides). A memref that views an allocation of its own gets
+// `noalias` on its aligned pointer, the second of its arguments.
+
+// @own: an index, an allocation's view, the function's input. Only the
+// allocation's aligned pointer (argument 2) is noalias; the input, which
+// the caller might pass twice, is not.
+// CHECK-LABEL: llvm.func @own(
+// CHECK-SAME: %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64
+// @shared: two views of one allocation: neither is noalias.
+// CHECK-LABEL: llvm.func @shared(
+// CHECK-NOT: llvm.noalias
+// @chosen: an allocation beside a buffer that a branch chose (it might
+// be the allocation): neither.
+// CHECK-LABEL: llvm.func @chosen(
+// CHECK-NOT: llvm.noalias
+// @twice: an allocation at one launch, the function's input at the other.
+// CHECK-LABEL: llvm.func @twice(
+// CHECK-NOT: llvm.noalias
+// @fresh: two allocations, both noalias (arguments 1 and 6).
+// CHECK-LABEL: llvm.func @fresh(
+// CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64)
+// @other_layout: its arguments are not the descriptors of the launch's
+// operands, and it is left alone.
+// CHECK-LABEL: llvm.func @other_layout(
+// CHECK-NOT: llvm.noalias
+// CHECK-LABEL: func.func @host
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    llvm.func @own(%i: i64, %a0: !llvm.ptr, %a1: !llvm.ptr, %a2: i64, %a3: i64, %a4: i64,
+                   %b0: !llvm.ptr, %b1: !llvm.ptr, %b2: i64, %b3: i64, %b4: i64) attributes {gpu.kernel, nvvm.kernel} {
+      llvm.return
+    }
+    llvm.func @shared(%a0: !llvm.ptr, %a1: !llvm.ptr, %a2: i64, %a3: i64, %a4: i64,
+                      %b0: !llvm.ptr, %b1: !llvm.ptr, %b2: i64, %b3: i64, %b4: i64) attributes {gpu.kernel, nvvm.kernel} {
+      llvm.return
+    }
+    llvm.func @chosen(%a0: !llvm.ptr, %a1: !llvm.ptr, %a2: i64, %a3: i64, %a4: i64,
+                      %b0: !llvm.ptr, %b1: !llvm.ptr, %b2: i64, %b3: i64, %b4: i64) attributes {gpu.kernel, nvvm.kernel} {
+      llvm.return
+    }
+    llvm.func @twice(%a0: !llvm.ptr, %a1: !llvm.ptr, %a2: i64, %a3: i64, %a4: i64) attributes {gpu.kernel, nvvm.kernel} {
+      llvm.return
+    }
+    llvm.func @fresh(%a0: !llvm.ptr, %a1: !llvm.ptr, %a2: i64, %a3: i64, %a4: i64,
+                     %b0: !llvm.ptr, %b1: !llvm.ptr, %b2: i64, %b3: i64, %b4: i64) attributes {gpu.kernel, nvvm.kernel} {
+      llvm.return
+    }
+    llvm.func @other_layout(%a: !llvm.ptr, %b: !llvm.ptr) attributes {gpu.kernel, nvvm.kernel} {
+      llvm.return
+    }
+  }
+  func.func @host(%input: memref<4xf32>, %flag: i1) {
+    %c1 = arith.constant 1 : index
+    %a = memref.alloc() : memref<4xf32>
+    %b = memref.alloc() : memref<4xf32>
+    %lower = memref.subview %a[0] [2] [1] : memref<4xf32> to memref<2xf32, strided<[1]>>
+    %cast = memref.cast %lower : memref<2xf32, strided<[1]>> to memref<2xf32, strided<[1], offset: ?>>
+    %upper = memref.subview %a[2] [2] [1] : memref<4xf32> to memref<2xf32, strided<[1], offset: 2>>
+    %upper_cast = memref.cast %upper : memref<2xf32, strided<[1], offset: 2>> to memref<2xf32, strided<[1], offset: ?>>
+    %picked = scf.if %flag -> memref<4xf32> {
+      scf.yield %a : memref<4xf32>
+    } else {
+      scf.yield %input : memref<4xf32>
+    }
+    gpu.launch_func @kernels::@own blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%c1 : index, %a : memref<4xf32>, %input : memref<4xf32>)
+    gpu.launch_func @kernels::@shared blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%cast : memref<2xf32, strided<[1], offset: ?>>, %upper_cast : memref<2xf32, strided<[1], offset: ?>>)
+    gpu.launch_func @kernels::@chosen blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%b : memref<4xf32>, %picked : memref<4xf32>)
+    gpu.launch_func @kernels::@twice blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%b : memref<4xf32>)
+    gpu.launch_func @kernels::@twice blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%input : memref<4xf32>)
+    gpu.launch_func @kernels::@fresh blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%a : memref<4xf32>, %b : memref<4xf32>)
+    gpu.launch_func @kernels::@other_layout blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%a : memref<4xf32>, %b : memref<4xf32>)
+    memref.dealloc %a : memref<4xf32>
+    memref.dealloc %b : memref<4xf32>
+    return
+  }
+}
