@@ -69,6 +69,16 @@ static constexpr int kVariants[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 12};
 static constexpr int kLargeGraphVariants[] = {0, 1, 2, 3, 8};
 static constexpr int kDenseGraphVariants[] = {2, 0, 8, 1, 3};
 static constexpr int kLeadVariants = 2;
+/// A lookahead variant run again on a large graph, other than as the
+/// portfolio's runs go there: the last resort's, and the scanning reruns.
+struct Rerun {
+  int variant;
+  /// Scanning (scanInstead), and if so, whether its walk for a recompute
+  /// cost is unbounded (it is bounded on dense graphs: recomputeWalk).
+  bool scan, unboundedWalk;
+  /// Only on graphs of at most kFullLastResortEdges.
+  bool smallGraphsOnly;
+};
 // The last resort of a large graph, where no run fits: rc/b depth first,
 // choosing as a scan of every resident value at each eviction does on
 // smaller graphs (a queued score that lags behind a fallen recompute cost
@@ -84,16 +94,6 @@ static constexpr int kLeadVariants = 2;
 // 1002]; docs/remat-solver.md, "The last resort"). The rc/b pair fits
 // most of them; the other two add budgets on the 602-node graphs, and
 // none on the 1,002-node ones, whose refusals they would only slow.
-/// A lookahead variant run again on a large graph, other than as the
-/// portfolio's runs go there: the last resort's, and the scanning reruns.
-struct Rerun {
-  int variant;
-  /// Scanning (scanInstead), and if so, whether its walk for a recompute
-  /// cost is unbounded (it is bounded on dense graphs: recomputeWalk).
-  bool scan, unboundedWalk;
-  /// Only on graphs of at most kFullLastResortEdges.
-  bool smallGraphsOnly;
-};
 static constexpr Rerun kLastResort[] = {{10, true, false, false},
                                         {14, true, true, true},
                                         {10, true, true, false},
@@ -106,13 +106,14 @@ static constexpr Rerun kLastResort[] = {{10, true, false, false},
 // --weights loguniform) the schedules the queue led to cost more at 0.8
 // of the store-all peak of 2,402 nodes and at 0.95 of 10,002 nodes than
 // the solver's before it had the queue (the tree at 755c36e). rc/(b*d) is
-// the score that wins most often there. They run after the exchanges of
+// the score whose runs won on those graphs. They run after the exchanges of
 // the other runs, so that everything before them finds what it found
 // without them.
 static constexpr Rerun kScanningReruns[] = {{0, true, true, false},
                                             {8, true, true, false}};
-// The most values a scanning run of the last resort looks at, whatever
-// the edges: a budget that nothing fits is refused that much later.
+// The most values a scanning run looks at, whatever the edges: a budget
+// that nothing fits is refused that much later where the last resort
+// runs.
 static constexpr int64_t kMaxScanLooks = int64_t(1) << 23;
 // The largest graphs, in edges, whose last resort runs all of
 // kLastResort. The runs kept to such graphs fitted budgets of the 602-node
@@ -627,9 +628,13 @@ static void scanningReruns(const Graph &graph, int64_t budget,
   PhaseTimer timer(info, "scanning lookahead");
   best.top.clear(); // what the exchanges before improved
   std::vector<PlannedRun> planned;
-  for (const Rerun &rerun : kScanningReruns)
+  for (const Rerun &rerun : kScanningReruns) {
     planned.push_back(runs.plan(rerun.variant, 0, nullptr,
                                 ", scanning, every ancestor", &rerun));
+    // Not the last resort's limit per edge (SolverLimits::scanLooksPerEdge,
+    // whose 0 turns that off), only the most any scanning run looks at.
+    planned.back().options.scanLimit = kMaxScanLooks;
+  }
   runs.runAll(std::move(planned));
   if (!best.top.empty() && !done())
     exchangeFromCheapest(graph, budget, best, info, kExchangeStarts);
