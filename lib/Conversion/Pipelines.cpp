@@ -127,6 +127,11 @@ void tad::addCudaCodegenPasses(OpPassManager &pm, ArrayRef<std::string> archs,
     pm.addPass(createConvertMatmulToRuntime(matmul));
   }
   addKernelMapping(pm);
+  // The launches' trip counts and a thread's index arithmetic read
+  // constants and what the host computes from them: folded first, they are
+  // constants that the sinking moves into the kernels (a division by one
+  // of them is then a multiplication, not a 64-bit division).
+  pm.addPass(createCanonicalizerPass());
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createMergeGpuModules());
