@@ -40,3 +40,16 @@ SmallVector<bool> tad::ownAllocations(ArrayRef<Value> values) {
   }
   return own;
 }
+
+SmallVector<int64_t> tad::noaliasPointers(ArrayRef<Value> values,
+                                          int64_t &count) {
+  SmallVector<int64_t> pointers;
+  count = 0;
+  for (auto [value, own] : llvm::zip(values, ownAllocations(values))) {
+    auto memref = dyn_cast<MemRefType>(value.getType());
+    if (own)
+      pointers.push_back(count + 1);
+    count += memref ? 3 + 2 * memref.getRank() : 1;
+  }
+  return pointers;
+}

@@ -30,6 +30,15 @@ mlir::Value viewRoot(mlir::Value memref);
 /// by a select, a branch or a loop might be this one.)
 llvm::SmallVector<bool> ownAllocations(llvm::ArrayRef<mlir::Value> values);
 
+/// Where `values` are passed as LLVM arguments in the memref descriptor
+/// convention (a memref of rank r is 3 + 2r of them: two pointers, the
+/// offset, the sizes and the strides; anything else is one): the positions
+/// of the aligned pointers, through which a buffer is read and written, of
+/// the memrefs that ownAllocations finds. `count` receives the number of
+/// LLVM arguments.
+llvm::SmallVector<int64_t> noaliasPointers(llvm::ArrayRef<mlir::Value> values,
+                                           int64_t &count);
+
 } // namespace tad
 
 #endif // TAD_LIB_CONVERSION_FRESHALLOCATIONS_H

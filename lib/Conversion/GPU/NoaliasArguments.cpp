@@ -31,54 +31,33 @@ using namespace mlir;
 
 namespace {
 
-/// The position of each operand's first LLVM argument, in the memref
-/// descriptor convention (a memref of rank r is 3 + 2r arguments: two
-/// pointers, the offset, the sizes and the strides; anything else is one),
-/// and after the last, their count.
-SmallVector<int64_t> llvmPositions(ValueRange operands) {
-  SmallVector<int64_t> positions{0};
-  for (Value operand : operands) {
-    auto memref = dyn_cast<MemRefType>(operand.getType());
-    positions.push_back(positions.back() +
-                        (memref ? 3 + 2 * memref.getRank() : 1));
-  }
-  return positions;
-}
-
 struct GpuNoaliasArguments
     : public tad::impl::GpuNoaliasArgumentsBase<GpuNoaliasArguments> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    // Per kernel, which operands view an allocation of their own at every
-    // launch seen so far, and where their LLVM arguments start.
-    struct Kernel {
-      SmallVector<bool> own;
-      SmallVector<int64_t> positions;
-    };
-    DenseMap<Operation *, Kernel> kernels;
+    // Per kernel, the aligned pointers of the operands that view an
+    // allocation of their own at every launch seen so far.
+    DenseMap<Operation *, SmallVector<int64_t>> kernels;
     module.walk([&](gpu::LaunchFuncOp launch) {
       auto kernel = SymbolTable::lookupNearestSymbolFrom<LLVM::LLVMFuncOp>(
           launch, launch.getKernel());
-      ValueRange operands = launch.getKernelOperands();
-      SmallVector<int64_t> positions = llvmPositions(operands);
+      int64_t count;
+      SmallVector<int64_t> pointers = tad::noaliasPointers(
+          llvm::to_vector(launch.getKernelOperands()), count);
       // A kernel whose arguments are not laid out so is left alone.
-      if (!kernel || kernel.getNumArguments() != positions.back())
+      if (!kernel || kernel.getNumArguments() != count)
         return;
-      SmallVector<bool> own = tad::ownAllocations(llvm::to_vector(operands));
-      auto [it, first] = kernels.try_emplace(kernel, Kernel{own, positions});
+      auto [it, first] = kernels.try_emplace(kernel, pointers);
       if (!first)
-        for (auto [kept, now] : llvm::zip(it->second.own, own))
-          kept = kept && now;
+        llvm::erase_if(it->second, [&](int64_t position) {
+          return !llvm::is_contained(pointers, position);
+        });
     });
     StringRef noalias = LLVM::LLVMDialect::getNoAliasAttrName();
-    for (auto &[op, kernel] : kernels) {
-      auto function = cast<LLVM::LLVMFuncOp>(op);
-      // The aligned pointer, through which the kernel reads and writes.
-      for (auto [i, own] : llvm::enumerate(kernel.own))
-        if (own)
-          function.setArgAttr(kernel.positions[i] + 1, noalias,
-                              UnitAttr::get(&getContext()));
-    }
+    for (auto &[op, pointers] : kernels)
+      for (int64_t position : pointers)
+        cast<LLVM::LLVMFuncOp>(op).setArgAttr(position, noalias,
+                                              UnitAttr::get(&getContext()));
   }
 };
 

@@ -244,23 +244,10 @@ struct OutlineLoopNests
     }
     func::ReturnOp::create(b, op->getLoc(), copy->getResults());
 
-    // noalias for memrefs that view an allocation no other argument views:
-    // the positions of their aligned pointers (through which they are read
-    // and written) among the LLVM arguments (a memref of rank r is 3 + 2r
-    // of them: two pointers, the offset, the sizes and the strides).
-    SmallVector<int64_t> noalias;
-    int64_t position = 0;
-    for (auto [value, own] :
-         llvm::zip(arguments, tad::ownAllocations(arguments))) {
-      auto memref = dyn_cast<MemRefType>(value.getType());
-      if (!memref) {
-        ++position;
-        continue;
-      }
-      if (own)
-        noalias.push_back(position + 1);
-      position += 3 + 2 * memref.getRank();
-    }
+    // noalias for memrefs that view an allocation no other argument views.
+    int64_t llvmArguments;
+    SmallVector<int64_t> noalias =
+        tad::noaliasPointers(arguments, llvmArguments);
     if (!noalias.empty())
       function->setAttr(tad::TadDialect::kNoaliasPointersAttrName,
                         b.getDenseI64ArrayAttr(noalias));
