@@ -95,6 +95,7 @@ static void addKernelMapping(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(tad::createTileGpuMatmuls());
   pm.addPass(createConvertLinalgToParallelLoopsPass());
   pm.addPass(tad::createSplitLongReductions());
+  pm.addPass(tad::createWarpRowReductions());
   pm.addNestedPass<func::FuncOp>(tad::createScatterLoopsInside());
   pm.addNestedPass<func::FuncOp>(tad::createFuseKernelLoops());
   pm.addNestedPass<func::FuncOp>(tad::createConvertLoopsToGPU());

@@ -158,12 +158,75 @@ func.func @view_across_barrier(%in: memref<16x4xf32>, %out: memref<16xf32>) {
 
 // -----
 
-func.func @warp_shuffle(%out: memref<32xf32>) {
+// A warp shuffle is an exchange through a buffer of a slot per thread
+// (EmulateShuffles.cpp) between two barriers: every thread stores its
+// value in its slot, and in the next phase reads the slot of its partner
+// lane (lane ^ 1 in its warp of 32: the block's threads by linear id,
+// x fastest), its own where the partner is past the width.
+// CHECK-LABEL: func.func @warp_shuffle
+// CHECK:         memref.alloca_scope {
+// CHECK-DAG:       %[[SOURCE:.*]] = memref.alloca(%{{.*}}) : memref<?xindex>
+// CHECK-DAG:       %[[SLOTS:.*]] = memref.alloca() : memref<64xf32>
+// CHECK:               %[[LANE:.*]] = arith.remui %[[T:.*]], %c32
+// CHECK-NEXT:          %[[PARTNER:.*]] = arith.xori %[[LANE]], %{{.*}} : index
+// CHECK-NEXT:          %[[VALID:.*]] = arith.cmpi ult, %[[PARTNER]], %{{.*}} : index
+// CHECK-NEXT:          %[[BASE:.*]] = arith.subi %[[T]], %[[LANE]] : index
+// CHECK-NEXT:          %[[AT:.*]] = arith.addi %[[BASE]], %[[PARTNER]] : index
+// CHECK-NEXT:          %[[FROM:.*]] = arith.select %[[VALID]], %[[AT]], %[[T]] : index
+// CHECK-NEXT:          memref.store %[[FROM]], %[[SOURCE]]
+// CHECK-NEXT:          memref.store %{{.*}}, %[[SLOTS]][%[[T]]] : memref<64xf32>
+// CHECK-COUNT-3:     scf.for
+// CHECK:               %[[S:.*]] = memref.load %[[SOURCE]]
+// CHECK-NEXT:          memref.load %[[SLOTS]][%[[S]]] : memref<64xf32>
+// CHECK-NOT:     gpu.
+func.func @warp_shuffle(%in: memref<64xf32>, %out: memref<64xf32>) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c2, %sz = %c1) {
+    %one = arith.constant 1 : i32
+    %width = arith.constant 32 : i32
+    %row = arith.muli %ty, %c32 : index
+    %i = arith.addi %row, %tx : index
+    %v = memref.load %in[%i] : memref<64xf32>
+    %shuffled, %valid = gpu.shuffle xor %v, %one, %width : f32
+    memref.store %shuffled, %out[%i] : memref<64xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// Shuffles that emulation does not model: in a branch (the exchange's
+// barriers would be), and in blocks of a size known only when the kernel
+// is launched (the slots are workgroup memory of a constant size).
+func.func @shuffle_in_branch(%out: memref<32xf32>, %flag: i1) {
   %c1 = arith.constant 1 : index
   %c32 = arith.constant 32 : index
-  // expected-error @below {{uses warp operations or private memory, which emulation does not model}}
+  // expected-error @below {{shuffles inside a branch, which emulation does not model}}
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
              threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    scf.if %flag {
+      %one = arith.constant 1 : i32
+      %width = arith.constant 32 : i32
+      %v = arith.constant 1.0 : f32
+      %shuffled, %valid = gpu.shuffle xor %v, %one, %width : f32
+      memref.store %shuffled, %out[%tx] : memref<32xf32>
+    }
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @shuffle_in_blocks_of_any_size(%out: memref<32xf32>, %n: index) {
+  %c1 = arith.constant 1 : index
+  // expected-error @below {{shuffles in blocks of a size that is not a constant, which emulation does not model}}
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %n, %sy = %c1, %sz = %c1) {
     %one = arith.constant 1 : i32
     %width = arith.constant 32 : i32
     %v = arith.constant 1.0 : f32

@@ -8,9 +8,10 @@
 // of its elements at once, then adds them in order; the rest (none here)
 // one by one. Then a block of 256 threads per lane: thread t adds the
 // lane's partial sums t, t + 256, ... in order into shared memory, the
-// block adds those as a tree (halving, a barrier before each step), and
-// thread 0 adds the tree's sum into the lane's accumulator. The adds keep
-// their operand order.
+// block adds those as a tree (halving, a barrier before each step, down to
+// 32 values; then the first warp's lanes go on with shuffles, which pair
+// the same values), and thread 0 adds the tree's sum into the lane's
+// accumulator. The adds keep their operand order.
 // CHECK-LABEL: func.func @lanes
 // CHECK:         call @tad_rt_mark_scratch()
 // CHECK-NEXT:    %[[P:.*]] = memref.alloc() : memref<8192x8xf64>
@@ -60,15 +61,18 @@
 // CHECK-NEXT:        %[[BOTH:.*]] = arith.addf %[[OTHER]], %[[MINE]] : f64
 // CHECK-NEXT:        memref.store %[[BOTH]], %[[SH]][%[[T]]]
 // CHECK-NEXT:      }
-// CHECK-COUNT-7:   gpu.barrier
-// CHECK-NEXT:      arith.constant 1 : index
-// CHECK-NEXT:      arith.addi %[[T]]
+// CHECK-COUNT-2:   gpu.barrier
+// CHECK-NOT:       gpu.shuffle
+// CHECK:           gpu.barrier
+// CHECK-NEXT:      %[[V:.*]] = memref.load %[[SH]][%[[T]]]
+// CHECK:           %[[S16:.*]], %{{.*}} = gpu.shuffle xor %[[V]], %c16_i32, %c32_i32 : f64
+// CHECK-NEXT:      %[[V16:.*]] = arith.addf %[[S16]], %[[V]] : f64
+// CHECK:           gpu.shuffle xor %[[V16]], %c8_i32
+// CHECK-COUNT-3:   gpu.shuffle xor
+// CHECK-NEXT:      %[[ROOT:.*]] = arith.addf
 // CHECK-NOT:       gpu.barrier
-// CHECK:           %[[FIRST:.*]] = arith.constant 0 : index
-// CHECK-NEXT:      arith.constant 1 : index
-// CHECK-NEXT:      %[[ZERO:.*]] = arith.cmpi ult, %[[T]], %{{.*}}
+// CHECK:           %[[ZERO:.*]] = arith.cmpi ult, %[[T]], %{{.*}}
 // CHECK-NEXT:      scf.if %[[ZERO]] {
-// CHECK-NEXT:        %[[ROOT:.*]] = memref.load %[[SH]][%[[FIRST]]]
 // CHECK-NEXT:        %[[OLD:.*]] = memref.load %[[ACC:.*]][%[[LANE]]]
 // CHECK-NEXT:        %[[NEW:.*]] = arith.addf %[[ROOT]], %[[OLD]] : f64
 // CHECK-NEXT:        memref.store %[[NEW]], %[[ACC]][%[[LANE]]]
@@ -101,7 +105,8 @@ func.func @lanes(%x: memref<16777216xf32>) -> memref<8xf64> {
 // of two short loops. The nest becomes one loop of 8192 trips in the same
 // order (the row indices recovered by division), which is cut into 32
 // chunks of 256 trips: 32 x 512 threads; then a block of 32 threads per
-// column, the column being the block's number.
+// column, the column being the block's number: one warp, whose shuffles
+// need no shared memory and no barrier.
 // CHECK-LABEL: func.func @nest
 // CHECK:         call @tad_rt_mark_scratch()
 // CHECK-NEXT:    %[[P:.*]] = memref.alloc() : memref<32x512xf64>
@@ -114,7 +119,8 @@ func.func @lanes(%x: memref<16777216xf32>) -> memref<8xf64> {
 // CHECK:         gpu.launch blocks(%[[BLOCK:[^,]*]], {{.*}}) in (%{{.*}} = %c512{{.*}}, {{.*}}) threads(%[[T:[^,]*]], {{.*}}) in (%{{.*}} = %c32{{.*}}, {{.*}})
 // CHECK:           scf.for %[[Q:.*]] = %[[T]] to %c32{{.*}} step %c32
 // CHECK-NEXT:        memref.load %[[P]][%[[Q]], %[[BLOCK]]]
-// CHECK-COUNT-5:   gpu.barrier
+// CHECK-NOT:       gpu.barrier
+// CHECK-COUNT-5:   gpu.shuffle xor {{.*}}, %c32_i32{{.*}} : f64
 // CHECK-NOT:       gpu.barrier
 // CHECK:           memref.store {{.*}}[%[[BLOCK]]] : memref<512xf64>
 func.func @nest(%x: memref<32x256x512xf32>) -> memref<512xf64> {
@@ -144,7 +150,8 @@ func.func @nest(%x: memref<32x256x512xf32>) -> memref<512xf64> {
 // A maximum that the function runs alone (no parallel loop): its partial
 // maxima start from -inf; the accumulator is the max's first operand, and
 // stays so. 3000 trips: 11 chunks of 273 or 272 (chunk c: trips c, c + 11,
-// ...); then one block of 16 threads (11 rounded up to a power of 2).
+// ...); then one block of 16 threads (11 rounded up to a power of 2),
+// half a warp, whose shuffles have a width of 16.
 // CHECK-LABEL: func.func @alone
 // CHECK:         call @tad_rt_mark_scratch()
 // CHECK-NEXT:    %[[P:.*]] = memref.alloc() : memref<11xf32>
@@ -153,19 +160,18 @@ func.func @nest(%x: memref<32x256x512xf32>) -> memref<512xf64> {
 // CHECK:           arith.subi %c3010, %[[C]]
 // CHECK:           scf.for {{.*}} iter_args(%[[A:.*]] = {{.*}}) -> (f32)
 // CHECK:             arith.maximumf %[[A]], %{{.*}} : f32
-// CHECK:         gpu.launch blocks({{.*}}) in (%{{.*}} = %c1{{.*}}, {{.*}}) threads(%[[T:[^,]*]], {{.*}}) in (%{{.*}} = %c16, {{.*}}) workgroup(%[[SH:.*]] : memref<16xf32, #gpu.address_space<workgroup>>)
-// CHECK:           scf.for %[[Q:.*]] = %[[T]] to %c11{{.*}} step %c16{{.*}} iter_args(%[[E:.*]] = %{{.*}})
+// CHECK:         gpu.launch blocks({{.*}}) in (%{{.*}} = %c1{{.*}}, {{.*}}) threads(%[[T:[^,]*]], {{.*}}) in (%{{.*}} = %c16, {{.*}}) {
+// CHECK:           %[[OWN:.*]] = scf.for %[[Q:.*]] = %[[T]] to %c11{{.*}} step %c16{{.*}} iter_args(%[[E:.*]] = %{{.*}})
 // CHECK-NEXT:        %[[PART:.*]] = memref.load %[[P]][%[[Q]]]
 // CHECK-NEXT:        arith.maximumf %[[E]], %[[PART]] : f32
-// CHECK:           %[[MINE:.*]] = memref.load %[[SH]][%[[T]]]
-// CHECK-NEXT:      %[[OTHER:.*]] = memref.load %[[SH]]
-// CHECK-NEXT:      arith.maximumf %[[MINE]], %[[OTHER]] : f32
-// CHECK-COUNT-3:   gpu.barrier
+// CHECK:           %[[S8:.*]], %{{.*}} = gpu.shuffle xor %[[OWN]], %c8_i32, %c16_i32 : f32
+// CHECK-NEXT:      arith.maximumf %[[OWN]], %[[S8]] : f32
+// CHECK-COUNT-3:   gpu.shuffle xor {{.*}}, %c16_i32{{.*}} : f32
+// CHECK-NEXT:      %[[ROOT:.*]] = arith.maximumf
 // CHECK-NOT:       gpu.barrier
-// CHECK:           %[[FIRST:.*]] = arith.constant 0 : index
-// CHECK:           %[[ROOT:.*]] = memref.load %[[SH]][%[[FIRST]]]
-// CHECK-NEXT:      %[[OLD:.*]] = memref.load %{{.*}}[] : memref<f32>
-// CHECK-NEXT:      arith.maximumf %[[OLD]], %[[ROOT]] : f32
+// CHECK:           scf.if
+// CHECK-NEXT:        %[[OLD:.*]] = memref.load %{{.*}}[] : memref<f32>
+// CHECK-NEXT:        arith.maximumf %[[OLD]], %[[ROOT]] : f32
 func.func @alone(%x: memref<3000xf32>) -> memref<f32> {
   %acc = memref.alloc() : memref<f32>
   %c0 = arith.constant 0 : index

@@ -295,9 +295,13 @@ def SplitLongReductions
     thread has 8 loads in flight and neighbouring threads load neighbouring
     elements. The kernel (a `gpu.launch`) has a block of up to 256 threads
     per parallel iteration: thread t combines the partial results t, t +
-    256, ... in order into shared memory, the block combines those as a
-    tree (halving, a barrier between steps), and its first thread combines
-    the result into the accumulator. A loop whose parallel iterations are
+    256, ... in order, the block combines those as a tree (halving: in
+    shared memory with a barrier between steps down to 32 values, then
+    with warp shuffles, `gpu.shuffle xor`, which pair the same values), and
+    its first thread combines the result into the accumulator, or into the
+    value of the accumulator's fill right before the loop (a loop over the
+    same outputs, or a store, that stores one value into each), which then
+    launches nothing. A loop whose parallel iterations are
     already more than 32,768 stays whole. Each iteration of a parallel
     loop is a GPU thread (`tad-loops-to-gpu`), so a full sum of 2^24 f32
     elements (8 lanes after `tad-split-reductions`) runs on 65,536
@@ -316,6 +320,41 @@ def SplitLongReductions
     "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
     "mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect",
     "mlir::scf::SCFDialect"
+  ];
+}
+
+def WarpRowReductions
+    : Pass<"tad-warp-row-reductions", "mlir::ModuleOp"> {
+  let summary = "Runs reductions along rows as a warp per row";
+  let description = [{
+    For `--target=cuda`, after `tad-split-long-reductions`: a reduction
+    loop as that pass takes them (of at least 64 trips here, 32- or 64-bit
+    integers or floats), alone in a top-level `scf.parallel` or a
+    statement of the function, whose neighbouring trips read neighbouring
+    elements (the loop's index is the last index of a load from a buffer
+    whose last stride is 1, and no other index of a load depends on it),
+    becomes a `gpu.launch` of a warp per parallel iteration (a row), 8 to a
+    block of 256 threads. Lane l combines the row's trips l, l + 32, l +
+    64, ... in order from the neutral element; the 32 lanes then combine
+    their values with `gpu.shuffle xor` at offsets 16, 8, 4, 2, 1 (a
+    halving tree, so every run gives the same bits); the first lane
+    combines the result into the accumulator, or into the value of the
+    accumulator's fill right before the loop, which then launches nothing
+    (as `tad-split-long-reductions` does). A warp past the last row
+    computes the last row again (every lane of a warp takes part in its
+    shuffles) and stores nothing.
+
+    One thread per row, as `tad-loops-to-gpu` runs such a loop otherwise,
+    reads 32 rows at each load of a warp; here a warp's 32 loads are
+    neighbours. A maximum, a minimum and integer reductions give the CPU's
+    bits; a float sum adds in another order. Reductions whose trips read
+    along another dimension (a column's sum, a lane of
+    `tad-split-reductions`' sums) stay: there neighbouring threads read
+    neighbours already.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::gpu::GPUDialect",
+    "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"
   ];
 }
 

@@ -5,7 +5,8 @@
 // others'. Running every thread of every block in turn on the CPU is
 // therefore a faithful execution of the launch (a kernel whose threads
 // wait at barriers, tad-tile-gpu-matmuls', runs in phases instead:
-// EmulatePhases.h), which lets the tests check
+// EmulatePhases.h, and so does one whose warps shuffle, each shuffle an
+// exchange between barriers), which lets the tests check
 // the mapping of loops onto blocks and threads (indices, guards, globals)
 // against the CPU results on machines without a GPU (docs/gpu.md). Each
 // launch that runs calls the runtime's tad_rt_count_kernel_launch(), so
@@ -45,14 +46,16 @@ LogicalResult emulate(gpu::LaunchOp launch, func::FuncOp counter,
     return launch.emitOpError("with more than one block cannot be emulated");
   bool unsupported = false;
   body.walk([&](Operation *op) {
-    if (isa<gpu::ShuffleOp, gpu::AllReduceOp, gpu::SubgroupReduceOp>(op))
+    if (isa<gpu::AllReduceOp, gpu::SubgroupReduceOp>(op))
       unsupported = true;
   });
   if (unsupported || !launch.getPrivateAttributions().empty() ||
       !launch.getAsyncDependencies().empty())
     return launch.emitOpError(
-        "uses warp operations or private memory, which emulation does not "
+        "uses warp reductions or private memory, which emulation does not "
         "model");
+  if (failed(tad::exchangeShuffles(launch)))
+    return failure();
 
   OpBuilder b(launch);
   Location loc = launch.getLoc();

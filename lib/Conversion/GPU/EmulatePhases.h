@@ -25,6 +25,13 @@ void emitIdLoops(mlir::OpBuilder &b, mlir::Location loc,
                  mlir::ArrayRef<mlir::Value> sizes, mlir::IRMapping &mapping,
                  bool reverse);
 
+/// Rewrites each `gpu.shuffle` in `launch` as an exchange through
+/// workgroup memory between two barriers (EmulateShuffles.cpp), which
+/// emulateInPhases then runs. Fails, with an error at the launch, for a
+/// block size that is not a constant, a shuffle inside a branch or of a
+/// vector.
+mlir::LogicalResult exchangeShuffles(mlir::gpu::LaunchOp launch);
+
 /// Whether `launch`'s threads wait at barriers or share memory.
 bool synchronizesThreads(mlir::gpu::LaunchOp launch);
 

@@ -24,6 +24,8 @@
 #include "tad/Conversion/Passes.h"
 #include "tad/Conversion/RuntimeFunctions.h"
 
+#include "ReductionLoops.h"
+
 #include "mlir/Analysis/AliasAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -41,6 +43,7 @@ namespace tad {
 } // namespace tad
 
 using namespace mlir;
+using namespace tad;
 
 namespace {
 
@@ -57,96 +60,8 @@ constexpr int64_t kTargetThreads = 65536;
 constexpr int64_t kUnroll = 8;
 /// The most threads of a block that combines partial results as a tree.
 constexpr int64_t kTreeThreads = 256;
-
-/// A reduction loop: `for j in [0, trips) { acc[idx] = op(value, acc[idx])
-/// }` (or `op(acc[idx], value)`), where `op` is a commutative arith op with
-/// a neutral element (a sum, a maximum, ...), `value` is computed from
-/// loads of other buffers and arithmetic, and `idx` does not depend on `j`.
-struct SumLoop {
-  scf::ForOp loop;
-  int64_t trips;
-  memref::LoadOp accLoad;
-  Operation *combine;
-  TypedAttr neutral;
-  memref::StoreOp accStore;
-};
-
-/// The operand of `sum.combine` that is not the accumulator.
-Value valueOf(SumLoop sum) {
-  Value lhs = sum.combine->getOperand(0);
-  return lhs == sum.accLoad.getResult() ? sum.combine->getOperand(1) : lhs;
-}
-
-/// The trips of a loop from 0 by 1 to a constant, without results.
-std::optional<int64_t> tripsOf(scf::ForOp loop) {
-  auto lower = getConstantIntValue(loop.getLowerBound());
-  auto upper = getConstantIntValue(loop.getUpperBound());
-  auto step = getConstantIntValue(loop.getStep());
-  if (!lower || !upper || !step || *lower != 0 || *step != 1 ||
-      loop.getNumResults() != 0)
-    return std::nullopt;
-  return *upper;
-}
-
-/// The body of a reduction loop (`body`, innermost in the nest of `outer`,
-/// perhaps `outer` itself): its accumulator's element is the same in every
-/// iteration of the nest.
-std::optional<SumLoop> matchSumBody(scf::ForOp outer, Block *body,
-                                    AliasAnalysis &alias) {
-  auto store = dyn_cast<memref::StoreOp>(body->getTerminator()->getPrevNode());
-  if (!store)
-    return std::nullopt;
-  Operation *combine = store.getValueToStore().getDefiningOp();
-  if (!combine || combine->getBlock() != body ||
-      !isa<arith::ArithDialect>(combine->getDialect()) ||
-      combine->getNumOperands() != 2 || !combine->hasOneUse() ||
-      !combine->hasTrait<OpTrait::IsCommutative>())
-    return std::nullopt;
-  // A float sum's neutral element is -0.0 (x + -0.0 == x, also for
-  // x = -0.0), where arith::getNeutralElement may give 0.0.
-  std::optional<TypedAttr> neutral =
-      isa<arith::AddFOp>(combine)
-          ? FloatAttr::get(combine->getResult(0).getType(), -0.0)
-          : arith::getNeutralElement(combine);
-  if (!neutral)
-    return std::nullopt;
-  SumLoop sum{outer, 0, nullptr, combine, *neutral, store};
-  for (Value operand : combine->getOperands()) {
-    auto load = operand.getDefiningOp<memref::LoadOp>();
-    if (load && load.getMemRef() == store.getMemRef() &&
-        load.getIndices() == store.getIndices() && load->hasOneUse()) {
-      sum.accLoad = load;
-      break;
-    }
-  }
-  if (!sum.accLoad || valueOf(sum) == sum.accLoad.getResult())
-    return std::nullopt;
-  // The accumulator's element is the same in every iteration.
-  for (Value index : store.getIndices())
-    if (!index.getParentRegion()->isProperAncestor(&outer.getRegion()))
-      return std::nullopt;
-  // Nothing else in the body writes memory or reads the accumulator's
-  // buffer (through a view, say).
-  Value acc = store.getMemRef();
-  for (Operation &op : body->without_terminator()) {
-    if (&op == store || &op == sum.accLoad)
-      continue;
-    auto load = dyn_cast<memref::LoadOp>(op);
-    if (load ? !alias.alias(load.getMemRef(), acc).isNo() : !isPure(&op))
-      return std::nullopt;
-  }
-  return sum;
-}
-
-std::optional<SumLoop> matchSumLoop(scf::ForOp loop, AliasAnalysis &alias) {
-  std::optional<int64_t> trips = tripsOf(loop);
-  if (!trips || *trips < kMinTrips)
-    return std::nullopt;
-  std::optional<SumLoop> sum = matchSumBody(loop, loop.getBody(), alias);
-  if (sum)
-    sum->trips = *trips;
-  return sum;
-}
+/// The threads of a warp, which combine their values by shuffles.
+constexpr int64_t kWarpSize = 32;
 
 /// A reduction over several dimensions is a perfect nest of loops (a bias's
 /// gradient sums over [B, T]: 32 x 256 trips, each loop short). Where the
@@ -199,54 +114,12 @@ void coalesceSumNest(scf::ForOp outer, AliasAnalysis &alias) {
   outer.erase();
 }
 
-/// The loop's place in its nest: a top-level `scf.parallel` (constant
-/// bounds from 0, step 1) that holds only this loop, or none where the
-/// loop is a function's own statement; fails elsewhere.
-FailureOr<scf::ParallelOp> enclosingParallel(scf::ForOp loop) {
-  Operation *parent = loop->getParentOp();
-  if (isa<func::FuncOp>(parent))
-    return scf::ParallelOp();
-  auto parallel = dyn_cast<scf::ParallelOp>(parent);
-  if (!parallel || !isa<func::FuncOp>(parallel->getParentOp()) ||
-      parallel.getNumResults() != 0 ||
-      &parallel.getBody()->front() != loop.getOperation() ||
-      loop->getNextNode() != parallel.getBody()->getTerminator())
-    return failure();
-  for (auto [lower, step] :
-       llvm::zip(parallel.getLowerBound(), parallel.getStep()))
-    if (getConstantIntValue(lower) != 0 || getConstantIntValue(step) != 1)
-      return failure();
-  for (Value upper : parallel.getUpperBound())
-    if (!getConstantIntValue(upper))
-      return failure();
-  return parallel;
-}
-
-/// The value that `sum` combines in the iteration that `map` maps its
-/// induction variable to: its body cloned at `b`, but for the accumulator.
-Value elementOf(OpBuilder &b, SumLoop sum, IRMapping &map) {
-  for (Operation &op : sum.loop.getBody()->without_terminator())
-    if (&op != sum.accLoad && &op != sum.combine && &op != sum.accStore)
-      b.clone(op, map);
-  return map.lookupOrDefault(valueOf(sum));
-}
-
-/// `sum`'s combining op cloned at `b` with `acc` as its accumulator and
-/// `value` as the other operand, in their order in the loop.
-Value combineInto(OpBuilder &b, SumLoop sum, Value acc, Value value) {
-  IRMapping map;
-  map.map(sum.accLoad.getResult(), acc);
-  map.map(valueOf(sum), value);
-  return b.clone(*sum.combine, map)->getResult(0);
-}
-
 /// Into how many chunks `sum` is cut, in `parallel` (or alone); fewer than
 /// 2 where its parallel iterations are enough threads already.
-int64_t chunksOf(const SumLoop &sum, scf::ParallelOp parallel) {
+int64_t chunksOf(SumLoop sum, scf::ParallelOp parallel) {
   int64_t iterations = 1;
-  if (parallel)
-    for (Value upper : parallel.getUpperBound())
-      iterations *= *getConstantIntValue(upper);
+  for (int64_t extent : extentsOf(parallel))
+    iterations *= extent;
   return std::min(sum.trips / kChunkTrips,
                   kTargetThreads / std::max<int64_t>(1, iterations));
 }
@@ -255,15 +128,19 @@ int64_t chunksOf(const SumLoop &sum, scf::ParallelOp parallel) {
 /// the chunk first) into its accumulator, as a tree: a block of threads
 /// per iteration (a GPU's grid numbers them along x, up to 2^31 - 1).
 /// Thread t of a block of P combines the partial results t, t + P, ... in
-/// order from the neutral element into shared memory; then, for s = P/2,
-/// P/4, ..., 1, thread t < s combines its element with that of t + s, a
-/// barrier between steps; thread 0 then combines the block's result into
-/// the accumulator. One launch, where a loop over the partial results per
-/// thread was one thread per iteration (and cut again while long); the
-/// order of the operations depends on P and the chunks alone.
+/// order from the neutral element; then, for s = P/2, P/4, ..., 32, thread
+/// t < s combines its value with that of t + s in shared memory, a barrier
+/// between steps, and the first warp goes on from s = 16 with shuffles
+/// (combineAcrossWarp: the same pairs, without barriers); thread 0 then
+/// combines the block's result into the accumulator (or into the value of
+/// the fill it took over). One launch, where a loop over the partial
+/// results per thread was one thread per iteration (and cut again while
+/// long); the order of the operations depends on P and the chunks alone.
 void combineByTree(OpBuilder &b, SumLoop sum, scf::ParallelOp parallel,
-                   ArrayRef<int64_t> shape, Value partials, int64_t chunks) {
+                   const AccumulatorFill &fill, Value partials,
+                   int64_t chunks) {
   Location loc = sum.loop.getLoc();
+  SmallVector<int64_t> shape = extentsOf(parallel);
   int64_t threads = std::min<int64_t>(kTreeThreads, llvm::PowerOf2Ceil(chunks));
   int64_t blocks = 1;
   for (int64_t extent : shape)
@@ -271,34 +148,18 @@ void combineByTree(OpBuilder &b, SumLoop sum, scf::ParallelOp parallel,
   auto constant = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  Type element = sum.combine->getResult(0).getType();
-  auto workgroup = gpu::AddressSpaceAttr::get(
-      b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
-  auto sharedType = MemRefType::get({threads}, element,
-                                    MemRefLayoutAttrInterface(), workgroup);
-  Value one = constant(1);
-  auto launch = gpu::LaunchOp::create(
-      b, loc, constant(blocks), one, one, constant(threads), one, one,
-      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
-      /*asyncDependencies=*/{},
-      /*workgroupAttributions=*/TypeRange{sharedType});
+  // Shared memory only for the steps above a warp.
+  SmallVector<Type> workgroup;
+  if (threads > kWarpSize)
+    workgroup.push_back(MemRefType::get(
+        {threads}, sum.combine->getResult(0).getType(),
+        MemRefLayoutAttrInterface(),
+        gpu::AddressSpaceAttr::get(
+            b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace())));
   OpBuilder::InsertionGuard guard(b);
-  Block &body = launch.getBody().front();
-  b.setInsertionPointToStart(&body);
-  gpu::TerminatorOp::create(b, loc);
-  b.setInsertionPointToStart(&body);
-  Value shared = launch.getWorkgroupAttributions()[0];
+  gpu::LaunchOp launch = launchLinear(b, loc, blocks, threads, workgroup);
   Value thread = launch.getThreadIds().x;
-  // The block's parallel iteration, the last index varying fastest.
-  SmallVector<Value> ivs(shape.size());
-  Value rest = launch.getBlockIds().x;
-  for (int64_t d = shape.size() - 1; d > 0; --d) {
-    Value extent = constant(shape[d]);
-    ivs[d] = arith::RemUIOp::create(b, loc, rest, extent);
-    rest = arith::DivUIOp::create(b, loc, rest, extent);
-  }
-  if (!shape.empty())
-    ivs[0] = rest;
+  SmallVector<Value> ivs = delinearize(b, loc, launch.getBlockIds().x, shape);
   Value identity = arith::ConstantOp::create(b, loc, sum.neutral);
   auto strided = scf::ForOp::create(b, loc, thread, constant(chunks),
                                     constant(threads), ValueRange{identity});
@@ -311,52 +172,49 @@ void combineByTree(OpBuilder &b, SumLoop sum, scf::ParallelOp parallel,
     scf::YieldOp::create(
         b, loc, combineInto(b, sum, strided.getRegionIterArgs()[0], partial));
   }
-  memref::StoreOp::create(b, loc, strided.getResult(0), shared, thread);
+  Value value = strided.getResult(0);
   auto below = [&](int64_t bound) -> Value {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, thread,
                                  constant(bound));
   };
-  for (int64_t half = threads / 2; half >= 1; half /= 2) {
-    // Every thread's element is in shared memory before any is read.
+  if (threads > kWarpSize) {
+    Value shared = launch.getWorkgroupAttributions()[0];
+    memref::StoreOp::create(b, loc, value, shared, thread);
+    for (int64_t half = threads / 2; half >= kWarpSize; half /= 2) {
+      // Every thread's element is in shared memory before any is read.
+      gpu::BarrierOp::create(b, loc);
+      Value partner = arith::AddIOp::create(b, loc, thread, constant(half));
+      auto step =
+          scf::IfOp::create(b, loc, below(half), /*withElseRegion=*/false);
+      OpBuilder inner = step.getThenBodyBuilder();
+      Value mine = memref::LoadOp::create(inner, loc, shared, thread);
+      Value other = memref::LoadOp::create(inner, loc, shared, partner);
+      memref::StoreOp::create(inner, loc, combineInto(inner, sum, mine, other),
+                              shared, thread);
+    }
     gpu::BarrierOp::create(b, loc);
-    Value partner = arith::AddIOp::create(b, loc, thread, constant(half));
-    auto step =
-        scf::IfOp::create(b, loc, below(half), /*withElseRegion=*/false);
-    OpBuilder inner = step.getThenBodyBuilder();
-    Value mine = memref::LoadOp::create(inner, loc, shared, thread);
-    Value other = memref::LoadOp::create(inner, loc, shared, partner);
-    memref::StoreOp::create(inner, loc, combineInto(inner, sum, mine, other),
-                            shared, thread);
+    value = memref::LoadOp::create(b, loc, shared, thread);
   }
-  // Thread 0 wrote the block's result itself: no barrier before it reads it.
-  Value first = constant(0);
+  // Every warp shuffles (uniformly, as the emulator requires); the first
+  // one's lanes hold the first 32 values.
+  value = combineAcrossWarp(b, loc, sum, value,
+                            std::min<int64_t>(threads, kWarpSize));
   auto last = scf::IfOp::create(b, loc, below(1), /*withElseRegion=*/false);
   OpBuilder inner = last.getThenBodyBuilder();
-  IRMapping map;
-  if (parallel)
-    map.map(parallel.getInductionVars(), ivs);
-  map.map(valueOf(sum),
-          memref::LoadOp::create(inner, loc, shared, first).getResult());
-  inner.clone(*sum.accLoad, map);
-  Value combined = inner.clone(*sum.combine, map)->getResult(0);
-  memref::StoreOp::create(
-      inner, loc, combined, sum.accStore.getMemRef(),
-      llvm::map_to_vector(sum.accStore.getIndices(),
-                          [&](Value v) { return map.lookupOrDefault(v); }));
+  finishOutput(inner, sum, parallel, ivs, fill, value);
 }
 
 /// Cuts `sum` (in `parallel`, or alone) into `chunks`: a loop nest with an
 /// iteration per chunk of each parallel iteration, into partial results,
-/// then their tree (combineByTree).
+/// then their tree (combineByTree), which takes over the accumulator's
+/// fill where there is one.
 void cut(SumLoop sum, scf::ParallelOp parallel, int64_t chunks,
          func::FuncOp mark) {
   Operation *nest = parallel ? parallel.getOperation() : sum.loop;
   Location loc = sum.loop.getLoc();
+  AccumulatorFill fill = findFill(sum, parallel);
   OpBuilder b(nest);
-  SmallVector<int64_t> shape;
-  if (parallel)
-    for (Value upper : parallel.getUpperBound())
-      shape.push_back(*getConstantIntValue(upper));
+  SmallVector<int64_t> shape = extentsOf(parallel);
   Type element = sum.combine->getResult(0).getType();
   // The chunk is the outermost index: a warp's threads are neighbouring
   // iterations of the innermost, whose loads are neighbours too.
@@ -440,9 +298,11 @@ void cut(SumLoop sum, scf::ParallelOp parallel, int64_t chunks,
     }
     memref::StoreOp::create(b, loc, rest.getResult(0), partials, ivs);
   }
-  combineByTree(b, sum, parallel, shape, partials, chunks);
+  combineByTree(b, sum, parallel, fill, partials, chunks);
   memref::DeallocOp::create(b, loc, partials);
   nest->erase();
+  if (fill.op)
+    fill.op->erase();
 }
 
 struct SplitLongReductions
@@ -465,7 +325,7 @@ struct SplitLongReductions
     SmallVector<scf::ForOp> loops = collect();
     func::FuncOp mark;
     for (scf::ForOp loop : loops) {
-      std::optional<SumLoop> sum = matchSumLoop(loop, alias);
+      std::optional<SumLoop> sum = matchSumLoop(loop, kMinTrips, alias);
       if (!sum)
         continue;
       FailureOr<scf::ParallelOp> parallel = enclosingParallel(loop);

@@ -1,0 +1,245 @@
+// RUN: tad-opt %s --split-input-file --tad-warp-row-reductions | FileCheck %s
+
+// A row maximum over 100 rows of 200: a warp per row, 8 rows to a block of
+// 256 threads (13 blocks; the last block's warps past row 99 compute row 99
+// again and store nothing). Lane l takes the trips l, l + 32, ... (7
+// steps, the last guarded: 200 is not a multiple of 32), from the neutral
+// element; 5 butterfly shuffles; the first lane combines the result into
+// the fill's value (the fill's loop is gone) and stores it.
+// CHECK-LABEL: func.func @row_max
+// CHECK-NOT:     scf.parallel
+// CHECK:         gpu.launch blocks(%[[B:[^,]*]], {{.*}}) in (%{{.*}} = %c13{{.*}}, {{.*}}) threads(%[[T:[^,]*]], {{.*}}) in (%{{.*}} = %c256{{.*}}, {{.*}})
+// CHECK:           %[[LANE:.*]] = arith.remui %[[T]], %c32
+// CHECK-NEXT:      %[[WARP:.*]] = arith.divui %[[T]], %c32
+// CHECK:           %[[BASE:.*]] = arith.muli %[[B]], %c8
+// CHECK-NEXT:      %[[ROW:.*]] = arith.addi %[[BASE]], %[[WARP]]
+// CHECK:           %[[R:.*]] = arith.minui %[[ROW]], %c99
+// CHECK:           %[[NEG:.*]] = arith.constant 0xFF800000 : f32
+// CHECK:           %[[OWN:.*]] = scf.for %[[K:.*]] = %{{.*}} to %c7 step %{{.*}} iter_args(%[[A:.*]] = %[[NEG]]) -> (f32)
+// CHECK-NEXT:        %[[K32:.*]] = arith.muli %[[K]], %c32
+// CHECK-NEXT:        %[[J:.*]] = arith.addi %[[K32]], %[[LANE]]
+// CHECK:             %[[IN:.*]] = arith.cmpi ult, %[[J]], %c200
+// CHECK-NEXT:        scf.if %[[IN]] -> (f32) {
+// CHECK-NEXT:          %[[X:.*]] = memref.load %arg0[%[[R]], %[[J]]]
+// CHECK-NEXT:          arith.maximumf %[[X]], %[[A]]
+// CHECK:           gpu.shuffle xor %[[OWN]], %c16_i32, %c32_i32 : f32
+// CHECK-COUNT-4:   gpu.shuffle xor
+// CHECK-NEXT:      %[[ROOT:.*]] = arith.maximumf
+// CHECK:           %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]], %c0
+// CHECK-NEXT:      %[[REAL:.*]] = arith.cmpi ule, %[[ROW]], %c99
+// CHECK-NEXT:      %[[STORES:.*]] = arith.andi %[[FIRST]], %[[REAL]]
+// CHECK-NEXT:      scf.if %[[STORES]] {
+// CHECK-NEXT:        %[[M:.*]] = arith.maximumf %[[ROOT]], %cst
+// CHECK-NEXT:        memref.store %[[M]], %{{.*}}[%[[R]]] : memref<100xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:      gpu.terminator
+// CHECK-NOT:     scf.parallel
+func.func @row_max(%x: memref<100x200xf32>) -> memref<100xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c100 = arith.constant 100 : index
+  %c200 = arith.constant 200 : index
+  %cst = arith.constant 0xFF800000 : f32
+  %acc = memref.alloc() : memref<100xf32>
+  scf.parallel (%i) = (%c0) to (%c100) step (%c1) {
+    memref.store %cst, %acc[%i] : memref<100xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c100) step (%c1) {
+    scf.for %j = %c0 to %c200 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<100x200xf32>
+      %old = memref.load %acc[%i] : memref<100xf32>
+      %new = arith.maximumf %v, %old : f32
+      memref.store %new, %acc[%i] : memref<100xf32>
+    }
+    scf.reduce
+  }
+  return %acc : memref<100xf32>
+}
+
+// -----
+
+// A log-sum-exp's tail: the loops over the same rows after the sum that
+// touch each row's own elements (the logarithm into a new buffer, and a
+// copy of it) run in the first lane after the row's sum; the loop after
+// them reads a neighbour's element and stays (as would one that writes a
+// buffer that may be the rows': an argument). 16 rows: two full blocks,
+// no guard of the rows; 256 trips: no guard of the trips.
+// CHECK-LABEL: func.func @tail
+// CHECK:         gpu.launch blocks({{.*}}) in (%{{.*}} = %c2{{.*}}, {{.*}}) threads({{.*}}) in (%{{.*}} = %c256{{.*}}, {{.*}})
+// CHECK:           scf.for {{.*}} to %c8{{.*}} iter_args
+// CHECK-NOT:         scf.if
+// CHECK:             scf.yield
+// CHECK:           %[[FIRST:.*]] = arith.cmpi eq
+// CHECK-NEXT:      scf.if %[[FIRST]] {
+// CHECK-NEXT:        %[[OLD:.*]] = memref.load %[[ACC:.*]][%[[R:.*]]] : memref<16xf32>
+// CHECK-NEXT:        %[[NEW:.*]] = arith.addf %{{.*}}, %[[OLD]] : f32
+// CHECK-NEXT:        memref.store %[[NEW]], %[[ACC]][%[[R]]]
+// CHECK-NEXT:        %[[S:.*]] = memref.load %[[ACC]][%[[R]]]
+// CHECK-NEXT:        %[[L:.*]] = math.log %[[S]]
+// CHECK-NEXT:        memref.store %[[L]], %[[LOG:.*]][%[[R]]]
+// CHECK-NEXT:        %[[L2:.*]] = memref.load %[[LOG]][%[[R]]]
+// CHECK-NEXT:        memref.store %[[L2]], %{{.*}}[%[[R]]]
+// CHECK-NEXT:      }
+// CHECK:         scf.parallel
+// CHECK:           memref.load %[[LOG]][%{{.*}}]
+func.func @tail(%x: memref<16x256xf32>, %out: memref<16xf32>) -> memref<16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c15 = arith.constant 15 : index
+  %c16 = arith.constant 16 : index
+  %c256 = arith.constant 256 : index
+  %acc = memref.alloc() : memref<16xf32>
+  %log = memref.alloc() : memref<16xf32>
+  %copy = memref.alloc() : memref<16xf32>
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    scf.for %j = %c0 to %c256 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<16x256xf32>
+      %old = memref.load %acc[%i] : memref<16xf32>
+      %e = math.exp %v : f32
+      %new = arith.addf %e, %old : f32
+      memref.store %new, %acc[%i] : memref<16xf32>
+    }
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    %s = memref.load %acc[%i] : memref<16xf32>
+    %l = math.log %s : f32
+    memref.store %l, %log[%i] : memref<16xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    %l = memref.load %log[%i] : memref<16xf32>
+    memref.store %l, %copy[%i] : memref<16xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    %back = arith.subi %c15, %i : index
+    %l = memref.load %log[%back] : memref<16xf32>
+    memref.store %l, %out[%i] : memref<16xf32>
+    scf.reduce
+  }
+  memref.dealloc %log : memref<16xf32>
+  memref.dealloc %acc : memref<16xf32>
+  return %copy : memref<16xf32>
+}
+
+// -----
+
+// A loop after the sum that reads a neighbour's element of a buffer that
+// no earlier loop writes is taken; the next, which writes that buffer,
+// is not: in one launch a row's first lane could write the element before
+// its neighbour's read it.
+// CHECK-LABEL: func.func @reader_then_writer
+// CHECK:         gpu.launch
+// CHECK:           scf.if
+// CHECK:             memref.store %{{.*}}, %[[ACC:.*]][%[[R:.*]]] : memref<16xf32>
+// CHECK-NEXT:        %[[B:.*]] = arith.subi %c15{{.*}}, %[[R]]
+// CHECK-NEXT:        %[[N:.*]] = memref.load %[[P:.*]][%[[B]]]
+// CHECK-NEXT:        memref.store %[[N]], %{{.*}}[%[[R]]]
+// CHECK-NEXT:      }
+// CHECK:         scf.parallel
+// CHECK-NEXT:      memref.load %[[ACC]]
+// CHECK-NEXT:      memref.store %{{.*}}, %[[P]]
+func.func @reader_then_writer(%x: memref<16x256xf32>) -> (memref<16xf32>, memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c15 = arith.constant 15 : index
+  %c16 = arith.constant 16 : index
+  %c256 = arith.constant 256 : index
+  %acc = memref.alloc() : memref<16xf32>
+  %p = memref.alloc() : memref<16xf32>
+  %q = memref.alloc() : memref<16xf32>
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    scf.for %j = %c0 to %c256 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<16x256xf32>
+      %old = memref.load %acc[%i] : memref<16xf32>
+      %new = arith.maximumf %v, %old : f32
+      memref.store %new, %acc[%i] : memref<16xf32>
+    }
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    %back = arith.subi %c15, %i : index
+    %n = memref.load %p[%back] : memref<16xf32>
+    memref.store %n, %q[%i] : memref<16xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    %m = memref.load %acc[%i] : memref<16xf32>
+    memref.store %m, %p[%i] : memref<16xf32>
+    scf.reduce
+  }
+  memref.dealloc %acc : memref<16xf32>
+  return %p, %q : memref<16xf32>, memref<16xf32>
+}
+
+// -----
+
+// Left as they are: a column's sum (its trips read along the outer
+// dimension: neighbouring threads read neighbours already), a lane of a
+// split sum (the same), a row of 32 (a lane would take one element), f16
+// (shuffled in f32 only after the float emulation), and a row read through
+// a transposed view (its last stride is not 1).
+// CHECK-LABEL: func.func @left
+// CHECK-NOT:     gpu.launch
+// CHECK:         return
+func.func @left(%x: memref<512x256xf32>, %lanes: memref<64x32x8xf32>, %h: memref<8x128xf16>,
+                %cols: memref<256xf32>, %lane: memref<64x8xf32>, %short: memref<512xf32>,
+                %hs: memref<8xf16>, %ts: memref<256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %c512 = arith.constant 512 : index
+  scf.parallel (%c) = (%c0) to (%c256) step (%c1) {
+    scf.for %r = %c0 to %c512 step %c1 {
+      %v = memref.load %x[%r, %c] : memref<512x256xf32>
+      %old = memref.load %cols[%c] : memref<256xf32>
+      %new = arith.addf %v, %old : f32
+      memref.store %new, %cols[%c] : memref<256xf32>
+    }
+    scf.reduce
+  }
+  scf.parallel (%r, %l) = (%c0, %c0) to (%c64, %c8) step (%c1, %c1) {
+    scf.for %k = %c0 to %c32 step %c1 {
+      %v = memref.load %lanes[%r, %k, %l] : memref<64x32x8xf32>
+      %old = memref.load %lane[%r, %l] : memref<64x8xf32>
+      %new = arith.addf %v, %old : f32
+      memref.store %new, %lane[%r, %l] : memref<64x8xf32>
+    }
+    scf.reduce
+  }
+  scf.parallel (%r) = (%c0) to (%c512) step (%c1) {
+    scf.for %j = %c0 to %c32 step %c1 {
+      %v = memref.load %x[%r, %j] : memref<512x256xf32>
+      %old = memref.load %short[%r] : memref<512xf32>
+      %new = arith.maximumf %v, %old : f32
+      memref.store %new, %short[%r] : memref<512xf32>
+    }
+    scf.reduce
+  }
+  scf.parallel (%r) = (%c0) to (%c8) step (%c1) {
+    scf.for %j = %c0 to %c128 step %c1 {
+      %v = memref.load %h[%r, %j] : memref<8x128xf16>
+      %old = memref.load %hs[%r] : memref<8xf16>
+      %new = arith.maximumf %v, %old : f16
+      memref.store %new, %hs[%r] : memref<8xf16>
+    }
+    scf.reduce
+  }
+  %t = memref.transpose %x (d0, d1) -> (d1, d0) : memref<512x256xf32> to memref<256x512xf32, strided<[1, 256]>>
+  scf.parallel (%r) = (%c0) to (%c256) step (%c1) {
+    scf.for %j = %c0 to %c512 step %c1 {
+      %v = memref.load %t[%r, %j] : memref<256x512xf32, strided<[1, 256]>>
+      %old = memref.load %ts[%r] : memref<256xf32>
+      %new = arith.maximumf %v, %old : f32
+      memref.store %new, %ts[%r] : memref<256xf32>
+    }
+    scf.reduce
+  }
+  return
+}
