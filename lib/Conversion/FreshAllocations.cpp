@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 using namespace mlir;
@@ -41,15 +42,52 @@ SmallVector<bool> tad::ownAllocations(ArrayRef<Value> values) {
   return own;
 }
 
-SmallVector<int64_t> tad::noaliasPointers(ArrayRef<Value> values,
-                                          int64_t &count) {
+/// The positions of the aligned pointers of `values` for which `picked`
+/// holds, in the memref descriptor convention; `count` receives the number
+/// of LLVM arguments.
+static SmallVector<int64_t> pointerPositions(ArrayRef<Value> values,
+                                             ArrayRef<bool> picked,
+                                             int64_t &count) {
   SmallVector<int64_t> pointers;
   count = 0;
-  for (auto [value, own] : llvm::zip(values, ownAllocations(values))) {
+  for (auto [value, pick] : llvm::zip(values, picked)) {
     auto memref = dyn_cast<MemRefType>(value.getType());
-    if (own)
+    if (pick)
       pointers.push_back(count + 1);
     count += memref ? 3 + 2 * memref.getRank() : 1;
   }
   return pointers;
+}
+
+SmallVector<int64_t> tad::noaliasPointers(ArrayRef<Value> values,
+                                          int64_t &count) {
+  return pointerPositions(values, ownAllocations(values), count);
+}
+
+SmallVector<int64_t> tad::alignedPointers(ArrayRef<Value> values,
+                                          int64_t alignment, int64_t &count) {
+  SmallVector<bool> aligned;
+  for (Value value : values) {
+    bool ok = isa<MemRefType>(value.getType());
+    Value memref = value;
+    while (ok) {
+      if (memref.getDefiningOp<memref::AllocOp>())
+        break;
+      auto view = memref.getDefiningOp<ViewLikeOpInterface>();
+      if (!view) {
+        ok = false;
+        break;
+      }
+      // Only memref.view moves the aligned pointer (by its byte shift); the
+      // other views keep it, their offsets being the descriptor's.
+      if (auto bytes = memref.getDefiningOp<memref::ViewOp>()) {
+        std::optional<int64_t> shift =
+            getConstantIntValue(bytes.getByteShift());
+        ok = shift && *shift % alignment == 0;
+      }
+      memref = view.getViewSource();
+    }
+    aligned.push_back(ok);
+  }
+  return pointerPositions(values, aligned, count);
 }

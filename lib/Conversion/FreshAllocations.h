@@ -39,6 +39,15 @@ llvm::SmallVector<bool> ownAllocations(llvm::ArrayRef<mlir::Value> values);
 llvm::SmallVector<int64_t> noaliasPointers(llvm::ArrayRef<mlir::Value> values,
                                            int64_t &count);
 
+/// The positions (as noaliasPointers gives them) of the aligned pointers
+/// of the memrefs among `values` that view a `memref.alloc` with an aligned
+/// pointer moved by multiples of `alignment` bytes only (a `memref.view`'s
+/// constant shift; the other views keep the pointer): where the runtime's
+/// allocations are aligned to `alignment` (the GPU's are to 256 bytes),
+/// so are these pointers.
+llvm::SmallVector<int64_t> alignedPointers(llvm::ArrayRef<mlir::Value> values,
+                                           int64_t alignment, int64_t &count);
+
 } // namespace tad
 
 #endif // TAD_LIB_CONVERSION_FRESHALLOCATIONS_H

@@ -3,30 +3,40 @@
 // The kernels are LLVM functions already; the launches still pass the
 // host's memrefs, each as 3 + 2 * rank arguments (two pointers, offset,
 // sizes, strides). A memref that views an allocation of its own gets
-// `noalias` on its aligned pointer, the second of its arguments.
+// `noalias` on its aligned pointer, the second of its arguments; one that
+// views an allocation through views that keep its aligned pointer (all but
+// `memref.view`, which moves it by its byte shift) gets `align 16`.
 
 // @own: an index, an allocation's view, the function's input. Only the
-// allocation's aligned pointer (argument 2) is noalias; the input, which
-// the caller might pass twice, is not.
+// allocation's aligned pointer (argument 2) is noalias and aligned; the
+// input, which the caller might pass twice, and whose alignment is the
+// caller's, is neither.
 // CHECK-LABEL: llvm.func @own(
-// CHECK-SAME: %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64
-// @shared: two views of one allocation: neither is noalias.
+// CHECK-SAME: %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr {llvm.align = 16 : i64, llvm.noalias}, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64
+// @shared: two subviews of one allocation: neither is noalias, both are
+// aligned (a subview's offset is the descriptor's, not the pointer's).
 // CHECK-LABEL: llvm.func @shared(
+// CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr {llvm.align = 16 : i64}, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr {llvm.align = 16 : i64}, %{{.*}}: i64
 // CHECK-NOT: llvm.noalias
 // @chosen: an allocation beside a buffer that a branch chose (it might
-// be the allocation): neither.
+// be the allocation): neither is noalias; the allocation is aligned.
 // CHECK-LABEL: llvm.func @chosen(
+// CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr {llvm.align = 16 : i64}, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64
 // CHECK-NOT: llvm.noalias
 // @twice: an allocation at one launch, the function's input at the other.
 // CHECK-LABEL: llvm.func @twice(
-// CHECK-NOT: llvm.noalias
+// CHECK-NOT: llvm.{{noalias|align}}
 // @fresh: two allocations, both noalias (arguments 1 and 6).
 // CHECK-LABEL: llvm.func @fresh(
-// CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64)
+// CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr {llvm.align = 16 : i64, llvm.noalias}, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr {llvm.align = 16 : i64, llvm.noalias}, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64)
 // @other_layout: its arguments are not the descriptors of the launch's
 // operands, and it is left alone.
 // CHECK-LABEL: llvm.func @other_layout(
-// CHECK-NOT: llvm.noalias
+// CHECK-NOT: llvm.{{noalias|align}}
+// @shifted: views of one byte buffer at byte 32 (aligned) and at byte 4
+// (not).
+// CHECK-LABEL: llvm.func @shifted(
+// CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr {llvm.align = 16 : i64}, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64
 // CHECK-LABEL: func.func @host
 module attributes {gpu.container_module} {
   gpu.module @kernels {
@@ -50,6 +60,10 @@ module attributes {gpu.container_module} {
       llvm.return
     }
     llvm.func @other_layout(%a: !llvm.ptr, %b: !llvm.ptr) attributes {gpu.kernel, nvvm.kernel} {
+      llvm.return
+    }
+    llvm.func @shifted(%a0: !llvm.ptr, %a1: !llvm.ptr, %a2: i64, %a3: i64, %a4: i64,
+                       %b0: !llvm.ptr, %b1: !llvm.ptr, %b2: i64, %b3: i64, %b4: i64) attributes {gpu.kernel, nvvm.kernel} {
       llvm.return
     }
   }
@@ -80,6 +94,14 @@ module attributes {gpu.container_module} {
         args(%a : memref<4xf32>, %b : memref<4xf32>)
     gpu.launch_func @kernels::@other_layout blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
         args(%a : memref<4xf32>, %b : memref<4xf32>)
+    %bytes = memref.alloc() : memref<64xi8>
+    %c4 = arith.constant 4 : index
+    %c32 = arith.constant 32 : index
+    %at32 = memref.view %bytes[%c32][] : memref<64xi8> to memref<4xf32>
+    %at4 = memref.view %bytes[%c4][] : memref<64xi8> to memref<4xf32>
+    gpu.launch_func @kernels::@shifted blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%at32 : memref<4xf32>, %at4 : memref<4xf32>)
+    memref.dealloc %bytes : memref<64xi8>
     memref.dealloc %a : memref<4xf32>
     memref.dealloc %b : memref<4xf32>
     return

@@ -2,10 +2,10 @@
 
 // A parallel loop becomes a grid of 256-thread blocks over its row-major
 // iterations; threads past the end do nothing, and an empty loop launches
-// nothing.
+// nothing. (Rows of 99: not a multiple of 4, so one iteration a thread.)
 // CHECK-LABEL: func.func @parallel
 // CHECK-DAG:     %[[C3:.*]] = arith.constant 3 : index
-// CHECK-DAG:     %[[C100:.*]] = arith.constant 100 : index
+// CHECK-DAG:     %[[C99:.*]] = arith.constant 99 : index
 // CHECK:         %[[T0:.*]] = arith.ceildivsi %{{.*}}, %{{.*}} : index
 // CHECK:         %[[N0:.*]] = arith.muli %{{.*}}, %[[T0]] : index
 // CHECK:         %[[T1:.*]] = arith.ceildivsi %{{.*}}, %{{.*}} : index
@@ -28,15 +28,88 @@
 // CHECK:               memref.store
 // CHECK:             gpu.terminator
 // CHECK-NOT:     scf.parallel
-func.func @parallel(%a: memref<3x100xf32>, %b: memref<3x100xf32>) {
+func.func @parallel(%a: memref<3x99xf32>, %b: memref<3x99xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c3 = arith.constant 3 : index
-  %c100 = arith.constant 100 : index
-  scf.parallel (%i, %j) = (%c0, %c0) to (%c3, %c100) step (%c1, %c1) {
-    %v = memref.load %a[%i, %j] : memref<3x100xf32>
+  %c99 = arith.constant 99 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c3, %c99) step (%c1, %c1) {
+    %v = memref.load %a[%i, %j] : memref<3x99xf32>
     %e = math.exp %v : f32
-    memref.store %e, %b[%i, %j] : memref<3x100xf32>
+    memref.store %e, %b[%i, %j] : memref<3x99xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// An elementwise loop whose rows are a multiple of 4 f32 elements long:
+// a thread runs 4 neighbouring iterations of a row (the first at 4 times
+// its group's column), op by op, so that the 4 loads of a buffer and the
+// 4 stores are next to each other (LLVM makes each one vector access). A
+// broadcast's load does not use the column and does not count. f64 rows
+// go by 2; a loop with a region, an access whose last index is not the
+// column, or rows of another length go one by one.
+// CHECK-LABEL: func.func @vector_groups
+// CHECK:         %[[GROUPS:.*]] = arith.divsi %{{.*}}, %c4
+// CHECK:         gpu.launch
+// CHECK:           %[[IN:.*]] = arith.cmpi slt, %[[ID:.*]], %[[GROUPS]] : index
+// CHECK:           scf.if %[[IN]] {
+// CHECK:             %[[ROW_GROUPS:.*]] = arith.divsi %{{.*}}, %c4
+// CHECK-NEXT:        %[[G:.*]] = arith.remsi %[[ID]], %[[ROW_GROUPS]]
+// CHECK-NEXT:        %[[ROW:.*]] = arith.divsi %[[ID]], %[[ROW_GROUPS]]
+// CHECK-NEXT:        %[[C0:.*]] = arith.muli %[[G]], %c4
+// CHECK:             %[[C1:.*]] = arith.addi %[[C0]], %c1
+// CHECK:             %[[C2:.*]] = arith.addi %[[C0]], %c2
+// CHECK:             %[[C3:.*]] = arith.addi %[[C0]], %c3
+// CHECK-NEXT:        memref.load %arg0[%[[I:.*]], %[[C0]]]
+// CHECK-NEXT:        memref.load %arg0[%[[I]], %[[C1]]]
+// CHECK-NEXT:        memref.load %arg0[%[[I]], %[[C2]]]
+// CHECK-NEXT:        memref.load %arg0[%[[I]], %[[C3]]]
+// CHECK-COUNT-4:     memref.load %arg1[%[[I]]]
+// CHECK-COUNT-4:     arith.mulf
+// CHECK-NEXT:        memref.store %{{.*}}, %arg2[%[[I]], %[[C0]]]
+// CHECK-NEXT:        memref.store %{{.*}}, %arg2[%[[I]], %[[C1]]]
+// CHECK-NEXT:        memref.store %{{.*}}, %arg2[%[[I]], %[[C2]]]
+// CHECK-NEXT:        memref.store %{{.*}}, %arg2[%[[I]], %[[C3]]]
+// CHECK:         arith.divsi %{{.*}}, %c2
+// CHECK:         memref.load %arg3
+// CHECK-NEXT:    memref.load %arg3
+// CHECK-NOT:     arith.divsi %{{.*}}, %c{{[24]}}{{(_[0-9]+)?}} :
+// CHECK:         return
+func.func @vector_groups(%x: memref<8x64xf32>, %scale: memref<8xf32>, %y: memref<8x64xf32>,
+                         %d: memref<6x10xf64>, %e: memref<6x10xf64>, %t: memref<64x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %c8 = arith.constant 8 : index
+  %c10 = arith.constant 10 : index
+  %c64 = arith.constant 64 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c64) step (%c1, %c1) {
+    %v = memref.load %x[%i, %j] : memref<8x64xf32>
+    %s = memref.load %scale[%i] : memref<8xf32>
+    %p = arith.mulf %v, %s : f32
+    memref.store %p, %y[%i, %j] : memref<8x64xf32>
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c6, %c10) step (%c1, %c1) {
+    %v = memref.load %d[%i, %j] : memref<6x10xf64>
+    memref.store %v, %e[%i, %j] : memref<6x10xf64>
+    scf.reduce
+  }
+  // The column is the transpose's first index: one by one.
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c64) step (%c1, %c1) {
+    %v = memref.load %x[%i, %j] : memref<8x64xf32>
+    memref.store %v, %t[%j, %i] : memref<64x8xf32>
+    scf.reduce
+  }
+  // A region in the body: one by one.
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c64) step (%c1, %c1) {
+    scf.for %k = %c0 to %c8 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<8x64xf32>
+      memref.store %v, %y[%i, %j] : memref<8x64xf32>
+    }
     scf.reduce
   }
   return

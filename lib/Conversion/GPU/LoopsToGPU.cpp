@@ -10,6 +10,10 @@
 //     iteration whose row-major linear index is `id` (the innermost
 //     dimension varies fastest across a warp, so contiguous accesses
 //     coalesce), and threads past the end do nothing;
+//   - an elementwise one whose rows are a multiple of 4 f32 (2 f64)
+//     elements long runs 4 (2) neighbouring iterations a thread, op by op,
+//     so that LLVM makes their accesses 16-byte ones where it knows the
+//     alignment (vectorWidth);
 //   - an scf.for nest that touches only memory and scalars becomes a
 //     single-thread kernel, so that its buffers never migrate to the host;
 //   - a loop over rows and lanes followed by a loop over the rows that adds
@@ -170,10 +174,128 @@ std::pair<scf::IfOp, Value> launchIterations(OpBuilder &b,
   return {ifInRange, id};
 }
 
-/// Runs `loop` (without results) as a grid of one thread per iteration.
+/// The bytes a thread of an elementwise loop reads or writes at once where
+/// its neighbouring elements are its own: a GPU's widest load.
+constexpr int64_t kVectorBytes = 16;
+
+/// How many neighbouring iterations of `loop` one thread runs, so that its
+/// loads and stores of them can be one vector access each (W elements of
+/// kVectorBytes, 4 of f32 or 2 of f64): W where `loop` is elementwise (no
+/// regions in its body), its innermost dimension runs from 0 by 1 to a
+/// constant multiple of W, and every access that uses that dimension's
+/// index uses it as its last index, into a buffer whose elements are
+/// kVectorBytes / W bytes with a last stride of 1; else 1. A thread's W
+/// iterations are then W neighbours in one row, each element of which the
+/// iteration computes as before; whether the accesses become vector ones
+/// is LLVM's to prove (their alignment).
+int64_t vectorWidth(scf::ParallelOp loop) {
+  Block *body = loop.getBody();
+  Value inner = loop.getInductionVars().back();
+  std::optional<int64_t> lower =
+      getConstantIntValue(loop.getLowerBound().back());
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep().back());
+  std::optional<int64_t> upper =
+      getConstantIntValue(loop.getUpperBound().back());
+  if (lower != 0 || step != 1 || !upper)
+    return 1;
+  int64_t elementBytes = 0;
+  for (Operation &op : body->without_terminator()) {
+    if (op.getNumRegions() != 0)
+      return 1;
+    Value memref;
+    ValueRange indices;
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      memref = load.getMemRef();
+      indices = load.getIndices();
+    } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      memref = store.getMemRef();
+      indices = store.getIndices();
+    }
+    if (!memref || !llvm::is_contained(indices, inner))
+      continue;
+    auto type = cast<MemRefType>(memref.getType());
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (indices.back() != inner ||
+        llvm::is_contained(indices.drop_back(), inner) ||
+        !type.getElementType().isIntOrFloat() ||
+        failed(type.getStridesAndOffset(strides, offset)) ||
+        strides.back() != 1)
+      return 1;
+    int64_t bytes = type.getElementTypeBitWidth() / 8;
+    if (bytes * 8 != int64_t(type.getElementTypeBitWidth()) ||
+        (elementBytes && bytes != elementBytes))
+      return 1;
+    elementBytes = bytes;
+  }
+  if (elementBytes == 0 || kVectorBytes % elementBytes != 0)
+    return 1;
+  int64_t width = kVectorBytes / elementBytes;
+  return *upper % width == 0 ? width : 1;
+}
+
+/// Runs `loop` (without results) as a grid of one thread per `width`
+/// neighbouring iterations along its innermost dimension (vectorWidth):
+/// thread g runs the iterations whose innermost index is width * (g mod
+/// (E / width)) + 0, ..., + width - 1, E being that dimension's extent,
+/// op by op. The first index is a multiple of `width` by construction (a
+/// multiplication, not a remainder), so LLVM knows the accesses' offsets
+/// are too.
+void launchVectorGroups(OpBuilder &b, scf::ParallelOp loop, int64_t width) {
+  Location loc = loop.getLoc();
+  auto [trips, total] = tripCounts(b, loop);
+  Value widthValue = arith::ConstantIndexOp::create(b, loc, width);
+  Value groups = arith::DivSIOp::create(b, loc, total, widthValue);
+  Value id = launchThreads(b, loc, groups).second;
+  Value inRange =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, id, groups);
+  auto ifInRange = scf::IfOp::create(b, loc, inRange, false);
+  b.setInsertionPointToStart(ifInRange.thenBlock());
+  // The group's outer indices and its first innermost index.
+  SmallVector<Value> groupTrips(trips);
+  groupTrips.back() = arith::DivSIOp::create(b, loc, trips.back(), widthValue);
+  SmallVector<Value> ivs(trips.size());
+  Value rest = id;
+  for (int64_t d = int64_t(trips.size()) - 1; d >= 0; --d) {
+    Value at =
+        d == 0 ? rest : arith::RemSIOp::create(b, loc, rest, groupTrips[d]);
+    if (d > 0)
+      rest = arith::DivSIOp::create(b, loc, rest, groupTrips[d]);
+    ivs[d] = d + 1 == int64_t(trips.size())
+                 ? arith::MulIOp::create(b, loc, at, widthValue).getResult()
+                 : arith::AddIOp::create(
+                       b, loc, loop.getLowerBound()[d],
+                       arith::MulIOp::create(b, loc, at, loop.getStep()[d]))
+                       .getResult();
+  }
+  SmallVector<IRMapping> mappings(width);
+  for (int64_t k = 0; k < width; ++k) {
+    for (auto [iv, value] : llvm::zip(loop.getInductionVars(), ivs))
+      mappings[k].map(iv, value);
+    if (k > 0)
+      mappings[k].map(
+          loop.getInductionVars().back(),
+          arith::AddIOp::create(b, loc, ivs.back(),
+                                arith::ConstantIndexOp::create(b, loc, k)));
+  }
+  // Op by op, each for the W iterations in turn: the W loads of a buffer
+  // are next to each other, and so are the W stores, with nothing between
+  // them that LLVM's load-store vectorizer would have to prove apart (a
+  // call, a store to another buffer). The iterations of a parallel loop
+  // may interleave in any way.
+  for (Operation &op : loop.getBody()->without_terminator())
+    for (IRMapping &mapping : mappings)
+      b.clone(op, mapping);
+}
+
+/// Runs `loop` (without results) as a grid of one thread per iteration,
+/// or per `vectorWidth` neighbouring iterations.
 void launchParallelLoop(scf::ParallelOp loop) {
   OpBuilder b(loop);
-  launchIterations(b, loop);
+  if (int64_t width = vectorWidth(loop); width > 1)
+    launchVectorGroups(b, loop, width);
+  else
+    launchIterations(b, loop);
   loop.erase();
 }
 
