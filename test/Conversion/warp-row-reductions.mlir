@@ -179,8 +179,9 @@ func.func @reader_then_writer(%x: memref<16x256xf32>) -> (memref<16xf32>, memref
 // Left as they are: a column's sum (its trips read along the outer
 // dimension: neighbouring threads read neighbours already), a lane of a
 // split sum (the same), a row of 32 (a lane would take one element), f16
-// (shuffled in f32 only after the float emulation), and a row read through
-// a transposed view (its last stride is not 1).
+// (shuffled in f32 only after the float emulation), a row read through
+// a transposed view (its last stride is not 1), and a dot product of two
+// rows (a matmul's loop, which keeps the CPU's order of additions).
 // CHECK-LABEL: func.func @left
 // CHECK-NOT:     gpu.launch
 // CHECK:         return
@@ -231,6 +232,19 @@ func.func @left(%x: memref<512x256xf32>, %lanes: memref<64x32x8xf32>, %h: memref
     }
     scf.reduce
   }
+  %dots = memref.alloc() : memref<512xf32>
+  scf.parallel (%r) = (%c0) to (%c512) step (%c1) {
+    scf.for %j = %c0 to %c256 step %c1 {
+      %v = memref.load %x[%r, %j] : memref<512x256xf32>
+      %w = memref.load %x[%c0, %j] : memref<512x256xf32>
+      %p = arith.mulf %v, %w : f32
+      %old = memref.load %dots[%r] : memref<512xf32>
+      %new = arith.addf %p, %old : f32
+      memref.store %new, %dots[%r] : memref<512xf32>
+    }
+    scf.reduce
+  }
+  memref.dealloc %dots : memref<512xf32>
   %t = memref.transpose %x (d0, d1) -> (d1, d0) : memref<512x256xf32> to memref<256x512xf32, strided<[1, 256]>>
   scf.parallel (%r) = (%c0) to (%c256) step (%c1) {
     scf.for %j = %c0 to %c512 step %c1 {
@@ -242,4 +256,52 @@ func.func @left(%x: memref<512x256xf32>, %lanes: memref<64x32x8xf32>, %h: memref
     scf.reduce
   }
   return
+}
+
+// -----
+
+// A host loop around the rows (a transformer's loop over its layers: it
+// allocates) launches a warp per row in each iteration; a loop of device
+// operations only around a reduction is a nest that tad-loops-to-gpu runs
+// as one kernel, and stays.
+// CHECK-LABEL: func.func @in_host_loop
+// CHECK:         scf.for
+// CHECK-NEXT:      memref.alloc
+// CHECK:           gpu.launch
+// CHECK:             gpu.shuffle
+// CHECK:           memref.dealloc
+// CHECK:         scf.for
+// CHECK-NEXT:      scf.for
+// CHECK-NOT:     gpu.launch
+func.func @in_host_loop(%x: memref<4x16x128xf32>) -> memref<f32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %c128 = arith.constant 128 : index
+  scf.for %l = %c0 to %c4 step %c1 {
+    %acc = memref.alloc() : memref<16xf32>
+    scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+      scf.for %j = %c0 to %c128 step %c1 {
+        %v = memref.load %x[%l, %i, %j] : memref<4x16x128xf32>
+        %old = memref.load %acc[%i] : memref<16xf32>
+        %new = arith.maximumf %v, %old : f32
+        memref.store %new, %acc[%i] : memref<16xf32>
+      }
+      scf.reduce
+    }
+    memref.dealloc %acc : memref<16xf32>
+  }
+  %flat = memref.collapse_shape %x [[0, 1], [2]] : memref<4x16x128xf32> into memref<64x128xf32>
+  %c64 = arith.constant 64 : index
+  %total = memref.alloc() : memref<f32>
+  scf.for %i = %c0 to %c64 step %c1 {
+    scf.for %j = %c0 to %c128 step %c1 {
+      %v = memref.load %flat[%i, %j] : memref<64x128xf32>
+      %old = memref.load %total[] : memref<f32>
+      %new = arith.addf %v, %old : f32
+      memref.store %new, %total[] : memref<f32>
+    }
+  }
+  return %total : memref<f32>
 }

@@ -298,9 +298,10 @@ def SplitLongReductions
     body combines a value computed from loads and arithmetic into one
     accumulator element that does not depend on the loop, with a
     commutative `arith` op that has a neutral element: a sum, a product, a
-    maximum or minimum, an integer or bitwise reduction), alone in a
-    top-level `scf.parallel` or a statement of the function, becomes a
-    loop nest and a kernel. The nest has one iteration per chunk of at
+    maximum or minimum, an integer or bitwise reduction), alone in an
+    `scf.parallel` of host code or a statement of host code (the function's
+    body, and the loops and branches there that allocate, free or call: a
+    transformer's loop over its layers), becomes a loop nest and a kernel. The nest has one iteration per chunk of at
     least 256 trips of each parallel iteration, the chunk outermost, aiming
     at 65,536 iterations in all: chunk c of C combines the values of trips
     c, c + C, c + 2C, ... in order, from the neutral element (-0.0 for a
@@ -343,11 +344,10 @@ def WarpRowReductions
   let description = [{
     For `--target=cuda`, after `tad-split-long-reductions`: a reduction
     loop as that pass takes them (of at least 64 trips here, 32- or 64-bit
-    integers or floats), alone in a top-level `scf.parallel` or a
-    statement of the function, whose neighbouring trips read neighbouring
-    elements (the loop's index is the last index of a load from a buffer
-    whose last stride is 1, and no other index of a load depends on it),
-    becomes a `gpu.launch` of a warp per parallel iteration (a row), 8 to a
+    integers or floats, in host code as there) that reduces one row whose
+    neighbouring trips read neighbouring elements (one load depends on the
+    loop's index, which is its last index, into a buffer whose last stride
+    is 1; other loads are the same in every trip), becomes a `gpu.launch` of a warp per parallel iteration (a row), 8 to a
     block of 256 threads. Lane l combines the row's trips l, l + 32, l +
     64, ... in order from the neutral element; the 32 lanes then combine
     their values with `gpu.shuffle xor` at offsets 16, 8, 4, 2, 1 (a
@@ -364,7 +364,9 @@ def WarpRowReductions
     bits; a float sum adds in another order. Reductions whose trips read
     along another dimension (a column's sum, a lane of
     `tad-split-reductions`' sums) stay: there neighbouring threads read
-    neighbours already.
+    neighbours already. So does a dot product of two rows, a matmul's loop
+    (where `tad-tile-gpu-matmuls` did not take it), which keeps the CPU's
+    order of additions.
   }];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::gpu::GPUDialect",
@@ -565,9 +567,15 @@ def EmulateGpuLaunches : Pass<"tad-emulate-gpu-launches", "mlir::ModuleOp"> {
     barrier, a loop's carried values among them, lives in a buffer with an
     element per thread; workgroup memory is one buffer, which the blocks
     use in turn. Both are stack buffers in an alloca scope, so the
-    emulator's peak stays the plan's. Barriers in branches, loops around
-    barriers with bounds that differ between threads, views kept across a
-    barrier, warp operations and private memory are rejected.
+    emulator's peak stays the plan's. A `gpu.shuffle` is first an exchange
+    through workgroup memory between two barriers (each thread stores its
+    value in its slot; after the barrier it reads its partner lane's, the
+    lanes being the block's threads by linear id, 32 to a warp; the second
+    barrier keeps the next exchange from overwriting a slot before it is
+    read). Barriers and shuffles in branches, shuffles in blocks of a size
+    that is not a constant or of vectors, loops around barriers with bounds
+    that differ between threads, views kept across a barrier, warp
+    reductions and private memory are rejected.
 
     With `reverse`, the blocks and threads run from the last to the first.
     A GPU runs them in no fixed order: a kernel whose threads read or write

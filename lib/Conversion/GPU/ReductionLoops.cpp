@@ -85,13 +85,40 @@ std::optional<tad::SumLoop> tad::matchSumLoop(scf::ForOp loop, int64_t minTrips,
   return sum;
 }
 
+/// Whether `op` stands in host code: in a function's body, or in loops and
+/// branches there that hold host operations (an allocation, a
+/// deallocation, a copy, a call: a transformer's loop over its layers),
+/// which tad-loops-to-gpu keeps on the host. A loop of device operations
+/// only around `op` is a nest that becomes one kernel (a full reduction
+/// over two dimensions), and a parallel loop or a launch is a kernel.
+static bool onHost(Operation *op) {
+  for (Operation *parent = op->getParentOp(); !isa<func::FuncOp>(parent);
+       parent = parent->getParentOp()) {
+    if (!isa<scf::ForOp, scf::IfOp, scf::WhileOp>(parent))
+      return false;
+    bool host = parent
+                    ->walk([](Operation *inner) {
+                      return isa<memref::AllocOp, memref::DeallocOp,
+                                 memref::CopyOp, func::CallOp>(inner)
+                                 ? WalkResult::interrupt()
+                                 : WalkResult::advance();
+                    })
+                    .wasInterrupted();
+    if (!host)
+      return false;
+  }
+  return true;
+}
+
 FailureOr<scf::ParallelOp> tad::enclosingParallel(scf::ForOp loop) {
   Operation *parent = loop->getParentOp();
-  if (isa<func::FuncOp>(parent))
+  if (!isa<scf::ParallelOp>(parent)) {
+    if (!onHost(loop))
+      return failure();
     return scf::ParallelOp();
-  auto parallel = dyn_cast<scf::ParallelOp>(parent);
-  if (!parallel || !isa<func::FuncOp>(parallel->getParentOp()) ||
-      parallel.getNumResults() != 0 ||
+  }
+  auto parallel = cast<scf::ParallelOp>(parent);
+  if (!onHost(parallel) || parallel.getNumResults() != 0 ||
       &parallel.getBody()->front() != loop.getOperation() ||
       loop->getNextNode() != parallel.getBody()->getTerminator())
     return failure();

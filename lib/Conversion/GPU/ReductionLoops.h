@@ -53,9 +53,11 @@ std::optional<SumLoop> matchSumBody(mlir::scf::ForOp outer, mlir::Block *body,
 std::optional<SumLoop> matchSumLoop(mlir::scf::ForOp loop, int64_t minTrips,
                                     mlir::AliasAnalysis &alias);
 
-/// The loop's place in its nest: a top-level `scf.parallel` (constant
+/// The loop's place in its nest: an `scf.parallel` of host code (constant
 /// bounds from 0, step 1) that holds only this loop, or none where the
-/// loop is a function's own statement; fails elsewhere.
+/// loop is a statement of host code itself; fails elsewhere. Host code is
+/// a function's body and the loops and branches there that hold host
+/// operations (allocations, calls: a loop over a transformer's layers).
 mlir::FailureOr<mlir::scf::ParallelOp> enclosingParallel(mlir::scf::ForOp loop);
 
 /// The extents of `parallel`'s loops (none for no loop).

@@ -47,10 +47,13 @@ constexpr int64_t kRowsPerBlock = 8;
 /// Shorter rows stay one thread's loop: a lane would combine one element.
 constexpr int64_t kMinTrips = 2 * kWarpSize;
 
-/// Whether neighbouring trips of `sum` read neighbouring elements: the
-/// body reads along the loop's index, which is the last index of some load
-/// of a buffer whose last stride is 1, and no load's other index depends
-/// on it.
+/// Whether `sum` reduces one row, whose neighbouring trips read
+/// neighbouring elements: one load of the body depends on the loop's index,
+/// which is its last index, into a buffer whose last stride is 1 (other
+/// loads are the same in every trip: a row's maximum that a softmax's sum
+/// subtracts). A dot product of two rows is a matmul's loop, whose kernels
+/// are tad-tile-gpu-matmuls' (or cuBLAS's): left one thread per output, it
+/// keeps the CPU's order of additions.
 bool readsAlongRow(SumLoop sum) {
   Value iv = sum.loop.getInductionVar();
   Block *body = sum.loop.getBody();
@@ -65,10 +68,11 @@ bool readsAlongRow(SumLoop sum) {
     ValueRange indices = load.getIndices();
     if (indices.empty())
       continue;
-    if (llvm::any_of(indices.drop_back(), dependsOnTrip))
-      return false;
-    if (indices.back() != iv)
+    if (!llvm::any_of(indices, dependsOnTrip))
       continue;
+    if (along || indices.back() != iv ||
+        llvm::any_of(indices.drop_back(), dependsOnTrip))
+      return false;
     auto type = cast<MemRefType>(load.getMemRef().getType());
     SmallVector<int64_t> strides;
     int64_t offset;
