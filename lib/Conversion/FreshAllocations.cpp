@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 using namespace mlir;
@@ -64,6 +65,21 @@ SmallVector<int64_t> tad::noaliasPointers(ArrayRef<Value> values,
   return pointerPositions(values, ownAllocations(values), count);
 }
 
+/// Whether `memref` is an input of an entry point: an argument of a public
+/// function that no function of the module calls, which only the runtime's
+/// callers call (tad_rt_stage_input copies their inputs into allocations of
+/// its own, Aot.cpp's wrappers and Runner.cpp).
+static bool isStagedInput(Value memref) {
+  auto input = dyn_cast<BlockArgument>(memref);
+  if (!input || !input.getOwner()->isEntryBlock())
+    return false;
+  auto func = dyn_cast<func::FuncOp>(input.getOwner()->getParentOp());
+  if (!func || !func.isPublic())
+    return false;
+  Operation *module = SymbolTable::getNearestSymbolTable(func);
+  return module && SymbolTable::symbolKnownUseEmpty(func, module);
+}
+
 SmallVector<int64_t> tad::alignedPointers(ArrayRef<Value> values,
                                           int64_t alignment, int64_t &count) {
   SmallVector<bool> aligned;
@@ -71,7 +87,7 @@ SmallVector<int64_t> tad::alignedPointers(ArrayRef<Value> values,
     bool ok = isa<MemRefType>(value.getType());
     Value memref = value;
     while (ok) {
-      if (memref.getDefiningOp<memref::AllocOp>())
+      if (memref.getDefiningOp<memref::AllocOp>() || isStagedInput(memref))
         break;
       auto view = memref.getDefiningOp<ViewLikeOpInterface>();
       if (!view) {

@@ -40,11 +40,13 @@ llvm::SmallVector<int64_t> noaliasPointers(llvm::ArrayRef<mlir::Value> values,
                                            int64_t &count);
 
 /// The positions (as noaliasPointers gives them) of the aligned pointers
-/// of the memrefs among `values` that view a `memref.alloc` with an aligned
-/// pointer moved by multiples of `alignment` bytes only (a `memref.view`'s
-/// constant shift; the other views keep the pointer): where the runtime's
-/// allocations are aligned to `alignment` (the GPU's are to 256 bytes),
-/// so are these pointers.
+/// of the memrefs among `values` that view a `memref.alloc`, or an input of
+/// an entry point (a public function that the module does not call, whose
+/// inputs the GPU runtime copies into allocations of its own), with an
+/// aligned pointer moved by multiples of `alignment` bytes only (a
+/// `memref.view`'s constant shift; the other views keep the pointer):
+/// where the runtime's allocations are aligned to `alignment` (the GPU's
+/// are to 256 bytes), so are these pointers.
 llvm::SmallVector<int64_t> alignedPointers(llvm::ArrayRef<mlir::Value> values,
                                            int64_t alignment, int64_t &count);
 

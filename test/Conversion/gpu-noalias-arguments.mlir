@@ -4,15 +4,17 @@
 // host's memrefs, each as 3 + 2 * rank arguments (two pointers, offset,
 // sizes, strides). A memref that views an allocation of its own gets
 // `noalias` on its aligned pointer, the second of its arguments; one that
-// views an allocation through views that keep its aligned pointer (all but
-// `memref.view`, which moves it by its byte shift) gets `align 16`.
+// views an allocation, or an input of an entry point (a public function
+// that the module does not call: the runtime copies its inputs into
+// allocations of its own), through views that keep its aligned pointer
+// (all but `memref.view`, which moves it by its byte shift) gets `align
+// 16`.
 
-// @own: an index, an allocation's view, the function's input. Only the
-// allocation's aligned pointer (argument 2) is noalias and aligned; the
-// input, which the caller might pass twice, and whose alignment is the
-// caller's, is neither.
+// @own: an index, an allocation's view, the entry point's input. Only the
+// allocation's aligned pointer (argument 2) is noalias; the input, which
+// the caller might pass twice, is not. Both are aligned.
 // CHECK-LABEL: llvm.func @own(
-// CHECK-SAME: %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr {llvm.align = 16 : i64, llvm.noalias}, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64
+// CHECK-SAME: %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr {llvm.align = 16 : i64, llvm.noalias}, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr {llvm.align = 16 : i64}, %{{.*}}: i64
 // @shared: two subviews of one allocation: neither is noalias, both are
 // aligned (a subview's offset is the descriptor's, not the pointer's).
 // CHECK-LABEL: llvm.func @shared(
@@ -23,9 +25,11 @@
 // CHECK-LABEL: llvm.func @chosen(
 // CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr {llvm.align = 16 : i64}, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64
 // CHECK-NOT: llvm.noalias
-// @twice: an allocation at one launch, the function's input at the other.
+// @twice: an allocation at one launch, the function's input at the other:
+// not noalias, aligned.
 // CHECK-LABEL: llvm.func @twice(
-// CHECK-NOT: llvm.{{noalias|align}}
+// CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr {llvm.align = 16 : i64}, %{{.*}}: i64
+// CHECK-NOT: llvm.noalias
 // @fresh: two allocations, both noalias (arguments 1 and 6).
 // CHECK-LABEL: llvm.func @fresh(
 // CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr {llvm.align = 16 : i64, llvm.noalias}, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr {llvm.align = 16 : i64, llvm.noalias}, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64)
@@ -37,6 +41,10 @@
 // (not).
 // CHECK-LABEL: llvm.func @shifted(
 // CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr {llvm.align = 16 : i64}, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64
+// @called: the argument of a function that the module calls, whose
+// callers may pass any view: neither.
+// CHECK-LABEL: llvm.func @called(
+// CHECK-NOT: llvm.{{noalias|align}}
 // CHECK-LABEL: func.func @host
 module attributes {gpu.container_module} {
   gpu.module @kernels {
@@ -64,6 +72,9 @@ module attributes {gpu.container_module} {
     }
     llvm.func @shifted(%a0: !llvm.ptr, %a1: !llvm.ptr, %a2: i64, %a3: i64, %a4: i64,
                        %b0: !llvm.ptr, %b1: !llvm.ptr, %b2: i64, %b3: i64, %b4: i64) attributes {gpu.kernel, nvvm.kernel} {
+      llvm.return
+    }
+    llvm.func @called(%a0: !llvm.ptr, %a1: !llvm.ptr, %a2: i64, %a3: i64, %a4: i64) attributes {gpu.kernel, nvvm.kernel} {
       llvm.return
     }
   }
@@ -102,8 +113,17 @@ module attributes {gpu.container_module} {
     gpu.launch_func @kernels::@shifted blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
         args(%at32 : memref<4xf32>, %at4 : memref<4xf32>)
     memref.dealloc %bytes : memref<64xi8>
+    %v = memref.subview %a[1] [2] [1] : memref<4xf32> to memref<2xf32, strided<[1], offset: 1>>
+    %vc = memref.cast %v : memref<2xf32, strided<[1], offset: 1>> to memref<?xf32, strided<[1], offset: ?>>
+    call @helper(%vc) : (memref<?xf32, strided<[1], offset: ?>>) -> ()
     memref.dealloc %a : memref<4xf32>
     memref.dealloc %b : memref<4xf32>
+    return
+  }
+  func.func @helper(%x: memref<?xf32, strided<[1], offset: ?>>) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kernels::@called blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%x : memref<?xf32, strided<[1], offset: ?>>)
     return
   }
 }

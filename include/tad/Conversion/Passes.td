@@ -464,12 +464,15 @@ def GpuNoaliasArguments : Pass<"tad-gpu-noalias-arguments", "mlir::ModuleOp"> {
     loop, where a load of another argument could otherwise read it.
 
     The aligned pointer also gets `align 16` where, at every launch, its
-    operand views a `memref.alloc` through views that keep the aligned
-    pointer, or move it by a multiple of 16 bytes (a `memref.view`'s
-    constant shift): the runtime's GPU allocations are aligned to 256
-    bytes. Loads and stores of 4 neighbouring f32 elements at an offset
-    that is a multiple of 4 then become one 16-byte access. A function's
-    arguments get no mark: their alignment is the caller's.
+    operand views a `memref.alloc`, or an argument of a public function
+    that no function of the module calls (an entry point, whose inputs the
+    runtime copies into allocations of its own), through views that keep
+    the aligned pointer, or move it by a multiple of 16 bytes (a
+    `memref.view`'s constant shift): the runtime's GPU allocations are
+    aligned to 256 bytes. Loads and stores of 4 neighbouring f32 elements
+    at an offset that is a multiple of 4 then become one 16-byte access.
+    The arguments of a function that the module calls get no mark: their
+    callers may pass any view.
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }

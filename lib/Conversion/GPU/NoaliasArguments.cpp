@@ -8,9 +8,10 @@
 // allocation of its own at every launch of the kernel (FreshAllocations.h,
 // the rule of the CPU's outlined loop nests) cannot overlap any other
 // argument, and its pointer is marked `noalias`. A buffer that views an
-// allocation through views that keep its pointer (the driver's
-// allocations are aligned to 256 bytes) is marked `align 16`, so that
-// LLVM can make 4 neighbouring f32 accesses one. This runs once the
+// allocation, or an entry point's input (which the runtime copies into an
+// allocation of its own), through views that keep its pointer (the
+// driver's allocations are aligned to 256 bytes) is marked `align 16`, so
+// that LLVM can make 4 neighbouring f32 accesses one. This runs once the
 // kernels are LLVM functions (the conversion drops a memref argument's
 // `llvm.noalias`: its descriptor holds two pointers to one buffer) and
 // before the launches are: their operands are still the host's memrefs.
