@@ -16,7 +16,8 @@
 #   ops/              every op case of test/Execution/op_check.py
 #   steps/            bench/gpu/steps.py's workloads, budgets, sum and matmul
 # `run` unpacks PACK and writes into OUT: steps.json, steps-managed.json
-# (the steps with every buffer in managed memory: TAD_CUDA_MANAGED_ONLY=1)
+# (the steps with every buffer in managed memory: TAD_CUDA_MANAGED_ONLY=1),
+# profile.json (bench/gpu/profile_summary.py's summary of profile.txt)
 # and logs.tar.xz, which holds examples.txt, examples-kernels.txt, ops.txt,
 # steps.txt, steps-managed.txt, sanitize.txt, profile.txt (ncu's CSV of
 # each kernel's time in three calls of the GPT's step and of the sum of
@@ -146,13 +147,17 @@ run() {
   step sanitize 75 "$root/scripts/gpu-sanitize.sh" "$dir/examples"
   # Each kernel's time in the third call of the GPT's step (the first
   # calls fault their fresh managed memory in), then of the sum of 2^24
-  # f32 elements (its 5 kernels against the bandwidth's time), by Nsight
-  # Compute, into one file.
+  # f32 elements (its 3 kernels against the bandwidth's time), by Nsight
+  # Compute, into one file; and its summary (the last call's kernels by
+  # time, cuBLAS's apart from tad's) as profile.json, to commit beside the
+  # steps' results.
   local ncu
   ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)
   export ncu dir
   export -f profile_kernels
   step profile 150 bash -c profile_kernels
+  step profile-summary 30 "$python" "$root/bench/gpu/profile_summary.py" \
+    "$out/profile.txt" --json "$out/profile.json"
   # PyTorch's step of the same GPT, kernel by kernel: its GEMM kernels
   # beside the ones the profile above names for tad's same GEMMs.
   step torch-profile 90 "$python" "$root/bench/gpu/torch_profile.py" \
