@@ -23,6 +23,9 @@
 
 namespace tad {
 
+/// The threads of a warp, which combine their values by shuffles.
+constexpr int64_t kWarpSize = 32;
+
 /// A reduction loop: `for j in [0, trips) { acc[idx] = op(value, acc[idx])
 /// }` (or `op(acc[idx], value)`), where `op` is a commutative arith op with
 /// a neutral element (a sum, a maximum, ...), `value` is computed from

@@ -8,8 +8,10 @@
 // iteration is a thread of its own, which combines its elements (every
 // chunks-th, so that neighbouring threads load neighbouring elements) in
 // order into a partial result; then a block of threads per iteration
-// combines its partial results as a tree in shared memory, and its first
-// thread combines the tree's result into the accumulator. So the order of
+// combines its partial results as a tree, in shared memory and then by a
+// warp's shuffles, and its first thread combines the tree's result into
+// the accumulator (or into the value of its fill, which then launches
+// nothing: ReductionLoops.h's findFill). So the order of
 // the operations is fixed by the loop bounds alone, and every run gives
 // the same bits; a float sum's differ from the CPU's, which adds every
 // element into the accumulator in turn (a maximum's do not).
@@ -60,8 +62,6 @@ constexpr int64_t kTargetThreads = 65536;
 constexpr int64_t kUnroll = 8;
 /// The most threads of a block that combines partial results as a tree.
 constexpr int64_t kTreeThreads = 256;
-/// The threads of a warp, which combine their values by shuffles.
-constexpr int64_t kWarpSize = 32;
 
 /// A reduction over several dimensions is a perfect nest of loops (a bias's
 /// gradient sums over [B, T]: 32 x 256 trips, each loop short). Where the

@@ -41,7 +41,6 @@ using namespace tad;
 
 namespace {
 
-constexpr int64_t kWarpSize = 32;
 /// A block's warps, each a row.
 constexpr int64_t kRowsPerBlock = 8;
 /// Shorter rows stay one thread's loop: a lane would combine one element.
