@@ -9,9 +9,10 @@
 // slots. The phases then run it as they run any barrier, forwards and
 // reversed, and the results are the shuffle's by its definition
 // (`gpu.shuffle`: the lanes are the block's threads by linear id, 32 to a
-// warp). A block-wide barrier where a GPU synchronizes a warp is stronger,
-// never weaker, so an emulated kernel cannot race where the GPU's would
-// not.
+// warp). A block-wide barrier where a GPU synchronizes a warp orders more:
+// a kernel that counted on a shuffle to order other warps' memory accesses
+// would pass here and race on a GPU. tad's shuffles exchange registers
+// only, the values of one warp's tree.
 //
 //===----------------------------------------------------------------------===//
 
