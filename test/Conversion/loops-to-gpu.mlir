@@ -45,12 +45,14 @@ func.func @parallel(%a: memref<3x99xf32>, %b: memref<3x99xf32>) {
 // -----
 
 // An elementwise loop whose rows are a multiple of 4 f32 elements long:
-// a thread runs 4 neighbouring iterations of a row (the first at 4 times
-// its group's column), op by op, so that the 4 loads of a buffer and the
-// 4 stores are next to each other (LLVM makes each one vector access). A
-// broadcast's load does not use the column and does not count. f64 rows
-// go by 2; a loop with a region, an access whose last index is not the
-// column, or rows of another length go one by one.
+// a thread runs 4 neighbouring iterations of a row, op by op, so that the
+// 4 loads of a buffer and the 4 stores are next to each other (LLVM makes
+// each one vector access). The group's column is 4 times its group's (a
+// multiplication); an access at the iteration's own indices to a buffer
+// of the loop's shape goes through a 1-D view at the linear index 4 id +
+// k. A broadcast's load does not use the column and does not count. f64
+// rows go by 2; a loop with a region, an access whose last index is not
+// the column, or rows of another length go one by one.
 // CHECK-LABEL: func.func @vector_groups
 // CHECK:         %[[GROUPS:.*]] = arith.divsi %{{.*}}, %c4
 // CHECK:         gpu.launch
@@ -58,24 +60,30 @@ func.func @parallel(%a: memref<3x99xf32>, %b: memref<3x99xf32>) {
 // CHECK:           scf.if %[[IN]] {
 // CHECK:             %[[ROW_GROUPS:.*]] = arith.divsi %{{.*}}, %c4
 // CHECK-NEXT:        %[[G:.*]] = arith.remsi %[[ID]], %[[ROW_GROUPS]]
-// CHECK-NEXT:        %[[ROW:.*]] = arith.divsi %[[ID]], %[[ROW_GROUPS]]
-// CHECK-NEXT:        %[[C0:.*]] = arith.muli %[[G]], %c4
-// CHECK:             %[[C1:.*]] = arith.addi %[[C0]], %c1
-// CHECK:             %[[C2:.*]] = arith.addi %[[C0]], %c2
-// CHECK:             %[[C3:.*]] = arith.addi %[[C0]], %c3
-// CHECK-NEXT:        memref.load %arg0[%[[I:.*]], %[[C0]]]
-// CHECK-NEXT:        memref.load %arg0[%[[I]], %[[C1]]]
-// CHECK-NEXT:        memref.load %arg0[%[[I]], %[[C2]]]
-// CHECK-NEXT:        memref.load %arg0[%[[I]], %[[C3]]]
+// CHECK-NEXT:        %[[R:.*]] = arith.divsi %[[ID]], %[[ROW_GROUPS]]
+// CHECK:             %[[J:.*]] = arith.addi %c0, %{{.*}} : index
+// CHECK-NEXT:        arith.muli %[[R]], %c1
+// CHECK-NEXT:        %[[I:.*]] = arith.addi %c0, %{{.*}} : index
+// CHECK-NEXT:        %[[C0:.*]] = arith.muli %[[J]], %c4 overflow<nsw, nuw>
+// CHECK-NEXT:        %[[L0:.*]] = arith.muli %[[ID]], %c4 overflow<nsw, nuw>
+// CHECK:             %[[L1:.*]] = arith.addi %[[L0]], %{{.*}} overflow<nsw, nuw>
+// CHECK:             %[[L2:.*]] = arith.addi %[[L0]], %{{.*}} overflow<nsw, nuw>
+// CHECK:             %[[L3:.*]] = arith.addi %[[L0]], %{{.*}} overflow<nsw, nuw>
+// CHECK-NEXT:        %[[X:.*]] = memref.collapse_shape %arg0 {{\[}}[0, 1]] : memref<8x64xf32> into memref<512xf32>
+// CHECK-NEXT:        memref.load %[[X]][%[[L0]]]
+// CHECK-NEXT:        memref.load %[[X]][%[[L1]]]
+// CHECK-NEXT:        memref.load %[[X]][%[[L2]]]
+// CHECK-NEXT:        memref.load %[[X]][%[[L3]]]
 // CHECK-COUNT-4:     memref.load %arg1[%[[I]]]
 // CHECK-COUNT-4:     arith.mulf
-// CHECK-NEXT:        memref.store %{{.*}}, %arg2[%[[I]], %[[C0]]]
-// CHECK-NEXT:        memref.store %{{.*}}, %arg2[%[[I]], %[[C1]]]
-// CHECK-NEXT:        memref.store %{{.*}}, %arg2[%[[I]], %[[C2]]]
-// CHECK-NEXT:        memref.store %{{.*}}, %arg2[%[[I]], %[[C3]]]
+// CHECK-NEXT:        %[[Y:.*]] = memref.collapse_shape %arg2
+// CHECK-NEXT:        memref.store %{{.*}}, %[[Y]][%[[L0]]]
+// CHECK-NEXT:        memref.store %{{.*}}, %[[Y]][%[[L1]]]
+// CHECK-NEXT:        memref.store %{{.*}}, %[[Y]][%[[L2]]]
+// CHECK-NEXT:        memref.store %{{.*}}, %[[Y]][%[[L3]]]
 // CHECK:         arith.divsi %{{.*}}, %c2
-// CHECK:         memref.load %arg3
-// CHECK-NEXT:    memref.load %arg3
+// CHECK:         memref.load %[[D:.*]][%{{.*}}] : memref<60xf64>
+// CHECK-NEXT:    memref.load %[[D]]
 // CHECK-NOT:     arith.divsi %{{.*}}, %c{{[24]}}{{(_[0-9]+)?}} :
 // CHECK:         return
 func.func @vector_groups(%x: memref<8x64xf32>, %scale: memref<8xf32>, %y: memref<8x64xf32>,

@@ -176,6 +176,87 @@ func.func @reader_then_writer(%x: memref<16x256xf32>) -> (memref<16xf32>, memref
 
 // -----
 
+// A softmax's exponentials after its maxima: the loop over the rows'
+// elements, past the allocation of its output (which moves before the
+// launch), runs in the warp kernel after a barrier, lane l taking the
+// elements l, l + 32, ... of its row (the rows are not a multiple of 8:
+// warps past the last row skip it). A loop over the elements that writes
+// the buffer the maxima read stays.
+// CHECK-LABEL: func.func @exponentials
+// CHECK:         %[[E:.*]] = memref.alloc() : memref<12x64xf32>
+// CHECK-NOT:     scf.parallel
+// CHECK:         gpu.launch
+// CHECK:           %[[LANE:.*]] = arith.remui
+// CHECK:           gpu.shuffle
+// CHECK:           %[[VALID:.*]] = arith.cmpi ule, %{{.*}}, %c11
+// CHECK:           scf.if
+// CHECK:             memref.store %{{.*}}, %[[MAX:.*]][%[[R:.*]]] : memref<12xf32>
+// CHECK:           gpu.barrier
+// CHECK-NEXT:      scf.if %[[VALID]] {
+// CHECK:             scf.for %[[K:.*]] = %{{.*}} to %c2{{.*}} step
+// CHECK:               %[[K32:.*]] = arith.muli %[[K]], %c32
+// CHECK-NEXT:          %[[C:.*]] = arith.addi %[[K32]], %[[LANE]]
+// CHECK-NEXT:          %[[X:.*]] = memref.load %arg0[%[[R]], %[[C]]]
+// CHECK-NEXT:          %[[M:.*]] = memref.load %[[MAX]][%[[R]]]
+// CHECK-NEXT:          arith.subf %[[X]], %[[M]]
+// CHECK-NEXT:          math.exp
+// CHECK-NEXT:          memref.store %{{.*}}, %[[E]][%[[R]], %[[C]]]
+// CHECK:         gpu.launch
+// CHECK-NOT:       gpu.barrier
+// CHECK:           gpu.terminator
+// CHECK-NEXT:    }
+// CHECK-NEXT:    scf.parallel
+func.func @exponentials(%x: memref<12x64xf32>, %y: memref<12x64xf32>) -> memref<12x64xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c12 = arith.constant 12 : index
+  %c64 = arith.constant 64 : index
+  %cst = arith.constant 0xFF800000 : f32
+  %max = memref.alloc() : memref<12xf32>
+  scf.parallel (%i) = (%c0) to (%c12) step (%c1) {
+    memref.store %cst, %max[%i] : memref<12xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c12) step (%c1) {
+    scf.for %j = %c0 to %c64 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<12x64xf32>
+      %old = memref.load %max[%i] : memref<12xf32>
+      %new = arith.maximumf %v, %old : f32
+      memref.store %new, %max[%i] : memref<12xf32>
+    }
+    scf.reduce
+  }
+  %e = memref.alloc() : memref<12x64xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c12, %c64) step (%c1, %c1) {
+    %v = memref.load %x[%i, %j] : memref<12x64xf32>
+    %m = memref.load %max[%i] : memref<12xf32>
+    %d = arith.subf %v, %m : f32
+    %x2 = math.exp %d : f32
+    memref.store %x2, %e[%i, %j] : memref<12x64xf32>
+    scf.reduce
+  }
+  %max2 = memref.alloc() : memref<12xf32>
+  scf.parallel (%i) = (%c0) to (%c12) step (%c1) {
+    scf.for %j = %c0 to %c64 step %c1 {
+      %v = memref.load %e[%i, %j] : memref<12x64xf32>
+      %old = memref.load %max2[%i] : memref<12xf32>
+      %new = arith.maximumf %v, %old : f32
+      memref.store %new, %max2[%i] : memref<12xf32>
+    }
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c12, %c64) step (%c1, %c1) {
+    %m = memref.load %max2[%i] : memref<12xf32>
+    memref.store %m, %e[%i, %j] : memref<12x64xf32>
+    scf.reduce
+  }
+  memref.dealloc %max : memref<12xf32>
+  memref.dealloc %max2 : memref<12xf32>
+  return %e : memref<12x64xf32>
+}
+
+// -----
+
 // Left as they are: a column's sum (its trips read along the outer
 // dimension: neighbouring threads read neighbours already), a lane of a
 // split sum (the same), a row of 32 (a lane would take one element), f16

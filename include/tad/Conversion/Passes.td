@@ -200,7 +200,11 @@ def ConvertLoopsToGPU : Pass<"tad-loops-to-gpu", "mlir::func::FuncOp"> {
     so that the W loads of a buffer and the W stores are next to each
     other, and LLVM's load-store vectorizer makes each one access of 16
     bytes where it knows the pointer's alignment
-    (`tad-gpu-noalias-arguments`).
+    (`tad-gpu-noalias-arguments`). An access at the iteration's own
+    indices to a buffer of the loop's shape (row-major) goes through a
+    1-D view (`memref.collapse_shape`) at the linear index W g + k: LLVM
+    folds a row and a column back into that index for k = 0 only, and
+    would not pair that access with the others.
 
     ```mlir
     scf.parallel (%i) = (%c0) to (%c1001) step (%c1) {
@@ -357,6 +361,18 @@ def WarpRowReductions
     (as `tad-split-long-reductions` does). A warp past the last row
     computes the last row again (every lane of a warp takes part in its
     shuffles) and stores nothing.
+
+    The first lane then runs the loops over the same outputs that follow
+    and touch only their own output's elements (as `tad-fuse-kernel-loops`
+    would join them), and after a `gpu.barrier` every lane runs the loop
+    over the rows' elements that follows them, past allocations (a loop
+    over the outputs' dimensions and one more, of a constant extent: a
+    softmax's exponentials), the elements l, l + 32, ... of its row,
+    where that loop stores only its own elements, into buffers apart from
+    what the kernel reads and writes, and reads what the kernel wrote at
+    its own or its row's indices; the allocations move before the launch
+    (no allocation moves past another or a free, so the peak is the
+    plan's).
 
     One thread per row, as `tad-loops-to-gpu` runs such a loop otherwise,
     reads 32 rows at each load of a warp; here a warp's 32 loads are

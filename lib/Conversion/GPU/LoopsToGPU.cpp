@@ -136,10 +136,10 @@ std::pair<gpu::LaunchOp, Value> launchThreads(OpBuilder &b, Location loc,
   return {launch, id};
 }
 
-/// Clones `loop`'s body for the iteration whose row-major linear index is
-/// `index` (the last dimension varies fastest) at `b`.
-void cloneIteration(OpBuilder &b, scf::ParallelOp loop, ArrayRef<Value> trips,
-                    Value index) {
+/// Maps at `b` the induction variables of `loop` to the iteration whose
+/// row-major linear index is `index` (the last dimension varies fastest).
+IRMapping iterationAt(OpBuilder &b, scf::ParallelOp loop, ArrayRef<Value> trips,
+                      Value index) {
   Location loc = loop.getLoc();
   IRMapping mapping;
   Value rest = index;
@@ -153,6 +153,14 @@ void cloneIteration(OpBuilder &b, scf::ParallelOp loop, ArrayRef<Value> trips,
   }
   for (auto [iv, value] : llvm::zip(loop.getInductionVars(), ivs))
     mapping.map(iv, value);
+  return mapping;
+}
+
+/// Clones `loop`'s body for the iteration whose row-major linear index is
+/// `index` at `b`.
+void cloneIteration(OpBuilder &b, scf::ParallelOp loop, ArrayRef<Value> trips,
+                    Value index) {
+  IRMapping mapping = iterationAt(b, loop, trips, index);
   for (Operation &op : loop.getBody()->without_terminator())
     b.clone(op, mapping);
 }
@@ -236,11 +244,9 @@ int64_t vectorWidth(scf::ParallelOp loop) {
 
 /// Runs `loop` (without results) as a grid of one thread per `width`
 /// neighbouring iterations along its innermost dimension (vectorWidth):
-/// thread g runs the iterations whose innermost index is width * (g mod
-/// (E / width)) + 0, ..., + width - 1, E being that dimension's extent,
-/// op by op. The first index is a multiple of `width` by construction (a
-/// multiplication, not a remainder), so LLVM knows the accesses' offsets
-/// are too.
+/// thread g runs the iterations of linear index width * g + 0, ..., +
+/// width - 1, op by op: neighbours in one row, the extent of the innermost
+/// dimension being a multiple of `width`.
 void launchVectorGroups(OpBuilder &b, scf::ParallelOp loop, int64_t width) {
   Location loc = loop.getLoc();
   auto [trips, total] = tripCounts(b, loop);
@@ -251,41 +257,93 @@ void launchVectorGroups(OpBuilder &b, scf::ParallelOp loop, int64_t width) {
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, id, groups);
   auto ifInRange = scf::IfOp::create(b, loc, inRange, false);
   b.setInsertionPointToStart(ifInRange.thenBlock());
-  // The group's outer indices and its first innermost index.
+  // Iteration k of the group is the one of linear index W id + k: the
+  // group's row and first column (a multiple of W by construction: a
+  // multiplication, not a remainder, so that LLVM knows an access's
+  // offset is one too), then the column + k. The index's arithmetic does
+  // not wrap, which the flags tell LLVM.
+  auto exact = arith::IntegerOverflowFlagsAttr::get(
+      b.getContext(),
+      arith::IntegerOverflowFlags::nsw | arith::IntegerOverflowFlags::nuw);
   SmallVector<Value> groupTrips(trips);
   groupTrips.back() = arith::DivSIOp::create(b, loc, trips.back(), widthValue);
-  SmallVector<Value> ivs(trips.size());
-  Value rest = id;
-  for (int64_t d = int64_t(trips.size()) - 1; d >= 0; --d) {
-    Value at =
-        d == 0 ? rest : arith::RemSIOp::create(b, loc, rest, groupTrips[d]);
-    if (d > 0)
-      rest = arith::DivSIOp::create(b, loc, rest, groupTrips[d]);
-    ivs[d] = d + 1 == int64_t(trips.size())
-                 ? arith::MulIOp::create(b, loc, at, widthValue).getResult()
-                 : arith::AddIOp::create(
-                       b, loc, loop.getLowerBound()[d],
-                       arith::MulIOp::create(b, loc, at, loop.getStep()[d]))
-                       .getResult();
-  }
-  SmallVector<IRMapping> mappings(width);
+  IRMapping group = iterationAt(b, loop, groupTrips, id);
+  Value inner = loop.getInductionVars().back();
+  Value column =
+      arith::MulIOp::create(b, loc, group.lookup(inner), widthValue, exact);
+  Value first = arith::MulIOp::create(b, loc, id, widthValue, exact);
+  SmallVector<IRMapping> mappings(width, group);
+  SmallVector<Value> linearIndices;
   for (int64_t k = 0; k < width; ++k) {
-    for (auto [iv, value] : llvm::zip(loop.getInductionVars(), ivs))
-      mappings[k].map(iv, value);
-    if (k > 0)
-      mappings[k].map(
-          loop.getInductionVars().back(),
-          arith::AddIOp::create(b, loc, ivs.back(),
-                                arith::ConstantIndexOp::create(b, loc, k)));
+    Value offset = arith::ConstantIndexOp::create(b, loc, k);
+    mappings[k].map(
+        inner,
+        k == 0
+            ? column
+            : arith::AddIOp::create(b, loc, column, offset, exact).getResult());
+    linearIndices.push_back(
+        k == 0
+            ? first
+            : arith::AddIOp::create(b, loc, first, offset, exact).getResult());
   }
   // Op by op, each for the W iterations in turn: the W loads of a buffer
   // are next to each other, and so are the W stores, with nothing between
   // them that LLVM's load-store vectorizer would have to prove apart (a
   // call, a store to another buffer). The iterations of a parallel loop
   // may interleave in any way.
-  for (Operation &op : loop.getBody()->without_terminator())
-    for (IRMapping &mapping : mappings)
-      b.clone(op, mapping);
+  // An access at the iteration's own indices to a buffer of the loop's
+  // shape, laid out row-major, is to its element of linear index W id + k:
+  // it reads and writes a 1-D view of the buffer there, whose addresses
+  // LLVM sees as neighbours. (It folds row * E + column back into the
+  // linear index for k = 0 only, and then cannot pair that access with
+  // the others.)
+  SmallVector<int64_t> extents;
+  for (auto [lower, upper, step] :
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+    std::optional<int64_t> extent = getConstantIntValue(upper);
+    if (getConstantIntValue(lower) != 0 || getConstantIntValue(step) != 1 ||
+        !extent) {
+      extents.clear();
+      break;
+    }
+    extents.push_back(*extent);
+  }
+  DenseMap<Value, Value> flat;
+  auto flatView = [&](Value memref, ValueRange indices) -> Value {
+    auto type = cast<MemRefType>(memref.getType());
+    if (extents.empty() || !type.getLayout().isIdentity() ||
+        type.getShape() != ArrayRef<int64_t>(extents) ||
+        !llvm::equal(indices, loop.getInductionVars()))
+      return {};
+    Value &view = flat[memref];
+    if (!view) {
+      ReassociationIndices all =
+          llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+      view = memref::CollapseShapeOp::create(
+          b, loc, memref, ArrayRef<ReassociationIndices>{all});
+    }
+    return view;
+  };
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    auto load = dyn_cast<memref::LoadOp>(op);
+    auto store = dyn_cast<memref::StoreOp>(op);
+    Value view = load    ? flatView(load.getMemRef(), load.getIndices())
+                 : store ? flatView(store.getMemRef(), store.getIndices())
+                         : Value();
+    for (auto [k, mapping] : llvm::enumerate(mappings)) {
+      if (!view) {
+        b.clone(op, mapping);
+        continue;
+      }
+      Value at = linearIndices[k];
+      if (load)
+        mapping.map(load.getResult(),
+                    memref::LoadOp::create(b, loc, view, at).getResult());
+      else
+        memref::StoreOp::create(
+            b, loc, mapping.lookupOrDefault(store.getValueToStore()), view, at);
+    }
+  }
 }
 
 /// Runs `loop` (without results) as a grid of one thread per iteration,

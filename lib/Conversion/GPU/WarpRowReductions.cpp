@@ -11,6 +11,9 @@
 // element, so that a warp's loads are 32 neighbours, and the lanes combine
 // their values with shuffles (combineAcrossWarp); the first lane combines
 // the result into the accumulator. A row of 256 is then 8 loads a lane.
+// The loops that follow and use the rows' results run in the same kernel:
+// those over the outputs in the first lane, and the one over the rows'
+// elements (a softmax's exponentials) in every lane after a barrier.
 //
 // Long reductions over few outputs are tad-split-long-reductions', which
 // runs first. Reductions whose neighbouring trips do not read neighbouring
@@ -115,11 +118,90 @@ bool sameOutputs(scf::ParallelOp loop, scf::ParallelOp parallel) {
 /// by the reduction. Each output's iteration then reads only what the same
 /// thread wrote, or what no thread writes, as `tad-fuse-kernel-loops`
 /// requires of the loops it joins.
-SmallVector<scf::ParallelOp> epiloguesOf(SumLoop sum, scf::ParallelOp parallel,
-                                         AliasAnalysis &alias) {
-  SmallVector<scf::ParallelOp> epilogues;
+/// What a warp kernel runs after its rows' results: the loops over the
+/// same outputs (its first lanes), then the loop over the rows' elements
+/// (every lane, rowLoopOf) with the allocations before it, which move
+/// before the launch.
+struct Tails {
+  SmallVector<scf::ParallelOp> outputs;
+  SmallVector<memref::AllocOp> allocations;
+  scf::ParallelOp row;
+};
+
+/// Whether `loop`'s body is loads, stores and pure ops without regions.
+bool isSimple(scf::ParallelOp loop) {
+  return llvm::all_of(loop.getBody()->without_terminator(), [](Operation &op) {
+    return isa<memref::LoadOp, memref::StoreOp>(op) ||
+           (op.getNumRegions() == 0 && isPure(&op));
+  });
+}
+
+/// The loop over the elements of the rows of `parallel`'s outputs at
+/// `next`, past allocations (collected in `allocations`), that every lane
+/// of a row's warp can run after the row's result and a barrier (a
+/// softmax's exponentials: `exp(x - max)`): its loops are `parallel`'s and
+/// one more, of a constant extent, from 0 by 1; its body is simple; it
+/// stores at its own indices only, into buffers apart from what the
+/// reduction reads and the kernel writes (`written`) or reads (`reads`);
+/// it reads what the loop writes at its own indices, and what the kernel
+/// writes at its own indices or its row's. Each lane then reads what it
+/// wrote, or what the first lane wrote before the barrier. Moving the
+/// allocations before the launch changes no allocation's order against
+/// another's or a free's, so the peak stays the plan's.
+scf::ParallelOp rowLoopOf(Operation *next, SumLoop sum,
+                          scf::ParallelOp parallel, ArrayRef<Value> written,
+                          ArrayRef<Value> reads, AliasAnalysis &alias,
+                          SmallVector<memref::AllocOp> &allocations) {
+  for (; next && isa<memref::AllocOp>(next) && next->getNumOperands() == 0;
+       next = next->getNextNode())
+    allocations.push_back(cast<memref::AllocOp>(next));
+  auto loop = dyn_cast_or_null<scf::ParallelOp>(next);
+  int64_t n = parallel.getNumLoops();
+  if (!loop || loop.getNumResults() != 0 || loop.getNumLoops() != n + 1 ||
+      !isSimple(loop))
+    return {};
+  for (auto [lower, step] : llvm::zip(loop.getLowerBound(), loop.getStep()))
+    if (getConstantIntValue(lower) != 0 || getConstantIntValue(step) != 1)
+      return {};
+  for (int64_t d = 0; d <= n; ++d) {
+    std::optional<int64_t> extent =
+        getConstantIntValue(loop.getUpperBound()[d]);
+    if (!extent ||
+        (d < n && extent != getConstantIntValue(parallel.getUpperBound()[d])))
+      return {};
+  }
+  SmallVector<Value> all = loop.getInductionVars();
+  ArrayRef<Value> row = ArrayRef<Value>(all).drop_back();
+  auto mayAlias = [&](Value buffer, ArrayRef<Value> others) {
+    return llvm::any_of(
+        others, [&](Value o) { return !alias.alias(buffer, o).isNo(); });
+  };
+  SmallVector<Value> stores, kernelReads(reads);
+  for (auto load : sum.loop.getBody()->getOps<memref::LoadOp>())
+    kernelReads.push_back(load.getMemRef());
+  for (auto store : loop.getBody()->getOps<memref::StoreOp>()) {
+    if (!llvm::equal(store.getIndices(), all) ||
+        mayAlias(store.getMemRef(), written) ||
+        mayAlias(store.getMemRef(), kernelReads))
+      return {};
+    stores.push_back(store.getMemRef());
+  }
+  for (auto load : loop.getBody()->getOps<memref::LoadOp>()) {
+    ValueRange indices = load.getIndices();
+    bool own = llvm::equal(indices, all);
+    if ((mayAlias(load.getMemRef(), stores) && !own) ||
+        (mayAlias(load.getMemRef(), written) && !own &&
+         !llvm::equal(indices, row)))
+      return {};
+  }
+  return loop;
+}
+
+Tails tailsOf(SumLoop sum, scf::ParallelOp parallel, AliasAnalysis &alias) {
+  Tails tails;
+  SmallVector<scf::ParallelOp> &epilogues = tails.outputs;
   if (!parallel)
-    return epilogues;
+    return tails;
   SmallVector<Value> written = {sum.accStore.getMemRef()};
   // The loads of the loops taken, and whether each is at its loop's own
   // indices.
@@ -128,22 +210,14 @@ SmallVector<scf::ParallelOp> epiloguesOf(SumLoop sum, scf::ParallelOp parallel,
     return llvm::any_of(
         written, [&](Value w) { return !alias.alias(buffer, w).isNo(); });
   };
-  for (Operation *next = parallel->getNextNode(); next;
-       next = next->getNextNode()) {
+  Operation *next = parallel->getNextNode();
+  for (; next; next = next->getNextNode()) {
     auto loop = dyn_cast<scf::ParallelOp>(next);
-    if (!loop || !sameOutputs(loop, parallel))
+    if (!loop || !sameOutputs(loop, parallel) || !isSimple(loop))
       break;
     SmallVector<Value> stores;
-    bool simple = true;
-    for (Operation &op : loop.getBody()->without_terminator()) {
-      if (auto store = dyn_cast<memref::StoreOp>(op))
-        stores.push_back(store.getMemRef());
-      else if (!isa<memref::LoadOp>(op) &&
-               (op.getNumRegions() != 0 || !isPure(&op)))
-        simple = false;
-    }
-    if (!simple)
-      break;
+    for (auto store : loop.getBody()->getOps<memref::StoreOp>())
+      stores.push_back(store.getMemRef());
     SmallVector<Value> before = written;
     written.append(stores);
     auto atOwnIndices = [&](ValueRange indices) {
@@ -178,14 +252,63 @@ SmallVector<scf::ParallelOp> epiloguesOf(SumLoop sum, scf::ParallelOp parallel,
       reads.push_back({load.getMemRef(), atOwnIndices(load.getIndices())});
     epilogues.push_back(loop);
   }
-  return epilogues;
+  SmallVector<Value> readBuffers;
+  for (auto [buffer, own] : reads)
+    readBuffers.push_back(buffer);
+  tails.row = rowLoopOf(next, sum, parallel, written, readBuffers, alias,
+                        tails.allocations);
+  if (!tails.row)
+    tails.allocations.clear();
+  return tails;
+}
+
+/// Emits at `b` (in a warp kernel, after its rows' results) `loop`, the
+/// loop over the rows' elements (rowLoopOf), for the row at `ivs`: all
+/// threads wait at a barrier (the first lanes wrote the results), then,
+/// where `valid`, lane l runs the elements l, l + 32, ... of the row.
+void emitRowLoop(OpBuilder &b, Location loc, scf::ParallelOp loop,
+                 ValueRange ivs, Value lane, Value valid) {
+  gpu::BarrierOp::create(b, loc);
+  OpBuilder::InsertionGuard guard(b);
+  if (valid) {
+    auto ifValid = scf::IfOp::create(b, loc, valid, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(ifValid.thenBlock());
+  }
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  int64_t extent = *getConstantIntValue(loop.getUpperBound().back());
+  auto strided = scf::ForOp::create(
+      b, loc, constant(0), constant(llvm::divideCeil(extent, kWarpSize)),
+      constant(1));
+  b.setInsertionPointToStart(strided.getBody());
+  Value column = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, strided.getInductionVar(),
+                            constant(kWarpSize)),
+      lane);
+  if (extent % kWarpSize != 0) {
+    auto inRow = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, column,
+                              constant(extent)),
+        /*withElseRegion=*/false);
+    b.setInsertionPointToStart(inRow.thenBlock());
+  }
+  SmallVector<Value> indices = loop.getInductionVars();
+  IRMapping map;
+  map.map(ArrayRef<Value>(indices).drop_back(), ivs);
+  map.map(indices.back(), column);
+  for (Operation &op : loop.getBody()->without_terminator())
+    b.clone(op, map);
 }
 
 /// Replaces `sum` (in `parallel`, or alone) by a launch of a warp per
 /// output, kRowsPerBlock outputs to a block. Warps past the last output
 /// compute the last one's row again (every lane of a warp takes part in
 /// its shuffles) and store nothing. The first lane of each row runs the
-/// epilogues (epiloguesOf) after the row's result.
+/// loops over the outputs after the row's result, and then every lane the
+/// loop over the rows' elements (tailsOf).
 void launchWarpPerRow(SumLoop sum, scf::ParallelOp parallel,
                       AliasAnalysis &alias) {
   Operation *nest = parallel ? parallel.getOperation() : sum.loop;
@@ -199,8 +322,10 @@ void launchWarpPerRow(SumLoop sum, scf::ParallelOp parallel,
   int64_t rowsPerBlock = std::min(rows, kRowsPerBlock);
   int64_t blocks = llvm::divideCeil(rows, rowsPerBlock);
   AccumulatorFill fill = findFill(sum, parallel);
-  SmallVector<scf::ParallelOp> epilogues = epiloguesOf(sum, parallel, alias);
+  Tails tails = tailsOf(sum, parallel, alias);
   OpBuilder b(nest);
+  for (memref::AllocOp allocation : tails.allocations)
+    allocation->moveBefore(nest);
   auto constant = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
@@ -257,19 +382,25 @@ void launchWarpPerRow(SumLoop sum, scf::ParallelOp parallel,
   Value value = combineAcrossWarp(b, loc, sum, strided.getResult(0), kWarpSize);
   Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
                                       constant(0));
-  if (rows % rowsPerBlock != 0)
-    first = arith::AndIOp::create(
-        b, loc, first,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, row, lastRow));
+  Value valid;
+  if (rows % rowsPerBlock != 0) {
+    valid =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, row, lastRow);
+    first = arith::AndIOp::create(b, loc, first, valid);
+  }
   auto store = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
   OpBuilder then = store.getThenBodyBuilder();
   finishOutput(then, sum, parallel, ivs, fill, value);
-  for (scf::ParallelOp epilogue : epilogues) {
+  for (scf::ParallelOp epilogue : tails.outputs) {
     IRMapping map;
     map.map(epilogue.getInductionVars(), ivs);
     for (Operation &op : epilogue.getBody()->without_terminator())
       then.clone(op, map);
     epilogue.erase();
+  }
+  if (tails.row) {
+    emitRowLoop(b, loc, tails.row, ivs, lane, valid);
+    tails.row.erase();
   }
   nest->erase();
   if (fill.op)
