@@ -108,16 +108,6 @@ bool sameOutputs(scf::ParallelOp loop, scf::ParallelOp parallel) {
   return true;
 }
 
-/// The loops over the same outputs right after `parallel` that the first
-/// lane of each row's warp can run after the row's result, in order (a
-/// log-sum-exp's logarithm, a maximum's fix of empty rows, the fill of the
-/// next reduction): loads, stores and pure ops without regions, each
-/// access to a buffer that the reduction or these loops write (as far as
-/// `alias` can tell) at the loop's own indices, also where an earlier loop
-/// reads a buffer that a later one writes, and no buffer they write read
-/// by the reduction. Each output's iteration then reads only what the same
-/// thread wrote, or what no thread writes, as `tad-fuse-kernel-loops`
-/// requires of the loops it joins.
 /// What a warp kernel runs after its rows' results: the loops over the
 /// same outputs (its first lanes), then the loop over the rows' elements
 /// (every lane, rowLoopOf) with the allocations before it, which move
@@ -197,6 +187,17 @@ scf::ParallelOp rowLoopOf(Operation *next, SumLoop sum,
   return loop;
 }
 
+/// The loops over the same outputs right after `parallel` that the first
+/// lane of each row's warp can run after the row's result, in order (a
+/// log-sum-exp's logarithm, a maximum's fix of empty rows, the fill of the
+/// next reduction): loads, stores and pure ops without regions, each
+/// access to a buffer that the reduction or these loops write (as far as
+/// `alias` can tell) at the loop's own indices, also where an earlier loop
+/// reads a buffer that a later one writes, and no buffer they write read
+/// by the reduction. Each output's iteration then reads only what the same
+/// thread wrote, or what no thread writes, as `tad-fuse-kernel-loops`
+/// requires of the loops it joins. Then the loop over the rows' elements
+/// after them (rowLoopOf), if any.
 Tails tailsOf(SumLoop sum, scf::ParallelOp parallel, AliasAnalysis &alias) {
   Tails tails;
   SmallVector<scf::ParallelOp> &epilogues = tails.outputs;
