@@ -126,6 +126,56 @@ func.func @tail(%x: memref<16x256xf32>, %out: memref<16xf32>) -> memref<16xf32> 
 
 // -----
 
+// A tail past an allocation is taken, the allocation moved before the
+// launch; a free stops the search (frees do not move).
+// CHECK-LABEL: func.func @past_allocation
+// CHECK:         memref.alloc() : memref<16xf32>
+// CHECK-NEXT:    %[[OUT:.*]] = memref.alloc() : memref<16xf32>
+// CHECK-NOT:     scf.parallel
+// CHECK:         gpu.launch
+// CHECK:           scf.if
+// CHECK:             math.log
+// CHECK-NEXT:        memref.store %{{.*}}, %[[OUT]]
+// CHECK-NEXT:      }
+// CHECK-NEXT:      gpu.terminator
+// CHECK:         memref.dealloc
+// CHECK-NEXT:    memref.alloc
+// CHECK-NEXT:    scf.parallel
+func.func @past_allocation(%x: memref<16x256xf32>) -> (memref<16xf32>, memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c256 = arith.constant 256 : index
+  %acc = memref.alloc() : memref<16xf32>
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    scf.for %j = %c0 to %c256 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<16x256xf32>
+      %old = memref.load %acc[%i] : memref<16xf32>
+      %new = arith.maximumf %v, %old : f32
+      memref.store %new, %acc[%i] : memref<16xf32>
+    }
+    scf.reduce
+  }
+  %out = memref.alloc() : memref<16xf32>
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    %s = memref.load %acc[%i] : memref<16xf32>
+    %l = math.log %s : f32
+    memref.store %l, %out[%i] : memref<16xf32>
+    scf.reduce
+  }
+  memref.dealloc %acc : memref<16xf32>
+  %twice = memref.alloc() : memref<16xf32>
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    %l = memref.load %out[%i] : memref<16xf32>
+    %d = arith.addf %l, %l : f32
+    memref.store %d, %twice[%i] : memref<16xf32>
+    scf.reduce
+  }
+  return %out, %twice : memref<16xf32>, memref<16xf32>
+}
+
+// -----
+
 // A loop after the sum that reads a neighbour's element of a buffer that
 // no earlier loop writes is taken; the next, which writes that buffer,
 // is not: in one launch a row's first lane could write the element before

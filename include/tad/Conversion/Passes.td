@@ -362,10 +362,11 @@ def WarpRowReductions
     computes the last row again (every lane of a warp takes part in its
     shuffles) and stores nothing.
 
-    The first lane then runs the loops over the same outputs that follow
-    and touch only their own output's elements (as `tad-fuse-kernel-loops`
-    would join them), and after a `gpu.barrier` every lane runs the loop
-    over the rows' elements that follows them, past allocations (a loop
+    The first lane then runs the loops over the same outputs that follow,
+    past allocations, and touch only their own output's elements (as
+    `tad-fuse-kernel-loops` would join them), and after a `gpu.barrier`
+    every lane runs the loop over the rows' elements that follows them,
+    past allocations (a loop
     over the outputs' dimensions and one more, of a constant extent: a
     softmax's exponentials), the elements l, l + 32, ... of its row,
     where that loop stores only its own elements, into buffers apart from

@@ -211,9 +211,15 @@ Tails tailsOf(SumLoop sum, scf::ParallelOp parallel, AliasAnalysis &alias) {
     return llvm::any_of(
         written, [&](Value w) { return !alias.alias(buffer, w).isNo(); });
   };
+  // Where the next loop is taken, the allocations before it move before
+  // the launch (as rowLoopOf's do); the search resumes after it.
   Operation *next = parallel->getNextNode();
-  for (; next; next = next->getNextNode()) {
-    auto loop = dyn_cast<scf::ParallelOp>(next);
+  for (Operation *at = next; at; at = at->getNextNode()) {
+    SmallVector<memref::AllocOp> allocations;
+    for (; at && isa<memref::AllocOp>(at) && at->getNumOperands() == 0;
+         at = at->getNextNode())
+      allocations.push_back(cast<memref::AllocOp>(at));
+    auto loop = dyn_cast_or_null<scf::ParallelOp>(at);
     if (!loop || !sameOutputs(loop, parallel) || !isSimple(loop))
       break;
     SmallVector<Value> stores;
@@ -252,14 +258,17 @@ Tails tailsOf(SumLoop sum, scf::ParallelOp parallel, AliasAnalysis &alias) {
     for (auto load : loop.getBody()->getOps<memref::LoadOp>())
       reads.push_back({load.getMemRef(), atOwnIndices(load.getIndices())});
     epilogues.push_back(loop);
+    tails.allocations.append(allocations);
+    next = loop->getNextNode();
   }
   SmallVector<Value> readBuffers;
   for (auto [buffer, own] : reads)
     readBuffers.push_back(buffer);
+  SmallVector<memref::AllocOp> rowAllocations;
   tails.row = rowLoopOf(next, sum, parallel, written, readBuffers, alias,
-                        tails.allocations);
-  if (!tails.row)
-    tails.allocations.clear();
+                        rowAllocations);
+  if (tails.row)
+    tails.allocations.append(rowAllocations);
   return tails;
 }
 
