@@ -80,30 +80,30 @@ static bool isStagedInput(Value memref) {
   return module && SymbolTable::symbolKnownUseEmpty(func, module);
 }
 
+/// Whether `memref`'s aligned pointer is that of an allocation or of an
+/// entry point's input, moved by multiples of `alignment` bytes only: the
+/// views on the way keep it (their offsets are the descriptor's), but for
+/// `memref.view`, which moves it by its byte shift.
+static bool keepsAlignment(Value memref, int64_t alignment) {
+  while (!memref.getDefiningOp<memref::AllocOp>() && !isStagedInput(memref)) {
+    auto view = memref.getDefiningOp<ViewLikeOpInterface>();
+    if (!view)
+      return false;
+    if (auto bytes = memref.getDefiningOp<memref::ViewOp>()) {
+      std::optional<int64_t> shift = getConstantIntValue(bytes.getByteShift());
+      if (!shift || *shift % alignment != 0)
+        return false;
+    }
+    memref = view.getViewSource();
+  }
+  return true;
+}
+
 SmallVector<int64_t> tad::alignedPointers(ArrayRef<Value> values,
                                           int64_t alignment, int64_t &count) {
   SmallVector<bool> aligned;
-  for (Value value : values) {
-    bool ok = isa<MemRefType>(value.getType());
-    Value memref = value;
-    while (ok) {
-      if (memref.getDefiningOp<memref::AllocOp>() || isStagedInput(memref))
-        break;
-      auto view = memref.getDefiningOp<ViewLikeOpInterface>();
-      if (!view) {
-        ok = false;
-        break;
-      }
-      // Only memref.view moves the aligned pointer (by its byte shift); the
-      // other views keep it, their offsets being the descriptor's.
-      if (auto bytes = memref.getDefiningOp<memref::ViewOp>()) {
-        std::optional<int64_t> shift =
-            getConstantIntValue(bytes.getByteShift());
-        ok = shift && *shift % alignment == 0;
-      }
-      memref = view.getViewSource();
-    }
-    aligned.push_back(ok);
-  }
+  for (Value value : values)
+    aligned.push_back(isa<MemRefType>(value.getType()) &&
+                      keepsAlignment(value, alignment));
   return pointerPositions(values, aligned, count);
 }

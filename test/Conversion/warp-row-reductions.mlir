@@ -436,3 +436,36 @@ func.func @in_host_loop(%x: memref<4x16x128xf32>) -> memref<f32> {
   }
   return %total : memref<f32>
 }
+
+// -----
+
+// A loop before the reduction that stores into the accumulator over
+// outputs of a size known only at run time is not its fill: the warps
+// combine into the accumulator's elements as loaded.
+// CHECK-LABEL: func.func @not_a_fill
+// CHECK:         scf.parallel (%{{.*}}) = (%{{.*}}) to (%arg1)
+// CHECK:         gpu.launch
+// CHECK:           scf.if
+// CHECK-NEXT:        memref.load %{{.*}}[%{{.*}}] : memref<16xf32>
+func.func @not_a_fill(%x: memref<16x128xf32>, %n: index) -> memref<16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<16xf32>
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    memref.store %zero, %acc[%i] : memref<16xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    scf.for %j = %c0 to %c128 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<16x128xf32>
+      %old = memref.load %acc[%i] : memref<16xf32>
+      %new = arith.addf %v, %old : f32
+      memref.store %new, %acc[%i] : memref<16xf32>
+    }
+    scf.reduce
+  }
+  return %acc : memref<16xf32>
+}

@@ -165,18 +165,26 @@ void cloneIteration(OpBuilder &b, scf::ParallelOp loop, ArrayRef<Value> trips,
     b.clone(op, mapping);
 }
 
+/// A launch of `count` threads (launchThreads) whose ids are tested to be
+/// below `count`; `b` is left inside the test, whose scf.if and the id it
+/// returns.
+std::pair<scf::IfOp, Value> launchGuarded(OpBuilder &b, Location loc,
+                                          Value count) {
+  Value id = launchThreads(b, loc, count).second;
+  Value inRange =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, id, count);
+  auto ifInRange = scf::IfOp::create(b, loc, inRange, false);
+  b.setInsertionPointToStart(ifInRange.thenBlock());
+  return {ifInRange, id};
+}
+
 /// A launch of one thread per iteration of `loop` (without results), each
 /// running its iteration inside a test that it has one; returns the test
 /// (`inRange`'s scf.if) and the thread's id. `loop` stays.
 std::pair<scf::IfOp, Value> launchIterations(OpBuilder &b,
                                              scf::ParallelOp loop) {
-  Location loc = loop.getLoc();
   auto [trips, total] = tripCounts(b, loop);
-  Value id = launchThreads(b, loc, total).second;
-  Value inRange =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, id, total);
-  auto ifInRange = scf::IfOp::create(b, loc, inRange, false);
-  b.setInsertionPointToStart(ifInRange.thenBlock());
+  auto [ifInRange, id] = launchGuarded(b, loop.getLoc(), total);
   cloneIteration(b, loop, trips, id);
   b.setInsertionPointAfter(ifInRange);
   return {ifInRange, id};
@@ -242,6 +250,21 @@ int64_t vectorWidth(scf::ParallelOp loop) {
   return *upper % width == 0 ? width : 1;
 }
 
+/// The extents of `loop`'s dimensions where each runs from 0 by 1 to a
+/// constant; else none.
+SmallVector<int64_t> constantExtents(scf::ParallelOp loop) {
+  SmallVector<int64_t> extents;
+  for (auto [lower, upper, step] :
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+    std::optional<int64_t> extent = getConstantIntValue(upper);
+    if (getConstantIntValue(lower) != 0 || getConstantIntValue(step) != 1 ||
+        !extent)
+      return {};
+    extents.push_back(*extent);
+  }
+  return extents;
+}
+
 /// Runs `loop` (without results) as a grid of one thread per `width`
 /// neighbouring iterations along its innermost dimension (vectorWidth):
 /// thread g runs the iterations of linear index width * g + 0, ..., +
@@ -252,11 +275,7 @@ void launchVectorGroups(OpBuilder &b, scf::ParallelOp loop, int64_t width) {
   auto [trips, total] = tripCounts(b, loop);
   Value widthValue = arith::ConstantIndexOp::create(b, loc, width);
   Value groups = arith::DivSIOp::create(b, loc, total, widthValue);
-  Value id = launchThreads(b, loc, groups).second;
-  Value inRange =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, id, groups);
-  auto ifInRange = scf::IfOp::create(b, loc, inRange, false);
-  b.setInsertionPointToStart(ifInRange.thenBlock());
+  Value id = launchGuarded(b, loc, groups).second;
   // Iteration k of the group is the one of linear index W id + k: the
   // group's row and first column (a multiple of W by construction: a
   // multiplication, not a remainder, so that LLVM knows an access's
@@ -286,28 +305,13 @@ void launchVectorGroups(OpBuilder &b, scf::ParallelOp loop, int64_t width) {
             ? first
             : arith::AddIOp::create(b, loc, first, offset, exact).getResult());
   }
-  // Op by op, each for the W iterations in turn: the W loads of a buffer
-  // are next to each other, and so are the W stores, with nothing between
-  // them that LLVM's load-store vectorizer would have to prove apart (a
-  // call, a store to another buffer). The iterations of a parallel loop
-  // may interleave in any way.
   // An access at the iteration's own indices to a buffer of the loop's
   // shape, laid out row-major, is to its element of linear index W id + k:
   // it reads and writes a 1-D view of the buffer there, whose addresses
   // LLVM sees as neighbours. (It folds row * E + column back into the
   // linear index for k = 0 only, and then cannot pair that access with
   // the others.)
-  SmallVector<int64_t> extents;
-  for (auto [lower, upper, step] :
-       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
-    std::optional<int64_t> extent = getConstantIntValue(upper);
-    if (getConstantIntValue(lower) != 0 || getConstantIntValue(step) != 1 ||
-        !extent) {
-      extents.clear();
-      break;
-    }
-    extents.push_back(*extent);
-  }
+  SmallVector<int64_t> extents = constantExtents(loop);
   DenseMap<Value, Value> flat;
   auto flatView = [&](Value memref, ValueRange indices) -> Value {
     auto type = cast<MemRefType>(memref.getType());
@@ -324,6 +328,11 @@ void launchVectorGroups(OpBuilder &b, scf::ParallelOp loop, int64_t width) {
     }
     return view;
   };
+  // Op by op, each for the W iterations in turn: the W loads of a buffer
+  // are next to each other, and so are the W stores, with nothing between
+  // them that LLVM's load-store vectorizer would have to prove apart (a
+  // call, a store to another buffer). The iterations of a parallel loop
+  // may interleave in any way.
   for (Operation &op : loop.getBody()->without_terminator()) {
     auto load = dyn_cast<memref::LoadOp>(op);
     auto store = dyn_cast<memref::StoreOp>(op);

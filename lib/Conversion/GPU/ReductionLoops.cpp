@@ -140,6 +140,18 @@ SmallVector<int64_t> tad::extentsOf(scf::ParallelOp parallel) {
   return extents;
 }
 
+bool tad::sameOutputs(scf::ParallelOp loop, scf::ParallelOp parallel) {
+  if (loop.getNumResults() != 0 || loop.getNumLoops() != parallel.getNumLoops())
+    return false;
+  for (auto [lower, step] : llvm::zip(loop.getLowerBound(), loop.getStep()))
+    if (getConstantIntValue(lower) != 0 || getConstantIntValue(step) != 1)
+      return false;
+  for (auto [a, b] : llvm::zip(loop.getUpperBound(), parallel.getUpperBound()))
+    if (getConstantIntValue(a) != getConstantIntValue(b))
+      return false;
+  return true;
+}
+
 Value tad::elementOf(OpBuilder &b, SumLoop sum, IRMapping &map) {
   for (Operation &op : sum.loop.getBody()->without_terminator())
     if (&op != sum.accLoad && &op != sum.combine && &op != sum.accStore)
@@ -177,16 +189,9 @@ tad::AccumulatorFill tad::findFill(SumLoop sum, scf::ParallelOp parallel) {
   // Every output's element, and only those: the reduction stores at the
   // parallel indices in their order, and so does the fill.
   auto fill = dyn_cast<scf::ParallelOp>(before);
-  if (!fill || fill.getNumResults() != 0 ||
-      !llvm::equal(sum.accStore.getIndices(), parallel.getInductionVars()) ||
-      extentsOf(fill).size() != parallel.getNumLoops())
+  if (!fill || !sameOutputs(fill, parallel) ||
+      !llvm::equal(sum.accStore.getIndices(), parallel.getInductionVars()))
     return {};
-  for (auto [a, b] : llvm::zip(fill.getUpperBound(), parallel.getUpperBound()))
-    if (getConstantIntValue(a) != getConstantIntValue(b))
-      return {};
-  for (auto [lower, step] : llvm::zip(fill.getLowerBound(), fill.getStep()))
-    if (getConstantIntValue(lower) != 0 || getConstantIntValue(step) != 1)
-      return {};
   Block *body = fill.getBody();
   auto store = dyn_cast<memref::StoreOp>(body->front());
   if (!store || store->getNextNode() != body->getTerminator() ||

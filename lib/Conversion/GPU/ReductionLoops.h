@@ -66,6 +66,11 @@ mlir::FailureOr<mlir::scf::ParallelOp> enclosingParallel(mlir::scf::ForOp loop);
 /// The extents of `parallel`'s loops (none for no loop).
 llvm::SmallVector<int64_t> extentsOf(mlir::scf::ParallelOp parallel);
 
+/// Whether `loop` runs over the same outputs as `parallel` (whose bounds
+/// are constants, from 0 by 1): the same constant extents, from 0 by 1,
+/// and no results.
+bool sameOutputs(mlir::scf::ParallelOp loop, mlir::scf::ParallelOp parallel);
+
 /// The value that `sum` combines in the iteration that `map` maps its
 /// induction variable to: its body cloned at `b`, but for the accumulator.
 mlir::Value elementOf(mlir::OpBuilder &b, SumLoop sum, mlir::IRMapping &map);

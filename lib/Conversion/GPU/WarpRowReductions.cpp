@@ -94,18 +94,14 @@ bool shuffleable(SumLoop sum) {
           type.isInteger(64));
 }
 
-/// Whether `loop` runs over the same outputs as `parallel`: the same
-/// constant extents, from 0 by 1.
-bool sameOutputs(scf::ParallelOp loop, scf::ParallelOp parallel) {
-  if (loop.getNumResults() != 0 || loop.getNumLoops() != parallel.getNumLoops())
-    return false;
-  for (auto [lower, step] : llvm::zip(loop.getLowerBound(), loop.getStep()))
-    if (getConstantIntValue(lower) != 0 || getConstantIntValue(step) != 1)
-      return false;
-  for (auto [a, b] : llvm::zip(loop.getUpperBound(), parallel.getUpperBound()))
-    if (getConstantIntValue(a) != getConstantIntValue(b))
-      return false;
-  return true;
+/// The first operation from `op` on that is not an allocation of a static
+/// shape; those before it are appended to `allocations`.
+Operation *pastAllocations(Operation *op,
+                           SmallVector<memref::AllocOp> &allocations) {
+  for (; op && isa<memref::AllocOp>(op) && op->getNumOperands() == 0;
+       op = op->getNextNode())
+    allocations.push_back(cast<memref::AllocOp>(op));
+  return op;
 }
 
 /// What a warp kernel runs after its rows' results: the loops over the
@@ -142,10 +138,8 @@ scf::ParallelOp rowLoopOf(Operation *next, SumLoop sum,
                           scf::ParallelOp parallel, ArrayRef<Value> written,
                           ArrayRef<Value> reads, AliasAnalysis &alias,
                           SmallVector<memref::AllocOp> &allocations) {
-  for (; next && isa<memref::AllocOp>(next) && next->getNumOperands() == 0;
-       next = next->getNextNode())
-    allocations.push_back(cast<memref::AllocOp>(next));
-  auto loop = dyn_cast_or_null<scf::ParallelOp>(next);
+  auto loop =
+      dyn_cast_or_null<scf::ParallelOp>(pastAllocations(next, allocations));
   int64_t n = parallel.getNumLoops();
   if (!loop || loop.getNumResults() != 0 || loop.getNumLoops() != n + 1 ||
       !isSimple(loop))
@@ -216,9 +210,7 @@ Tails tailsOf(SumLoop sum, scf::ParallelOp parallel, AliasAnalysis &alias) {
   Operation *next = parallel->getNextNode();
   for (Operation *at = next; at; at = at->getNextNode()) {
     SmallVector<memref::AllocOp> allocations;
-    for (; at && isa<memref::AllocOp>(at) && at->getNumOperands() == 0;
-         at = at->getNextNode())
-      allocations.push_back(cast<memref::AllocOp>(at));
+    at = pastAllocations(at, allocations);
     auto loop = dyn_cast_or_null<scf::ParallelOp>(at);
     if (!loop || !sameOutputs(loop, parallel) || !isSimple(loop))
       break;
