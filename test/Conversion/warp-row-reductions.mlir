@@ -14,6 +14,9 @@
 // CHECK:           %[[BASE:.*]] = arith.muli %[[B]], %c8
 // CHECK-NEXT:      %[[ROW:.*]] = arith.addi %[[BASE]], %[[WARP]]
 // CHECK:           %[[R:.*]] = arith.minui %[[ROW]], %c99
+// CHECK:           %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]], %c0
+// CHECK-NEXT:      %[[REAL:.*]] = arith.cmpi ule, %[[ROW]], %c99
+// CHECK-NEXT:      %[[STORES:.*]] = arith.andi %[[FIRST]], %[[REAL]]
 // CHECK:           %[[NEG:.*]] = arith.constant 0xFF800000 : f32
 // CHECK:           %[[OWN:.*]] = scf.for %[[K:.*]] = %{{.*}} to %c7 step %{{.*}} iter_args(%[[A:.*]] = %[[NEG]]) -> (f32)
 // CHECK-NEXT:        %[[K32:.*]] = arith.muli %[[K]], %c32
@@ -25,9 +28,6 @@
 // CHECK:           gpu.shuffle xor %[[OWN]], %c16_i32, %c32_i32 : f32
 // CHECK-COUNT-4:   gpu.shuffle xor
 // CHECK-NEXT:      %[[ROOT:.*]] = arith.maximumf
-// CHECK:           %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]], %c0
-// CHECK-NEXT:      %[[REAL:.*]] = arith.cmpi ule, %[[ROW]], %c99
-// CHECK-NEXT:      %[[STORES:.*]] = arith.andi %[[FIRST]], %[[REAL]]
 // CHECK-NEXT:      scf.if %[[STORES]] {
 // CHECK-NEXT:        %[[M:.*]] = arith.maximumf %[[ROOT]], %cst
 // CHECK-NEXT:        memref.store %[[M]], %{{.*}}[%[[R]]] : memref<100xf32>
@@ -61,7 +61,8 @@ func.func @row_max(%x: memref<100x200xf32>) -> memref<100xf32> {
 
 // A log-sum-exp's tail: the loops over the same rows after the sum that
 // touch each row's own elements (the logarithm into a new buffer, and a
-// copy of it) run in the first lane after the row's sum; the loop after
+// copy of it) run in the first lane after the row's sum, a barrier
+// between each and the next (RowChains.cpp); the loop after
 // them reads a neighbour's element and stays (as would one that writes a
 // buffer that may be the rows': an argument). 16 rows: two full blocks,
 // no guard of the rows; 256 trips: no guard of the trips.
@@ -70,14 +71,19 @@ func.func @row_max(%x: memref<100x200xf32>) -> memref<100xf32> {
 // CHECK:           scf.for {{.*}} to %c8{{.*}} iter_args
 // CHECK-NOT:         scf.if
 // CHECK:             scf.yield
-// CHECK:           %[[FIRST:.*]] = arith.cmpi eq
-// CHECK-NEXT:      scf.if %[[FIRST]] {
+// CHECK:           scf.if %[[FIRST:.*]] {
 // CHECK-NEXT:        %[[OLD:.*]] = memref.load %[[ACC:.*]][%[[R:.*]]] : memref<16xf32>
 // CHECK-NEXT:        %[[NEW:.*]] = arith.addf %{{.*}}, %[[OLD]] : f32
 // CHECK-NEXT:        memref.store %[[NEW]], %[[ACC]][%[[R]]]
+// CHECK-NEXT:      }
+// CHECK-NEXT:      gpu.barrier
+// CHECK-NEXT:      scf.if %[[FIRST]] {
 // CHECK-NEXT:        %[[S:.*]] = memref.load %[[ACC]][%[[R]]]
 // CHECK-NEXT:        %[[L:.*]] = math.log %[[S]]
 // CHECK-NEXT:        memref.store %[[L]], %[[LOG:.*]][%[[R]]]
+// CHECK-NEXT:      }
+// CHECK-NEXT:      gpu.barrier
+// CHECK-NEXT:      scf.if %[[FIRST]] {
 // CHECK-NEXT:        %[[L2:.*]] = memref.load %[[LOG]][%[[R]]]
 // CHECK-NEXT:        memref.store %[[L2]], %{{.*}}[%[[R]]]
 // CHECK-NEXT:      }
@@ -184,6 +190,9 @@ func.func @past_allocation(%x: memref<16x256xf32>) -> (memref<16xf32>, memref<16
 // CHECK:         gpu.launch
 // CHECK:           scf.if
 // CHECK:             memref.store %{{.*}}, %[[ACC:.*]][%[[R:.*]]] : memref<16xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:      gpu.barrier
+// CHECK-NEXT:      scf.if
 // CHECK-NEXT:        %[[B:.*]] = arith.subi %c15{{.*}}, %[[R]]
 // CHECK-NEXT:        %[[N:.*]] = memref.load %[[P:.*]][%[[B]]]
 // CHECK-NEXT:        memref.store %[[N]], %{{.*}}[%[[R]]]
@@ -230,15 +239,17 @@ func.func @reader_then_writer(%x: memref<16x256xf32>) -> (memref<16xf32>, memref
 // elements, past the allocation of its output (which moves before the
 // launch), runs in the warp kernel after a barrier, lane l taking the
 // elements l, l + 32, ... of its row (the rows are not a multiple of 8:
-// warps past the last row skip it). A loop over the elements that writes
-// the buffer the maxima read stays.
+// warps past the last row skip it). So do the maxima of the exponentials
+// after another barrier, and the loop over the elements after them, which
+// writes the exponentials that those maxima read: a barrier between, and
+// each row's its warp's.
 // CHECK-LABEL: func.func @exponentials
 // CHECK:         %[[E:.*]] = memref.alloc() : memref<12x64xf32>
 // CHECK-NOT:     scf.parallel
 // CHECK:         gpu.launch
 // CHECK:           %[[LANE:.*]] = arith.remui
-// CHECK:           gpu.shuffle
 // CHECK:           %[[VALID:.*]] = arith.cmpi ule, %{{.*}}, %c11
+// CHECK:           gpu.shuffle
 // CHECK:           scf.if
 // CHECK:             memref.store %{{.*}}, %[[MAX:.*]][%[[R:.*]]] : memref<12xf32>
 // CHECK:           gpu.barrier
@@ -251,11 +262,18 @@ func.func @reader_then_writer(%x: memref<16x256xf32>) -> (memref<16xf32>, memref
 // CHECK-NEXT:          arith.subf %[[X]], %[[M]]
 // CHECK-NEXT:          math.exp
 // CHECK-NEXT:          memref.store %{{.*}}, %[[E]][%[[R]], %[[C]]]
-// CHECK:         gpu.launch
-// CHECK-NOT:       gpu.barrier
+// CHECK:           gpu.barrier
+// CHECK:           scf.for
+// CHECK:             memref.load %[[E]][%[[R]], %{{.*}}]
+// CHECK:           gpu.shuffle
+// CHECK:           memref.store %{{.*}}, %[[MAX2:.*]][%[[R]]] : memref<12xf32>
+// CHECK:           gpu.barrier
+// CHECK-NEXT:      scf.if %[[VALID]] {
+// CHECK:             memref.load %[[MAX2]][%[[R]]]
+// CHECK-NEXT:        memref.store %{{.*}}, %[[E]][%[[R]], %{{.*}}]
 // CHECK:           gpu.terminator
 // CHECK-NEXT:    }
-// CHECK-NEXT:    scf.parallel
+// CHECK-NOT:     scf.parallel
 func.func @exponentials(%x: memref<12x64xf32>, %y: memref<12x64xf32>) -> memref<12x64xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

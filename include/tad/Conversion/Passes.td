@@ -234,8 +234,11 @@ def FuseKernelLoops : Pass<"tad-fuse-kernel-loops", "mlir::func::FuncOp"> {
     fill and the sum, an elementwise op and the next): each iteration runs
     the first loop's body, then the second's. The first loop moves down to
     the second past ops that touch none of its buffers (allocations, views,
-    other buffers' frees and loops); nothing else moves, so allocations and
-    frees keep the plan's order, and every result keeps its bits.
+    other buffers' frees and loops); the frees of its own buffers on the
+    way move after the joined loop where that keeps the block's peak of
+    live bytes (so the device peak stays the plan's). Every result keeps
+    its bits. A constant global (read only) shares no element with what
+    the loops write.
   }];
   let dependentDialects = ["mlir::scf::SCFDialect"];
 }
@@ -362,18 +365,20 @@ def WarpRowReductions
     computes the last row again (every lane of a warp takes part in its
     shuffles) and stores nothing.
 
-    The first lane then runs the loops over the same outputs that follow,
-    past allocations, and touch only their own output's elements (as
-    `tad-fuse-kernel-loops` would join them), and after a `gpu.barrier`
-    every lane runs the loop over the rows' elements that follows them,
-    past allocations (a loop
-    over the outputs' dimensions and one more, of a constant extent: a
-    softmax's exponentials), the elements l, l + 32, ... of its row,
-    where that loop stores only its own elements, into buffers apart from
-    what the kernel reads and writes, and reads what the kernel wrote at
-    its own or its row's indices; the allocations move before the launch
-    (no allocation moves past another or a free, so the peak is the
-    plan's).
+    The kernel also runs the loops over the same rows before and after
+    the reduction (a chain), stage by stage with a `gpu.barrier` between
+    stages: a loop over the rows in each row's first lane, a loop over the
+    rows and one more dimension of a constant extent (a softmax's
+    exponentials, a layer norm's centred rows) in every lane, lane l the
+    elements l, l + 32, ..., and further such reductions over the same
+    rows as the first. A stage is taken while each row stays its warp's
+    (every access to a buffer the kernel writes, each an allocation, is at
+    its stage's row indices through views that keep the rows' dimensions;
+    a loop over the elements touches its own buffers at its own indices; a
+    reduction reads nothing its stage writes) and while moving the host
+    operations between the stages (allocations, views and constants before
+    the launch, frees after it) keeps the block's peak of live bytes, so
+    the device peak stays the plan's.
 
     One thread per row, as `tad-loops-to-gpu` runs such a loop otherwise,
     reads 32 rows at each load of a warp; here a warp's 32 loads are

@@ -12,13 +12,15 @@
 //
 // The first loop moves down to the second: past ops that touch none of
 // its buffers (allocations, views, the deallocation of other buffers,
-// loops over other buffers). Nothing else moves, so allocations and frees
-// stay in the plan's order and the device peak stays the plan's.
+// loops over other buffers). The frees of its own buffers on the way move
+// after the joined loop, where that keeps the block's peak (HostPeak.h):
+// the device peak stays the plan's.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tad/Conversion/Passes.h"
 
+#include "HostPeak.h"
 #include "LoopAccesses.h"
 
 #include "mlir/Analysis/AliasAnalysis.h"
@@ -60,14 +62,25 @@ public:
     std::optional<SmallVector<Access>> mine = accessesOf(first);
     if (!mine || !withoutResults(first))
       return nullptr;
+    // The frees of `first`'s buffers on the way, which move after the
+    // joined loop instead.
+    SmallVector<memref::DeallocOp> frees;
     for (Operation *op = first->getNextNode(); op; op = op->getNextNode()) {
       if (auto second = dyn_cast<scf::ParallelOp>(op);
           second && sameBounds(first, second) && withoutResults(second)) {
         std::optional<SmallVector<Access>> theirs = accessesOf(second);
-        if (theirs && ownElementsOnly(first, *mine, second, *theirs)) {
+        if (theirs && ownElementsOnly(first, *mine, second, *theirs) &&
+            freesKeepPeak(first, second, frees)) {
+          for (memref::DeallocOp free : llvm::reverse(frees))
+            free->moveAfter(second);
           fuse(first, second);
           return second;
         }
+      }
+      if (auto free = dyn_cast<memref::DeallocOp>(op);
+          free && conflicts(*mine, op)) {
+        frees.push_back(free);
+        continue;
       }
       // `first` moves down past `op` only if they share no buffer that
       // either writes.
@@ -78,7 +91,10 @@ public:
   }
 
 private:
-  bool mayAlias(Value a, Value b) { return !aliases.alias(a, b).isNo(); }
+  bool mayAlias(Value a, Value b) {
+    return !tad::readOnlyGlobal(a) && !tad::readOnlyGlobal(b) &&
+           !aliases.alias(a, b).isNo();
+  }
 
   /// Whether `op` touches a buffer of `accesses` where one of the two
   /// writes it (or `op` touches memory in ways this pass cannot see).
@@ -125,6 +141,19 @@ private:
     // So all the accesses of both to such a buffer are at one index list:
     // each iteration has one element of it to itself.
     return true;
+  }
+
+  /// Whether the frees of `first`'s buffers before `second` can move
+  /// after it, as a joined loop needs them, keeping the peak (HostPeak).
+  bool freesKeepPeak(scf::ParallelOp first, scf::ParallelOp second,
+                     ArrayRef<memref::DeallocOp> frees) {
+    if (frees.empty())
+      return true;
+    SmallVector<Operation *> order = tad::orderOf(second->getBlock());
+    tad::moveBefore(order, first, second);
+    for (memref::DeallocOp free : llvm::reverse(frees))
+      tad::moveAfter(order, free, second);
+    return tad::keepsPeak(second->getBlock(), order);
   }
 
   /// Puts `first`'s body at the start of `second`'s and erases `first`.

@@ -43,3 +43,14 @@ bool tad::sameIndices(ValueRange a, ValueRange b) {
            return sameIndex(std::get<0>(pair), std::get<1>(pair));
          });
 }
+
+bool tad::readOnlyGlobal(Value memref) {
+  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
+    memref = view.getViewSource();
+  auto get = memref.getDefiningOp<memref::GetGlobalOp>();
+  if (!get)
+    return false;
+  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+      get, get.getNameAttr());
+  return global && global.getConstant();
+}

@@ -35,6 +35,10 @@ bool sameIndex(mlir::Value a, mlir::Value b);
 /// sameIndex of every pair, in lists of one length.
 bool sameIndices(mlir::ValueRange a, mlir::ValueRange b);
 
+/// Whether `memref` views a constant global, which nothing writes: it
+/// shares no element that a kernel writes.
+bool readOnlyGlobal(mlir::Value memref);
+
 } // namespace tad
 
 #endif // TAD_LIB_CONVERSION_GPU_LOOPACCESSES_H

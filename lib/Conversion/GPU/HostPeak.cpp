@@ -1,0 +1,100 @@
+//===- HostPeak.cpp - whether moving host operations keeps the peak -------===//
+
+#include "HostPeak.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
+
+#include <optional>
+
+using namespace mlir;
+
+SmallVector<Operation *> tad::orderOf(Block *block) {
+  return llvm::map_to_vector(*block, [](Operation &op) { return &op; });
+}
+
+void tad::moveBefore(SmallVectorImpl<Operation *> &order, Operation *op,
+                     Operation *anchor) {
+  order.erase(llvm::find(order, op));
+  order.insert(llvm::find(order, anchor), op);
+}
+
+void tad::moveAfter(SmallVectorImpl<Operation *> &order, Operation *op,
+                    Operation *anchor) {
+  order.erase(llvm::find(order, op));
+  order.insert(std::next(llvm::find(order, anchor)), op);
+}
+
+/// The bytes of a buffer of `type`, as the runtime's allocator counts them
+/// (its elements' sizes), where its shape is static.
+static std::optional<int64_t> bytesOf(Operation *at, Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref || !memref.hasStaticShape() || !memref.getLayout().isIdentity())
+    return std::nullopt;
+  int64_t size = DataLayout::closest(at)
+                     .getTypeSize(memref.getElementType())
+                     .getFixedValue();
+  return memref.getNumElements() * size;
+}
+
+/// What `op` adds to the live bytes once it has run, where that is known:
+/// an allocation's or a free's size, or nothing for an operation that
+/// neither calls nor allocates or frees inside.
+static std::optional<int64_t> deltaOf(Operation *op) {
+  if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+    if (alloc.getAlignment() || !alloc.getOperands().empty())
+      return std::nullopt;
+    return bytesOf(op, alloc.getType());
+  }
+  if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+    std::optional<int64_t> bytes = bytesOf(op, dealloc.getMemref().getType());
+    if (!bytes)
+      return std::nullopt;
+    return -*bytes;
+  }
+  bool opaque =
+      op->walk([](Operation *inner) {
+          return isa<memref::AllocOp, memref::DeallocOp, CallOpInterface>(inner)
+                     ? WalkResult::interrupt()
+                     : WalkResult::advance();
+        }).wasInterrupted();
+  if (opaque)
+    return std::nullopt;
+  return 0;
+}
+
+bool tad::keepsPeak(Block *block, ArrayRef<Operation *> order) {
+  SmallVector<Operation *> own = orderOf(block);
+  if (own.size() != order.size())
+    return false;
+  size_t first = 0, last = own.size();
+  while (first < own.size() && own[first] == order[first])
+    ++first;
+  if (first == own.size())
+    return true;
+  while (last > first && own[last - 1] == order[last - 1])
+    --last;
+  // The block's own highest total before an unknown count, and its total
+  // where the moved span begins.
+  int64_t live = 0, highest = 0, atSpan = 0;
+  for (size_t i = 0; i < own.size(); ++i) {
+    if (i == first)
+      atSpan = live;
+    std::optional<int64_t> delta = deltaOf(own[i]);
+    if (!delta) {
+      if (i < last)
+        return false;
+      break;
+    }
+    live += *delta;
+    highest = std::max(highest, live);
+  }
+  live = atSpan;
+  for (size_t i = first; i < last; ++i) {
+    live += *deltaOf(order[i]);
+    if (live > highest)
+      return false;
+  }
+  return true;
+}

@@ -1,0 +1,62 @@
+//===- RowChains.h - the loops over a row that one warp runs -----*- C++
+//-*-===//
+//
+// A warp per row (tad-warp-row-reductions) runs more than the row's
+// reduction: the loops over the same rows before and after it that touch
+// only their own row of what the kernel writes, a layer norm's mean, its
+// variance and its scaled rows, or a softmax's maxima, exponentials, sums
+// and quotients. Here those loops are found and checked; the pass emits
+// them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TAD_LIB_CONVERSION_GPU_ROWCHAINS_H
+#define TAD_LIB_CONVERSION_GPU_ROWCHAINS_H
+
+#include "ReductionLoops.h"
+
+namespace tad {
+
+/// One loop of a warp's kernel.
+struct RowStage {
+  enum class Kind {
+    Reduce,   // a reduction along the row: every lane, then shuffles
+    Outputs,  // a loop over the rows: the first lane
+    Elements, // a loop over the rows' elements: every lane, strided
+  };
+  Kind kind;
+  /// The loop over the rows (and the elements); null for a full reduction,
+  /// which is a kernel alone.
+  mlir::scf::ParallelOp loop;
+  /// A reduction's loop and the fill of its accumulator taken over.
+  std::optional<SumLoop> sum;
+  AccumulatorFill fill;
+
+  /// Its first and last operation in the host block.
+  mlir::Operation *first() const;
+  mlir::Operation *last() const;
+};
+
+/// The stages of a kernel over `rows` (their loops' extents), in order,
+/// and the host operations between them: those that move before the
+/// launch (allocations, views, constants) and the frees that move after.
+struct RowChain {
+  llvm::SmallVector<RowStage> stages;
+  llvm::SmallVector<int64_t> rows;
+  llvm::SmallVector<mlir::Operation *> before, after;
+};
+
+/// `loop` as a reduction that a warp per row runs, in its nest.
+std::optional<RowStage> warpReduction(mlir::scf::ForOp loop,
+                                      mlir::AliasAnalysis &alias);
+
+/// The chain of stages around `seed` (a warpReduction): the loops over
+/// the same rows before and after it, each taken while the whole chain
+/// stays exact as a warp per row runs it (stage by stage, a barrier
+/// between them) and moving the host operations between them keeps the
+/// block's peak (HostPeak.h).
+RowChain chainAround(const RowStage &seed, mlir::AliasAnalysis &alias);
+
+} // namespace tad
+
+#endif // TAD_LIB_CONVERSION_GPU_ROWCHAINS_H
