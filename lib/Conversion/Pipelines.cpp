@@ -89,20 +89,73 @@ void tad::addCpuCodegenPasses(OpPassManager &pm, bool blasMatmul) {
   addCpuCodegenPipeline(pm);
 }
 
+/// Calls `step` with each pass that maps the planned buffers' loops onto
+/// kernels' loops, in order, and whether it runs on each function: the
+/// steps that move host operations (allocations, frees) and so decide the
+/// allocator's timeline, which the remat report also plans
+/// (runGpuLoopMapping).
+static void
+forEachLoopMappingStep(bool cublasMatmul, bool kernelFallback,
+                       function_ref<void(std::unique_ptr<Pass>, bool)> step) {
+  if (cublasMatmul) {
+    tad::ConvertMatmulToRuntimeOptions matmul;
+    matmul.prefix = "tad_rt_cuda_";
+    matmul.kernelFallback = kernelFallback;
+    step(tad::createConvertMatmulToRuntime(matmul), false);
+  }
+  step(tad::createParallelLoopsOutermost(), true);
+  step(tad::createTileGpuMatmuls(), true);
+  step(createConvertLinalgToParallelLoopsPass(), false);
+  step(tad::createSplitLongReductions(), false);
+  step(tad::createWarpRowReductions(), false);
+  step(tad::createScatterLoopsInside(), true);
+  step(tad::createFuseKernelLoops(), true);
+}
+
 /// The loop nests that become kernels, as --target=cuda maps them.
-static void addKernelMapping(OpPassManager &pm) {
-  pm.addNestedPass<func::FuncOp>(tad::createParallelLoopsOutermost());
-  pm.addNestedPass<func::FuncOp>(tad::createTileGpuMatmuls());
-  pm.addPass(createConvertLinalgToParallelLoopsPass());
-  pm.addPass(tad::createSplitLongReductions());
-  pm.addPass(tad::createWarpRowReductions());
-  pm.addNestedPass<func::FuncOp>(tad::createScatterLoopsInside());
-  pm.addNestedPass<func::FuncOp>(tad::createFuseKernelLoops());
+static void addKernelMapping(OpPassManager &pm, bool cublasMatmul,
+                             bool kernelFallback) {
+  forEachLoopMappingStep(cublasMatmul, kernelFallback,
+                         [&](std::unique_ptr<Pass> pass, bool perFunction) {
+                           if (perFunction)
+                             pm.addNestedPass<func::FuncOp>(std::move(pass));
+                           else
+                             pm.addPass(std::move(pass));
+                         });
   pm.addNestedPass<func::FuncOp>(tad::createConvertLoopsToGPU());
 }
 
+LogicalResult tad::runGpuLoopMapping(ModuleOp module, bool cublasMatmul,
+                                     bool kernelFallback) {
+  // A pass manager of its own per step and function, without the
+  // verifier: neither hands work to the context's threads, which the remat
+  // pass that asks may keep busy.
+  LogicalResult result = success();
+  forEachLoopMappingStep(cublasMatmul, kernelFallback,
+                         [&](std::unique_ptr<Pass> pass, bool perFunction) {
+                           if (failed(result))
+                             return;
+                           if (!perFunction) {
+                             PassManager pm(module.getContext());
+                             pm.enableVerifier(false);
+                             pm.addPass(std::move(pass));
+                             result = pm.run(module);
+                             return;
+                           }
+                           // One pass instance runs on each function in turn.
+                           PassManager pm(module.getContext(),
+                                          func::FuncOp::getOperationName());
+                           pm.enableVerifier(false);
+                           pm.addPass(std::move(pass));
+                           for (auto func : module.getOps<func::FuncOp>())
+                             if (!func.isDeclaration() && failed(pm.run(func)))
+                               result = failure();
+                         });
+  return result;
+}
+
 void tad::addCudaEmulatorCodegenPasses(OpPassManager &pm, bool reverseThreads) {
-  addKernelMapping(pm);
+  addKernelMapping(pm, /*cublasMatmul=*/false, /*kernelFallback=*/false);
   EmulateGpuLaunchesOptions emulate;
   emulate.reverse = reverseThreads;
   pm.addPass(createEmulateGpuLaunches(emulate));
@@ -121,13 +174,7 @@ void tad::addCudaCodegenPasses(OpPassManager &pm, ArrayRef<std::string> archs,
   for (const std::string &a : archs)
     if (std::stoi(a.substr(3)) < std::stoi(lowest.substr(3)))
       lowest = a;
-  if (cublasMatmul) {
-    ConvertMatmulToRuntimeOptions matmul;
-    matmul.prefix = "tad_rt_cuda_";
-    matmul.kernelFallback = kernelFallback;
-    pm.addPass(createConvertMatmulToRuntime(matmul));
-  }
-  addKernelMapping(pm);
+  addKernelMapping(pm, cublasMatmul, kernelFallback);
   // The launches' trip counts and a thread's index arithmetic read
   // constants and what the host computes from them: folded first, they are
   // constants that the sinking moves into the kernels (a division by one

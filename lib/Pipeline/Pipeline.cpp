@@ -174,6 +174,13 @@ tad::RematOptions tad::getRematOptions(const PipelineOptions &options,
   remat.reportFile = options.rematReport;
   remat.summary = options.rematSummary;
   remat.graphFile = options.rematGraph;
+  // The GPU targets' kernels move allocations and frees (HostPeak.h): the
+  // report's timeline follows them.
+  remat.gpuLoops =
+      options.target == Target::cuda || options.target == Target::cudaEmulator;
+  remat.cublasMatmul = options.target == Target::cuda &&
+                       options.cudaMatmul != CudaMatmul::kernel;
+  remat.kernelFallback = options.cudaMatmul == CudaMatmul::cublasOrKernel;
   return remat;
 }
 

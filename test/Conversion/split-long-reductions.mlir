@@ -147,6 +147,34 @@ func.func @nest(%x: memref<32x256x512xf32>) -> memref<512xf64> {
 
 // -----
 
+// A full sum of a [37, 200] nest, which the function runs alone: the nest
+// becomes one loop of 7400 trips, whose constants (the row length that
+// recovers the indices) come before it, so that the result verifies
+// (tad-opt checks it after the pass).
+// CHECK-LABEL: func.func @nest_alone
+// CHECK:         call @tad_rt_mark_scratch()
+// CHECK:         scf.parallel
+// CHECK:             arith.remui %{{.*}}, %c200
+// CHECK:         gpu.launch
+func.func @nest_alone(%x: memref<37x200xf64>) -> memref<f64> {
+  %acc = memref.alloc() : memref<f64>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c37 = arith.constant 37 : index
+  %c200 = arith.constant 200 : index
+  scf.for %i = %c0 to %c37 step %c1 {
+    scf.for %j = %c0 to %c200 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<37x200xf64>
+      %old = memref.load %acc[] : memref<f64>
+      %new = arith.addf %v, %old : f64
+      memref.store %new, %acc[] : memref<f64>
+    }
+  }
+  return %acc : memref<f64>
+}
+
+// -----
+
 // A maximum that the function runs alone (no parallel loop): its partial
 // maxima start from -inf; the accumulator is the max's first operand, and
 // stays so. 3000 trips: 11 chunks of 273 or 272 (chunk c: trips c, c + 11,

@@ -111,6 +111,15 @@ void addCudaCodegenPasses(mlir::OpPassManager &pm,
                           bool kernelFallback = false,
                           bool syncLaunches = false);
 
+/// Runs on `module` (planned buffers: after tad-buffer-peak) the passes of
+/// addCudaCodegenPasses (`cublasMatmul`, `kernelFallback` as there; both
+/// false for the emulator's) that map its loops onto kernels' loops, before
+/// their launches: those that move allocations and frees, so that a
+/// timeline of the result has the allocator's events in its order. Runs
+/// on the calling thread only.
+mlir::LogicalResult runGpuLoopMapping(mlir::ModuleOp module, bool cublasMatmul,
+                                      bool kernelFallback);
+
 /// The CPU passes through the kernels of addCudaCodegenPasses, each launch
 /// run thread by thread on the CPU (`tadc --target=cuda-emulator`); with
 /// `reverseThreads`, from the last thread to the first.

@@ -310,6 +310,16 @@ def Remat : Pass<"tad-remat", "mlir::ModuleOp"> {
            "raise-budgets) for less recomputation; off where only whether "
            "the search fits is asked (tad-choose-loop-snapshots's trials "
            "with the compile's own search, which never depends on it)">,
+    Option<"gpuLoops", "gpu-loops", "bool", "false",
+           "The report's timeline is that of --target=cuda's or the "
+           "emulator's code, whose kernels move allocations before their "
+           "launches and frees after them (tad::runGpuLoopMapping)">,
+    Option<"cublasMatmul", "cublas-matmul", "bool", "false",
+           "With gpu-loops: matmuls are cuBLAS calls (--cuda-matmul=auto or "
+           "cublas)">,
+    Option<"kernelFallback", "kernel-fallback", "bool", "false",
+           "With cublas-matmul: each call with its kernel as the fallback "
+           "(--cuda-matmul=auto)">,
     Option<"raiseBudgets", "raise-budgets", "bool", "true",
            "Under a budget in bytes, where a rewrite peaks under the budget "
            "(the solver counts recomputed values that fuse into their reader "

@@ -2,6 +2,7 @@
 
 #include "HostPeak.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
@@ -38,16 +39,41 @@ static std::optional<int64_t> bytesOf(Operation *at, Type type) {
   return memref.getNumElements() * size;
 }
 
+/// Whether `op` calls `tad_rt_mark_scratch`, which marks the next
+/// allocation as scratch (a long reduction's partial results), which the
+/// runtime counts apart from the plan's buffers.
+static bool marksScratch(Operation *op) {
+  auto call = dyn_cast<func::CallOp>(op);
+  return call && call.getCallee() == "tad_rt_mark_scratch";
+}
+
+/// The scratch buffers that `block` allocates.
+static DenseSet<Value> scratchOf(Block *block) {
+  DenseSet<Value> scratch;
+  for (Operation &op : *block)
+    if (marksScratch(&op))
+      if (auto alloc = dyn_cast_or_null<memref::AllocOp>(op.getNextNode()))
+        scratch.insert(alloc);
+  return scratch;
+}
+
 /// What `op` adds to the live bytes once it has run, where that is known:
 /// an allocation's or a free's size, or nothing for an operation that
-/// neither calls nor allocates or frees inside.
-static std::optional<int64_t> deltaOf(Operation *op) {
+/// neither calls nor allocates or frees inside, or for scratch.
+static std::optional<int64_t> deltaOf(Operation *op,
+                                      const DenseSet<Value> &scratch) {
+  if (marksScratch(op))
+    return 0;
   if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+    if (scratch.contains(alloc))
+      return 0;
     if (alloc.getAlignment() || !alloc.getOperands().empty())
       return std::nullopt;
     return bytesOf(op, alloc.getType());
   }
   if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+    if (scratch.contains(dealloc.getMemref()))
+      return 0;
     std::optional<int64_t> bytes = bytesOf(op, dealloc.getMemref().getType());
     if (!bytes)
       return std::nullopt;
@@ -75,13 +101,14 @@ bool tad::keepsPeak(Block *block, ArrayRef<Operation *> order) {
     return true;
   while (last > first && own[last - 1] == order[last - 1])
     --last;
+  DenseSet<Value> scratch = scratchOf(block);
   // The block's own highest total before an unknown count, and its total
   // where the moved span begins.
   int64_t live = 0, highest = 0, atSpan = 0;
   for (size_t i = 0; i < own.size(); ++i) {
     if (i == first)
       atSpan = live;
-    std::optional<int64_t> delta = deltaOf(own[i]);
+    std::optional<int64_t> delta = deltaOf(own[i], scratch);
     if (!delta) {
       if (i < last)
         return false;
@@ -92,7 +119,7 @@ bool tad::keepsPeak(Block *block, ArrayRef<Operation *> order) {
   }
   live = atSpan;
   for (size_t i = first; i < last; ++i) {
-    live += *deltaOf(order[i]);
+    live += *deltaOf(order[i], scratch);
     if (live > highest)
       return false;
   }

@@ -344,12 +344,32 @@ bool extend(RowChain &chain, bool forwards, AliasAnalysis &alias) {
 
 } // namespace
 
+std::optional<RowStage> tad::rowLanes(scf::ParallelOp loop) {
+  SmallVector<int64_t> extents = extentsOf(loop);
+  if (extents.size() < 2 || extents.back() > kWarpSize ||
+      !overRows(loop, ArrayRef<int64_t>(extents).drop_back(), 1) ||
+      loop.getBody()->getOps<scf::ForOp>().empty())
+    return std::nullopt;
+  return RowStage{Kind::Elements, loop, std::nullopt, {}};
+}
+
+int64_t tad::reductionsOf(const RowChain &chain) {
+  return llvm::count_if(chain.stages, [](const RowStage &stage) {
+    scf::ParallelOp loop = stage.loop;
+    return stage.kind == Kind::Reduce ||
+           (stage.kind == Kind::Elements &&
+            !loop.getBody()->getOps<scf::ForOp>().empty());
+  });
+}
+
 RowChain tad::chainAround(const RowStage &seed, AliasAnalysis &alias) {
   RowChain chain;
   chain.stages.push_back(seed);
   if (!seed.loop)
     return chain;
   chain.rows = extentsOf(seed.loop);
+  if (seed.kind == Kind::Elements)
+    chain.rows.pop_back();
   while (extend(chain, /*forwards=*/false, alias)) {
   }
   while (extend(chain, /*forwards=*/true, alias)) {

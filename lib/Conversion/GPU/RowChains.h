@@ -50,6 +50,14 @@ struct RowChain {
 std::optional<RowStage> warpReduction(mlir::scf::ForOp loop,
                                       mlir::AliasAnalysis &alias);
 
+/// `loop` as the lanes of a row's sum that tad-split-reductions made for
+/// the CPU's vectors (a loop over the rows and at most 32 lanes, each a
+/// loop over its share of the row), which a warp's first lanes can run.
+std::optional<RowStage> rowLanes(mlir::scf::ParallelOp loop);
+
+/// The row reductions of `chain`: its reductions and its sums in lanes.
+int64_t reductionsOf(const RowChain &chain);
+
 /// The chain of stages around `seed` (a warpReduction): the loops over
 /// the same rows before and after it, each taken while the whole chain
 /// stays exact as a warp per row runs it (stage by stage, a barrier

@@ -97,13 +97,19 @@ void coalesceSumNest(scf::ForOp outer, AliasAnalysis &alias) {
   auto constant = [&](int64_t v) {
     return arith::ConstantIndexOp::create(constants, loc, v).getResult();
   };
+  // Every constant before the loop: made later, they would follow it (both
+  // builders insert before `outer`), and the loop would use them before
+  // their definitions.
+  SmallVector<Value> sizes(nest.size());
+  for (int64_t d = nest.size() - 1; d > 0; --d)
+    sizes[d] = constant(trips[d]);
   auto loop =
       scf::ForOp::create(b, loc, constant(0), constant(total), constant(1));
   b.setInsertionPoint(loop.getBody()->getTerminator());
   IRMapping map;
   Value rest = loop.getInductionVar();
   for (int64_t d = nest.size() - 1; d > 0; --d) {
-    Value size = constant(trips[d]);
+    Value size = sizes[d];
     map.map(nest[d].getInductionVar(),
             arith::RemUIOp::create(b, loc, rest, size));
     rest = arith::DivUIOp::create(b, loc, rest, size);

@@ -254,6 +254,22 @@ struct WarpRowReductions : tad::impl::WarpRowReductionsBase<WarpRowReductions> {
       if (std::optional<RowStage> seed = warpReduction(loop, alias))
         launch(chainAround(*seed, alias));
     }
+    // Then the chains around the sums in lanes that join two reductions or
+    // more: the lanes and their sum alone are one kernel of
+    // tad-loops-to-gpu's, and the loops around them join others in
+    // tad-fuse-kernel-loops.
+    for (scf::ForOp loop : loops) {
+      if (taken.contains(loop))
+        continue;
+      auto parallel = dyn_cast<scf::ParallelOp>(loop->getParentOp());
+      if (!parallel)
+        continue;
+      if (std::optional<RowStage> seed = rowLanes(parallel)) {
+        RowChain chain = chainAround(*seed, alias);
+        if (reductionsOf(chain) >= 2)
+          launch(chain);
+      }
+    }
   }
 };
 

@@ -15,6 +15,8 @@
 #include "tad/Transforms/IndexArithmetic.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -128,6 +130,27 @@ private:
   bool tracing() const { return trace && trace->size() < traceLimit; }
 
   LogicalResult runOp(Operation &op) {
+    // A GPU kernel's scratch (tad_rt_mark_scratch, then the allocation: a
+    // long reduction's partial results) is not the plan's: the allocator
+    // counts it apart and records no event.
+    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      auto mark = dyn_cast_or_null<func::CallOp>(op.getPrevNode());
+      if (mark && mark.getCallee() == "tad_rt_mark_scratch") {
+        scratch.insert(alloc.getResult());
+        return success();
+      }
+    }
+    if (auto dealloc = dyn_cast<memref::DeallocOp>(op))
+      if (scratch.contains(tad::getViewedBuffer(dealloc.getMemref())))
+        return success();
+    // A kernel (a GPU target's loop nest or launch) allocates nothing.
+    if (isa<scf::ParallelOp, gpu::LaunchOp>(op) &&
+        !op.walk([](Operation *inner) {
+             return isa<memref::AllocOp, memref::DeallocOp, func::CallOp>(inner)
+                        ? WalkResult::interrupt()
+                        : WalkResult::advance();
+           }).wasInterrupted())
+      return success();
     if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
       int64_t bytes = getMemRefByteSize(alloc.getType());
       if (bytes < 0)
@@ -359,6 +382,8 @@ private:
   size_t traceLimit = 0;
   /// While tracing: where the buffer each memref value holds was allocated.
   DenseMap<Value, Location> allocatedAt;
+  /// The GPU kernels' scratch buffers (runOp).
+  DenseSet<Value> scratch;
   /// The induction variables of the loops running, and how often each has
   /// been read (an iteration that reads none repeats the previous one).
   DenseMap<Value, int64_t> values, useCount;

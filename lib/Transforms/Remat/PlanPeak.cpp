@@ -3,6 +3,7 @@
 #include "PlanPeak.h"
 
 #include "dialects/tad/TadOps.h"
+#include "tad/Conversion/Passes.h"
 #include "tad/Transforms/Passes.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -189,11 +190,15 @@ FailureOr<int64_t> tad::planCopyPeak(PlanLowering &lowering,
 
 FailureOr<PlannedTimeline>
 tad::planBufferTimeline(PlanLowering &lowering, ModuleOp module,
-                        func::FuncOp func, func::FuncOp body,
-                        size_t maxEvents) {
+                        func::FuncOp func, func::FuncOp body, size_t maxEvents,
+                        std::optional<GpuLoops> gpu) {
   OwningOpRef<ModuleOp> copy = copyForPlan(lowering, module, func, body);
   if (!copy || failed(lower(lowering, *copy, func)))
     return failure();
+  if (gpu &&
+      failed(runGpuLoopMapping(*copy, gpu->cublasMatmul, gpu->kernelFallback)))
+    return func.emitError("cannot map the loops of @")
+           << func.getName() << " onto kernels to plan its timeline";
   auto lowered = copy->lookupSymbol<func::FuncOp>(func.getName());
   if (!lowered)
     return func.emitError("no lowered @") << func.getName();

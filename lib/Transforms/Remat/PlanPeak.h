@@ -18,6 +18,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 namespace tad {
@@ -102,14 +103,21 @@ mlir::FailureOr<int64_t> planCopyPeak(PlanLowering &lowering,
 
 /// The allocations and frees of one call of the lowered copy, in order
 /// (traceBuffers): the timeline that the runtime allocator will measure.
+/// With `gpu`, the copy's loops are then mapped as for a GPU target.
 struct PlannedTimeline {
   std::vector<BufferEvent> events;
   bool truncated = false;
 };
+/// The GPU targets' loop mapping (tad::runGpuLoopMapping's arguments),
+/// which moves allocations and frees around the kernels it joins.
+struct GpuLoops {
+  bool cublasMatmul = false;
+  bool kernelFallback = false;
+};
 mlir::FailureOr<PlannedTimeline>
 planBufferTimeline(PlanLowering &lowering, mlir::ModuleOp module,
                    mlir::func::FuncOp func, mlir::func::FuncOp body,
-                   size_t maxEvents);
+                   size_t maxEvents, std::optional<GpuLoops> gpu);
 
 } // namespace tad
 

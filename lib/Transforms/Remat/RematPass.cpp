@@ -1088,14 +1088,17 @@ public:
 
   /// The report's timeline, when the JSON report is written: the buffer
   /// plan's run of the compiled function (`body` as `func`'s body), each
-  /// allocation and free as the allocator will see it.
+  /// allocation and free as the allocator will see it (where the GPU's
+  /// kernels moved them, too).
   LogicalResult addTimeline(RematFunctionReport &report, func::FuncOp func,
                             func::FuncOp body) {
     if (reportFile.empty())
       return success();
-    FailureOr<PlannedTimeline> timeline =
-        planBufferTimeline(planLowering, module, func, body,
-                           kMaxTimelineEvents);
+    std::optional<GpuLoops> gpu;
+    if (gpuLoops)
+      gpu = GpuLoops{cublasMatmul, kernelFallback};
+    FailureOr<PlannedTimeline> timeline = planBufferTimeline(
+        planLowering, module, func, body, kMaxTimelineEvents, gpu);
     if (failed(timeline)) {
       loweringFailed = true;
       return failure();
@@ -1218,6 +1221,9 @@ struct RematPass : tad::impl::RematBase<RematPass> {
     options.anySchedule = anySchedule;
     options.raiseBudgets = raiseBudgets;
     options.improveSchedules = improveSchedules;
+    options.gpuLoops = gpuLoops;
+    options.cublasMatmul = cublasMatmul;
+    options.kernelFallback = kernelFallback;
     if (!scheduleDerivatives(getOperation(), options, memo.get()).scheduled)
       signalPassFailure();
   }

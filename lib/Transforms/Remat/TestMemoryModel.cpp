@@ -127,7 +127,8 @@ struct TestMemoryModelPass
       if (!explain)
         continue;
       FailureOr<PlannedTimeline> timeline = planBufferTimeline(
-          lowering, module, func, func, std::numeric_limits<size_t>::max());
+          lowering, module, func, func, std::numeric_limits<size_t>::max(),
+          /*gpu=*/std::nullopt);
       if (failed(timeline))
         return signalPassFailure();
       Diagnostic &note = remark.attachNote();
