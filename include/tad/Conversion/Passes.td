@@ -378,7 +378,10 @@ def WarpRowReductions
     reduction reads nothing its stage writes) and while moving the host
     operations between the stages (allocations, views and constants before
     the launch, frees after it) keeps the block's peak of live bytes, so
-    the device peak stays the plan's.
+    the device peak stays the plan's. Chains also grow around the lanes
+    of a row's sum that `tad-split-reductions` made (a loop over the rows
+    and at most 32 lanes, each a loop: a warp's first lanes), where the
+    chain then joins two row reductions or more.
 
     One thread per row, as `tad-loops-to-gpu` runs such a loop otherwise,
     reads 32 rows at each load of a warp; here a warp's 32 loads are

@@ -85,13 +85,7 @@ std::optional<tad::SumLoop> tad::matchSumLoop(scf::ForOp loop, int64_t minTrips,
   return sum;
 }
 
-/// Whether `op` stands in host code: in a function's body, or in loops and
-/// branches there that hold host operations (an allocation, a
-/// deallocation, a copy, a call: a transformer's loop over its layers),
-/// which tad-loops-to-gpu keeps on the host. A loop of device operations
-/// only around `op` is a nest that becomes one kernel (a full reduction
-/// over two dimensions), and a parallel loop or a launch is a kernel.
-static bool onHost(Operation *op) {
+bool tad::onHost(Operation *op) {
   for (Operation *parent = op->getParentOp(); !isa<func::FuncOp>(parent);
        parent = parent->getParentOp()) {
     if (!isa<scf::ForOp, scf::IfOp, scf::WhileOp>(parent))

@@ -56,6 +56,14 @@ std::optional<SumLoop> matchSumBody(mlir::scf::ForOp outer, mlir::Block *body,
 std::optional<SumLoop> matchSumLoop(mlir::scf::ForOp loop, int64_t minTrips,
                                     mlir::AliasAnalysis &alias);
 
+/// Whether `op` stands in host code: in a function's body, or in loops and
+/// branches there that hold host operations (an allocation, a
+/// deallocation, a copy, a call: a transformer's loop over its layers),
+/// which tad-loops-to-gpu keeps on the host. A loop of device operations
+/// only around `op` is a nest that becomes one kernel (a full reduction
+/// over two dimensions), and a parallel loop or a launch is a kernel.
+bool onHost(mlir::Operation *op);
+
 /// The loop's place in its nest: an `scf.parallel` of host code (constant
 /// bounds from 0, step 1) that holds only this loop, or none where the
 /// loop is a statement of host code itself; fails elsewhere. Host code is

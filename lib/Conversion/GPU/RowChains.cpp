@@ -345,6 +345,10 @@ bool extend(RowChain &chain, bool forwards, AliasAnalysis &alias) {
 } // namespace
 
 std::optional<RowStage> tad::rowLanes(scf::ParallelOp loop) {
+  if (!onHost(loop) || !llvm::all_of(loop.getUpperBound(), [](Value upper) {
+        return getConstantIntValue(upper).has_value();
+      }))
+    return std::nullopt;
   SmallVector<int64_t> extents = extentsOf(loop);
   if (extents.size() < 2 || extents.back() > kWarpSize ||
       !overRows(loop, ArrayRef<int64_t>(extents).drop_back(), 1) ||
