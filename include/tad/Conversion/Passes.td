@@ -109,7 +109,13 @@ def SplitReductions : Pass<"tad-split-reductions", "mlir::ModuleOp"> {
     dimension's length must be a multiple of the lanes, and at least
     twice as long. The order of the additions is then fixed in the IR: the
     CPU's inner loop over lanes vectorizes, and GPU code adds in the same
-    order, so that both get the same bits (docs/performance.md).
+    order, so that both get the same bits (docs/performance.md). An input
+    may also be the same along the summed dimension (a row's mean that a
+    fused variance subtracts); one that reads a tensor expanded with unit
+    dimensions at index 0 there (the mean as `[rows, 1]`) reads the tensor
+    before the expansion instead. A sum whose input remat recomputed and
+    fused is then split as the stored one is, so that recomputing keeps
+    the results' bits.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect"];

@@ -59,17 +59,68 @@ bool isRowSum(linalg::GenericOp op, int64_t lanes) {
   if (ShapedType::isDynamic(length) || length % lanes != 0 ||
       length < 2 * lanes)
     return false;
+  // Each input reads along the row (the reduced dimension its innermost
+  // index), or is the same all along it and indexed by loop dimensions
+  // only (a row's mean that a fused variance subtracts: unitReadsDropped).
+  AffineExpr reduced = getAffineDimExpr(loops - 1, op.getContext());
+  bool along = false;
   for (OpOperand *input : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(input);
-    if (map.getNumResults() == 0 ||
-        map.getResults().back() != getAffineDimExpr(loops - 1, op.getContext()))
+    if (!map.isFunctionOfDim(loops - 1) && map.isProjectedPermutation())
+      continue;
+    if (map.getNumResults() == 0 || map.getResults().back() != reduced)
       return false;
+    along = true;
   }
+  if (!along)
+    return false;
   // A sum: the body ends adding into the accumulator.
   Operation *combiner = op.getBlock()->getTerminator()->getOperand(0).getDefiningOp();
   return combiner && isa<arith::AddFOp>(combiner) &&
          llvm::is_contained(combiner->getOperands(),
                             op.getBlock()->getArguments().back());
+}
+
+/// Makes the inputs of `op` that read a tensor expanded with unit
+/// dimensions at constant 0 there (a row's mean as `[rows, 1]`, as a
+/// variance that remat fused with its input reads it) read the tensor
+/// before the expansion. A sum of such an input then splits into lanes as
+/// one of a buffer of it does (isRowSum), so that recomputing a fused
+/// value keeps the sum's order, and its bits.
+void unitReadsDropped(linalg::GenericOp op, RewriterBase &rewriter) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  bool changed = false;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto expand = input->get().getDefiningOp<tensor::ExpandShapeOp>();
+    if (!expand)
+      continue;
+    AffineMap map = maps[input->getOperandNumber()];
+    RankedTensorType expanded = expand.getResultType();
+    // Each group keeps its one dimension that is not a unit read.
+    SmallVector<AffineExpr> kept;
+    bool dropsUnits = true;
+    for (ReassociationIndices group : expand.getReassociationIndices()) {
+      int64_t others = 0;
+      for (int64_t d : group) {
+        auto constant = dyn_cast<AffineConstantExpr>(map.getResult(d));
+        if (expanded.getDimSize(d) == 1 && constant && constant.getValue() == 0)
+          continue;
+        kept.push_back(map.getResult(d));
+        ++others;
+      }
+      dropsUnits &= others == 1;
+    }
+    if (!dropsUnits || kept.size() == map.getNumResults())
+      continue;
+    maps[input->getOperandNumber()] =
+        AffineMap::get(map.getNumDims(), 0, kept, op.getContext());
+    rewriter.modifyOpInPlace(op, [&] { input->set(expand.getSrc()); });
+    changed = true;
+  }
+  if (changed)
+    rewriter.modifyOpInPlace(op, [&] {
+      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
 }
 
 struct SplitReductionsPass
@@ -81,7 +132,10 @@ struct SplitReductionsPass
 
 void tad::splitReductions(Operation *root) {
   SmallVector<std::pair<linalg::GenericOp, int64_t>> sums;
+  IRRewriter unitRewriter(root->getContext());
   root->walk([&](linalg::GenericOp op) {
+    if (op.getNumReductionLoops() == 1)
+      unitReadsDropped(op, unitRewriter);
     int64_t lanes =
         getLanes(getElementTypeOrSelf(op.getDpsInits()[0].getType()));
     if (isRowSum(op, lanes))
