@@ -162,6 +162,28 @@ func.func @not_epilogues(%a: memref<8x8xf32>, %b: memref<8x8xf32>) -> memref<8x8
 
 // -----
 
+// Not fused either: an elementwise op whose other input is read at a
+// constant index (a row's value as `[rows, 1]`, at 0), which is not an
+// iteration's own index (it crashed the pass).
+// CHECK-LABEL: func.func @constant_index
+// CHECK:         gpu.launch
+// CHECK:         linalg.generic
+#id = affine_map<(i, j) -> (i, j)>
+#unit = affine_map<(i, j) -> (i, 0)>
+func.func @constant_index(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %m: memref<8x1xf32>) -> memref<8x8xf32> {
+  %c = memref.alloc() : memref<8x8xf32>
+  linalg.matmul ins(%a, %b : memref<8x8xf32>, memref<8x8xf32>) outs(%c : memref<8x8xf32>)
+  linalg.generic {indexing_maps = [#id, #unit, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %m : memref<8x8xf32>, memref<8x1xf32>) outs(%c : memref<8x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.subf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  return %c : memref<8x8xf32>
+}
+
+// -----
+
 // Integer matmuls stay linalg ops (loops, one thread per element).
 // CHECK-LABEL: func.func @integers
 // CHECK-NOT:     gpu.launch

@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
 
@@ -58,8 +59,9 @@ static DenseSet<Value> scratchOf(Block *block) {
 }
 
 /// What `op` adds to the live bytes once it has run, where that is known:
-/// an allocation's or a free's size, or nothing for an operation that
-/// neither calls nor allocates or frees inside, or for scratch.
+/// an allocation's or a free's size, or nothing for scratch and for an
+/// operation that neither calls the program's functions nor allocates or
+/// frees inside.
 static std::optional<int64_t> deltaOf(Operation *op,
                                       const DenseSet<Value> &scratch) {
   if (marksScratch(op))
@@ -79,8 +81,19 @@ static std::optional<int64_t> deltaOf(Operation *op,
       return std::nullopt;
     return -*bytes;
   }
+  // The runtime's own functions (declarations: cuBLAS's GEMM, the test of
+  // whether cuBLAS is there) allocate nothing that the allocator counts,
+  // as the buffer plan has it (traceBuffers); a function of the program
+  // may.
   bool opaque =
       op->walk([](Operation *inner) {
+          auto call = dyn_cast<func::CallOp>(inner);
+          if (call) {
+            auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+                call, call.getCalleeAttr());
+            return callee && callee.isDeclaration() ? WalkResult::advance()
+                                                    : WalkResult::interrupt();
+          }
           return isa<memref::AllocOp, memref::DeallocOp, CallOpInterface>(inner)
                      ? WalkResult::interrupt()
                      : WalkResult::advance();

@@ -32,7 +32,8 @@ void moveAfter(llvm::SmallVectorImpl<mlir::Operation *> &order,
 /// keeps the peak of the live bytes that the block allocates: the
 /// operations whose positions differ, and every one before them, add known
 /// byte counts (an allocation or a free of a static shape, or none at all:
-/// no call, no nested allocation or free), and the highest live total
+/// no call of the program's functions, no nested allocation or free; the
+/// runtime's functions and scratch count nothing), and the highest live total
 /// among the moved ones is at most the highest that the block reaches in
 /// its own order before its first operation of an unknown count. The
 /// block then allocates what it did, and its peak (inside the whole

@@ -101,7 +101,8 @@ Value select(OpBuilder &b, Location loc, Value cond, Then then,
 /// as each output element is done, saving a launch and a pass over the
 /// output (a bias, an activation, a gradient's update): a linalg.generic
 /// over parallel dimensions that reads `op`'s output through a permutation
-/// of them, so that each of its iterations is one output element's. Each
+/// of them (and every operand through some of them), so that each of its
+/// iterations is one output element's. Each
 /// thread then reads only its own element of that output, and writes
 /// either that element or buffers that no thread of the kernel reads
 /// (neither the matmul's operands nor the generic's other inputs).
@@ -119,6 +120,10 @@ linalg::GenericOp fusableEpilogue(linalg::LinalgOp op, AliasAnalysis &aliases) {
   std::optional<AffineMap> outMap;
   for (OpOperand &operand : generic->getOpOperands()) {
     AffineMap map = generic.getMatchingIndexingMap(&operand);
+    // Each operand's indices are the iteration's (applyEpilogue): no
+    // constant index (a `[rows, 1]` operand read at 0) or sum of them.
+    if (!map.isProjectedPermutation())
+      return nullptr;
     if (operand.get() == out) {
       if (!map.isPermutation() || (outMap && *outMap != map))
         return nullptr;
