@@ -28,6 +28,15 @@ mlir::func::FuncOp getOrDeclareRuntimeFunction(mlir::ModuleOp module,
 /// and back (runtime/lib/CudaBlas.cpp).
 bool isCudaGemmCall(llvm::StringRef callee);
 
+/// The runtime function that marks the next allocation as scratch (a long
+/// reduction's partial results: tad-split-long-reductions), which the
+/// allocator counts apart from the plan's buffers and records no event of.
+constexpr llvm::StringLiteral kMarkScratchFunction = "tad_rt_mark_scratch";
+
+/// Whether `op` is such a scratch allocation: an allocation right after a
+/// call of kMarkScratchFunction.
+bool isScratchAllocation(mlir::Operation *op);
+
 } // namespace tad
 
 #endif // TAD_CONVERSION_RUNTIMEFUNCTIONS_H

@@ -10,6 +10,8 @@
 #ifndef TAD_TRANSFORMS_BUFFERPEAK_H
 #define TAD_TRANSFORMS_BUFFERPEAK_H
 
+#include "tad/Conversion/BufferBytes.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
@@ -17,15 +19,6 @@
 #include <cstdint>
 
 namespace tad {
-
-/// The bytes the runtime allocates for a memref of this type (an i1 takes
-/// a byte), or -1 for a dynamic shape or a type that is not a memref.
-int64_t getMemRefByteSize(mlir::Type type);
-
-/// The buffer that `value` views, through views of views (subviews,
-/// reshapes, casts), or `value` when it is no view: what a free of
-/// `value` releases.
-mlir::Value getViewedBuffer(mlir::Value value);
 
 /// `buffer` and every view derived from it, wherever they are defined.
 llvm::SetVector<mlir::Value> getBufferAndViews(mlir::Value buffer);

@@ -2,6 +2,8 @@
 
 #include "LoopAccesses.h"
 
+#include "tad/Conversion/BufferBytes.h"
+
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
@@ -45,9 +47,7 @@ bool tad::sameIndices(ValueRange a, ValueRange b) {
 }
 
 bool tad::readOnlyGlobal(Value memref) {
-  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
-    memref = view.getViewSource();
-  auto get = memref.getDefiningOp<memref::GetGlobalOp>();
+  auto get = getViewedBuffer(memref).getDefiningOp<memref::GetGlobalOp>();
   if (!get)
     return false;
   auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(

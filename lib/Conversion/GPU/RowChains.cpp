@@ -344,6 +344,12 @@ bool extend(RowChain &chain, bool forwards, AliasAnalysis &alias) {
 
 } // namespace
 
+/// Whether the loop over the rows' elements `loop` holds loops: the lanes
+/// of a sum (each lane's share of its row), not an elementwise op.
+static bool holdsLoops(scf::ParallelOp loop) {
+  return !loop.getBody()->getOps<scf::ForOp>().empty();
+}
+
 std::optional<RowStage> tad::rowLanes(scf::ParallelOp loop) {
   if (!onHost(loop) || !llvm::all_of(loop.getUpperBound(), [](Value upper) {
         return getConstantIntValue(upper).has_value();
@@ -352,17 +358,15 @@ std::optional<RowStage> tad::rowLanes(scf::ParallelOp loop) {
   SmallVector<int64_t> extents = extentsOf(loop);
   if (extents.size() < 2 || extents.back() > kWarpSize ||
       !overRows(loop, ArrayRef<int64_t>(extents).drop_back(), 1) ||
-      loop.getBody()->getOps<scf::ForOp>().empty())
+      !holdsLoops(loop))
     return std::nullopt;
   return RowStage{Kind::Elements, loop, std::nullopt, {}};
 }
 
 int64_t tad::reductionsOf(const RowChain &chain) {
   return llvm::count_if(chain.stages, [](const RowStage &stage) {
-    scf::ParallelOp loop = stage.loop;
     return stage.kind == Kind::Reduce ||
-           (stage.kind == Kind::Elements &&
-            !loop.getBody()->getOps<scf::ForOp>().empty());
+           (stage.kind == Kind::Elements && holdsLoops(stage.loop));
   });
 }
 

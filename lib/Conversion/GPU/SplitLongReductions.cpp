@@ -342,7 +342,7 @@ struct SplitLongReductions
         continue;
       if (!mark)
         mark = tad::getOrDeclareRuntimeFunction(
-            module, "tad_rt_mark_scratch",
+            module, tad::kMarkScratchFunction,
             FunctionType::get(&getContext(), {}, {}));
       cut(*sum, *parallel, chunks, mark);
     }

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tad/Transforms/BufferPeak.h"
+#include "tad/Conversion/RuntimeFunctions.h"
 #include "tad/Transforms/IndexArithmetic.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -26,27 +27,6 @@
 
 using namespace mlir;
 using namespace tad;
-
-int64_t tad::getMemRefByteSize(Type type) {
-  auto memref = dyn_cast<MemRefType>(type);
-  if (!memref || !memref.hasStaticShape())
-    return -1;
-  Type element = memref.getElementType();
-  int64_t bits =
-      element.isIntOrIndexOrFloat()
-          ? (element.isIndex() ? 64 : element.getIntOrFloatBitWidth())
-          : 64;
-  return memref.getNumElements() * std::max<int64_t>(1, (bits + 7) / 8);
-}
-
-Value tad::getViewedBuffer(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>()) {
-    if (view.getViewSource() == v)
-      break;
-    v = view.getViewSource();
-  }
-  return v;
-}
 
 llvm::SetVector<Value> tad::getBufferAndViews(Value buffer) {
   llvm::SetVector<Value> aliases;
@@ -130,18 +110,13 @@ private:
   bool tracing() const { return trace && trace->size() < traceLimit; }
 
   LogicalResult runOp(Operation &op) {
-    // A GPU kernel's scratch (tad_rt_mark_scratch, then the allocation: a
-    // long reduction's partial results) is not the plan's: the allocator
-    // counts it apart and records no event.
-    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
-      auto mark = dyn_cast_or_null<func::CallOp>(op.getPrevNode());
-      if (mark && mark.getCallee() == "tad_rt_mark_scratch") {
-        scratch.insert(alloc.getResult());
-        return success();
-      }
-    }
+    // A GPU kernel's scratch (a long reduction's partial results) is not
+    // the plan's: the allocator counts it apart and records no event.
+    if (tad::isScratchAllocation(&op))
+      return success();
     if (auto dealloc = dyn_cast<memref::DeallocOp>(op))
-      if (scratch.contains(tad::getViewedBuffer(dealloc.getMemref())))
+      if (tad::isScratchAllocation(
+              tad::getViewedBuffer(dealloc.getMemref()).getDefiningOp()))
         return success();
     // A kernel (a GPU target's loop nest or launch) allocates nothing.
     if (isa<scf::ParallelOp, gpu::LaunchOp>(op) &&
@@ -382,8 +357,6 @@ private:
   size_t traceLimit = 0;
   /// While tracing: where the buffer each memref value holds was allocated.
   DenseMap<Value, Location> allocatedAt;
-  /// The GPU kernels' scratch buffers (runOp).
-  DenseSet<Value> scratch;
   /// The induction variables of the loops running, and how often each has
   /// been read (an iteration that reads none repeats the previous one).
   DenseMap<Value, int64_t> values, useCount;
