@@ -6,7 +6,7 @@
 # limit, and writes its results as it goes.
 #
 #   bench/gpu/lease.sh build PACK [--tadc build/bin/tadc]   # here
-#   bench/gpu/lease.sh run PACK OUT                          # on the GPU machine
+#   bench/gpu/lease.sh run PACK OUT [--seconds N]            # on the GPU machine
 #
 # `build` makes, in a temporary folder packed into PACK (tar.xz):
 #   examples/         scripts/gpu-bundle.py's programs and the AD test
@@ -15,7 +15,12 @@
 #   examples-kernels/ the same with tad's own matmul kernels
 #   ops/              every op case of test/Execution/op_check.py
 #   steps/            bench/gpu/steps.py's workloads, budgets, sum and matmul
-# `run` unpacks PACK and writes into OUT: steps.json, steps-managed.json
+# `run` unpacks PACK and runs the steps in order of what they are needed
+# for (correctness, the steps against PyTorch, the op cases, the sanitizer,
+# the profiles, then the variants); with --seconds N the whole run ends
+# within N seconds (the lent machine's call has a hard limit): each step's
+# limit is cut to what is left, and a step with less than 20 s left is
+# skipped and named. It writes into OUT: steps.json, steps-managed.json
 # (the steps with every buffer in managed memory: TAD_CUDA_MANAGED_ONLY=1),
 # profile.json (bench/gpu/profile_summary.py's summary of profile.txt)
 # and logs.tar.xz, which holds examples.txt, examples-kernels.txt, ops.txt,
@@ -76,12 +81,22 @@ build() {
   ls -l "$pack"
 }
 
-# step NAME SECONDS COMMAND...: runs COMMAND with a time limit, its output
-# into OUT/NAME.txt, and counts a failure.
-failed=()
+# step NAME SECONDS COMMAND...: runs COMMAND with a time limit (SECONDS, or
+# what is left before $deadline if less), its output into OUT/NAME.txt, and
+# counts a failure.
+failed=() skipped=() deadline=
 step() {
   local name=$1 limit=$2 start=$SECONDS
   shift 2
+  if [ -n "$deadline" ]; then
+    local left=$((deadline - SECONDS))
+    if [ $left -lt 20 ]; then
+      echo "== $name: skipped, ${left}s left"
+      skipped+=("$name")
+      return
+    fi
+    [ $left -lt "$limit" ] && limit=$left
+  fi
   echo "== $name (limit ${limit}s)"
   timeout "$limit" "$@" > "$out/$name.txt" 2>&1
   local rc=$?
@@ -117,6 +132,7 @@ profile_kernels() {
 
 run() {
   out=$1
+  [ "${2:-}" = --seconds ] && deadline=$((SECONDS + $3))
   mkdir -p "$out"
   local dir=/tmp/tad-gpu-lease
   rm -rf "$dir" && mkdir -p "$dir" && xz -dc "$pack" | tar -xf - -C "$dir" || exit 1
@@ -131,16 +147,8 @@ run() {
   fi
   echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
   step examples 90 "$python" "$dir/examples/run.py" --repeat 20
-  step examples-kernels 90 "$python" "$dir/examples-kernels/run.py" --repeat 20
   step steps 300 "$python" "$root/bench/gpu/steps.py" run "$dir/steps" \
     --repeat 20 --compile --json "$out/steps.json"
-  # The same steps with every buffer in managed memory, as before
-  # tad-gpu-device-buffers put those that only the GPU touches in device
-  # memory (the runtime ignores the marks): what the marks change. Fewer
-  # calls and no torch.compile, to keep the lease's one call short.
-  step steps-managed 150 env TAD_CUDA_MANAGED_ONLY=1 "$python" \
-    "$root/bench/gpu/steps.py" run "$dir/steps" --repeat 10 \
-    --json "$out/steps-managed.json"
   export -f ops_sharded
   export python root
   step ops 120 bash -c 'ops_sharded "$0"' "$dir/ops"
@@ -158,19 +166,27 @@ run() {
   step profile 150 bash -c profile_kernels
   step profile-summary 30 "$python" "$root/bench/gpu/profile_summary.py" \
     "$out/profile.txt" --json "$out/profile.json"
+  step examples-kernels 90 "$python" "$dir/examples-kernels/run.py" --repeat 20
   # PyTorch's step of the same GPT, kernel by kernel: its GEMM kernels
   # beside the ones the profile above names for tad's same GEMMs.
   step torch-profile 90 "$python" "$root/bench/gpu/torch_profile.py" \
     --device cuda --gpt gpu
+  # The same steps with every buffer in managed memory, as before
+  # tad-gpu-device-buffers put those that only the GPU touches in device
+  # memory (the runtime ignores the marks): what the marks change. Fewer
+  # calls and no torch.compile, to keep the lease's one call short.
+  step steps-managed 150 env TAD_CUDA_MANAGED_ONLY=1 "$python" \
+    "$root/bench/gpu/steps.py" run "$dir/steps" --repeat 10 \
+    --json "$out/steps-managed.json"
   # At most 8 files come back from a lent machine: the logs travel as one.
   tar -cJf "$out/logs.tar.xz" -C "$out" $(cd "$out" && ls *.txt) &&
     rm -f "$out"/*.txt
-  echo "failed: ${failed[*]:-none}"
+  echo "failed: ${failed[*]:-none}; skipped: ${skipped[*]:-none}"
   [ ${#failed[@]} -eq 0 ]
 }
 
 case $mode in
   build) shift 2; [ "${1:-}" = --tadc ] && build "$2" || build ;;
-  run) run "${3:?OUT}" ;;
+  run) run "${3:?OUT}" "${4:-}" "${5:-}" ;;
   *) echo "lease.sh: build or run, not $mode" >&2; exit 2 ;;
 esac
