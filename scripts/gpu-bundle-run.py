@@ -64,9 +64,12 @@ def check(case, repeat, tmp):
         return f"{name}: peak {peak} bytes over the budget of {case['budget']}"
     how = ("bitwise equal" if case["tolerance"] == 0
            else f"within {worst:.3g}")
+    graphs = measured.get("graph_launches", 0)
     print(f"ok: {name}: {len(expected)} results {how}, peak {peak} bytes"
           + (f" (budget {case['budget']})" if case["budget"] else "")
-          + f", median {measured['median_seconds'] * 1e3:.3f} ms", flush=True)
+          + f", median {measured['median_seconds'] * 1e3:.3f} ms"
+          + (f", {graphs} graphs in the last call" if graphs else ""),
+          flush=True)
     return None
 
 

@@ -16,20 +16,22 @@
 #   ops/              every op case of test/Execution/op_check.py
 #   steps/            bench/gpu/steps.py's workloads, budgets, sum and matmul
 # `run` unpacks PACK and runs the steps in order of what they are needed
-# for (correctness, the steps against PyTorch, the op cases, the sanitizer,
-# the profiles, then the variants); with --seconds N the whole run ends
-# within N seconds (the lent machine's call has a hard limit): each step's
-# limit is cut to what is left, and a step with less than 20 s left is
-# skipped and named. It writes into OUT: steps.json, steps-managed.json
-# (the steps with every buffer in managed memory: TAD_CUDA_MANAGED_ONLY=1),
-# profile.json (bench/gpu/profile_summary.py's summary of profile.txt)
-# and logs.tar.xz, which holds examples.txt, examples-kernels.txt, ops.txt,
-# steps.txt, steps-managed.txt, sanitize.txt, profile.txt (ncu's CSV of
-# each kernel's time in three calls of the GPT's step and of the sum of
-# 2^24 f32 elements) and torch-profile.txt (PyTorch's step of the same
-# GPT, kernel by kernel: bench/gpu/torch_profile.py); it exits non-zero if
-# any step failed. (bench/gpu/run.py is not in it: at most 8 files come
-# back from a lent machine.)
+# for (correctness, the steps against PyTorch, the same with CUDA graphs,
+# the op cases, the sanitizer, the profiles, then the variants); with
+# --seconds N the whole run ends within N seconds (the lent machine's call
+# has a hard limit): each step's limit is cut to what is left, and a step
+# with less than 20 s left is skipped and named. It writes into OUT:
+# steps.json, steps-graphs.json (the steps with TAD_CUDA_GRAPHS=1),
+# steps-managed.json (every buffer in managed memory:
+# TAD_CUDA_MANAGED_ONLY=1), profile.json (bench/gpu/profile_summary.py's
+# summary of profile.txt) and logs.tar.xz, which holds examples.txt,
+# examples-graphs.txt, examples-kernels.txt, ops.txt, steps.txt,
+# steps-graphs.txt, steps-managed.txt, sanitize.txt, profile.txt (ncu's
+# CSV of each kernel's time in three calls of the GPT's step and of the
+# sum of 2^24 f32 elements) and torch-profile.txt (PyTorch's step of the
+# same GPT, kernel by kernel: bench/gpu/torch_profile.py); it exits
+# non-zero if any step failed. (bench/gpu/run.py is not in it: at most 8
+# files come back from a lent machine.)
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 mode=${1:-} pack=${2:-}
@@ -149,6 +151,15 @@ run() {
   step examples 90 "$python" "$dir/examples/run.py" --repeat 20
   step steps 300 "$python" "$root/bench/gpu/steps.py" run "$dir/steps" \
     --repeat 20 --compile --json "$out/steps.json"
+  # CUDA graphs (TAD_CUDA_GRAPHS=1): the bundle's programs, whose last
+  # call is a graph's replay, against the CPU's results; then the steps'
+  # times with graphs, beside PyTorch eager's again (what decides whether
+  # graphs become the default).
+  step examples-graphs 90 env TAD_CUDA_GRAPHS=1 "$python" \
+    "$dir/examples/run.py" --repeat 20
+  step steps-graphs 150 env TAD_CUDA_GRAPHS=1 "$python" \
+    "$root/bench/gpu/steps.py" run "$dir/steps" --repeat 20 \
+    --json "$out/steps-graphs.json"
   export -f ops_sharded
   export python root
   step ops 120 bash -c 'ops_sharded "$0"' "$dir/ops"

@@ -256,7 +256,8 @@ def run_exe(exe, inputs, repeat):
     launches = {"kernels": data["kernel_launches"],
                 "cublas": data["blas_calls"],
                 "waits": data["synchronizations"],
-                "scratch_bytes": data.get("scratch_bytes", 0)}
+                "scratch_bytes": data.get("scratch_bytes", 0),
+                "graphs": data.get("graph_launches", 0)}
     return seconds[len(seconds) // 2], data["peak_bytes"], results, None, \
         launches
 
@@ -352,6 +353,10 @@ def run(args):
           f"{device}; medians of {args.repeat} calls\n", flush=True)
     rows, failed = [], []
     date = datetime.datetime.now().isoformat(timespec="seconds")
+    # The runtime's settings that change what is measured (docs/gpu.md).
+    environment = {k: os.environ[k] for k in
+                   ("TAD_CUDA_GRAPHS", "TAD_CUDA_MANAGED_ONLY")
+                   if os.environ.get(k)}
 
     def emit(row):
         rows.append(row)
@@ -359,7 +364,8 @@ def run(args):
         if args.json:
             with open(args.json, "w") as f:
                 json.dump({"device": device, "torch": torch.__version__,
-                           "date": date, "rows": rows}, f, indent=1)
+                           "date": date, "environment": environment,
+                           "rows": rows}, f, indent=1)
 
     with tempfile.TemporaryDirectory() as tmp:
         for name, (module, form, _) in WORKLOADS.items():

@@ -175,13 +175,15 @@ std::string tad::driver::generateHeader(llvm::ArrayRef<rt::EntrySpec> entries,
                 "typedef struct tad_rt_gpu_counts {\n"
                 "  int64_t kernel_launches, blas_calls, synchronizations,\n"
                 "      staged_bytes, scratch_bytes, device_bytes,\n"
-                "      copied_bytes;\n"
+                "      copied_bytes, graph_launches;\n"
                 "} tad_rt_gpu_counts;\n"
                 "tad_rt_gpu_counts tad_rt_get_gpu_counts(void);\n"
               : "")
      << (collectives
-             ? "/* The library's functions have collectives: each is called by\n"
-               " * every process of an MPI run (docs/distributed.md). The first\n"
+             ? "/* The library's functions have collectives: each is called "
+               "by\n"
+               " * every process of an MPI run (docs/distributed.md). The "
+               "first\n"
                " * call starts MPI, or tad_rt_mpi_init() before it; then\n"
                " * tad_rt_process_rank() and tad_rt_process_count() tell this\n"
                " * process's rank and the number of processes. */\n"

@@ -6,7 +6,8 @@
 // failure there is recorded and reported by tad_rt_cuda_begin(), which every
 // entry point of a compiled library or executable calls first.
 //
-// Launches run on the default stream without waiting for them
+// Launches run on one stream (the default stream, or the runtime's own where
+// CUDA graphs are enabled: CudaGraphs.cpp) without waiting for them
 // (tad-gpu-host-waits makes them asynchronous): the host waits
 // (tad_rt_cuda_wait, mgpuStreamSynchronize) where compiled code touches
 // memory itself and before an entry point returns, and the runtime waits
@@ -28,6 +29,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <mutex>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -74,6 +76,7 @@ struct State {
   bool ready = false;        // driver loaded, context current
   bool active = false;       // tad_rt_cuda_begin() succeeded
   std::string error;         // why not ready, or why a module failed
+  void *library = nullptr;   // libcuda.so.1
   int major = 0, minor = 0;  // the device's compute capability
   CUcontext context = nullptr;
   Driver driver{};
@@ -87,13 +90,7 @@ State &state() {
 /// Whether a kernel or GEMM was issued since the host last waited.
 std::atomic<bool> pending{false};
 
-std::string describe(CUresult result) {
-  const char *text = nullptr;
-  if (state().driver.getErrorString &&
-      state().driver.getErrorString(result, &text) == 0 && text)
-    return text;
-  return "CUDA error " + std::to_string(result);
-}
+using tad::rt::cuda::describe;
 
 /// Stops the program: compiled code has no way to handle a failed launch.
 [[noreturn]] void fail(const std::string &what) {
@@ -122,6 +119,7 @@ void load() {
               "); GPU code needs an NVIDIA GPU and its driver";
     return;
   }
+  s.library = library;
   Driver &d = s.driver;
   // The _v2 names are those that cuda.h maps the plain names to.
   const char *missing = nullptr;
@@ -184,6 +182,27 @@ bool ensureLoaded() {
 
 bool tad::rt::cuda::isActive() { return state().active; }
 
+std::string tad::rt::cuda::describe(int result) {
+  const char *text = nullptr;
+  if (state().driver.getErrorString &&
+      state().driver.getErrorString(result, &text) == 0 && text)
+    return text;
+  return "CUDA error " + std::to_string(result);
+}
+
+void *tad::rt::cuda::driverSymbol(const char *name) {
+  return ensureLoaded() ? dlsym(state().library, name) : nullptr;
+}
+
+void tad::rt::cuda::launchNow(void *function, const unsigned dims[6],
+                              unsigned sharedMemory, void *stream,
+                              void **params) {
+  check(state().driver.launchKernel(function, dims[0], dims[1], dims[2],
+                                    dims[3], dims[4], dims[5], sharedMemory,
+                                    stream, params, nullptr),
+        "launching a kernel");
+}
+
 void *tad::rt::cuda::allocateManaged(size_t size) {
   CUdeviceptr ptr = 0;
   if (!ensureLoaded() ||
@@ -222,10 +241,15 @@ CUdeviceptr devicePointer(const void *ptr) {
   return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(ptr));
 }
 
-/// Freed blocks by kind (managed, device) and size, for allocatePooled().
+/// Freed blocks by kind (managed, device) and size, for allocatePooled(),
+/// which takes the lowest address of a size: calls that allocate and free
+/// the same sizes in the same order then get the same blocks each time
+/// (with the last freed, a call's blocks could be another permutation of
+/// the same blocks each time), so a CUDA graph of one call's launches
+/// (CudaGraphs.cpp) matches the next call's.
 struct Pool {
   std::mutex mutex;
-  std::unordered_map<size_t, std::vector<void *>> free[2];
+  std::unordered_map<size_t, std::set<void *>> free[2];
   size_t heldBytes = 0;
   bool releaseAtExit = false;
 };
@@ -243,8 +267,8 @@ void *tad::rt::cuda::allocatePooled(size_t size, bool deviceOnly) {
     auto &kept = p.free[deviceOnly];
     auto it = kept.find(size);
     if (it != kept.end() && !it->second.empty()) {
-      void *ptr = it->second.back();
-      it->second.pop_back();
+      void *ptr = *it->second.begin();
+      it->second.erase(it->second.begin());
       p.heldBytes -= size;
       return ptr;
     }
@@ -262,7 +286,7 @@ void tad::rt::cuda::freePooled(void *ptr, size_t size, size_t keep,
   {
     std::lock_guard<std::mutex> lock(p.mutex);
     if (p.heldBytes + size <= keep) {
-      p.free[deviceOnly][size].push_back(ptr);
+      p.free[deviceOnly][size].insert(ptr);
       p.heldBytes += size;
       // Registered after the driver's setup, this runs before anything
       // that setup registered: the kept blocks go back before the
@@ -315,8 +339,9 @@ void tad::rt::cuda::issued() { pending = true; }
 void tad::rt::cuda::synchronize() {
   if (!pending.exchange(false))
     return;
+  graphs::flush();
   countSynchronization();
-  check(state().driver.streamSynchronize(nullptr), "running a kernel");
+  check(state().driver.streamSynchronize(workStream()), "running a kernel");
 }
 
 extern "C" {
@@ -389,11 +414,11 @@ void *mgpuModuleGetFunction(void *module, const char *name) {
   return function;
 }
 
-void *mgpuStreamCreate(void) { return nullptr; } // the default stream
+// Compiled code's streams are all the work stream (workStream()).
+void *mgpuStreamCreate(void) { return nullptr; }
 
 void mgpuStreamDestroy(void *stream) { (void)stream; }
 
-// Every stream is the default stream (mgpuStreamCreate).
 void mgpuStreamSynchronize(void *stream) {
   (void)stream;
   tad::rt::cuda::synchronize();
@@ -407,14 +432,17 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
                       intptr_t gridZ, intptr_t blockX, intptr_t blockY,
                       intptr_t blockZ, int32_t sharedMemory, void *stream,
                       void **params, void **extra, size_t paramsCount) {
-  (void)paramsCount;
+  (void)stream;
+  (void)extra; // gpu-to-llvm passes the parameters in `params`
   tad::rt::cuda::countLaunch();
   tad::rt::cuda::issued();
-  check(state().driver.launchKernel(
-            function, unsigned(gridX), unsigned(gridY), unsigned(gridZ),
-            unsigned(blockX), unsigned(blockY), unsigned(blockZ),
-            unsigned(sharedMemory), stream, params, extra),
-        "launching a kernel");
+  const unsigned dims[6] = {unsigned(gridX),  unsigned(gridY),
+                            unsigned(gridZ),  unsigned(blockX),
+                            unsigned(blockY), unsigned(blockZ)};
+  if (!tad::rt::cuda::graphs::recordLaunch(
+          function, dims, unsigned(sharedMemory), params, paramsCount))
+    tad::rt::cuda::launchNow(function, dims, unsigned(sharedMemory),
+                             tad::rt::cuda::workStream(), params);
 }
 
 } // extern "C"

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace tad::rt::cuda {
 
@@ -57,20 +58,64 @@ void copyToDevice(void *device, const void *host, size_t bytes);
 /// Whether `ptr` points into a live buffer in device memory (Allocator.cpp).
 bool isDeviceOnly(const void *ptr);
 
-/// Records that work was issued to the default stream (a launch, a GEMM).
+/// Records that work was issued to the work stream (a launch, a GEMM).
 void issued();
 
-/// Waits for the GPU's work on the default stream, if any was issued since
-/// the last wait (only then counted); stops the program with a message if
-/// a kernel failed.
+/// Waits for the GPU's work on the work stream, if any was issued since the
+/// last wait (only then counted), after issuing what graphs::flush() holds;
+/// stops the program with a message if a kernel failed.
 void synchronize();
 
+/// The stream that all of compiled code's work goes to, in order: the
+/// legacy default stream (null), or the runtime's own stream where CUDA
+/// graphs are enabled (graphs::enabled(); none is captured from the legacy
+/// stream). Made blocking, so the copies on the legacy stream wait for it.
+void *workStream();
+
+/// The driver's description of CUDA error `result`.
+std::string describe(int result);
+
+/// The driver's function `name` (null if it lacks it, or there is no
+/// driver): for the functions that only some uses need.
+void *driverSymbol(const char *name);
+
+/// Launches a kernel on `stream` now, stopping the program if the driver
+/// refuses (mgpuLaunchKernel's launch, without counting it).
+void launchNow(void *function, const unsigned dims[6], unsigned sharedMemory,
+               void *stream, void **params);
+
+/// CUDA graphs (CudaGraphs.cpp): where the environment sets TAD_CUDA_GRAPHS,
+/// the work issued between two waits of the host (a segment) is recorded
+/// instead of issued, and issued at the next wait: as the graph captured
+/// from an equal segment before (the same kernels, dimensions, parameter
+/// values and GEMMs, in order), which a training loop's calls repeat, else
+/// op by op, and captured as a graph the second time it is seen.
+namespace graphs {
+/// Whether TAD_CUDA_GRAPHS is set and the driver has what graphs need
+/// (CUDA 12.4: cuFuncGetParamInfo); decided once.
+bool enabled();
+/// Records the launch of `function` instead of launching it; false (after
+/// issuing what was recorded before, to keep the order) where graphs are
+/// off or the kernel's parameters cannot be read: launch it now.
+bool recordLaunch(void *function, const unsigned dims[6], unsigned sharedMemory,
+                  void **params, size_t paramCount);
+/// Records other work (a GEMM) instead of issuing it: `key`'s bytes say
+/// what it is, and `issue` is given a copy of them to issue it on the work
+/// stream, returning 0 or the library's status. False (after issuing what
+/// was recorded before) where graphs are off: issue it now.
+bool recordWork(const void *key, size_t bytes, int (*issue)(const void *key));
+/// Issues what was recorded since the last flush.
+void flush();
+} // namespace graphs
+
 /// The counts of tad_rt_get_gpu_counts() (GpuCounts.cpp): one more launch,
-/// cuBLAS call or synchronization, or `bytes` more staged; resetCalls()
-/// zeroes the first three (tad_rt_reset_peak()).
+/// cuBLAS call, synchronization or graph launched, or `bytes` more staged
+/// or copied; resetCalls() zeroes all but the staged bytes
+/// (tad_rt_reset_peak()).
 void countLaunch();
 void countBlasCall();
 void countSynchronization();
+void countGraphLaunch();
 void countStaged(size_t bytes);
 void countCopied(size_t bytes);
 void resetCalls();

@@ -14,6 +14,8 @@
 // operands that lie in device memory (tad_rt_mark_device_buffer). A batched
 // matmul is one strided batched GEMM (its batch stride is the descriptor's),
 // not a call per matrix: attention's [B, H, T, T] products are B x H matrices.
+// GEMMs go to the kernels' stream, after the kernels before them; with CUDA
+// graphs (TAD_CUDA_GRAPHS) they are recorded with them (CudaGraphs.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,10 +27,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <dlfcn.h>
 #include <limits>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -107,6 +111,17 @@ void load() {
     c.error = "cublasCreate failed with status " + std::to_string(s);
     return;
   }
+  // GEMMs go where the kernels go: with CUDA graphs, the runtime's stream.
+  if (void *stream = tad::rt::cuda::workStream()) {
+    auto setStream = reinterpret_cast<cublasStatus (*)(cublasHandle, void *)>(
+        dlsym(library, "cublasSetStream_v2"));
+    cublasStatus s = setStream ? setStream(c.handle, stream) : -1;
+    if (s) {
+      c.error = "cublasSetStream failed (status " + std::to_string(s) +
+                "), which CUDA graphs (TAD_CUDA_GRAPHS) need";
+      return;
+    }
+  }
   // The handle holds device memory (its workspace, 64 MiB on an H200),
   // which compute-sanitizer reports as leaked unless it is destroyed
   // before the process ends. Registered after the driver's setup, this
@@ -148,37 +163,66 @@ View viewOf(int64_t rows, int64_t cols, int64_t rowStride,
   return {};
 }
 
-cublasStatus call(int opB, int opA, int n, int m, int k, const float *b,
-                  int ldb, const float *a, int lda, float *c, int ldc,
-                  bool accumulate) {
-  const float one = 1.0f, beta = accumulate ? 1.0f : 0.0f;
-  return cublas().sgemm(cublas().handle, opB, opA, n, m, k, &one, b, ldb, a,
-                        lda, &beta, c, ldc);
-}
-cublasStatus call(int opB, int opA, int n, int m, int k, const double *b,
-                  int ldb, const double *a, int lda, double *c, int ldc,
-                  bool accumulate) {
-  const double one = 1.0, beta = accumulate ? 1.0 : 0.0;
-  return cublas().dgemm(cublas().handle, opB, opA, n, m, k, &one, b, ldb, a,
-                        lda, &beta, c, ldc);
+/// A GEMM as cuBLAS takes it (alpha 1, beta 1 or 0), of one matrix
+/// (`batch` 0) or a strided batch: also the key by which CUDA graphs record
+/// it (CudaGraphs.cpp), by its bytes, so it has no padding.
+struct GemmCall {
+  int f64, opB, opA, n, m, k, ldb, lda, ldc, batch, accumulate;
+  int zero; // fills what would be padding before the strides
+  long long sb, sa, sc;
+  const void *b, *a;
+  void *c;
+};
+static_assert(std::has_unique_object_representations_v<GemmCall>,
+              "a GemmCall is compared by its bytes");
+
+template <typename T>
+cublasStatus issueTyped(
+    const GemmCall &g,
+    cublasStatus (*one)(cublasHandle, int, int, int, int, int, const T *,
+                        const T *, int, const T *, int, const T *, T *, int),
+    cublasStatus (*batched)(cublasHandle, int, int, int, int, int, const T *,
+                            const T *, int, long long, const T *, int,
+                            long long, const T *, T *, int, long long, int)) {
+  const T alpha = 1, beta = g.accumulate ? 1 : 0;
+  auto *b = static_cast<const T *>(g.b), *a = static_cast<const T *>(g.a);
+  auto *c = static_cast<T *>(g.c);
+  if (!g.batch)
+    return one(cublas().handle, g.opB, g.opA, g.n, g.m, g.k, &alpha, b, g.ldb,
+               a, g.lda, &beta, c, g.ldc);
+  return batched(cublas().handle, g.opB, g.opA, g.n, g.m, g.k, &alpha, b, g.ldb,
+                 g.sb, a, g.lda, g.sa, &beta, c, g.ldc, g.sc, g.batch);
 }
 
-cublasStatus callBatched(int opB, int opA, int n, int m, int k, const float *b,
-                         int ldb, long long sb, const float *a, int lda,
-                         long long sa, float *c, int ldc, long long sc,
-                         int batch, bool accumulate) {
-  const float one = 1.0f, beta = accumulate ? 1.0f : 0.0f;
-  return cublas().sgemmBatched(cublas().handle, opB, opA, n, m, k, &one, b, ldb,
-                               sb, a, lda, sa, &beta, c, ldc, sc, batch);
+/// Issues the GEMM `key` (a GemmCall) on the work stream: 0, or cuBLAS's
+/// status.
+int issueGemm(const void *key) {
+  GemmCall g;
+  std::memcpy(&g, key, sizeof g);
+  Cublas &c = cublas();
+  return g.f64 ? issueTyped<double>(g, c.dgemm, c.dgemmBatched)
+               : issueTyped<float>(g, c.sgemm, c.sgemmBatched);
 }
-cublasStatus callBatched(int opB, int opA, int n, int m, int k, const double *b,
-                         int ldb, long long sb, const double *a, int lda,
-                         long long sa, double *c, int ldc, long long sc,
-                         int batch, bool accumulate) {
-  const double one = 1.0, beta = accumulate ? 1.0 : 0.0;
-  return cublas().dgemmBatched(cublas().handle, opB, opA, n, m, k, &one, b, ldb,
-                               sb, a, lda, sa, &beta, c, ldc, sc, batch);
+
+/// Issues `g`, or records it where CUDA graphs are enabled; after the
+/// kernels before it and before those after it, on the work stream. The
+/// host waits where it reads C (tad-gpu-host-waits).
+void runGemm(const GemmCall &g) {
+  tad::rt::cuda::countBlasCall();
+  if (!tad::rt::cuda::graphs::recordWork(&g, sizeof g, issueGemm))
+    if (int status = issueGemm(&g))
+      fail(std::string(g.batch ? "strided batched gemm" : "gemm") +
+           " failed with status " + std::to_string(status));
+  tad::rt::cuda::issued();
 }
+
+/// A zeroed GemmCall of element type T.
+template <typename T> GemmCall gemmCall() {
+  GemmCall g{};
+  g.f64 = std::is_same_v<T, double>;
+  return g;
+}
+
 bool hasBatched(float) { return cublas().sgemmBatched; }
 bool hasBatched(double) { return cublas().dgemmBatched; }
 
@@ -231,13 +275,11 @@ void gemm(int64_t m, int64_t n, int64_t k, const T *a, int64_t a0, int64_t a1,
     return;
   }
   requireLoaded();
-  tad::rt::cuda::countBlasCall();
-  if (cublasStatus s = call(vb.op, va.op, int(n), int(m), int(k), b, int(vb.ld),
-                            a, int(va.ld), c, int(vc.ld), accumulate))
-    fail("gemm failed with status " + std::to_string(s));
-  // On the default stream, after the kernels before it and before those
-  // after it; the host waits where it reads C (tad-gpu-host-waits).
-  tad::rt::cuda::issued();
+  GemmCall g = gemmCall<T>();
+  g.opB = vb.op, g.opA = va.op, g.n = int(n), g.m = int(m), g.k = int(k);
+  g.b = b, g.ldb = int(vb.ld), g.a = a, g.lda = int(va.ld), g.c = c;
+  g.ldc = int(vc.ld), g.accumulate = accumulate;
+  runGemm(g);
 }
 
 /// The batch of C[i] += A[i] B[i] of rank-3 descriptors as one strided
@@ -263,15 +305,15 @@ void batchGemm(tad_rt_memref3 *a, tad_rt_memref3 *b, tad_rt_memref3 *c,
     tad::rt::gemm3<T>(a, b, c, accumulate, gemm<T>);
     return;
   }
-  tad::rt::cuda::countBlasCall();
-  if (cublasStatus s = callBatched(
-          vb.op, va.op, int(n), int(m), int(k),
-          static_cast<const T *>(b->aligned) + b->offset, int(vb.ld),
-          b->strides[0], static_cast<const T *>(a->aligned) + a->offset,
-          int(va.ld), a->strides[0], static_cast<T *>(c->aligned) + c->offset,
-          int(vc.ld), c->strides[0], int(batch), accumulate))
-    fail("strided batched gemm failed with status " + std::to_string(s));
-  tad::rt::cuda::issued();
+  GemmCall g = gemmCall<T>();
+  g.opB = vb.op, g.opA = va.op, g.n = int(n), g.m = int(m), g.k = int(k);
+  g.b = static_cast<const T *>(b->aligned) + b->offset, g.ldb = int(vb.ld);
+  g.sb = b->strides[0];
+  g.a = static_cast<const T *>(a->aligned) + a->offset, g.lda = int(va.ld);
+  g.sa = a->strides[0];
+  g.c = static_cast<T *>(c->aligned) + c->offset, g.ldc = int(vc.ld);
+  g.sc = c->strides[0], g.batch = int(batch), g.accumulate = accumulate;
+  runGemm(g);
 }
 
 } // namespace

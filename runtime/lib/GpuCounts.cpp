@@ -14,7 +14,7 @@
 
 namespace {
 std::atomic<int64_t> launches{0}, blasCalls{0}, synchronizations{0}, staged{0},
-    copied{0};
+    copied{0}, graphLaunches{0};
 } // namespace
 
 void tad::rt::cuda::countLaunch() {
@@ -25,6 +25,9 @@ void tad::rt::cuda::countBlasCall() {
 }
 void tad::rt::cuda::countSynchronization() {
   synchronizations.fetch_add(1, std::memory_order_relaxed);
+}
+void tad::rt::cuda::countGraphLaunch() {
+  graphLaunches.fetch_add(1, std::memory_order_relaxed);
 }
 void tad::rt::cuda::countStaged(size_t bytes) {
   staged.fetch_add(int64_t(bytes), std::memory_order_relaxed);
@@ -37,6 +40,7 @@ void tad::rt::cuda::resetCalls() {
   launches.store(0, std::memory_order_relaxed);
   blasCalls.store(0, std::memory_order_relaxed);
   synchronizations.store(0, std::memory_order_relaxed);
+  graphLaunches.store(0, std::memory_order_relaxed);
 }
 
 extern "C" {
@@ -48,7 +52,8 @@ tad_rt_gpu_counts tad_rt_get_gpu_counts(void) {
           staged.load(std::memory_order_relaxed),
           tad::rt::cuda::scratchPeak(),
           tad::rt::cuda::deviceOnlyPeak(),
-          copied.load(std::memory_order_relaxed)};
+          copied.load(std::memory_order_relaxed),
+          graphLaunches.load(std::memory_order_relaxed)};
 }
 
 void tad_rt_count_kernel_launch(void) { tad::rt::cuda::countLaunch(); }

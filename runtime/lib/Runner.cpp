@@ -421,13 +421,18 @@ bool tad::rt::runEntry(const EntrySpec &entry, PackedFunction function,
   // CPU.
   tad_rt_gpu_counts gpu = tad_rt_get_gpu_counts();
   bool onGpu = options.cuda || gpu.kernel_launches || gpu.blas_calls;
-  if (onGpu)
+  if (onGpu) {
     out << "gpu: " << gpu.kernel_launches << " kernel launches, "
         << gpu.blas_calls << " cuBLAS calls, " << gpu.synchronizations
         << " synchronizations, " << gpu.staged_bytes
         << " bytes of inputs staged, " << gpu.scratch_bytes
         << " bytes of scratch, " << gpu.device_bytes
-        << " bytes in device memory, " << gpu.copied_bytes << " bytes copied\n";
+        << " bytes in device memory, " << gpu.copied_bytes << " bytes copied";
+    // Graphs only where they are enabled (TAD_CUDA_GRAPHS).
+    if (gpu.graph_launches)
+      out << ", " << gpu.graph_launches << " graphs launched";
+    out << "\n";
+  }
   // Only code compiled with --count-revolve-actions counts (the last call).
   int64_t revolve[4];
   tad_rt_revolve_counts(revolve);
@@ -462,7 +467,8 @@ bool tad::rt::runEntry(const EntrySpec &entry, PackedFunction function,
          << ",\n  \"staged_bytes\": " << gpu.staged_bytes
          << ",\n  \"scratch_bytes\": " << gpu.scratch_bytes
          << ",\n  \"device_bytes\": " << gpu.device_bytes
-         << ",\n  \"copied_bytes\": " << gpu.copied_bytes;
+         << ",\n  \"copied_bytes\": " << gpu.copied_bytes
+         << ",\n  \"graph_launches\": " << gpu.graph_launches;
     json << ",\n  \"allocations\": " << after.allocations
          << ",\n  \"blas_core\": \"" << tad_rt_blas_core() << "\"\n}\n";
     if (!writeTextFile(options.statsJson, json.str(), error))

@@ -11,7 +11,11 @@
  * bench/gpu/gemm_calls.py lists a program's GEMMs from it. With
  * FAKE_CUBLAS_SKIP set too, the calls are checked and logged but not
  * computed (their outputs are left as they were), for programs whose GEMMs
- * the host would take minutes to compute. */
+ * the host would take minutes to compute.
+ *
+ * A GEMM on a stream that fake_libcuda.c is capturing (the runtime's
+ * TAD_CUDA_GRAPHS) is recorded in the graph instead, and runs (checked,
+ * logged, computed) when the graph is launched. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>
@@ -32,6 +36,43 @@ static void deviceWork(int begin, const void *a, const void *b, const void *c) {
           RTLD_DEFAULT, "fake_cuda_device_work");
   if (work)
     work(begin, a, b, c);
+}
+
+/* cublasSetStream_v2's stream: the runtime's own, with CUDA graphs. */
+static void *stream;
+
+int cublasSetStream_v2(void *handle, void *s) {
+  if (handle != (void *)0x3)
+    ++errors;
+  stream = s;
+  return 0;
+}
+
+/* A GEMM captured in a graph: its arguments, and whether it is a batch. */
+struct Deferred {
+  int isDouble, isBatched, opA, opB, m, n, k, lda, ldb, ldc, batch;
+  void *handle;
+  double alpha, beta;
+  const void *a, *b;
+  void *c;
+  long long strideA, strideB, strideC;
+};
+static void runDeferred(void *arg);
+
+/* Records `d` in the graph that fake_libcuda.c captures from `stream`, if
+ * it captures one: 1 then, else 0. */
+static int deferred(struct Deferred d) {
+  int (*capture)(void *, void (*)(void *), void *) =
+      (int (*)(void *, void (*)(void *), void *))dlsym(
+          RTLD_DEFAULT, "fake_cuda_capture_host");
+  if (!capture || !stream)
+    return 0;
+  struct Deferred *copy = malloc(sizeof *copy);
+  *copy = d;
+  if (capture(stream, runDeferred, copy))
+    return 1;
+  free(copy);
+  return 0;
 }
 
 static void report(void) {
@@ -89,6 +130,23 @@ int cublasDestroy_v2(void *handle) {
   int NAME(void *handle, int opA, int opB, int m, int n, int k,                \
            const T *alpha, const T *a, int lda, const T *b, int ldb,           \
            const T *beta, T *c, int ldc) {                                     \
+    struct Deferred d = {.isDouble = sizeof(T) == 8,                           \
+                         .opA = opA,                                           \
+                         .opB = opB,                                           \
+                         .m = m,                                               \
+                         .n = n,                                               \
+                         .k = k,                                               \
+                         .lda = lda,                                           \
+                         .ldb = ldb,                                           \
+                         .ldc = ldc,                                           \
+                         .handle = handle,                                     \
+                         .alpha = *alpha,                                      \
+                         .beta = *beta,                                        \
+                         .a = a,                                               \
+                         .b = b,                                               \
+                         .c = c};                                              \
+    if (deferred(d))                                                           \
+      return 0;                                                                \
     if (flag("FAKE_CUBLAS_LOG"))                                               \
       fprintf(stderr, "fake libcublas: gemm %d %d %d %d %d %d %d %d\n", opA,   \
               opB, m, n, k, lda, ldb, ldc);                                    \
@@ -104,9 +162,31 @@ GEMM(cublasDgemm_v2, double)
  * counted as one call. */
 #define GEMM_BATCHED(NAME, GEMM1, T)                                           \
   int NAME(void *handle, int opA, int opB, int m, int n, int k,                \
-           const T *alpha, const T *a, int lda, long long strideA,             \
-           const T *b, int ldb, long long strideB, const T *beta, T *c,        \
-           int ldc, long long strideC, int batch) {                            \
+           const T *alpha, const T *a, int lda, long long strideA, const T *b, \
+           int ldb, long long strideB, const T *beta, T *c, int ldc,           \
+           long long strideC, int batch) {                                     \
+    struct Deferred d = {.isDouble = sizeof(T) == 8,                           \
+                         .isBatched = 1,                                       \
+                         .opA = opA,                                           \
+                         .opB = opB,                                           \
+                         .m = m,                                               \
+                         .n = n,                                               \
+                         .k = k,                                               \
+                         .lda = lda,                                           \
+                         .ldb = ldb,                                           \
+                         .ldc = ldc,                                           \
+                         .batch = batch,                                       \
+                         .handle = handle,                                     \
+                         .alpha = *alpha,                                      \
+                         .beta = *beta,                                        \
+                         .a = a,                                               \
+                         .b = b,                                               \
+                         .c = c,                                               \
+                         .strideA = strideA,                                   \
+                         .strideB = strideB,                                   \
+                         .strideC = strideC};                                  \
+    if (deferred(d))                                                           \
+      return 0;                                                                \
     if (batch < 0 || strideC < (long long)ldc * (n > 0 ? n - 1 : 0) + m) {     \
       fprintf(stderr, "fake libcublas: invalid batch %d, strideC %lld\n",      \
               batch, strideC);                                                 \
@@ -129,3 +209,28 @@ GEMM(cublasDgemm_v2, double)
 
 GEMM_BATCHED(cublasSgemmStridedBatched, cublasSgemm_v2, float)
 GEMM_BATCHED(cublasDgemmStridedBatched, cublasDgemm_v2, double)
+
+static void runDeferred(void *arg) {
+  const struct Deferred *d = arg;
+  if (d->isDouble) {
+    const double alpha = d->alpha, beta = d->beta;
+    if (d->isBatched)
+      cublasDgemmStridedBatched(d->handle, d->opA, d->opB, d->m, d->n, d->k,
+                                &alpha, d->a, d->lda, d->strideA, d->b, d->ldb,
+                                d->strideB, &beta, d->c, d->ldc, d->strideC,
+                                d->batch);
+    else
+      cublasDgemm_v2(d->handle, d->opA, d->opB, d->m, d->n, d->k, &alpha, d->a,
+                     d->lda, d->b, d->ldb, &beta, d->c, d->ldc);
+    return;
+  }
+  const float alpha = (float)d->alpha, beta = (float)d->beta;
+  if (d->isBatched)
+    cublasSgemmStridedBatched(d->handle, d->opA, d->opB, d->m, d->n, d->k,
+                              &alpha, d->a, d->lda, d->strideA, d->b, d->ldb,
+                              d->strideB, &beta, d->c, d->ldc, d->strideC,
+                              d->batch);
+  else
+    cublasSgemm_v2(d->handle, d->opA, d->opB, d->m, d->n, d->k, &alpha, d->a,
+                   d->lda, d->b, d->ldb, &beta, d->c, d->ldc);
+}

@@ -195,6 +195,9 @@ typedef struct tad_rt_gpu_counts {
    * cannot take runs on the host, on copies of its operands). */
   int64_t device_bytes;
   int64_t copied_bytes;
+  /* The CUDA graphs launched in the last call (TAD_CUDA_GRAPHS): each runs
+   * kernels and GEMMs that the counts above count as launched. */
+  int64_t graph_launches;
 } tad_rt_gpu_counts;
 tad_rt_gpu_counts tad_rt_get_gpu_counts(void);
 /* Scratch: the next allocation of the calling thread is a buffer that the
