@@ -1,39 +1,39 @@
 // RUN: tad-opt %s --split-input-file --tad-tile-gpu-matmuls | FileCheck %s
 
-// A matmul becomes one kernel of 16x16-thread blocks, one per tile of the
-// output (ceil(N/16) * ceil(M/16) * batches in x, which allows 2^31 - 1
-// blocks), with two 16x17 tiles of shared memory. The fill just before it is the sums' start, not a loop of its
-// own. For each 16-wide step of k, each thread copies an element of each
-// tile (within bounds), waits, adds the products of its row and column
-// over the step (to K at most: no padding is added), and waits again.
+// A matmul becomes one kernel of 16x16-thread blocks, one per 64x64 tile
+// of the output (ceil(N/64) * ceil(M/64) * batches in x, which allows
+// 2^31 - 1 blocks); each thread computes 4x4 elements of the tile, its
+// rows ty + 16r and columns tx + 16c, so that a warp's threads store
+// neighbouring elements. Shared memory holds a 64x16 tile of A and a 16x64
+// tile of B, each a column wider. The fill just before it is the sums'
+// start, not a loop of its own. For each 16-wide step of k, each thread
+// copies 4 elements of each tile (0 past the operands' ends), waits, adds
+// the products of its rows and columns over the step (to K at most: no
+// padding is added to a sum), and waits again; then it stores the
+// elements inside the output.
 // CHECK-LABEL: func.func @filled
 // CHECK-NOT:     linalg.fill
 // CHECK-DAG:     %[[C16:.*]] = arith.constant 16 : index
+// CHECK-DAG:     %[[C64:.*]] = arith.constant 64 : index
 // CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK-DAG:     %[[COLUMNS:.*]] = arith.ceildivui %c29{{.*}}, %[[C16]]
-// CHECK-DAG:     %[[ROWS:.*]] = arith.ceildivui %c37{{.*}}, %[[C16]]
+// CHECK-DAG:     %[[COLUMNS:.*]] = arith.ceildivui %c29{{.*}}, %[[C64]]
+// CHECK-DAG:     %[[ROWS:.*]] = arith.ceildivui %c37{{.*}}, %[[C64]]
 // CHECK:         %[[TILES:.*]] = arith.muli %[[COLUMNS]], %[[ROWS]]
 // CHECK:         %[[GRID:.*]] = arith.muli %[[TILES]], %c1
-// CHECK:         gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in ({{.*}} = %[[GRID]], {{.*}}) threads(%[[TX:.*]], %[[TY:.*]], %{{.*}}) in ({{.*}} = %[[C16]], {{.*}} = %[[C16]], {{.*}}) workgroup(%[[A:.*]] : memref<16x17xf32, #gpu.address_space<workgroup>>, %[[B:.*]] : memref<16x17xf32, #gpu.address_space<workgroup>>)
+// CHECK:         gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in ({{.*}} = %[[GRID]], {{.*}}) threads(%[[TX:.*]], %[[TY:.*]], %{{.*}}) in ({{.*}} = %[[C16]], {{.*}} = %[[C16]], {{.*}}) workgroup(%[[A:.*]] : memref<64x17xf32, #gpu.address_space<workgroup>>, %[[B:.*]] : memref<16x65xf32, #gpu.address_space<workgroup>>)
 // CHECK:           arith.remui %[[BX]], %[[COLUMNS]]
-// CHECK:           %[[SUM:.*]] = scf.for %[[K0:.*]] = %{{.*}} to %{{.*}} step %[[C16]] iter_args(%{{.*}} = %[[ZERO]]) -> (f32)
-// CHECK:             scf.if
-// CHECK-NEXT:          memref.load %arg0
-// CHECK-NEXT:          memref.store %{{.*}}, %[[A]][%[[TY]], %[[TX]]]
-// CHECK:             scf.if
-// CHECK-NEXT:          memref.load %arg1
-// CHECK-NEXT:          memref.store %{{.*}}, %[[B]][%[[TY]], %[[TX]]]
+// CHECK:           %[[SUMS:.*]]:16 = scf.for %[[K0:.*]] = %{{.*}} to %{{.*}} step %[[DEPTH:.*]] iter_args(%{{.*}} = %[[ZERO]], {{.*}}) -> ({{(f32, )+}}f32)
+// CHECK-COUNT-4:     memref.store %{{.*}}, %[[A]][%{{.*}}, %[[TX]]]
+// CHECK-COUNT-4:     memref.store %{{.*}}, %[[B]][%[[TY]], %{{.*}}]
 // CHECK:             gpu.barrier
 // CHECK:             %[[LEFT:.*]] = arith.subi %{{.*}}, %[[K0]]
-// CHECK:             %[[STEPS:.*]] = arith.minui %[[C16]], %[[LEFT]]
+// CHECK:             %[[STEPS:.*]] = arith.minui %[[DEPTH]], %[[LEFT]]
 // CHECK:             scf.for %[[KK:.*]] = %{{.*}} to %[[STEPS]]
-// CHECK:               memref.load %[[A]][%[[TY]], %[[KK]]]
-// CHECK:               memref.load %[[B]][%[[KK]], %[[TX]]]
-// CHECK:               arith.mulf
-// CHECK:               arith.addf
+// CHECK-COUNT-4:       memref.load %[[A]][%{{.*}}, %[[KK]]]
+// CHECK-COUNT-4:       memref.load %[[B]][%[[KK]], %{{.*}}]
+// CHECK-COUNT-16:      arith.mulf
 // CHECK:             gpu.barrier
-// CHECK:           scf.if
-// CHECK-NEXT:        memref.store %[[SUM]], %arg2
+// CHECK-COUNT-16:  memref.store %[[SUMS]]#{{[0-9]+}}, %arg2
 // CHECK-NOT:     linalg.matmul
 func.func @filled(%a: memref<37x45xf32>, %b: memref<45x29xf32>, %c: memref<37x29xf32>) {
   %zero = arith.constant 0.0 : f32
@@ -46,7 +46,8 @@ func.func @filled(%a: memref<37x45xf32>, %b: memref<45x29xf32>, %c: memref<37x29
 
 // Without a fill, each sum starts from the output's element. Transposed
 // operands are copied along their last dimension (a warp's loads are
-// neighbours) into the tiles' columns. A batch is the grid's z.
+// neighbours) into the tiles' columns. The batch is the block's index
+// divided by the tiles of a matrix.
 #mapA = affine_map<(b, m, n, k) -> (b, k, m)>
 #mapB = affine_map<(b, m, n, k) -> (b, n, k)>
 #mapC = affine_map<(b, m, n, k) -> (b, m, n)>
@@ -61,10 +62,9 @@ func.func @filled(%a: memref<37x45xf32>, %b: memref<45x29xf32>, %c: memref<37x29
 // CHECK:           scf.for
 // CHECK:             scf.if
 // CHECK-NEXT:          memref.load %arg0[%[[BZ]], %{{.*}}, %{{.*}}] : memref<2x45x37xf64>
-// CHECK-NEXT:          memref.store %{{.*}}[%[[TX]], %[[TY]]]
-// CHECK:             scf.if
-// CHECK-NEXT:          memref.load %arg1[%[[BZ]], %{{.*}}, %{{.*}}] : memref<2x29x45xf64>
-// CHECK-NEXT:          memref.store %{{.*}}[%[[TX]], %[[TY]]]
+// CHECK:             memref.store %{{.*}}[%{{.*}}, %[[TY]]] : memref<64x17xf64
+// CHECK:             memref.load %arg1[%[[BZ]], %{{.*}}, %{{.*}}] : memref<2x29x45xf64>
+// CHECK:             memref.store %{{.*}}[%[[TX]], %{{.*}}] : memref<16x65xf64
 func.func @accumulate_transposed(%a: memref<2x45x37xf64>, %b: memref<2x29x45xf64>, %c: memref<2x37x29xf64>) {
   linalg.batch_matmul indexing_maps = [#mapA, #mapB, #mapC] ins(%a, %b : memref<2x45x37xf64>, memref<2x29x45xf64>) outs(%c : memref<2x37x29xf64>)
   return
@@ -78,11 +78,11 @@ func.func @accumulate_transposed(%a: memref<2x45x37xf64>, %b: memref<2x29x45xf64
 // CHECK-LABEL: func.func @bias
 // CHECK:         %[[C:.*]] = memref.alloc()
 // CHECK:         gpu.launch
-// CHECK:           %[[SUM:.*]] = scf.for
+// CHECK:           %[[SUM:[0-9]+]]:16 = scf.for
 // CHECK:             gpu.barrier
-// CHECK:           memref.store %[[SUM]], %[[C]][%[[I:.*]], %[[J:.*]]]
+// CHECK:           memref.store %[[SUM]]#0, %[[C]][%[[I:.*]], %[[J:.*]]]
 // CHECK-NEXT:        %[[BIAS:.*]] = memref.load %arg2[%[[J]]]
-// CHECK-NEXT:        %[[ADDED:.*]] = arith.addf %[[SUM]], %[[BIAS]]
+// CHECK-NEXT:        %[[ADDED:.*]] = arith.addf %[[SUM]]#0, %[[BIAS]]
 // CHECK-NEXT:        memref.store %[[ADDED]], %[[C]][%[[I]], %[[J]]]
 // CHECK:         memref.dealloc
 // CHECK-NOT:     linalg.generic
@@ -108,10 +108,10 @@ func.func @bias(%a: memref<8x4xf32>, %b: memref<4x8xf32>, %bias: memref<8xf32>, 
 // place, in a buffer that the kernel does not read.
 // CHECK-LABEL: func.func @transposed_copy
 // CHECK:         gpu.launch
-// CHECK:           %[[SUM:.*]] = scf.for
+// CHECK:           %[[SUM:[0-9]+]]:16 = scf.for
 // CHECK:             gpu.barrier
-// CHECK:           memref.store %[[SUM]], %[[C:.*]][%[[I:.*]], %[[J:.*]]]
-// CHECK-NEXT:      memref.store %[[SUM]], %[[D:.*]][%[[J]], %[[I]]]
+// CHECK:           memref.store %[[SUM]]#0, %[[C:.*]][%[[I:.*]], %[[J:.*]]]
+// CHECK-NEXT:      memref.store %[[SUM]]#0, %[[D:.*]][%[[J]], %[[I]]]
 // CHECK-NOT:     linalg.generic
 #id = affine_map<(i, j) -> (i, j)>
 #t = affine_map<(i, j) -> (j, i)>
