@@ -96,7 +96,9 @@ struct Graphs {
   bool failed = false; // a capture failed: off from then on
   GraphDriver driver{};
   void *stream = nullptr;
-  std::mutex mutex;
+  // Recursive: a failed launch exits while it is held, and the exit
+  // handler that destroys the graphs takes it again.
+  std::recursive_mutex mutex;
   Segment recording;
   /// Each kernel's parameters: (offset, size) from the driver.
   std::unordered_map<void *, std::vector<std::pair<size_t, size_t>>> layouts;
@@ -152,7 +154,7 @@ void decide() {
   // setup registered.
   std::atexit([] {
     Graphs &g = graphs();
-    std::lock_guard<std::mutex> lock(g.mutex);
+    std::lock_guard<std::recursive_mutex> lock(g.mutex);
     destroyAll();
   });
 }
@@ -337,7 +339,7 @@ bool tad::rt::cuda::graphs::recordLaunch(void *function, const unsigned dims[6],
   if (!enabled())
     return false;
   Graphs &g = ::graphs();
-  std::lock_guard<std::mutex> lock(g.mutex);
+  std::lock_guard<std::recursive_mutex> lock(g.mutex);
   const auto *layout = g.failed ? nullptr : layoutOf(g, function, paramCount);
   if (!layout) {
     flushLocked(g); // what was recorded goes first
@@ -366,7 +368,7 @@ bool tad::rt::cuda::graphs::recordWork(const void *key, size_t bytes,
   if (!enabled())
     return false;
   Graphs &g = ::graphs();
-  std::lock_guard<std::mutex> lock(g.mutex);
+  std::lock_guard<std::recursive_mutex> lock(g.mutex);
   if (g.failed) {
     flushLocked(g);
     return false;
@@ -383,6 +385,6 @@ void tad::rt::cuda::graphs::flush() {
   if (!enabled())
     return;
   Graphs &g = ::graphs();
-  std::lock_guard<std::mutex> lock(g.mutex);
+  std::lock_guard<std::recursive_mutex> lock(g.mutex);
   flushLocked(g);
 }

@@ -35,6 +35,8 @@
  *
  * FAKE_CUDA_DEVICES=0 reports no device; FAKE_CUDA_NO_BINARY=1 makes
  * module loads fail as on a GPU that the fatbin has no code for;
+ * FAKE_CUDA_FAIL_LAUNCH=N makes the N-th launch fail, as a kernel that
+ * faults does;
  * FAKE_CUDA_KERNELS=1 prints each kernel's parameter count when it is
  * first looked up; FAKE_CUDA_TRACE=1 prints at exit a hash of the work run
  * (each launch's kernel, grid, block and parameters, and each GEMM's
@@ -547,6 +549,9 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
   if (!capturing || stream != capturing) {
     if (capturing)
       misuse("a launch on another stream while a stream is captured");
+    const char *failAt = getenv("FAKE_CUDA_FAIL_LAUNCH");
+    if (failAt && launches + 1 == atoi(failAt))
+      return 719; /* CUDA_ERROR_LAUNCH_FAILED */
     execute(f, dims, smem, params);
     return 0;
   }
@@ -666,6 +671,7 @@ CUresult cuGetErrorString(CUresult error, const char **text) {
                            "device"
           : error == 901 ? "operation failed due to a previous error during "
                            "capture"
+          : error == 719 ? "unspecified launch failure"
                          : "unknown error";
   return 0;
 }
