@@ -58,6 +58,12 @@ struct Deferred {
   long long strideA, strideB, strideC;
 };
 static void runDeferred(void *arg);
+/* The fields of a Deferred that a GEMM and a batch share, from the
+ * arguments of the cuBLAS function. */
+#define DEFERRED_GEMM(T)                                                       \
+  .isDouble = sizeof(T) == 8, .opA = opA, .opB = opB, .m = m, .n = n, .k = k,  \
+  .lda = lda, .ldb = ldb, .ldc = ldc, .handle = handle, .alpha = *alpha,       \
+  .beta = *beta, .a = a, .b = b, .c = c
 
 /* Records `d` in the graph that fake_libcuda.c captures from `stream`, if
  * it captures one: 1 then, else 0. */
@@ -130,21 +136,7 @@ int cublasDestroy_v2(void *handle) {
   int NAME(void *handle, int opA, int opB, int m, int n, int k,                \
            const T *alpha, const T *a, int lda, const T *b, int ldb,           \
            const T *beta, T *c, int ldc) {                                     \
-    struct Deferred d = {.isDouble = sizeof(T) == 8,                           \
-                         .opA = opA,                                           \
-                         .opB = opB,                                           \
-                         .m = m,                                               \
-                         .n = n,                                               \
-                         .k = k,                                               \
-                         .lda = lda,                                           \
-                         .ldb = ldb,                                           \
-                         .ldc = ldc,                                           \
-                         .handle = handle,                                     \
-                         .alpha = *alpha,                                      \
-                         .beta = *beta,                                        \
-                         .a = a,                                               \
-                         .b = b,                                               \
-                         .c = c};                                              \
+    struct Deferred d = {DEFERRED_GEMM(T)};                                    \
     if (deferred(d))                                                           \
       return 0;                                                                \
     if (flag("FAKE_CUBLAS_LOG"))                                               \
@@ -165,26 +157,9 @@ GEMM(cublasDgemm_v2, double)
            const T *alpha, const T *a, int lda, long long strideA, const T *b, \
            int ldb, long long strideB, const T *beta, T *c, int ldc,           \
            long long strideC, int batch) {                                     \
-    struct Deferred d = {.isDouble = sizeof(T) == 8,                           \
-                         .isBatched = 1,                                       \
-                         .opA = opA,                                           \
-                         .opB = opB,                                           \
-                         .m = m,                                               \
-                         .n = n,                                               \
-                         .k = k,                                               \
-                         .lda = lda,                                           \
-                         .ldb = ldb,                                           \
-                         .ldc = ldc,                                           \
-                         .batch = batch,                                       \
-                         .handle = handle,                                     \
-                         .alpha = *alpha,                                      \
-                         .beta = *beta,                                        \
-                         .a = a,                                               \
-                         .b = b,                                               \
-                         .c = c,                                               \
-                         .strideA = strideA,                                   \
-                         .strideB = strideB,                                   \
-                         .strideC = strideC};                                  \
+    struct Deferred d = {DEFERRED_GEMM(T),   .isBatched = 1,                   \
+                         .batch = batch,     .strideA = strideA,               \
+                         .strideB = strideB, .strideC = strideC};              \
     if (deferred(d))                                                           \
       return 0;                                                                \
     if (batch < 0 || strideC < (long long)ldc * (n > 0 ? n - 1 : 0) + m) {     \
