@@ -4,7 +4,8 @@
 // launches the same kernels and GEMMs on the same buffers: the runtime's
 // pool hands the same blocks back to the same sequence of allocations, and
 // a runner or a loop over batches keeps its inputs where they are. Where
-// the environment sets TAD_CUDA_GRAPHS, the runtime records the work issued
+// the environment sets TAD_CUDA_GRAPHS (to anything but 0: docs/gpu.md has
+// it as TAD_CUDA_GRAPHS=1), the runtime records the work issued
 // between two waits of the host (a segment: a whole call, where the host
 // reads nothing before its end) instead of issuing it, and issues it at the
 // next wait:
