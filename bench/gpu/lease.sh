@@ -26,11 +26,12 @@
 # TAD_CUDA_MANAGED_ONLY=1), profile.json (bench/gpu/profile_summary.py's
 # summary of profile.txt) and logs.tar.xz, which holds examples.txt,
 # examples-graphs.txt, examples-kernels.txt, ops.txt, steps.txt,
-# steps-graphs.txt, steps-managed.txt, sanitize.txt, profile.txt (ncu's
-# CSV of each kernel's time in three calls of the GPT's step and of the
-# sum of 2^24 f32 elements) and torch-profile.txt (PyTorch's step of the
-# same GPT, kernel by kernel: bench/gpu/torch_profile.py); it exits
-# non-zero if any step failed. (bench/gpu/run.py is not in it: at most 8
+# steps-graphs.txt, steps-managed.txt, sanitize.txt, sanitize-graphs.txt
+# (memcheck on graphs replayed), profile.txt (ncu's CSV of each kernel's
+# time in three calls of the GPT's step and of the sum of 2^24 f32
+# elements) and torch-profile.txt (PyTorch's step of the same GPT, kernel
+# by kernel: bench/gpu/torch_profile.py); it exits non-zero if any step
+# failed. (bench/gpu/run.py is not in it: at most 8
 # files come back from a lent machine.)
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -119,6 +120,22 @@ ops_sharded() {
   return $rc
 }
 
+# compute-sanitizer's memcheck on replayed CUDA graphs: 3 calls of two
+# bundle programs with TAD_CUDA_GRAPHS=1 (the third replays the second's
+# graph); $cs: run's.
+sanitize_graphs() {
+  local rc=0 name
+  for name in transformer-loss_grad moe-stack_value_and_grad; do
+    echo "== $name"
+    TAD_CUDA_GRAPHS=1 "$cs" --tool memcheck --leak-check full \
+      --error-exitcode 9 "$1/$name" --seed 0 --repeat 3 \
+      --output-dir "/tmp/tad-gpu-graphs-$name" \
+      > "/tmp/tad-gpu-graphs-$name.txt" 2>&1 || rc=1
+    grep -E "graphs launched|SUMMARY" "/tmp/tad-gpu-graphs-$name.txt"
+  done
+  return $rc
+}
+
 # Nsight Compute's time of each kernel of three calls of the GPT's step and
 # of the sum ($ncu, $dir: run's).
 profile_kernels() {
@@ -164,6 +181,11 @@ run() {
   export python root
   step ops 120 bash -c 'ops_sharded "$0"' "$dir/ops"
   step sanitize 75 "$root/scripts/gpu-sanitize.sh" "$dir/examples"
+  local cs
+  cs=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+  export cs
+  export -f sanitize_graphs
+  step sanitize-graphs 40 bash -c 'sanitize_graphs "$0"' "$dir/examples"
   # Each kernel's time in the third call of the GPT's step (the first
   # calls fault their fresh managed memory in), then of the sum of 2^24
   # f32 elements (its 3 kernels against the bandwidth's time), by Nsight
