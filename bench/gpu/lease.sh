@@ -31,8 +31,8 @@
 # time in three calls of the GPT's step and of the sum of 2^24 f32
 # elements) and torch-profile.txt (PyTorch's step of the same GPT, kernel
 # by kernel: bench/gpu/torch_profile.py); it exits non-zero if any step
-# failed. (bench/gpu/run.py is not in it: at most 8
-# files come back from a lent machine.)
+# failed. (bench/gpu/run.py is not in it: at most 8 files come back from a
+# lent machine.)
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 mode=${1:-} pack=${2:-}
