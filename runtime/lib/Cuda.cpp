@@ -247,16 +247,35 @@ CUdeviceptr devicePointer(const void *ptr) {
 /// (with the last freed, a call's blocks could be another permutation of
 /// the same blocks each time), so a CUDA graph of one call's launches
 /// (CudaGraphs.cpp) matches the next call's.
+///
+/// Staged inputs' blocks (tad_rt_stage_input) are kept apart, by size, for
+/// the next call's inputs: a library's entry points stage every input at
+/// every call, which would otherwise be a driver's allocation and free per
+/// input per call, at new addresses each time. They are not counted in
+/// heldBytes, whose bound is the allocator's (its buffers' peak).
 struct Pool {
   std::mutex mutex;
   std::unordered_map<size_t, std::set<void *>> free[2];
   size_t heldBytes = 0;
+  std::unordered_map<size_t, std::set<void *>> staged;
+  std::unordered_map<void *, size_t> stagedLive;
+  size_t stagedHeld = 0;
   bool releaseAtExit = false;
 };
 
 Pool &pool() {
   static Pool *p = new Pool; // outlives the atexit handlers that use it
   return *p;
+}
+
+/// Has the kept blocks go back when the process ends (p.mutex held).
+/// Registered after the driver's setup, this runs before anything that
+/// setup registered: compute-sanitizer's leak check sees none.
+void releaseAtExit(Pool &p) {
+  if (!p.releaseAtExit) {
+    p.releaseAtExit = true;
+    std::atexit([] { tad::rt::cuda::releasePool(); });
+  }
 }
 } // namespace
 
@@ -288,17 +307,46 @@ void tad::rt::cuda::freePooled(void *ptr, size_t size, size_t keep,
     if (p.heldBytes + size <= keep) {
       p.free[deviceOnly][size].insert(ptr);
       p.heldBytes += size;
-      // Registered after the driver's setup, this runs before anything
-      // that setup registered: the kept blocks go back before the
-      // process ends (compute-sanitizer's leak check sees none).
-      if (!p.releaseAtExit) {
-        p.releaseAtExit = true;
-        std::atexit([] { releasePool(); });
-      }
+      releaseAtExit(p);
       return;
     }
   }
   freeManaged(ptr); // cuMemFree frees either kind
+}
+
+void *tad::rt::cuda::allocateStaged(size_t size) {
+  Pool &p = pool();
+  {
+    std::lock_guard<std::mutex> lock(p.mutex);
+    auto it = p.staged.find(size);
+    if (it != p.staged.end() && !it->second.empty()) {
+      void *ptr = *it->second.begin();
+      it->second.erase(it->second.begin());
+      p.stagedHeld -= size;
+      p.stagedLive[ptr] = size;
+      return ptr;
+    }
+  }
+  void *ptr = allocateManaged(size);
+  if (!ptr && releasePool())
+    ptr = allocateManaged(size); // the kept blocks may be what it lacks
+  if (ptr) {
+    std::lock_guard<std::mutex> lock(p.mutex);
+    p.stagedLive[ptr] = size;
+  }
+  return ptr;
+}
+
+void tad::rt::cuda::freeStaged(void *ptr) {
+  Pool &p = pool();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  auto it = p.stagedLive.find(ptr);
+  if (it == p.stagedLive.end())
+    return;
+  p.staged[it->second].insert(ptr);
+  p.stagedHeld += it->second;
+  p.stagedLive.erase(it);
+  releaseAtExit(p);
 }
 
 size_t tad::rt::cuda::releasePool() {
@@ -307,13 +355,13 @@ size_t tad::rt::cuda::releasePool() {
   size_t bytes;
   {
     std::lock_guard<std::mutex> lock(p.mutex);
-    for (auto &kind : p.free) {
-      for (auto &[size, list] : kind)
+    for (auto *kind : {&p.free[0], &p.free[1], &p.staged}) {
+      for (auto &[size, list] : *kind)
         blocks.insert(blocks.end(), list.begin(), list.end());
-      kind.clear();
+      kind->clear();
     }
-    bytes = p.heldBytes;
-    p.heldBytes = 0;
+    bytes = p.heldBytes + p.stagedHeld;
+    p.heldBytes = p.stagedHeld = 0;
   }
   for (void *ptr : blocks)
     freeManaged(ptr);
@@ -359,7 +407,7 @@ const char *tad_rt_cuda_error(void) { return state().error.c_str(); }
 void *tad_rt_stage_input(const void *data, size_t bytes) {
   if (!state().active)
     return const_cast<void *>(data);
-  void *copy = tad::rt::cuda::allocateManaged(bytes ? bytes : 1);
+  void *copy = tad::rt::cuda::allocateStaged(bytes ? bytes : 1);
   // The host writes it, and a kernel of the call before may still run.
   tad::rt::cuda::synchronize();
   if (!copy)
@@ -372,7 +420,7 @@ void *tad_rt_stage_input(const void *data, size_t bytes) {
 
 void tad_rt_unstage_input(void *staged) {
   if (state().active)
-    tad::rt::cuda::freeManaged(staged);
+    tad::rt::cuda::freeStaged(staged);
 }
 
 //===----------------------------------------------------------------------===//

@@ -42,6 +42,14 @@ bool deviceBuffersEnabled();
 /// every call.
 void *allocatePooled(size_t size, bool deviceOnly);
 
+/// `size` bytes of managed memory for a staged input (tad_rt_stage_input):
+/// a block of that size that freeStaged() kept (the lowest address), else
+/// the driver's; null if there is none.
+void *allocateStaged(size_t size);
+/// Keeps a block of allocateStaged() for the next staged input of its size
+/// (released with the pool: releasePool()).
+void freeStaged(void *ptr);
+
 /// Keeps `ptr` (of `size` bytes and its kind, from allocatePooled()) for
 /// reuse while the pool holds at most `keep` bytes of both kinds, else
 /// frees it.

@@ -36,9 +36,10 @@ tad_rt_stats tad_rt_get_stats(void);
 /* Freed host memory stays with the runtime (its arena, whose extent stays
  * within 5/4 of the highest live total reached) for the next allocations;
  * it is not live and not counted. So do freed blocks of GPU memory (a pool
- * of at most the highest live total). This hands the pages of the free
- * memory back to the kernel and the blocks back to the driver, and returns
- * their bytes. */
+ * of at most the highest live total), and the blocks of staged inputs
+ * (tad_rt_stage_input, for the next call's inputs). This hands the pages
+ * of the free memory back to the kernel and the blocks back to the driver,
+ * and returns their bytes. */
 int64_t tad_rt_release_kept(void);
 /* The bytes of host memory the runtime's arena spans (live and free
  * buffers together): at most 5/4 of the highest live total reached. */
@@ -164,7 +165,8 @@ const char *tad_rt_cuda_error(void);
  * allocator's counts (an input is the caller's memory); after
  * tad_rt_cuda_begin() only, `data` itself otherwise. */
 void *tad_rt_stage_input(const void *data, size_t bytes);
-/* Frees what tad_rt_stage_input() returned. */
+/* Frees what tad_rt_stage_input() returned: its block is kept for the next
+ * input of its size (tad_rt_release_kept() hands it back). */
 void tad_rt_unstage_input(void *staged);
 
 /* Waits until the kernels and cuBLAS calls issued so far have finished;
