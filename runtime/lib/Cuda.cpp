@@ -98,10 +98,7 @@ using tad::rt::cuda::describe;
   std::exit(4);
 }
 
-void check(CUresult result, const char *what) {
-  if (result != 0)
-    fail(std::string(what) + ": " + describe(result));
-}
+using tad::rt::cuda::check;
 
 template <typename F> bool resolve(void *library, const char *name, F &fn) {
   fn = reinterpret_cast<F>(dlsym(library, name));
@@ -182,6 +179,11 @@ bool ensureLoaded() {
 
 bool tad::rt::cuda::isActive() { return state().active; }
 
+void tad::rt::cuda::check(int result, const char *what) {
+  if (result != 0)
+    fail(std::string(what) + ": " + describe(result));
+}
+
 std::string tad::rt::cuda::describe(int result) {
   const char *text = nullptr;
   if (state().driver.getErrorString &&
@@ -260,7 +262,7 @@ struct Pool {
   std::unordered_map<size_t, std::set<void *>> staged;
   std::unordered_map<void *, size_t> stagedLive;
   size_t stagedHeld = 0;
-  bool releaseAtExit = false;
+  bool releaseRegistered = false;
 };
 
 Pool &pool() {
@@ -272,8 +274,8 @@ Pool &pool() {
 /// Registered after the driver's setup, this runs before anything that
 /// setup registered: compute-sanitizer's leak check sees none.
 void releaseAtExit(Pool &p) {
-  if (!p.releaseAtExit) {
-    p.releaseAtExit = true;
+  if (!p.releaseRegistered) {
+    p.releaseRegistered = true;
     std::atexit([] { tad::rt::cuda::releasePool(); });
   }
 }

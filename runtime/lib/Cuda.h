@@ -82,6 +82,9 @@ void *workStream();
 
 /// The driver's description of CUDA error `result`.
 std::string describe(int result);
+/// Stops the program with `what` and the error's description if `result`
+/// is an error: compiled code has no way to handle a failed launch.
+void check(int result, const char *what);
 
 /// The driver's function `name` (null if it lacks it, or there is no
 /// driver): for the functions that only some uses need.

@@ -251,11 +251,7 @@ Graph *find(Graphs &g, uint64_t hash, const Segment &segment) {
 
 void launch(Graphs &g, void *exec) {
   tad::rt::cuda::countGraphLaunch();
-  if (CUresult r = g.driver.launch(exec, g.stream)) {
-    std::fprintf(stderr, "tad runtime: error: CUDA: launching a graph: %s\n",
-                 tad::rt::cuda::describe(r).c_str());
-    std::exit(4);
-  }
+  tad::rt::cuda::check(g.driver.launch(exec, g.stream), "launching a graph");
 }
 
 /// Issues the recorded segment (g.mutex held).
