@@ -103,6 +103,12 @@ void tad::addDifferentiationPasses(OpPassManager &pm,
     restrict.entry = options.entry;
     pm.addPass(createRestrictToEntry(restrict));
   }
+  // The rules' inlined pullbacks multiply by the ones of a sum's gradient;
+  // folded, what they multiply is a broadcast that each reader can fuse.
+  // No CSE: it would merge what the rules recompute, and the broadcasts'
+  // copies.
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createDuplicateBroadcasts());
 }
 
 LogicalResult

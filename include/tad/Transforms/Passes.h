@@ -49,6 +49,10 @@ mlir::FailureOr<BufferPlanCounts> planBuffers(mlir::func::FuncOp func);
 mlir::LogicalResult annotateBufferPeaks(mlir::ModuleOp module, int64_t budget,
                                         llvm::ArrayRef<std::string> functions);
 
+/// tad-duplicate-broadcasts on every function in `root`; returns the
+/// number of broadcasts cloned.
+unsigned duplicateBroadcasts(mlir::Operation *root);
+
 /// The name that tad-prefix-function-names gives `function`, by which
 /// compiled outputs call it (`__tad_f`).
 std::string getInternalName(llvm::StringRef function);

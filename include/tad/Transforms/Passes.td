@@ -481,6 +481,42 @@ def InlineRules : Pass<"tad-inline-rules", "mlir::ModuleOp"> {
   }];
 }
 
+def DuplicateBroadcasts
+    : Pass<"tad-duplicate-broadcasts", "mlir::func::FuncOp"> {
+  let summary = "Gives each elementwise reader of a broadcast its own copy";
+  let description = [{
+    A broadcast that several elementwise ops or reductions read (a row's
+    mean or reciprocal deviation, read by a layer norm's output and its
+    gradient; a gain, read by a gradient three times) would be a buffer of
+    the broadcast's full shape: tad-fuse-elementwise fuses a producer only
+    into its one reader (the rule of the remat model, RematGraph.h). This
+    pass clones the broadcast before each such reader in its block, so
+    that every copy fuses into its reader, which reads the smaller input
+    through the broadcast's indexing: no buffer of the full shape, and the
+    input stays alive until the last reader instead. Readers that do not
+    fuse producers (a matmul, a call, a loop, a return) share the
+    original. A broadcast of a view stays as it is: its copies would keep
+    the viewed buffer alive until the last reader.
+
+    ```mlir
+    %b = tad.broadcast %r dims [0, 1] : tensor<64x1xf32> -> tensor<64x256xf32>
+    %y = tad.mul %x, %b : tensor<64x256xf32>
+    %z = tad.mul %g, %b : tensor<64x256xf32>
+    ```
+    becomes
+    ```mlir
+    %b = tad.broadcast %r dims [0, 1] : tensor<64x1xf32> -> tensor<64x256xf32>
+    %y = tad.mul %x, %b : tensor<64x256xf32>
+    %b2 = tad.broadcast %r dims [0, 1] : tensor<64x1xf32> -> tensor<64x256xf32>
+    %z = tad.mul %g, %b2 : tensor<64x256xf32>
+    ```
+    Runs after the last CSE of tensor ops, which would merge the copies.
+  }];
+  let statistics = [
+    Statistic<"numCopies", "num-copies", "Number of broadcasts cloned">
+  ];
+}
+
 def RestrictToEntry : Pass<"tad-restrict-to-entry", "mlir::ModuleOp"> {
   let summary = "Keeps one public function and what it reaches";
   let description = [{

@@ -293,8 +293,8 @@ struct ChooseLoopSnapshots
   }
 
   /// A copy of `module` with these counts, differentiated as the pipeline
-  /// does (tad-autodiff, canonicalize, cse, tad-inline-rules, each called
-  /// as a function),
+  /// does (tad-autodiff, canonicalize, cse, tad-inline-rules, canonicalize,
+  /// tad-duplicate-broadcasts, each called as a function),
   /// silently; with `tag`, its loops traced back by tagLoops. Null when
   /// tad-autodiff fails (the real compile reports why).
   OwningOpRef<ModuleOp> differentiate(ModuleOp module, ArrayRef<int64_t> counts,
@@ -316,6 +316,9 @@ struct ChooseLoopSnapshots
     DominanceInfo dominance;
     eliminateCommonSubExpressions(rewriter, dominance, copy->getOperation());
     inlineRuleCalls(*copy);
+    (void)applyPatternsGreedily(copy->getOperation(), *canonicalization,
+                                config);
+    duplicateBroadcasts(*copy);
     return copy;
   }
 

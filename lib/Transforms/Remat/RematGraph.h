@@ -10,7 +10,8 @@
 //  - an elementwise op (and broadcast, transpose, cast) whose users all
 //    belong to one group of elementwise ops or reductions is fused into it
 //    by linalg-fuse-elementwise-ops and has no buffer: it joins that group,
-//    and is recomputed with it;
+//    and is recomputed with it (a broadcast read by several groups has a
+//    copy for each already: tad-duplicate-broadcasts);
 //  - an elementwise group whose input dies in it writes its result into
 //    that input's buffer (tad-reuse-operand-buffers): the input joins the
 //    group (in a nested block, which runs as written, an input with other

@@ -31,6 +31,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <limits>
 #include <thread>
 
 namespace tad {
@@ -707,6 +708,8 @@ public:
     // which is a budget that compiles either way.
     // A probe's minimum only ranks the loop choices (their minimums differ
     // by far more): its bisections stop within 1/128.
+    // The least planned peak of any schedule the probes below found.
+    int64_t lowestSeen = std::numeric_limits<int64_t>::max();
     int64_t slack = high < (int64_t(1) << 20) ? 0
                     : anySchedule             ? high / 128
                                               : high / 1024;
@@ -731,8 +734,10 @@ public:
                    refined, refined, /*bodyWindows=*/full);
         raising = true;
         exactStates = anySchedule ? kProbeExactStates : remat::kAutoExactStates;
-        if (a)
+        if (a) {
+          lowestSeen = std::min(lowestSeen, a->plannedPeak);
           a->work->destroy();
+        }
         return a.has_value();
       };
     };
@@ -747,6 +752,7 @@ public:
                  /*bodyWindows=*/true);
       if (!a)
         return std::nullopt;
+      lowestSeen = std::min(lowestSeen, a->plannedPeak);
       a->work->destroy();
       return a->plannedPeak;
     };
@@ -808,6 +814,17 @@ public:
     if (minimum > floor && fits(true)(minimum - 1))
       minimum = remat::smallestFittingBudgetFromAbove(floor, minimum - 1,
                                                       fits(true), slack);
+    // The searches are not monotone in the budget: a probe above the
+    // minimum may have found a schedule that plans below it, which the
+    // searches at the budgets between did not (examples/transformer.tad:
+    // a probe at 220587 bytes plans 214016, where 218111 fails). A budget
+    // of that planned peak is the minimum where a compile meets it.
+    for (int step = 0; lowestSeen < minimum && step < kMaxAttempts; ++step) {
+      int64_t candidate = lowestSeen;
+      if (!plannedAt(candidate))
+        break;
+      minimum = candidate;
+    }
     return minimum;
   }
 
@@ -855,6 +872,9 @@ public:
     // finds the one schedule it would find with more.
     std::optional<Attempt> lastPlanned;
     int64_t lastPlannedBudget = -1;
+    // The least planned peak of any schedule within the bound that the
+    // probes found (as in minimumBudget).
+    int64_t lowestSeen = std::numeric_limits<int64_t>::max();
     llvm::scope_exit dropLastPlanned([&] {
       if (lastPlanned)
         lastPlanned->work->destroy();
@@ -881,6 +901,8 @@ public:
         }
         overheadProbe = false;
         bool fitted = a.has_value() && !loweringFailed;
+        if (fitted)
+          lowestSeen = std::min(lowestSeen, a->plannedPeak);
         if (a && planned && fitted) {
           if (lastPlanned)
             lastPlanned->work->destroy();
@@ -914,6 +936,18 @@ public:
       if (chosen < high && !fits(true)(chosen))
         chosen = remat::smallestFittingBudgetFromBelow(chosen, high,
                                                        fits(true), slack);
+      // The searches are not monotone in the budget: a probe above the
+      // answer may have planned below it (examples/transformer.tad at 0%:
+      // 209.0 KiB, found by a probe above the 213.0 KiB the bisection
+      // answers).
+      for (int step = 0;
+           lowestSeen < chosen && step < kMaxAttempts && !loweringFailed;
+           ++step) {
+        int64_t candidate = lowestSeen;
+        if (!fits(true)(candidate))
+          break;
+        chosen = candidate;
+      }
       if (loweringFailed)
         return std::nullopt;
       if (chosen < high && lastPlanned && lastPlannedBudget == chosen) {
