@@ -849,6 +849,39 @@ def gpu(plots):
     return out
 
 
+def gpu_launches():
+    """bench/gpu/launches.py's counts, measured without a GPU."""
+    out = ["### Kernel launches", ""]
+    r = newest("bench/gpu/results/launches.json")
+    command = f"{PY} bench/gpu/launches.py"
+    if not r:
+        return out + missing("bench/gpu/launches.py", command)
+    out += ["What one call launches, counted without a GPU: in the emulator "
+            "(`--target=cuda-emulator`), with its measured peak and the "
+            "plan's, and against the stand-in driver of test/GPU "
+            "(`--target=cuda` without cuBLAS, so matmuls are tad's kernels), "
+            "with the host's waits, and the waits when the host waits for "
+            "every kernel (`--cuda-sync-launches`). "
+            "[gpu.md](gpu.md#the-pipeline) says what makes a kernel.", ""]
+    out += about(r, command)
+    driver = r.data.get("stand_in_driver")
+
+    def program(x):
+        return (f"{x['program']} (`{x['source']}` `{x['entry']}`"
+                + (" " + " ".join(x["arguments"][1::2]) if x["arguments"]
+                   else "") + ")")
+    rows = [[program(x), x["emulator_launches"]]
+            + ([x["driver_launches"], x["waits"], x["waits_sync"]]
+               if driver else [])
+            + [x["peak_bytes"], x.get("planned_peak_bytes", "-")]
+            for x in r.rows]
+    return out + table(
+        ["program", "launches (emulator)"]
+        + (["launches (stand-in driver)", "waits",
+            "waits with `--cuda-sync-launches`"] if driver else [])
+        + ["peak", "plan's peak"], rows)
+
+
 def gpu_run(r, plots):
     """The table and the plot of one bench/gpu/steps.py --json file."""
     rows = r.rows
@@ -959,7 +992,7 @@ def main():
         "results.md": (HEADER, (gemm(), mlp_forward(), steps(),
                                 memory(plots), default_policy(plots),
                                 compile_time(plots), cold_build(),
-                                gpu(plots))),
+                                gpu(plots), gpu_launches())),
         "results-remat.md": (REMAT_HEADER, (remat(plots),)),
     }
     for name, (header, sections) in pages.items():
