@@ -490,10 +490,12 @@ def DuplicateBroadcasts
     gradient; a gain, read by a gradient three times) would be a buffer of
     the broadcast's full shape: tad-fuse-elementwise fuses a producer only
     into its one reader (the rule of the remat model, RematGraph.h). This
-    pass clones the broadcast before each such reader in its block, so
-    that every copy fuses into its reader, which reads the smaller input
-    through the broadcast's indexing: no buffer of the full shape, and the
-    input stays alive until the last reader instead. Readers that do not
+    pass clones the broadcast before each such reader in its block, with
+    the elementwise ops that compute its input for it alone (at most 8
+    ops: a reciprocal deviation from its variance), so that every copy
+    fuses into its reader, which reads the smaller input through the
+    broadcast's indexing: no buffer of the full shape, and the input stays
+    alive until the last reader instead. Readers that do not
     fuse producers (a matmul, a call, a loop, a return) share the
     original. A broadcast of a view stays as it is: its copies would keep
     the viewed buffer alive until the last reader.
