@@ -861,7 +861,9 @@ def gpu_launches():
             "plan's, and against the stand-in driver of test/GPU "
             "(`--target=cuda` without cuBLAS, so matmuls are tad's kernels), "
             "with the host's waits, and the waits when the host waits for "
-            "every kernel (`--cuda-sync-launches`). "
+            "every kernel (`--cuda-sync-launches`); bench/gpu/gpt.py's "
+            "GPU-sized step, too large to emulate, against the stand-in "
+            "only, whose allocator counts its peak. "
             "[gpu.md](gpu.md#the-pipeline) says what makes a kernel.", ""]
     out += about(r, command)
     driver = r.data.get("stand_in_driver")
@@ -870,7 +872,7 @@ def gpu_launches():
         return (f"{x['program']} (`{x['source']}` `{x['entry']}`"
                 + (" " + " ".join(x["arguments"][1::2]) if x["arguments"]
                    else "") + ")")
-    rows = [[program(x), x["emulator_launches"]]
+    rows = [[program(x), x.get("emulator_launches", "-")]
             + ([x["driver_launches"], x["waits"], x["waits_sync"]]
                if driver else [])
             + [x["peak_bytes"], x.get("planned_peak_bytes", "-")]
