@@ -33,6 +33,9 @@ struct RematValue {
   int64_t bytes = 0;    // its buffer
   double cost = 0;      // the estimated cost of computing it once
   int computes = 1;     // 1 when stored; more when recomputed
+  /// What its instances cost in the rewritten function over its `cost`
+  /// (0 when stored; below 0 where they fuse into their readers).
+  double addedCost = 0;
   std::string reason;
 };
 

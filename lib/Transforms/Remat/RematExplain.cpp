@@ -81,16 +81,30 @@ RematFunctionReport tad::describe(func::FuncOp func, const RematProblem &problem
     value.bytes = node.bytes;
     value.cost = node.cost;
     value.computes = computes[v];
-    if (computes[v] > 1)
+    if (computes[v] > 1) {
+      // What its instances cost in the rewrite, over what it cost once:
+      // a copy that fuses into its reader costs its arithmetic only, and
+      // so may the first instance once it has one reader left.
+      double extra = after.instanceCosts.size() == graph.size()
+                         ? after.instanceCosts[v] - node.cost
+                         : node.cost * (computes[v] - 1);
+      value.addedCost = extra;
+      double percent = base > 0 ? 100 * extra / base : 0;
       value.reason = llvm::formatv(
-          "recomputed {0} {2} instead of held from the forward sweep, for "
-          "{1:F1}% more compute",
+          "recomputed {0} {1} instead of held from the forward sweep, for "
+          "{2}",
           computes[v] == 2 ? "once"
                            : std::to_string(computes[v] - 1) + " times",
-          base > 0 ? 100 * node.cost * (computes[v] - 1) / base : 0,
           readByBackward ? "for the backward sweep"
-                         : "as an input of recomputed values");
-    else if (!node.recomputable)
+                         : "as an input of recomputed values",
+          percent >= -0.05
+              ? llvm::formatv("{0:F1}% more compute", std::max(percent, 0.0))
+                    .str()
+              : llvm::formatv("{0:F1}% less compute: its instances fuse "
+                              "into the loops that read them",
+                              -percent)
+                    .str());
+    } else if (!node.recomputable)
       value.reason = "stored: " + problem.pinnedBecause[v];
     else if (policy == RematPolicy::saveAll)
       value.reason = "stored: the policy saves everything";

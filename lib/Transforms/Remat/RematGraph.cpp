@@ -1093,9 +1093,11 @@ private:
     for (Operation *op : group) {
       // A fused producer runs in its reader's loop, whose pass over
       // memory the reader pays.
-      node.cost += fusedProducers.contains(op)
-                       ? modelOf(op).getFusedComputeCost()
-                       : estimateCost(op);
+      double cost = fusedProducers.contains(op)
+                        ? modelOf(op).getFusedComputeCost()
+                        : estimateCost(op);
+      node.cost += cost;
+      problem.opCosts[op] = cost;
       node.transient += transientBytes(op, fusedResult.contains(op)) +
                         nestedBytes(op, options, depth);
       if (!isMemoryEffectFree(op)) {

@@ -93,6 +93,16 @@ struct RematProblem {
   /// its arithmetic (getFusedComputeCost). The solvers schedule with these
   /// (getSolverGraph); the report prices the rewritten function itself.
   std::vector<double> recomputeCost;
+  /// Each op's part of its node's cost: a fused producer's arithmetic,
+  /// another op's estimate (the node's cost is their sum).
+  llvm::DenseMap<mlir::Operation *, double> opCosts;
+  /// For the problem of a schedule's rewrite: what all the instances of
+  /// each node of the problem it was rewritten from cost in it, as its
+  /// groups fuse them (a recomputed elementwise value may fuse into the
+  /// loop that reads it, and so may the value's first instance once the
+  /// reader it shared has its own). The report prices each recomputed
+  /// value so, and these add up to the rewrite's cost. Empty elsewhere.
+  std::vector<double> instanceCosts;
 };
 
 /// `problem.graph` with each node's cost its recomputeCost: a node is

@@ -199,6 +199,10 @@ public:
     return planBufferPeak(planLowering, module, func, body);
   }
 
+  /// The mark of a rewrite's ops: the node of the schedule's problem that
+  /// each is (an instance of).
+  static constexpr llvm::StringLiteral kInstanceOfAttr = "tad.remat_instance";
+
   /// A schedule's rewrite of a copy of `start`, measured.
   struct Rewrite {
     func::FuncOp work;           // detached; the caller destroys or adopts it
@@ -219,8 +223,19 @@ public:
     r.schedule = remat::freeAfterLastUse(problem.graph, schedule);
     r.work = cast<func::FuncOp>(start->clone());
     RematProblem workProblem = buildRematProblem(r.work, graphOptions);
+    // Each op of a node is marked with the node, and so is each of its
+    // copies: what the rewrite computes of each node is then priced.
+    Builder b(func.getContext());
+    for (auto [v, group] : llvm::enumerate(workProblem.groups))
+      for (Operation *op : group)
+        op->setAttr(kInstanceOfAttr, b.getI64IntegerAttr(v));
     applySchedule(r.work.getBody().front(), workProblem, r.schedule);
     r.after = buildRematProblem(r.work, graphOptions);
+    r.after.instanceCosts.assign(workProblem.graph.size(), 0.0);
+    for (auto [op, cost] : r.after.opCosts)
+      if (auto of = op->getAttrOfType<IntegerAttr>(kInstanceOfAttr))
+        r.after.instanceCosts[of.getInt()] += cost;
+    r.work.walk([](Operation *op) { op->removeAttr(kInstanceOfAttr); });
     r.peak =
         remat::simulate(r.after.graph, remat::storeAllSchedule(r.after.graph))
             .peak;

@@ -25,6 +25,7 @@ std::string tad::rematReportToJson(const RematReport &report) {
           {"cost", v.cost},
           {"decision", v.computes > 1 ? "recompute" : "store"},
           {"computes", v.computes},
+          {"added_cost", v.addedCost},
           {"reason", v.reason}});
     llvm::json::Array bodies;
     for (const RematLoopBody &b : f.loopBodies)
