@@ -175,6 +175,114 @@ func.func @nest_alone(%x: memref<37x200xf64>) -> memref<f64> {
 
 // -----
 
+// Column sums of f32 in f64 accumulators, then their conversion to f32 (a
+// bias's gradient): the loop over the outputs after the sum, past the
+// allocation of its result (which moves before the sum), runs in the
+// tree's launch, in the thread that finishes each output, after its store,
+// and launches nothing of its own.
+// CHECK-LABEL: func.func @tail
+// CHECK:         %[[OUT:.*]] = memref.alloc() : memref<512xf32>
+// CHECK:         call @tad_rt_mark_scratch()
+// CHECK:         gpu.launch blocks(%[[B:[^,]*]],
+// CHECK:           scf.if
+// CHECK:             memref.store %{{.*}}, %[[ACC:.*]][%[[B]]] : memref<512xf64>
+// CHECK-NEXT:        %[[S:.*]] = memref.load %[[ACC]][%[[B]]] : memref<512xf64>
+// CHECK-NEXT:        %[[T:.*]] = arith.truncf %[[S]] : f64 to f32
+// CHECK-NEXT:        memref.store %[[T]], %[[OUT]][%[[B]]] : memref<512xf32>
+// CHECK:         memref.dealloc
+// CHECK-NOT:     scf.parallel
+// CHECK:         memref.dealloc %[[ACC]]
+func.func @tail(%x: memref<8192x512xf32>) -> memref<512xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c512 = arith.constant 512 : index
+  %c8192 = arith.constant 8192 : index
+  %zero = arith.constant 0.0 : f64
+  %acc = memref.alloc() : memref<512xf64>
+  scf.parallel (%i) = (%c0) to (%c512) step (%c1) {
+    memref.store %zero, %acc[%i] : memref<512xf64>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c512) step (%c1) {
+    scf.for %j = %c0 to %c8192 step %c1 {
+      %v = memref.load %x[%j, %i] : memref<8192x512xf32>
+      %old = memref.load %acc[%i] : memref<512xf64>
+      %w = arith.extf %v : f32 to f64
+      %new = arith.addf %w, %old : f64
+      memref.store %new, %acc[%i] : memref<512xf64>
+    }
+    scf.reduce
+  }
+  %out = memref.alloc() : memref<512xf32>
+  scf.parallel (%i) = (%c0) to (%c512) step (%c1) {
+    %s = memref.load %acc[%i] : memref<512xf64>
+    %t = arith.truncf %s : f64 to f32
+    memref.store %t, %out[%i] : memref<512xf32>
+    scf.reduce
+  }
+  memref.dealloc %acc : memref<512xf64>
+  return %out : memref<512xf32>
+}
+
+// -----
+
+// Not a tail: a loop that reads another output's sum, and one that writes
+// a buffer it did not allocate on the way (the function's argument).
+// CHECK-LABEL: func.func @not_tails
+// CHECK:         gpu.launch
+// CHECK:         scf.parallel
+// CHECK:           memref.load %{{.*}}[%{{.*}}] : memref<512xf64>
+// CHECK:         gpu.launch
+// CHECK:         scf.parallel
+func.func @not_tails(%x: memref<8192x512xf32>, %y: memref<512xf32>) -> memref<512xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c511 = arith.constant 511 : index
+  %c512 = arith.constant 512 : index
+  %c8192 = arith.constant 8192 : index
+  %acc = memref.alloc() : memref<512xf64>
+  scf.parallel (%i) = (%c0) to (%c512) step (%c1) {
+    scf.for %j = %c0 to %c8192 step %c1 {
+      %v = memref.load %x[%j, %i] : memref<8192x512xf32>
+      %old = memref.load %acc[%i] : memref<512xf64>
+      %w = arith.extf %v : f32 to f64
+      %new = arith.addf %w, %old : f64
+      memref.store %new, %acc[%i] : memref<512xf64>
+    }
+    scf.reduce
+  }
+  %out = memref.alloc() : memref<512xf32>
+  scf.parallel (%i) = (%c0) to (%c512) step (%c1) {
+    %k = arith.subi %c511, %i : index
+    %s = memref.load %acc[%k] : memref<512xf64>
+    %t = arith.truncf %s : f64 to f32
+    memref.store %t, %out[%i] : memref<512xf32>
+    scf.reduce
+  }
+  %acc2 = memref.alloc() : memref<512xf64>
+  scf.parallel (%i) = (%c0) to (%c512) step (%c1) {
+    scf.for %j = %c0 to %c8192 step %c1 {
+      %v = memref.load %x[%j, %i] : memref<8192x512xf32>
+      %old = memref.load %acc2[%i] : memref<512xf64>
+      %w = arith.extf %v : f32 to f64
+      %new = arith.addf %w, %old : f64
+      memref.store %new, %acc2[%i] : memref<512xf64>
+    }
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c512) step (%c1) {
+    %s = memref.load %acc2[%i] : memref<512xf64>
+    %t = arith.truncf %s : f64 to f32
+    memref.store %t, %y[%i] : memref<512xf32>
+    scf.reduce
+  }
+  memref.dealloc %acc : memref<512xf64>
+  memref.dealloc %acc2 : memref<512xf64>
+  return %out : memref<512xf32>
+}
+
+// -----
+
 // A maximum that the function runs alone (no parallel loop): its partial
 // maxima start from -inf; the accumulator is the max's first operand, and
 // stays so. 3000 trips: 11 chunks of 273 or 272 (chunk c: trips c, c + 11,

@@ -11,7 +11,9 @@
 // combines its partial results as a tree, in shared memory and then by a
 // warp's shuffles, and its first thread combines the tree's result into
 // the accumulator (or into the value of its fill, which then launches
-// nothing: ReductionLoops.h's findFill). So the order of
+// nothing: ReductionLoops.h's findFill), and runs for its output the loop
+// over the outputs after the reduction (its conversion to f32: findTail),
+// which then launches nothing either. So the order of
 // the operations is fixed by the loop bounds alone, and every run gives
 // the same bits; a float sum's differ from the CPU's, which adds every
 // element into the accumulator in turn (a maximum's do not).
@@ -130,6 +132,67 @@ int64_t chunksOf(SumLoop sum, scf::ParallelOp parallel) {
                   kTargetThreads / std::max<int64_t>(1, iterations));
 }
 
+/// The loop over the same outputs right after `sum`'s nest, past
+/// allocations and constants: the conversion of an f64 sum to its f32
+/// result, a mean's division. It reads the accumulator at its own indices
+/// only, writes only buffers allocated on the way, at its own indices, and
+/// has no other effect: the thread that finishes an output runs its
+/// iteration for that output, in the tree's launch, and its own launch is
+/// gone. The allocations move before the nest: nothing is freed on the way,
+/// so the block's peak is the same.
+struct AccumulatorTail {
+  scf::ParallelOp loop;
+  SmallVector<Operation *> hoisted;
+};
+
+AccumulatorTail findTail(SumLoop sum, scf::ParallelOp parallel) {
+  Value acc = sum.accStore.getMemRef();
+  if (!parallel ||
+      !llvm::equal(sum.accStore.getIndices(), parallel.getInductionVars()))
+    return {};
+  SmallVector<Operation *> hoisted;
+  llvm::SmallPtrSet<Value, 4> fresh;
+  Operation *op = parallel->getNextNode();
+  for (; op; op = op->getNextNode()) {
+    if (auto alloc = dyn_cast<memref::AllocOp>(op);
+        alloc && alloc.getType().hasStaticShape()) {
+      fresh.insert(alloc);
+    } else if (!op->hasTrait<OpTrait::ConstantLike>()) {
+      break;
+    }
+    hoisted.push_back(op);
+  }
+  auto tail = dyn_cast_or_null<scf::ParallelOp>(op);
+  if (!tail || !sameOutputs(tail, parallel))
+    return {};
+  ValueRange ivs = tail.getInductionVars();
+  WalkResult walk = tail.getBody()->walk([&](Operation *inner) {
+    if (auto load = dyn_cast<memref::LoadOp>(inner)) {
+      if (load.getMemRef() == acc && !llvm::equal(load.getIndices(), ivs))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    }
+    if (auto store = dyn_cast<memref::StoreOp>(inner))
+      return fresh.contains(store.getMemRef()) &&
+                     llvm::equal(store.getIndices(), ivs)
+                 ? WalkResult::advance()
+                 : WalkResult::interrupt();
+    return isMemoryEffectFree(inner) ? WalkResult::advance()
+                                     : WalkResult::interrupt();
+  });
+  if (walk.wasInterrupted())
+    return {};
+  return {tail, std::move(hoisted)};
+}
+
+/// Runs `tail`'s iteration at `ivs` at `b`.
+void runTail(OpBuilder &b, scf::ParallelOp tail, ValueRange ivs) {
+  IRMapping map;
+  map.map(tail.getInductionVars(), ivs);
+  for (Operation &op : tail.getBody()->without_terminator())
+    b.clone(op, map);
+}
+
 /// Combines each parallel iteration's `chunks` partial results (`partials`,
 /// the chunk first) into its accumulator, as a tree: a block of threads
 /// per iteration (a GPU's grid numbers them along x, up to 2^31 - 1).
@@ -143,8 +206,8 @@ int64_t chunksOf(SumLoop sum, scf::ParallelOp parallel) {
 /// results per thread was one thread per iteration (and cut again while
 /// long); the order of the operations depends on P and the chunks alone.
 void combineByTree(OpBuilder &b, SumLoop sum, scf::ParallelOp parallel,
-                   const AccumulatorFill &fill, Value partials,
-                   int64_t chunks) {
+                   const AccumulatorFill &fill, const AccumulatorTail &tail,
+                   Value partials, int64_t chunks) {
   Location loc = sum.loop.getLoc();
   SmallVector<int64_t> shape = extentsOf(parallel);
   int64_t threads = std::min<int64_t>(kTreeThreads, llvm::PowerOf2Ceil(chunks));
@@ -208,6 +271,8 @@ void combineByTree(OpBuilder &b, SumLoop sum, scf::ParallelOp parallel,
   auto last = scf::IfOp::create(b, loc, below(1), /*withElseRegion=*/false);
   OpBuilder inner = last.getThenBodyBuilder();
   finishOutput(inner, sum, parallel, ivs, fill, value);
+  if (tail.loop)
+    runTail(inner, tail.loop, ivs);
 }
 
 /// Cuts `sum` (in `parallel`, or alone) into `chunks`: a loop nest with an
@@ -219,6 +284,9 @@ void cut(SumLoop sum, scf::ParallelOp parallel, int64_t chunks,
   Operation *nest = parallel ? parallel.getOperation() : sum.loop;
   Location loc = sum.loop.getLoc();
   AccumulatorFill fill = findFill(sum, parallel);
+  AccumulatorTail tail = findTail(sum, parallel);
+  for (Operation *op : tail.hoisted)
+    op->moveBefore(nest);
   OpBuilder b(nest);
   SmallVector<int64_t> shape = extentsOf(parallel);
   Type element = sum.combine->getResult(0).getType();
@@ -304,11 +372,13 @@ void cut(SumLoop sum, scf::ParallelOp parallel, int64_t chunks,
     }
     memref::StoreOp::create(b, loc, rest.getResult(0), partials, ivs);
   }
-  combineByTree(b, sum, parallel, fill, partials, chunks);
+  combineByTree(b, sum, parallel, fill, tail, partials, chunks);
   memref::DeallocOp::create(b, loc, partials);
   nest->erase();
   if (fill.op)
     fill.op->erase();
+  if (tail.loop)
+    tail.loop->erase();
 }
 
 struct SplitLongReductions
