@@ -226,15 +226,20 @@ func.func @tail(%x: memref<8192x512xf32>) -> memref<512xf32> {
 
 // -----
 
-// Not a tail: a loop that reads another output's sum, and one that writes
-// a buffer it did not allocate on the way (the function's argument).
+// Not a tail: a loop that reads another output's sum, one that writes a
+// buffer it did not allocate on the way (the function's argument), and
+// one that reads the sums through a view.
 // CHECK-LABEL: func.func @not_tails
 // CHECK:         gpu.launch
 // CHECK:         scf.parallel
 // CHECK:           memref.load %{{.*}}[%{{.*}}] : memref<512xf64>
 // CHECK:         gpu.launch
 // CHECK:         scf.parallel
-func.func @not_tails(%x: memref<8192x512xf32>, %y: memref<512xf32>) -> memref<512xf32> {
+// CHECK:           memref.store %{{.*}}, %arg1
+// CHECK:         gpu.launch
+// CHECK:         scf.parallel
+// CHECK:           memref.load %{{.*}} : memref<512x1xf64>
+func.func @not_tails(%x: memref<8192x512xf32>, %y: memref<512xf32>) -> (memref<512xf32>, memref<512xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c511 = arith.constant 511 : index
@@ -276,9 +281,29 @@ func.func @not_tails(%x: memref<8192x512xf32>, %y: memref<512xf32>) -> memref<51
     memref.store %t, %y[%i] : memref<512xf32>
     scf.reduce
   }
+  %acc3 = memref.alloc() : memref<512xf64>
+  %column = memref.expand_shape %acc3 [[0, 1]] output_shape [512, 1] : memref<512xf64> into memref<512x1xf64>
+  scf.parallel (%i) = (%c0) to (%c512) step (%c1) {
+    scf.for %j = %c0 to %c8192 step %c1 {
+      %v = memref.load %x[%j, %i] : memref<8192x512xf32>
+      %old = memref.load %acc3[%i] : memref<512xf64>
+      %w = arith.extf %v : f32 to f64
+      %new = arith.addf %w, %old : f64
+      memref.store %new, %acc3[%i] : memref<512xf64>
+    }
+    scf.reduce
+  }
+  %out3 = memref.alloc() : memref<512xf32>
+  scf.parallel (%i) = (%c0) to (%c512) step (%c1) {
+    %s = memref.load %column[%i, %c0] : memref<512x1xf64>
+    %t = arith.truncf %s : f64 to f32
+    memref.store %t, %out3[%i] : memref<512xf32>
+    scf.reduce
+  }
   memref.dealloc %acc : memref<512xf64>
   memref.dealloc %acc2 : memref<512xf64>
-  return %out : memref<512xf32>
+  memref.dealloc %acc3 : memref<512xf64>
+  return %out, %out3 : memref<512xf32>, memref<512xf32>
 }
 
 // -----

@@ -25,6 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tad/Conversion/BufferBytes.h"
 #include "tad/Conversion/Passes.h"
 #include "tad/Conversion/RuntimeFunctions.h"
 
@@ -146,8 +147,10 @@ struct AccumulatorTail {
 };
 
 AccumulatorTail findTail(SumLoop sum, scf::ParallelOp parallel) {
+  // An allocation of the function: no other buffer it did not view may be
+  // the same memory (an argument may).
   Value acc = sum.accStore.getMemRef();
-  if (!parallel ||
+  if (!parallel || !acc.getDefiningOp<memref::AllocOp>() ||
       !llvm::equal(sum.accStore.getIndices(), parallel.getInductionVars()))
     return {};
   SmallVector<Operation *> hoisted;
@@ -168,7 +171,10 @@ AccumulatorTail findTail(SumLoop sum, scf::ParallelOp parallel) {
   ValueRange ivs = tail.getInductionVars();
   WalkResult walk = tail.getBody()->walk([&](Operation *inner) {
     if (auto load = dyn_cast<memref::LoadOp>(inner)) {
-      if (load.getMemRef() == acc && !llvm::equal(load.getIndices(), ivs))
+      // Other outputs' sums may not be finished: the accumulator is read
+      // at the tail's own indices only, and not through a view.
+      if (getViewedBuffer(load.getMemRef()) == acc &&
+          (load.getMemRef() != acc || !llvm::equal(load.getIndices(), ivs)))
         return WalkResult::interrupt();
       return WalkResult::advance();
     }
