@@ -243,6 +243,29 @@ CUdeviceptr devicePointer(const void *ptr) {
   return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(ptr));
 }
 
+/// Blocks kept by size, each size's lowest address first.
+using KeptBlocks = std::unordered_map<size_t, std::set<void *>>;
+
+/// The lowest kept block of `size` bytes, taken out of `kept`; null if
+/// there is none (the pool's mutex held).
+void *takeLowest(KeptBlocks &kept, size_t size) {
+  auto it = kept.find(size);
+  if (it == kept.end() || it->second.empty())
+    return nullptr;
+  void *ptr = *it->second.begin();
+  it->second.erase(it->second.begin());
+  return ptr;
+}
+
+/// `allocate(size)`, again after the kept blocks went back to the driver
+/// where it failed (they may be what it lacks).
+void *allocateOrRelease(void *(*allocate)(size_t), size_t size) {
+  void *ptr = allocate(size);
+  if (!ptr && tad::rt::cuda::releasePool())
+    ptr = allocate(size);
+  return ptr;
+}
+
 /// Freed blocks by kind (managed, device) and size, for allocatePooled(),
 /// which takes the lowest address of a size: calls that allocate and free
 /// the same sizes in the same order then get the same blocks each time
@@ -257,9 +280,9 @@ CUdeviceptr devicePointer(const void *ptr) {
 /// heldBytes, whose bound is the allocator's (its buffers' peak).
 struct Pool {
   std::mutex mutex;
-  std::unordered_map<size_t, std::set<void *>> free[2];
+  KeptBlocks free[2];
   size_t heldBytes = 0;
-  std::unordered_map<size_t, std::set<void *>> staged;
+  KeptBlocks staged;
   std::unordered_map<void *, size_t> stagedLive;
   size_t stagedHeld = 0;
   bool releaseRegistered = false;
@@ -285,20 +308,12 @@ void *tad::rt::cuda::allocatePooled(size_t size, bool deviceOnly) {
   {
     Pool &p = pool();
     std::lock_guard<std::mutex> lock(p.mutex);
-    auto &kept = p.free[deviceOnly];
-    auto it = kept.find(size);
-    if (it != kept.end() && !it->second.empty()) {
-      void *ptr = *it->second.begin();
-      it->second.erase(it->second.begin());
+    if (void *ptr = takeLowest(p.free[deviceOnly], size)) {
       p.heldBytes -= size;
       return ptr;
     }
   }
-  auto allocate = deviceOnly ? allocateDevice : allocateManaged;
-  void *ptr = allocate(size);
-  if (!ptr && releasePool())
-    ptr = allocate(size); // the kept blocks may be what it lacks
-  return ptr;
+  return allocateOrRelease(deviceOnly ? allocateDevice : allocateManaged, size);
 }
 
 void tad::rt::cuda::freePooled(void *ptr, size_t size, size_t keep,
@@ -320,18 +335,13 @@ void *tad::rt::cuda::allocateStaged(size_t size) {
   Pool &p = pool();
   {
     std::lock_guard<std::mutex> lock(p.mutex);
-    auto it = p.staged.find(size);
-    if (it != p.staged.end() && !it->second.empty()) {
-      void *ptr = *it->second.begin();
-      it->second.erase(it->second.begin());
+    if (void *ptr = takeLowest(p.staged, size)) {
       p.stagedHeld -= size;
       p.stagedLive[ptr] = size;
       return ptr;
     }
   }
-  void *ptr = allocateManaged(size);
-  if (!ptr && releasePool())
-    ptr = allocateManaged(size); // the kept blocks may be what it lacks
+  void *ptr = allocateOrRelease(allocateManaged, size);
   if (ptr) {
     std::lock_guard<std::mutex> lock(p.mutex);
     p.stagedLive[ptr] = size;
