@@ -366,6 +366,16 @@ static LogicalResult verifyCheckpointed(Operation *op, StringRef name,
   return verifyUnit(op, name, value);
 }
 
+static LogicalResult verifyKernelOwned(Operation *op, StringRef name,
+                                       Attribute value) {
+  StringRef opName = op->getName().getStringRef();
+  if (opName != "memref.alloc" && opName != "memref.dealloc")
+    return op->emitOpError()
+           << "'" << name << "' is only valid on memref.alloc and "
+           << "memref.dealloc";
+  return verifyUnit(op, name, value);
+}
+
 LogicalResult TadDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attr) {
   using Verifier = LogicalResult (*)(Operation *, StringRef, Attribute);
@@ -392,6 +402,7 @@ LogicalResult TadDialect::verifyOperationAttribute(Operation *op,
       {kDerivativeAttrName, verifyDerivative},
       {kCustomRuleAttrName, verifyCustomRule},
       {kCheckpointedAttrName, verifyCheckpointed},
+      {kKernelOwnedAttrName, verifyKernelOwned},
   };
   StringRef name = attr.getName().getValue();
   for (const auto &[known, verify] : verifiers)

@@ -110,6 +110,7 @@ forEachLoopMappingStep(bool cublasMatmul, bool kernelFallback,
   step(tad::createWarpRowReductions(), false);
   step(tad::createScatterLoopsInside(), true);
   step(tad::createFuseKernelLoops(), true);
+  step(tad::createDropKernelOwned(), true);
 }
 
 /// The loop nests that become kernels, as --target=cuda maps them.
@@ -154,17 +155,22 @@ LogicalResult tad::runGpuLoopMapping(ModuleOp module, bool cublasMatmul,
   return result;
 }
 
-void tad::addCudaEmulatorCodegenPasses(OpPassManager &pm, bool reverseThreads) {
+void tad::addCudaEmulatorCodegenPasses(
+    OpPassManager &pm, bool reverseThreads,
+    function_ref<void(OpPassManager &)> afterMapping) {
   addKernelMapping(pm, /*cublasMatmul=*/false, /*kernelFallback=*/false);
+  if (afterMapping)
+    afterMapping(pm);
   EmulateGpuLaunchesOptions emulate;
   emulate.reverse = reverseThreads;
   pm.addPass(createEmulateGpuLaunches(emulate));
   addCpuCodegenPipeline(pm);
 }
 
-void tad::addCudaCodegenPasses(OpPassManager &pm, ArrayRef<std::string> archs,
-                               StringRef toolkit, bool cublasMatmul,
-                               bool kernelFallback, bool syncLaunches) {
+void tad::addCudaCodegenPasses(
+    OpPassManager &pm, ArrayRef<std::string> archs, StringRef toolkit,
+    bool cublasMatmul, bool kernelFallback, bool syncLaunches,
+    function_ref<void(OpPassManager &)> afterMapping) {
   std::string list;
   for (const std::string &a : archs)
     list += (list.empty() ? "" : ",") + a;
@@ -175,6 +181,8 @@ void tad::addCudaCodegenPasses(OpPassManager &pm, ArrayRef<std::string> archs,
     if (std::stoi(a.substr(3)) < std::stoi(lowest.substr(3)))
       lowest = a;
   addKernelMapping(pm, cublasMatmul, kernelFallback);
+  if (afterMapping)
+    afterMapping(pm);
   // The launches' trip counts and a thread's index arithmetic read
   // constants and what the host computes from them: folded first, they are
   // constants that the sinking moves into the kernels (a division by one

@@ -198,12 +198,19 @@ void tad::addLoweringPipeline(OpPassManager &pm, Target target, int64_t budget,
   BufferPeakOptions peak;
   peak.budget = budget;
   pm.addPass(createBufferPeak(peak));
+  // The kernels keep some buffers in shared memory or registers (a chain's
+  // row sums, a joined loop's accumulators), which the device then never
+  // allocates: the plan's peak is counted again on the GPU targets, and
+  // checked against the budget again.
+  auto devicePeak = [&](OpPassManager &passes) {
+    passes.addPass(createBufferPeak(peak));
+  };
   if (target == Target::cudaEmulator)
-    addCudaEmulatorCodegenPasses(pm, reverseEmulatedThreads);
+    addCudaEmulatorCodegenPasses(pm, reverseEmulatedThreads, devicePeak);
   else if (target == Target::cuda)
     addCudaCodegenPasses(
         pm, cudaArchs, cudaToolkit, cudaMatmul != CudaMatmul::kernel,
-        cudaMatmul == CudaMatmul::cublasOrKernel, syncLaunches);
+        cudaMatmul == CudaMatmul::cublasOrKernel, syncLaunches, devicePeak);
   else
     addCpuCodegenPasses(pm, blasMatmul);
 }

@@ -139,3 +139,182 @@ func.func @other_bounds(%x: memref<8xf32>) {
   }
   return
 }
+
+// -----
+
+// Two column sums, each an f64 accumulator rounded to f32 (the bias's and
+// the gain's gradients of a layer norm). Joined, the free of the first
+// sum's input would wait for the second sum, over the block's peak, were
+// the accumulators buffers; but only the joined loop touches them, each
+// iteration its own element, first storing it in the loop's body: they
+// become values that the inner loops carry (every addition as it was), and
+// their allocations and frees stay, marked, for the peak rule until
+// tad-drop-kernel-owned erases them.
+// CHECK-LABEL: func.func @owned_accumulators
+// CHECK:         %[[A1:.*]] = memref.alloc() {tad.kernel_owned} : memref<256xf64>
+// CHECK:         %[[A2:.*]] = memref.alloc() {tad.kernel_owned} : memref<256xf64>
+// CHECK:         scf.parallel (%[[I:.*]]) =
+// CHECK-NEXT:      %[[S1:.*]] = scf.for {{.*}} iter_args(%[[C1:.*]] = %[[ZERO:.*]]) -> (f64) {
+// CHECK:             %[[N1:.*]] = arith.addf %{{.*}}, %[[C1]] : f64
+// CHECK-NEXT:        scf.yield %[[N1]] : f64
+// CHECK:           %[[R1:.*]] = arith.truncf %[[S1]]
+// CHECK-NEXT:      memref.store %[[R1]], %{{.*}}[%[[I]]] : memref<256xf32>
+// CHECK-NEXT:      %[[S2:.*]] = scf.for {{.*}} iter_args(%[[C2:.*]] = %[[ZERO]]) -> (f64) {
+// CHECK:           %[[R2:.*]] = arith.truncf %[[S2]]
+// CHECK-NEXT:      memref.store %[[R2]], %{{.*}}[%[[I]]] : memref<256xf32>
+// CHECK-NOT:       memref.load %[[A1]]
+// CHECK-NOT:       memref.load %[[A2]]
+// CHECK:         memref.dealloc %[[X:.*]] : memref<64x256xf32>
+// CHECK:         memref.dealloc %[[A1]] {tad.kernel_owned}
+// CHECK-NEXT:    memref.dealloc %[[A2]] {tad.kernel_owned}
+func.func @owned_accumulators(%g: memref<64x256xf32>) -> (memref<256xf32>, memref<256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant 0.0 : f64
+  %x = memref.alloc() : memref<64x256xf32>
+  memref.copy %g, %x : memref<64x256xf32> to memref<64x256xf32>
+  %acc1 = memref.alloc() : memref<256xf64>
+  %out1 = memref.alloc() : memref<256xf32>
+  scf.parallel (%i) = (%c0) to (%c256) step (%c1) {
+    memref.store %zero, %acc1[%i] : memref<256xf64>
+    scf.for %k = %c0 to %c64 step %c1 {
+      %v = memref.load %x[%k, %i] : memref<64x256xf32>
+      %a = memref.load %acc1[%i] : memref<256xf64>
+      %e = arith.extf %v : f32 to f64
+      %s = arith.addf %e, %a : f64
+      memref.store %s, %acc1[%i] : memref<256xf64>
+    }
+    %t = memref.load %acc1[%i] : memref<256xf64>
+    %r = arith.truncf %t : f64 to f32
+    memref.store %r, %out1[%i] : memref<256xf32>
+    scf.reduce
+  }
+  memref.dealloc %x : memref<64x256xf32>
+  %acc2 = memref.alloc() : memref<256xf64>
+  %out2 = memref.alloc() : memref<256xf32>
+  scf.parallel (%i) = (%c0) to (%c256) step (%c1) {
+    memref.store %zero, %acc2[%i] : memref<256xf64>
+    scf.for %k = %c0 to %c64 step %c1 {
+      %v = memref.load %g[%k, %i] : memref<64x256xf32>
+      %a = memref.load %acc2[%i] : memref<256xf64>
+      %e = arith.extf %v : f32 to f64
+      %s = arith.addf %e, %a : f64
+      memref.store %s, %acc2[%i] : memref<256xf64>
+    }
+    %t = memref.load %acc2[%i] : memref<256xf64>
+    %r = arith.truncf %t : f64 to f32
+    memref.store %r, %out2[%i] : memref<256xf32>
+    scf.reduce
+  }
+  memref.dealloc %acc1 : memref<256xf64>
+  memref.dealloc %acc2 : memref<256xf64>
+  return %out1, %out2 : memref<256xf32>, memref<256xf32>
+}
+
+// -----
+
+// The same two sums, but the second's accumulator is read once at another
+// element (a neighbour's), and the first's is loaded before any store of
+// the loop's: neither is a value of its thread's, both stay buffers, and
+// the joined loop would keep the first sum's input alive beside them, over
+// the block's peak: not joined.
+// CHECK-LABEL: func.func @not_owned
+// CHECK-NOT:     tad.kernel_owned
+// CHECK:         scf.parallel
+// CHECK:         memref.dealloc
+// CHECK-NEXT:    memref.alloc
+// CHECK-NEXT:    memref.alloc
+// CHECK-NEXT:    scf.parallel
+func.func @not_owned(%g: memref<64x256xf32>) -> (memref<256xf32>, memref<256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c255 = arith.constant 255 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant 0.0 : f64
+  %x = memref.alloc() : memref<64x256xf32>
+  memref.copy %g, %x : memref<64x256xf32> to memref<64x256xf32>
+  %acc1 = memref.alloc() : memref<256xf64>
+  %out1 = memref.alloc() : memref<256xf32>
+  scf.parallel (%i) = (%c0) to (%c256) step (%c1) {
+    %first = memref.load %acc1[%i] : memref<256xf64>
+    scf.for %k = %c0 to %c64 step %c1 {
+      %v = memref.load %x[%k, %i] : memref<64x256xf32>
+      %a = memref.load %acc1[%i] : memref<256xf64>
+      %e = arith.extf %v : f32 to f64
+      %s = arith.addf %e, %a : f64
+      memref.store %s, %acc1[%i] : memref<256xf64>
+    }
+    %t = memref.load %acc1[%i] : memref<256xf64>
+    %r = arith.truncf %t : f64 to f32
+    memref.store %r, %out1[%i] : memref<256xf32>
+    scf.reduce
+  }
+  memref.dealloc %x : memref<64x256xf32>
+  %acc2 = memref.alloc() : memref<256xf64>
+  %out2 = memref.alloc() : memref<256xf32>
+  scf.parallel (%i) = (%c0) to (%c256) step (%c1) {
+    memref.store %zero, %acc2[%i] : memref<256xf64>
+    scf.for %k = %c0 to %c64 step %c1 {
+      %v = memref.load %g[%k, %i] : memref<64x256xf32>
+      %a = memref.load %acc2[%i] : memref<256xf64>
+      %e = arith.extf %v : f32 to f64
+      %s = arith.addf %e, %a : f64
+      memref.store %s, %acc2[%i] : memref<256xf64>
+    }
+    %t = memref.load %acc2[%c255] : memref<256xf64>
+    %r = arith.truncf %t : f64 to f32
+    memref.store %r, %out2[%i] : memref<256xf32>
+    scf.reduce
+  }
+  memref.dealloc %acc1 : memref<256xf64>
+  memref.dealloc %acc2 : memref<256xf64>
+  return %out1, %out2 : memref<256xf32>, memref<256xf32>
+}
+
+// -----
+
+// Joined (nothing on the way), but neither buffer is the threads' own: the
+// first is loaded before the loop stores it (what it held before counts),
+// the second is stored under a branch (the value is not one on every
+// path).
+// CHECK-LABEL: func.func @joined_not_owned
+// CHECK-NOT:     tad.kernel_owned
+// CHECK:         scf.parallel
+// CHECK:           memref.load %[[A:.*]][%{{.*}}] : memref<4xf32>
+// CHECK:           scf.if
+// CHECK-NEXT:        memref.store
+// CHECK-NOT:     scf.parallel
+// CHECK:         memref.dealloc
+// CHECK-NEXT:    memref.dealloc
+func.func @joined_not_owned(%c: i1) -> (memref<4xf32>, memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %one = arith.constant 1.0 : f32
+  %a = memref.alloc() : memref<4xf32>
+  %b = memref.alloc() : memref<4xf32>
+  %out1 = memref.alloc() : memref<4xf32>
+  %out2 = memref.alloc() : memref<4xf32>
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %old = memref.load %a[%i] : memref<4xf32>
+    memref.store %old, %out1[%i] : memref<4xf32>
+    memref.store %one, %a[%i] : memref<4xf32>
+    scf.if %c {
+      memref.store %one, %b[%i] : memref<4xf32>
+    }
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %v = memref.load %a[%i] : memref<4xf32>
+    %w = memref.load %b[%i] : memref<4xf32>
+    %s = arith.addf %v, %w : f32
+    memref.store %s, %out2[%i] : memref<4xf32>
+    scf.reduce
+  }
+  memref.dealloc %a : memref<4xf32>
+  memref.dealloc %b : memref<4xf32>
+  return %out1, %out2 : memref<4xf32>, memref<4xf32>
+}

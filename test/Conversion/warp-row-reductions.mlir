@@ -65,20 +65,33 @@ func.func @row_max(%x: memref<100x200xf32>) -> memref<100xf32> {
 // between each and the next (RowChains.cpp); the loop after
 // them reads a neighbour's element and stays (as would one that writes a
 // buffer that may be the rows': an argument). 16 rows: two full blocks,
-// no guard of the rows; 256 trips: no guard of the trips.
+// no guard of the rows; 256 trips: no guard of the trips. The sums are
+// the chain's own buffer (only its stages touch them, and their free
+// follows): shared memory, a row per warp at the warp's row less the
+// block's first; their allocation and free stay, marked, for the peak
+// rule of the later steps (tad-drop-kernel-owned erases them).
 // CHECK-LABEL: func.func @tail
-// CHECK:         gpu.launch blocks({{.*}}) in (%{{.*}} = %c2{{.*}}, {{.*}}) threads({{.*}}) in (%{{.*}} = %c256{{.*}}, {{.*}})
+// CHECK:         %[[OWNED:.*]] = memref.alloc() {tad.kernel_owned} : memref<16xf32>
+// CHECK-NEXT:    memref.alloc() : memref<16xf32>
+// CHECK-NEXT:    memref.alloc() : memref<16xf32>
+// CHECK-NOT:     memref.alloc
+// CHECK:         gpu.launch blocks(%[[B:[^,]*]], {{.*}}) in (%{{.*}} = %c2{{.*}}, {{.*}}) threads({{.*}}) in (%{{.*}} = %c256{{.*}}, {{.*}}) workgroup(%[[ACC:.*]] : memref<8x1xf32, #gpu.address_space<workgroup>>)
+// CHECK:           %[[R:.*]] = arith.minui
+// CHECK:           %[[BASE:.*]] = arith.muli %[[B]], %c8
+// CHECK-NEXT:      %[[SLOT:.*]] = arith.subi %[[R]], %[[BASE]]
 // CHECK:           scf.for {{.*}} to %c8{{.*}} iter_args
 // CHECK-NOT:         scf.if
 // CHECK:             scf.yield
 // CHECK:           scf.if %[[FIRST:.*]] {
-// CHECK-NEXT:        %[[OLD:.*]] = memref.load %[[ACC:.*]][%[[R:.*]]] : memref<16xf32>
+// CHECK-NEXT:        %[[Z:.*]] = arith.constant 0 : index
+// CHECK-NEXT:        %[[OLD:.*]] = memref.load %[[ACC]][%[[SLOT]], %[[Z]]]
 // CHECK-NEXT:        %[[NEW:.*]] = arith.addf %{{.*}}, %[[OLD]] : f32
-// CHECK-NEXT:        memref.store %[[NEW]], %[[ACC]][%[[R]]]
+// CHECK:             memref.store %[[NEW]], %[[ACC]][%[[SLOT]], %{{.*}}]
 // CHECK-NEXT:      }
 // CHECK-NEXT:      gpu.barrier
 // CHECK-NEXT:      scf.if %[[FIRST]] {
-// CHECK-NEXT:        %[[S:.*]] = memref.load %[[ACC]][%[[R]]]
+// CHECK-NEXT:        arith.constant 0 : index
+// CHECK-NEXT:        %[[S:.*]] = memref.load %[[ACC]][%[[SLOT]], %{{.*}}]
 // CHECK-NEXT:        %[[L:.*]] = math.log %[[S]]
 // CHECK-NEXT:        memref.store %[[L]], %[[LOG:.*]][%[[R]]]
 // CHECK-NEXT:      }
@@ -133,20 +146,26 @@ func.func @tail(%x: memref<16x256xf32>, %out: memref<16xf32>) -> memref<16xf32> 
 // -----
 
 // A tail past an allocation is taken, the allocation moved before the
-// launch; a free stops the search (frees do not move).
+// launch, and so is the loop past the maximum's free and another
+// allocation: the maxima are the chain's own (shared memory), so nothing
+// is live for longer than the plan has it.
 // CHECK-LABEL: func.func @past_allocation
-// CHECK:         memref.alloc() : memref<16xf32>
+// CHECK:         %[[OWNED:.*]] = memref.alloc() {tad.kernel_owned}
 // CHECK-NEXT:    %[[OUT:.*]] = memref.alloc() : memref<16xf32>
+// CHECK-NEXT:    %[[TWICE:.*]] = memref.alloc() : memref<16xf32>
 // CHECK-NOT:     scf.parallel
-// CHECK:         gpu.launch
+// CHECK:         gpu.launch {{.*}} workgroup(%[[ACC:.*]] : memref<8x1xf32, #gpu.address_space<workgroup>>)
 // CHECK:           scf.if
 // CHECK:             math.log
 // CHECK-NEXT:        memref.store %{{.*}}, %[[OUT]]
 // CHECK-NEXT:      }
-// CHECK-NEXT:      gpu.terminator
-// CHECK:         memref.dealloc
-// CHECK-NEXT:    memref.alloc
-// CHECK-NEXT:    scf.parallel
+// CHECK-NEXT:      gpu.barrier
+// CHECK:             arith.addf
+// CHECK-NEXT:        memref.store %{{.*}}, %[[TWICE]]
+// CHECK:           gpu.terminator
+// CHECK-NOT:     scf.parallel
+// CHECK:         memref.dealloc %[[OWNED]] {tad.kernel_owned}
+// CHECK-NEXT:    return %[[OUT]], %[[TWICE]]
 func.func @past_allocation(%x: memref<16x256xf32>) -> (memref<16xf32>, memref<16xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -242,23 +261,27 @@ func.func @reader_then_writer(%x: memref<16x256xf32>) -> (memref<16xf32>, memref
 // warps past the last row skip it). So do the maxima of the exponentials
 // after another barrier, and the loop over the elements after them, which
 // writes the exponentials that those maxima read: a barrier between, and
-// each row's its warp's.
+// each row's its warp's. Both maxima are the chain's own: shared memory.
 // CHECK-LABEL: func.func @exponentials
-// CHECK:         %[[E:.*]] = memref.alloc() : memref<12x64xf32>
+// CHECK:         memref.alloc() {tad.kernel_owned} : memref<12xf32>
+// CHECK-NEXT:    %[[E:.*]] = memref.alloc() : memref<12x64xf32>
+// CHECK-NEXT:    memref.alloc() {tad.kernel_owned} : memref<12xf32>
 // CHECK-NOT:     scf.parallel
-// CHECK:         gpu.launch
+// CHECK:         gpu.launch {{.*}} workgroup(%[[MAX:.*]] : memref<8x1xf32, #gpu.address_space<workgroup>>, %[[MAX2:.*]] : memref<8x1xf32, #gpu.address_space<workgroup>>)
 // CHECK:           %[[LANE:.*]] = arith.remui
+// CHECK:           %[[R:.*]] = arith.minui
+// CHECK:           %[[SLOT:.*]] = arith.subi %[[R]]
 // CHECK:           %[[VALID:.*]] = arith.cmpi ule, %{{.*}}, %c11
 // CHECK:           gpu.shuffle
 // CHECK:           scf.if
-// CHECK:             memref.store %{{.*}}, %[[MAX:.*]][%[[R:.*]]] : memref<12xf32>
+// CHECK:             memref.store %{{.*}}, %[[MAX]][%[[SLOT]], %{{.*}}]
 // CHECK:           gpu.barrier
 // CHECK-NEXT:      scf.if %[[VALID]] {
 // CHECK:             scf.for %[[K:.*]] = %{{.*}} to %c2{{.*}} step
 // CHECK:               %[[K32:.*]] = arith.muli %[[K]], %c32
 // CHECK-NEXT:          %[[C:.*]] = arith.addi %[[K32]], %[[LANE]]
 // CHECK-NEXT:          %[[X:.*]] = memref.load %arg0[%[[R]], %[[C]]]
-// CHECK-NEXT:          %[[M:.*]] = memref.load %[[MAX]][%[[R]]]
+// CHECK:               %[[M:.*]] = memref.load %[[MAX]][%[[SLOT]], %{{.*}}]
 // CHECK-NEXT:          arith.subf %[[X]], %[[M]]
 // CHECK-NEXT:          math.exp
 // CHECK-NEXT:          memref.store %{{.*}}, %[[E]][%[[R]], %[[C]]]
@@ -266,14 +289,16 @@ func.func @reader_then_writer(%x: memref<16x256xf32>) -> (memref<16xf32>, memref
 // CHECK:           scf.for
 // CHECK:             memref.load %[[E]][%[[R]], %{{.*}}]
 // CHECK:           gpu.shuffle
-// CHECK:           memref.store %{{.*}}, %[[MAX2:.*]][%[[R]]] : memref<12xf32>
+// CHECK:           memref.store %{{.*}}, %[[MAX2]][%[[SLOT]], %{{.*}}]
 // CHECK:           gpu.barrier
 // CHECK-NEXT:      scf.if %[[VALID]] {
-// CHECK:             memref.load %[[MAX2]][%[[R]]]
+// CHECK:             memref.load %[[MAX2]][%[[SLOT]], %{{.*}}]
 // CHECK-NEXT:        memref.store %{{.*}}, %[[E]][%[[R]], %{{.*}}]
 // CHECK:           gpu.terminator
 // CHECK-NEXT:    }
 // CHECK-NOT:     scf.parallel
+// CHECK:         memref.dealloc {{.*}} {tad.kernel_owned}
+// CHECK-NEXT:    memref.dealloc {{.*}} {tad.kernel_owned}
 func.func @exponentials(%x: memref<12x64xf32>, %y: memref<12x64xf32>) -> memref<12x64xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -418,10 +443,12 @@ func.func @left(%x: memref<512x256xf32>, %lanes: memref<64x32x8xf32>, %h: memref
 // CHECK-NEXT:      memref.alloc
 // CHECK:           gpu.launch
 // CHECK:             gpu.shuffle
-// CHECK:           memref.dealloc
+// CHECK:           call @use
+// CHECK-NEXT:      memref.dealloc
 // CHECK:         scf.for
 // CHECK-NEXT:      scf.for
 // CHECK-NOT:     gpu.launch
+func.func private @use(memref<16xf32>)
 func.func @in_host_loop(%x: memref<4x16x128xf32>) -> memref<f32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -439,6 +466,7 @@ func.func @in_host_loop(%x: memref<4x16x128xf32>) -> memref<f32> {
       }
       scf.reduce
     }
+    func.call @use(%acc) : (memref<16xf32>) -> ()
     memref.dealloc %acc : memref<16xf32>
   }
   %flat = memref.collapse_shape %x [[0, 1], [2]] : memref<4x16x128xf32> into memref<64x128xf32>

@@ -104,12 +104,14 @@ void addCpuCodegenPasses(mlir::OpPassManager &pm, bool blasMatmul = true);
 /// cuBLAS GEMM instead of running as generated kernels; with
 /// `kernelFallback` too, each runs as its kernels when the program finds
 /// no cuBLAS. Launches are asynchronous (tad-gpu-host-waits), or with
-/// `syncLaunches` each waited for.
-void addCudaCodegenPasses(mlir::OpPassManager &pm,
-                          llvm::ArrayRef<std::string> archs,
-                          llvm::StringRef toolkit, bool cublasMatmul = false,
-                          bool kernelFallback = false,
-                          bool syncLaunches = false);
+/// `syncLaunches` each waited for. `afterMapping` adds passes once the
+/// loops are kernels (the buffer plan's peak again: the kernels keep some
+/// buffers in their own memory).
+void addCudaCodegenPasses(
+    mlir::OpPassManager &pm, llvm::ArrayRef<std::string> archs,
+    llvm::StringRef toolkit, bool cublasMatmul = false,
+    bool kernelFallback = false, bool syncLaunches = false,
+    llvm::function_ref<void(mlir::OpPassManager &)> afterMapping = nullptr);
 
 /// Runs on `module` (planned buffers: after tad-buffer-peak) the passes of
 /// addCudaCodegenPasses (`cublasMatmul`, `kernelFallback` as there; both
@@ -123,8 +125,9 @@ mlir::LogicalResult runGpuLoopMapping(mlir::ModuleOp module, bool cublasMatmul,
 /// The CPU passes through the kernels of addCudaCodegenPasses, each launch
 /// run thread by thread on the CPU (`tadc --target=cuda-emulator`); with
 /// `reverseThreads`, from the last thread to the first.
-void addCudaEmulatorCodegenPasses(mlir::OpPassManager &pm,
-                                  bool reverseThreads = false);
+void addCudaEmulatorCodegenPasses(
+    mlir::OpPassManager &pm, bool reverseThreads = false,
+    llvm::function_ref<void(mlir::OpPassManager &)> afterMapping = nullptr);
 
 } // namespace tad
 

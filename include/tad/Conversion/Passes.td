@@ -249,6 +249,23 @@ def FuseKernelLoops : Pass<"tad-fuse-kernel-loops", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::scf::SCFDialect"];
 }
 
+def DropKernelOwned : Pass<"tad-drop-kernel-owned", "mlir::func::FuncOp"> {
+  let summary = "Erases the host allocations of buffers that kernels keep in their own memory";
+  let description = [{
+    For `--target=cuda`, the last step of the kernel mapping. A chain of a
+    warp per row (`tad-warp-row-reductions`) keeps the buffers that only
+    its stages touch in shared memory, a row per warp, and a loop that
+    `tad-fuse-kernel-loops` joins keeps a buffer that only it touches, each
+    iteration its own element, as values that its loops carry. Both leave
+    the buffer's allocation and frees in the host code, marked
+    `tad.kernel_owned`: the rule that joins kernels only where the block's
+    peak of live bytes stays the plan's counts them in the block's own
+    order until the mapping is done, and the device's peak is then at most
+    the plan's. This pass erases them (an error where anything else still
+    uses the buffer); `tad-buffer-peak` then counts the device's plan.
+  }];
+}
+
 def ScatterLoopsInside
     : Pass<"tad-scatter-loops-inside", "mlir::func::FuncOp"> {
   let summary = "Runs a scatter-add's loop over its indices inside its slice's threads";

@@ -77,6 +77,10 @@ struct RematFunctionReport {
   /// within it. Negative otherwise.
   double overheadBound = -1;
   int64_t storeAllPeak = 0, predictedPeak = 0;
+  /// On the GPU targets, where the kernels keep some buffers in their own
+  /// memory (docs/gpu.md), `predictedPeak` is the device's plan and this
+  /// the plan's peak before the kernels; negative where the two are one.
+  int64_t hostPlannedPeak = -1;
   double storeAllCost = 0, cost = 0; // estimated compute, all nodes
   /// The estimated compute with nothing computed twice: the store-all cost
   /// without the loops' reruns and the regions computed again. The

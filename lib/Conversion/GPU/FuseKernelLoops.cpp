@@ -13,8 +13,10 @@
 // The first loop moves down to the second: past ops that touch none of
 // its buffers (allocations, views, the deallocation of other buffers,
 // loops over other buffers). The frees of its own buffers on the way move
-// after the joined loop, where that keeps the block's peak (HostPeak.h):
-// the device peak stays the plan's.
+// after the joined loop, where that keeps the block's peak (HostPeak.h),
+// counting none of the buffers that only the joined loop touches, each
+// thread its own element: those become values that its loops carry
+// (PrivateBuffers.h), and the device never allocates them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +24,7 @@
 
 #include "HostPeak.h"
 #include "LoopAccesses.h"
+#include "PrivateBuffers.h"
 
 #include "mlir/Analysis/AliasAnalysis.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -69,12 +72,15 @@ public:
       if (auto second = dyn_cast<scf::ParallelOp>(op);
           second && sameBounds(first, second) && withoutResults(second)) {
         std::optional<SmallVector<Access>> theirs = accessesOf(second);
-        if (theirs && ownElementsOnly(first, *mine, second, *theirs) &&
-            freesKeepPeak(first, second, frees)) {
-          for (memref::DeallocOp free : llvm::reverse(frees))
-            free->moveAfter(second);
-          fuse(first, second);
-          return second;
+        if (theirs && ownElementsOnly(first, *mine, second, *theirs)) {
+          SmallVector<Value> owned = tad::privateBuffers({first, second});
+          if (freesKeepPeak(first, second, frees, owned)) {
+            for (memref::DeallocOp free : llvm::reverse(frees))
+              free->moveAfter(second);
+            fuse(first, second);
+            tad::privatize(second, owned);
+            return second;
+          }
         }
       }
       if (auto free = dyn_cast<memref::DeallocOp>(op);
@@ -144,16 +150,20 @@ private:
   }
 
   /// Whether the frees of `first`'s buffers before `second` can move
-  /// after it, as a joined loop needs them, keeping the peak (HostPeak).
+  /// after it, as a joined loop needs them, keeping the peak (HostPeak),
+  /// where the joined loop's threads keep `owned` as values.
   bool freesKeepPeak(scf::ParallelOp first, scf::ParallelOp second,
-                     ArrayRef<memref::DeallocOp> frees) {
+                     ArrayRef<memref::DeallocOp> frees, ArrayRef<Value> owned) {
     if (frees.empty())
       return true;
     SmallVector<Operation *> order = tad::orderOf(second->getBlock());
     tad::moveBefore(order, first, second);
     for (memref::DeallocOp free : llvm::reverse(frees))
       tad::moveAfter(order, free, second);
-    return tad::keepsPeak(second->getBlock(), order);
+    SmallPtrSet<Operation *, 8> vanish;
+    for (Operation *op : tad::allocationsAndFrees(owned))
+      vanish.insert(op);
+    return tad::keepsPeak(second->getBlock(), order, &vanish);
   }
 
   /// Puts `first`'s body at the start of `second`'s and erases `first`.

@@ -2,6 +2,7 @@
 
 #include "HostPeak.h"
 
+#include "dialects/tad/TadDialect.h"
 #include "tad/Conversion/BufferBytes.h"
 #include "tad/Conversion/RuntimeFunctions.h"
 
@@ -74,23 +75,29 @@ static std::optional<int64_t> deltaOf(Operation *op) {
   return 0;
 }
 
-bool tad::keepsPeak(Block *block, ArrayRef<Operation *> order) {
+void tad::markKernelOwned(ArrayRef<Operation *> ops) {
+  for (Operation *op : ops)
+    op->setAttr(TadDialect::kKernelOwnedAttrName,
+                UnitAttr::get(op->getContext()));
+}
+
+bool tad::isKernelOwned(Operation *op) {
+  return op->hasAttr(TadDialect::kKernelOwnedAttrName);
+}
+
+bool tad::keepsPeak(Block *block, ArrayRef<Operation *> order,
+                    const SmallPtrSetImpl<Operation *> *vanish) {
   SmallVector<Operation *> own = orderOf(block);
   if (own.size() != order.size())
     return false;
   size_t first = 0, last = own.size();
   while (first < own.size() && own[first] == order[first])
     ++first;
-  if (first == own.size())
-    return true;
   while (last > first && own[last - 1] == order[last - 1])
     --last;
-  // The block's own highest total before an unknown count, and its total
-  // where the moved span begins.
-  int64_t live = 0, highest = 0, atSpan = 0;
+  // The block's own highest total before an unknown count.
+  int64_t live = 0, highest = 0;
   for (size_t i = 0; i < own.size(); ++i) {
-    if (i == first)
-      atSpan = live;
     std::optional<int64_t> delta = deltaOf(own[i]);
     if (!delta) {
       if (i < last)
@@ -100,10 +107,16 @@ bool tad::keepsPeak(Block *block, ArrayRef<Operation *> order) {
     live += *delta;
     highest = std::max(highest, live);
   }
-  live = atSpan;
-  for (size_t i = first; i < last; ++i) {
-    live += *deltaOf(order[i]);
-    if (live > highest)
+  // The new order's totals, without the buffers that kernels keep: below
+  // the own order's where the orders agree (an allocation and its frees
+  // go together), so only the changed span is checked.
+  live = 0;
+  for (size_t i = 0; i < last; ++i) {
+    Operation *op = order[i];
+    if (isKernelOwned(op) || (vanish && vanish->contains(op)))
+      continue;
+    live += *deltaOf(op);
+    if (i >= first && live > highest)
       return false;
   }
   return true;

@@ -15,6 +15,7 @@
 #define TAD_LIB_CONVERSION_GPU_HOSTPEAK_H
 
 #include "mlir/IR/Block.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 
 namespace tad {
@@ -38,7 +39,24 @@ void moveAfter(llvm::SmallVectorImpl<mlir::Operation *> &order,
 /// its own order before its first operation of an unknown count. The
 /// block then allocates what it did, and its peak (inside the whole
 /// program's) is the same, whatever was live when it began.
-bool keepsPeak(mlir::Block *block, llvm::ArrayRef<mlir::Operation *> order);
+///
+/// The allocations and frees in `vanish` count nothing in `order`, nor do
+/// those marked kernel-owned (markKernelOwned): buffers that a kernel
+/// keeps in its own memory (shared memory, a thread's values), which the
+/// pass asking then marks. They count in the block's own order, which is
+/// then the plan's.
+bool keepsPeak(
+    mlir::Block *block, llvm::ArrayRef<mlir::Operation *> order,
+    const llvm::SmallPtrSetImpl<mlir::Operation *> *vanish = nullptr);
+
+/// Marks the allocation of a buffer that a kernel now keeps in its own
+/// memory, and its frees: they stay in the host code, allocating nothing
+/// that anything reads, until tad-drop-kernel-owned erases them after the
+/// last step of the kernel mapping, so that until then the peak rule
+/// measures every later change against the plan's order, not against one
+/// that earlier steps lowered.
+void markKernelOwned(llvm::ArrayRef<mlir::Operation *> ops);
+bool isKernelOwned(mlir::Operation *op);
 
 } // namespace tad
 

@@ -17,6 +17,8 @@
 #include "HostPeak.h"
 #include "LoopAccesses.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -280,9 +282,84 @@ bool exact(const RowChain &chain, AliasAnalysis &alias) {
   return true;
 }
 
+/// Whether `op` is one of the chain's loops, or inside one.
+bool inStages(const RowChain &chain, Operation *op) {
+  return llvm::any_of(chain.stages, [&](const RowStage &stage) {
+    return stage.last()->isAncestor(op) ||
+           (stage.fill.op && stage.fill.op->isAncestor(op));
+  });
+}
+
+/// The views of `root` and its frees, users after what they use.
+SmallVector<Operation *> hostUsesOf(Value root) {
+  SmallVector<Operation *> host;
+  SmallVector<Value> worklist{root};
+  while (!worklist.empty())
+    for (Operation *user : worklist.pop_back_val().getUsers())
+      if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp,
+              memref::DeallocOp>(user)) {
+        host.push_back(user);
+        if (user->getNumResults() == 1)
+          worklist.push_back(user->getResult(0));
+      }
+  return host;
+}
+
+/// Whether only views, frees and the chain's loads and stores use `root`.
+bool onlyChainUses(const RowChain &chain, Value root) {
+  SmallVector<Value> worklist{root};
+  while (!worklist.empty()) {
+    for (OpOperand &use : worklist.pop_back_val().getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp>(
+              user))
+        worklist.push_back(user->getResult(0));
+      else if (!isa<memref::DeallocOp>(user) &&
+               !(isa<memref::LoadOp>(user) && inStages(chain, user)) &&
+               !(isa<memref::StoreOp>(user) && use.getOperandNumber() == 1 &&
+                 inStages(chain, user)))
+        return false;
+    }
+  }
+  return true;
+}
+
+/// The buffers that a stage of `chain` writes and only its stages touch,
+/// while their rows fit in a block's shared memory.
+SmallVector<Value> localBuffers(const RowChain &chain) {
+  SmallVector<StageAccess> accesses;
+  for (const RowStage &stage : chain.stages)
+    collectAccesses(stage, accesses);
+  llvm::SetVector<Value> written;
+  for (const StageAccess &a : accesses) {
+    bool kept;
+    if (a.write)
+      written.insert(rootOf(a.memref, chain.rows.size(), kept));
+  }
+  SmallVector<Value> local;
+  int64_t bytes = 0;
+  for (Value root : written) {
+    auto alloc = root.getDefiningOp<memref::AllocOp>();
+    if (!alloc || alloc->getNumOperands() != 0 || alloc.getAlignment() ||
+        alloc->getBlock() != chain.stages.front().last()->getBlock())
+      continue;
+    Type element = alloc.getType().getElementType();
+    if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0 ||
+        !onlyChainUses(chain, root))
+      continue;
+    int64_t more = sharedTypeOf(chain, root).getNumElements() *
+                   (element.getIntOrFloatBitWidth() / 8);
+    if (bytes + more > kChainSharedBytes)
+      continue;
+    bytes += more;
+    local.push_back(root);
+  }
+  return local;
+}
+
 /// Whether moving the chain's host operations out of its way (`before`
 /// ahead of its first stage, `after` behind its last) keeps the peak of
-/// their block.
+/// their block, its own buffers in shared memory.
 bool keepsBlockPeak(const RowChain &chain) {
   Operation *first = chain.stages.front().first();
   Operation *last = chain.stages.back().last();
@@ -291,7 +368,14 @@ bool keepsBlockPeak(const RowChain &chain) {
     moveBefore(order, op, first);
   for (Operation *op : llvm::reverse(chain.after))
     moveAfter(order, op, last);
-  return keepsPeak(first->getBlock(), order);
+  SmallPtrSet<Operation *, 8> vanish;
+  for (Value root : chain.local) {
+    vanish.insert(root.getDefiningOp());
+    for (Operation *op : hostUsesOf(root))
+      if (isa<memref::DeallocOp>(op))
+        vanish.insert(op);
+  }
+  return keepsPeak(first->getBlock(), order, &vanish);
 }
 
 /// The host operations from `from` on (forwards, or backwards) up to the
@@ -336,7 +420,10 @@ bool extend(RowChain &chain, bool forwards, AliasAnalysis &alias) {
     longer.before.insert(longer.before.begin(), before.rbegin(), before.rend());
     longer.after.insert(longer.after.begin(), after.rbegin(), after.rend());
   }
-  if (!exact(longer, alias) || !keepsBlockPeak(longer))
+  if (!exact(longer, alias))
+    return false;
+  longer.local = localBuffers(longer);
+  if (!keepsBlockPeak(longer))
     return false;
   chain = std::move(longer);
   return true;
@@ -382,5 +469,87 @@ RowChain tad::chainAround(const RowStage &seed, AliasAnalysis &alias) {
   }
   while (extend(chain, /*forwards=*/true, alias)) {
   }
+  chain.local = localBuffers(chain);
   return chain;
+}
+
+int64_t tad::rowsPerBlock(const RowChain &chain) {
+  int64_t rows = 1;
+  for (int64_t extent : chain.rows)
+    rows *= extent;
+  return std::min(rows, kRowsPerBlock);
+}
+
+MemRefType tad::sharedTypeOf(const RowChain &chain, Value local) {
+  auto type = cast<MemRefType>(local.getType());
+  int64_t elements = 1;
+  for (int64_t extent : type.getShape().drop_front(chain.rows.size()))
+    elements *= extent;
+  return MemRefType::get(
+      {rowsPerBlock(chain), elements}, type.getElementType(),
+      MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(type.getContext(),
+                                 gpu::GPUDialect::getWorkgroupAddressSpace()));
+}
+
+/// The position of the element at `indices` of `memref` (a view that
+/// keeps the first `rows` dimensions of its buffer) in its row: the views
+/// are reshapes of contiguous buffers, which keep the elements' order.
+static Value offsetInRow(OpBuilder &b, Location loc, Value memref,
+                         ValueRange indices, size_t rows) {
+  ArrayRef<int64_t> shape = cast<MemRefType>(memref.getType()).getShape();
+  Value offset = arith::ConstantIndexOp::create(b, loc, 0);
+  for (size_t d = rows; d < shape.size(); ++d) {
+    Value extent = arith::ConstantIndexOp::create(b, loc, shape[d]);
+    offset = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, offset, extent), indices[d]);
+  }
+  return offset;
+}
+
+void tad::useSharedMemory(const RowChain &chain, Operation *launch,
+                          ValueRange shared, Value slot) {
+  size_t rows = chain.rows.size();
+  SmallVector<Operation *> accesses;
+  launch->walk([&](Operation *op) {
+    if (isa<memref::LoadOp, memref::StoreOp>(op))
+      accesses.push_back(op);
+  });
+  for (Operation *op : accesses) {
+    bool load = isa<memref::LoadOp>(op);
+    Value memref = load ? cast<memref::LoadOp>(op).getMemRef()
+                        : cast<memref::StoreOp>(op).getMemRef();
+    bool kept;
+    const Value *local = llvm::find(chain.local, rootOf(memref, rows, kept));
+    if (local == chain.local.end())
+      continue;
+    Value buffer = shared[local - chain.local.begin()];
+    OpBuilder b(op);
+    ValueRange indices = load ? cast<memref::LoadOp>(op).getIndices()
+                              : cast<memref::StoreOp>(op).getIndices();
+    Value offset = offsetInRow(b, op->getLoc(), memref, indices, rows);
+    if (load) {
+      op->getResult(0).replaceAllUsesWith(memref::LoadOp::create(
+          b, op->getLoc(), buffer, ValueRange{slot, offset}));
+    } else {
+      memref::StoreOp::create(b, op->getLoc(),
+                              cast<memref::StoreOp>(op).getValueToStore(),
+                              buffer, ValueRange{slot, offset});
+    }
+    op->erase();
+  }
+}
+
+void tad::dropLocalBuffers(const RowChain &chain) {
+  for (Value root : chain.local) {
+    SmallVector<Operation *> owned{root.getDefiningOp()};
+    // Users before the views they use.
+    for (Operation *op : llvm::reverse(hostUsesOf(root))) {
+      if (isa<memref::DeallocOp>(op))
+        owned.push_back(op);
+      else
+        op->erase();
+    }
+    markKernelOwned(owned);
+  }
 }

@@ -37,13 +37,25 @@ struct RowStage {
   mlir::Operation *last() const;
 };
 
+/// A block's warps, each a row.
+inline constexpr int64_t kRowsPerBlock = 8;
+
+/// The most shared memory that a chain's own buffers take in a block (of
+/// the 48 KiB that every CUDA GPU gives a block without asking).
+inline constexpr int64_t kChainSharedBytes = 32 * 1024;
+
 /// The stages of a kernel over `rows` (their loops' extents), in order,
 /// and the host operations between them: those that move before the
 /// launch (allocations, views, constants) and the frees that move after.
+/// `local` are the chain's own buffers: allocations that only its stages
+/// touch, which the kernel keeps in shared memory, a block's rows of them
+/// (the lanes of a row's sum, a row's mean), so that the device never
+/// allocates them.
 struct RowChain {
   llvm::SmallVector<RowStage> stages;
   llvm::SmallVector<int64_t> rows;
   llvm::SmallVector<mlir::Operation *> before, after;
+  llvm::SmallVector<mlir::Value> local;
 };
 
 /// `loop` as a reduction that a warp per row runs, in its nest.
@@ -64,6 +76,23 @@ int64_t reductionsOf(const RowChain &chain);
 /// between them) and moving the host operations between them keeps the
 /// block's peak (HostPeak.h).
 RowChain chainAround(const RowStage &seed, mlir::AliasAnalysis &alias);
+
+/// The rows of `chain` that one block runs.
+int64_t rowsPerBlock(const RowChain &chain);
+
+/// The shared memory that holds a block's rows of `chain.local[i]`: a row
+/// per warp, its elements in their row-major order.
+mlir::MemRefType sharedTypeOf(const RowChain &chain, mlir::Value local);
+
+/// Makes the loads and stores in `launch` (a kernel of `chain`'s) of each
+/// buffer of `chain.local` access `shared[i]` at `slot`, the warp's row in
+/// the block, instead.
+void useSharedMemory(const RowChain &chain, mlir::Operation *launch,
+                     mlir::ValueRange shared, mlir::Value slot);
+
+/// Erases the views of `chain.local` and marks their allocations and frees
+/// kernel-owned (HostPeak.h), once the chain's loops are gone.
+void dropLocalBuffers(const RowChain &chain);
 
 } // namespace tad
 

@@ -49,9 +49,6 @@ namespace {
 
 using Kind = RowStage::Kind;
 
-/// A block's warps, each a row.
-constexpr int64_t kRowsPerBlock = 8;
-
 /// The values of a warp's kernel that its stages use: the lane, the row's
 /// indices (the last row's for warps past it), whether the row is one
 /// (null where every warp's is) and whether the lane is the row's first.
@@ -166,7 +163,8 @@ void emitElements(OpBuilder &b, Location loc, scf::ParallelOp loop,
 /// host operations between the stages move before the launch, the frees
 /// after it. Warps past the last row compute the last one's reductions
 /// again (every lane of a warp takes part in its shuffles) and store
-/// nothing.
+/// nothing. The chain's own buffers are shared memory, a row per warp
+/// (warps past the last row read the last row's).
 void launchWarpPerRow(const RowChain &chain) {
   int64_t rows = 1;
   for (int64_t extent : chain.rows)
@@ -177,8 +175,12 @@ void launchWarpPerRow(const RowChain &chain) {
   Location loc = chain.stages.front().last()->getLoc();
   for (Operation *op : chain.before)
     op->moveBefore(anchor);
-  int64_t rowsPerBlock = std::min(rows, kRowsPerBlock);
+  int64_t rowsPerBlock = tad::rowsPerBlock(chain);
   int64_t blocks = llvm::divideCeil(rows, rowsPerBlock);
+  SmallVector<Type> shared =
+      llvm::map_to_vector(chain.local, [&](Value local) -> Type {
+        return sharedTypeOf(chain, local);
+      });
   OpBuilder b(anchor);
   auto constant = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
@@ -186,7 +188,7 @@ void launchWarpPerRow(const RowChain &chain) {
   gpu::LaunchOp launch;
   {
     OpBuilder::InsertionGuard guard(b);
-    launch = launchLinear(b, loc, blocks, rowsPerBlock * kWarpSize);
+    launch = launchLinear(b, loc, blocks, rowsPerBlock * kWarpSize, shared);
     Value thread = launch.getThreadIds().x;
     Value warpSize = constant(kWarpSize);
     WarpIds ids;
@@ -197,8 +199,12 @@ void launchWarpPerRow(const RowChain &chain) {
                               constant(rowsPerBlock)),
         arith::DivUIOp::create(b, loc, thread, warpSize));
     Value lastRow = constant(rows - 1);
-    ids.ivs = delinearize(b, loc, arith::MinUIOp::create(b, loc, row, lastRow),
-                          chain.rows);
+    Value clamped = arith::MinUIOp::create(b, loc, row, lastRow);
+    ids.ivs = delinearize(b, loc, clamped, chain.rows);
+    Value slot = arith::SubIOp::create(
+        b, loc, clamped,
+        arith::MulIOp::create(b, loc, launch.getBlockIds().x,
+                              constant(rowsPerBlock)));
     ids.first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                       ids.lane, constant(0));
     if (rows % rowsPerBlock != 0) {
@@ -216,6 +222,7 @@ void launchWarpPerRow(const RowChain &chain) {
       else
         emitElements(b, loc, stage.loop, ids);
     }
+    useSharedMemory(chain, launch, launch.getWorkgroupAttributions(), slot);
   }
   Operation *at = launch;
   for (Operation *op : chain.after) {
@@ -227,6 +234,7 @@ void launchWarpPerRow(const RowChain &chain) {
     if (stage.fill.op)
       stage.fill.op->erase();
   }
+  dropLocalBuffers(chain);
 }
 
 struct WarpRowReductions : tad::impl::WarpRowReductionsBase<WarpRowReductions> {

@@ -203,6 +203,17 @@ tad::planBufferTimeline(PlanLowering &lowering, ModuleOp module,
   if (!lowered)
     return func.emitError("no lowered @") << func.getName();
   PlannedTimeline timeline;
+  if (gpu) {
+    // The kernels keep some buffers in shared memory or as their threads'
+    // values: the device's plan, as the GPU targets' tad-buffer-peak
+    // counts it after the mapping.
+    FailureOr<int64_t> peak = failure();
+    if (succeeded(annotateBufferPeaks(*copy, /*budget=*/-1, /*functions=*/{})))
+      peak = loweredPeak(*copy, func);
+    if (failed(peak))
+      return failure();
+    timeline.mappedPeak = *peak;
+  }
   FailureOr<std::vector<BufferEvent>> events =
       traceBuffers(lowered, maxEvents, timeline.truncated);
   if (failed(events))

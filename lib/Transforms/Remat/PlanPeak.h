@@ -107,6 +107,9 @@ mlir::FailureOr<int64_t> planCopyPeak(PlanLowering &lowering,
 struct PlannedTimeline {
   std::vector<BufferEvent> events;
   bool truncated = false;
+  /// The peak of the buffer plan after the GPU targets' loop mapping (the
+  /// device's plan); negative without it.
+  int64_t mappedPeak = -1;
 };
 /// The GPU targets' loop mapping (tad::runGpuLoopMapping's arguments),
 /// which moves allocations and frees around the kernels it joins.

@@ -1141,17 +1141,27 @@ public:
   /// kernels moved them, too).
   LogicalResult addTimeline(RematFunctionReport &report, func::FuncOp func,
                             func::FuncOp body) {
-    if (reportFile.empty())
+    // The GPU targets' predicted peak is the device's plan, which only the
+    // mapping onto kernels knows.
+    if (reportFile.empty() && !gpuLoops)
       return success();
     std::optional<GpuLoops> gpu;
     if (gpuLoops)
       gpu = GpuLoops{cublasMatmul, kernelFallback};
-    FailureOr<PlannedTimeline> timeline = planBufferTimeline(
-        planLowering, module, func, body, kMaxTimelineEvents, gpu);
+    FailureOr<PlannedTimeline> timeline =
+        planBufferTimeline(planLowering, module, func, body,
+                           reportFile.empty() ? 0 : kMaxTimelineEvents, gpu);
     if (failed(timeline)) {
       loweringFailed = true;
       return failure();
     }
+    if (timeline->mappedPeak >= 0 &&
+        timeline->mappedPeak != report.predictedPeak) {
+      report.hostPlannedPeak = report.predictedPeak;
+      report.predictedPeak = timeline->mappedPeak;
+    }
+    if (reportFile.empty())
+      return success();
     for (const BufferEvent &e : timeline->events)
       report.timeline.push_back(
           {llvm::formatv("{0} {1} bytes at {2}", e.bytes > 0 ? "alloc" : "free",

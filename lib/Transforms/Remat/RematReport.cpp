@@ -58,6 +58,8 @@ std::string tad::rematReportToJson(const RematReport &report) {
                                 {"loop_reruns", std::move(loops)},
                                 {"loop_bodies", std::move(bodies)},
                                 {"timeline", std::move(timeline)}};
+    if (f.hostPlannedPeak >= 0)
+      function["host_planned_peak"] = f.hostPlannedPeak;
     if (f.timelineTruncated)
       function["timeline_truncated"] = true;
     if (f.overheadBound >= 0)
@@ -127,6 +129,11 @@ void tad::printRematReport(const RematReport &report, llvm::raw_ostream &os) {
         "recompute overhead {4:F1}% ({5} solver)\n",
         f.function, human(f.budget), human(f.predictedPeak),
         human(f.storeAllPeak), 100 * getRecomputeOverhead(f), f.solver);
+    if (f.hostPlannedPeak >= 0)
+      os << "  the predicted peak is the device's: the buffer plan's is "
+         << human(f.hostPlannedPeak)
+         << ", and the kernels keep some of its buffers in their own "
+            "memory\n";
     if (f.overheadBound >= 0)
       os << "  the budget is the least the search found at which "
             "recomputation adds at most "

@@ -987,3 +987,19 @@ module attributes {tad.loop_choice_minimum = 0 : i64} {
 
 // expected-error @+1 {{'tad.loop_choice_minimum' belongs on a module}}
 func.func private @m(tensor<3xf32>) -> tensor<3xf32> attributes {tad.loop_choice_minimum = 64 : i64}
+
+// -----
+
+func.func @owned_elsewhere(%x: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'tad.kernel_owned' is only valid on memref.alloc and memref.dealloc}}
+  %0 = tad.tanh %x {tad.kernel_owned} : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+func.func @owned_not_unit() {
+  // expected-error @+1 {{'tad.kernel_owned' must be a unit attribute}}
+  %0 = memref.alloc() {tad.kernel_owned = 1 : i32} : memref<4xf32>
+  return
+}
