@@ -366,14 +366,14 @@ static LogicalResult verifyCheckpointed(Operation *op, StringRef name,
   return verifyUnit(op, name, value);
 }
 
-static LogicalResult verifyKernelOwned(Operation *op, StringRef name,
-                                       Attribute value) {
-  StringRef opName = op->getName().getStringRef();
-  if (opName != "memref.alloc" && opName != "memref.dealloc")
+static LogicalResult verifyHostPeaks(Operation *op, StringRef name,
+                                     Attribute value) {
+  auto peaks = dyn_cast<DenseI64ArrayAttr>(value);
+  if (!peaks || peaks.size() != int64_t(op->getNumRegions()) ||
+      op->getNumRegions() == 0)
     return op->emitOpError()
-           << "'" << name << "' is only valid on memref.alloc and "
-           << "memref.dealloc";
-  return verifyUnit(op, name, value);
+           << "'" << name << "' must be an array of i64, one per region";
+  return success();
 }
 
 LogicalResult TadDialect::verifyOperationAttribute(Operation *op,
@@ -402,7 +402,7 @@ LogicalResult TadDialect::verifyOperationAttribute(Operation *op,
       {kDerivativeAttrName, verifyDerivative},
       {kCustomRuleAttrName, verifyCustomRule},
       {kCheckpointedAttrName, verifyCheckpointed},
-      {kKernelOwnedAttrName, verifyKernelOwned},
+      {kHostPeaksAttrName, verifyHostPeaks},
   };
   StringRef name = attr.getName().getValue();
   for (const auto &[known, verify] : verifiers)

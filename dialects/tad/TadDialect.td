@@ -140,11 +140,12 @@ def Tad_Dialect : Dialect {
     /// On such a loop whose indices are unique (no two equal): its
     /// iterations touch disjoint elements, so they may all run at once.
     static constexpr ::llvm::StringLiteral kScatterLoopUniqueAttrName = "tad.scatter_loop_unique";
-    /// On a memref.alloc and its memref.dealloc ops: a buffer that a GPU
-    /// kernel keeps in its own memory (shared memory, its threads' values),
-    /// whose host allocation stays only for the kernel mapping's peak rule
-    /// until tad-drop-kernel-owned erases it.
-    static constexpr ::llvm::StringLiteral kKernelOwnedAttrName = "tad.kernel_owned";
+    /// On an op of the GPU targets' host code with regions (a function, a
+    /// loop, a branch), during the kernel mapping: per region, the highest
+    /// live total of its block in the buffer plan's order, which the steps
+    /// that join kernels keep (lib/Conversion/GPU/HostPeak.h);
+    /// tad-forget-host-peaks drops it.
+    static constexpr ::llvm::StringLiteral kHostPeaksAttrName = "tad.host_peaks";
   }];
 }
 

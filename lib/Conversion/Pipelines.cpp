@@ -110,7 +110,7 @@ forEachLoopMappingStep(bool cublasMatmul, bool kernelFallback,
   step(tad::createWarpRowReductions(), false);
   step(tad::createScatterLoopsInside(), true);
   step(tad::createFuseKernelLoops(), true);
-  step(tad::createDropKernelOwned(), true);
+  step(tad::createForgetHostPeaks(), true);
 }
 
 /// The loop nests that become kernels, as --target=cuda maps them.

@@ -249,20 +249,19 @@ def FuseKernelLoops : Pass<"tad-fuse-kernel-loops", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::scf::SCFDialect"];
 }
 
-def DropKernelOwned : Pass<"tad-drop-kernel-owned", "mlir::func::FuncOp"> {
-  let summary = "Erases the host allocations of buffers that kernels keep in their own memory";
+def ForgetHostPeaks : Pass<"tad-forget-host-peaks", "mlir::func::FuncOp"> {
+  let summary = "Drops the planned peaks that the kernel mapping's steps kept";
   let description = [{
-    For `--target=cuda`, the last step of the kernel mapping. A chain of a
-    warp per row (`tad-warp-row-reductions`) keeps the buffers that only
-    its stages touch in shared memory, a row per warp, and a loop that
-    `tad-fuse-kernel-loops` joins keeps a buffer that only it touches, each
-    iteration its own element, as values that its loops carry. Both leave
-    the buffer's allocation and frees in the host code, marked
-    `tad.kernel_owned`: the rule that joins kernels only where the block's
-    peak of live bytes stays the plan's counts them in the block's own
-    order until the mapping is done, and the device's peak is then at most
-    the plan's. This pass erases them (an error where anything else still
-    uses the buffer); `tad-buffer-peak` then counts the device's plan.
+    For `--target=cuda`, the last step of the kernel mapping. The steps that
+    join kernels (`tad-warp-row-reductions`, `tad-fuse-kernel-loops`) move
+    allocations and frees only where a host block's live total stays within
+    its peak in the buffer plan's order, which the first of them to change
+    the block records on the block's parent op (`tad.host_peaks`): a chain
+    that keeps its row sums in shared memory, or a joined loop that keeps
+    its accumulators as its threads' values, erases their allocations and
+    lowers the block's own peak, and the later steps may still use the
+    plan's. Once the mapping is done, this pass drops the records;
+    `tad-buffer-peak` then counts the device's plan.
   }];
 }
 

@@ -16,7 +16,9 @@
 // after the joined loop, where that keeps the block's peak (HostPeak.h),
 // counting none of the buffers that only the joined loop touches, each
 // thread its own element: those become values that its loops carry
-// (PrivateBuffers.h), and the device never allocates them.
+// (PrivateBuffers.h), and the device never allocates them. The peak kept
+// is the plan's (HostPeak.h), not the lower one that such buffers or an
+// earlier step's leave.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,9 +61,10 @@ class Fuser {
 public:
   explicit Fuser(AliasAnalysis &aliases) : aliases(aliases) {}
 
-  /// Fuses `first` into a later loop of its block where that is legal;
-  /// returns that loop, or null.
-  scf::ParallelOp fuseForward(scf::ParallelOp first) {
+  /// Fuses `first` into a later loop of its block where that is legal
+  /// (and, unless `moveFrees`, needs no free to move); returns that loop,
+  /// or null.
+  scf::ParallelOp fuseForward(scf::ParallelOp first, bool moveFrees) {
     std::optional<SmallVector<Access>> mine = accessesOf(first);
     if (!mine || !withoutResults(first))
       return nullptr;
@@ -85,6 +88,8 @@ public:
       }
       if (auto free = dyn_cast<memref::DeallocOp>(op);
           free && conflicts(*mine, op)) {
+        if (!moveFrees)
+          return nullptr;
         frees.push_back(free);
         continue;
       }
@@ -191,9 +196,20 @@ struct FuseKernelLoops : tad::impl::FuseKernelLoopsBase<FuseKernelLoops> {
         blocks.push_back(block);
     });
     for (Block *block : blocks) {
-      SmallVector<scf::ParallelOp> loops(block->getOps<scf::ParallelOp>());
-      for (scf::ParallelOp loop : loops)
-        fuser.fuseForward(loop);
+      if (block->getOps<scf::ParallelOp>().empty())
+        continue;
+      // The block's planned peak, before joins change its order and erase
+      // the buffers that joined loops keep.
+      (void)tad::planPeakOf(block);
+      // First the joins that move no free, which cannot raise the peak: a
+      // sum with its fill and its rounding, whose accumulator is then the
+      // threads' own. Then those that move frees, which the buffers gone
+      // in the first round may let through (two such sums).
+      for (bool moveFrees : {false, true}) {
+        SmallVector<scf::ParallelOp> loops(block->getOps<scf::ParallelOp>());
+        for (scf::ParallelOp loop : loops)
+          fuser.fuseForward(loop, moveFrees);
+      }
     }
   }
 };

@@ -75,14 +75,33 @@ static std::optional<int64_t> deltaOf(Operation *op) {
   return 0;
 }
 
-void tad::markKernelOwned(ArrayRef<Operation *> ops) {
-  for (Operation *op : ops)
-    op->setAttr(TadDialect::kKernelOwnedAttrName,
-                UnitAttr::get(op->getContext()));
+/// The highest live total of `block`'s operations in their order, before
+/// the first of an unknown count.
+static int64_t highestOf(Block *block) {
+  int64_t live = 0, highest = 0;
+  for (Operation &op : *block) {
+    std::optional<int64_t> delta = deltaOf(&op);
+    if (!delta)
+      break;
+    live += *delta;
+    highest = std::max(highest, live);
+  }
+  return highest;
 }
 
-bool tad::isKernelOwned(Operation *op) {
-  return op->hasAttr(TadDialect::kKernelOwnedAttrName);
+int64_t tad::planPeakOf(Block *block) {
+  Operation *parent = block->getParentOp();
+  unsigned region = block->getParent()->getRegionNumber();
+  SmallVector<int64_t> peaks(parent->getNumRegions(), -1);
+  if (auto recorded = parent->getAttrOfType<DenseI64ArrayAttr>(
+          TadDialect::kHostPeaksAttrName))
+    peaks.assign(recorded.asArrayRef().begin(), recorded.asArrayRef().end());
+  if (peaks[region] < 0) {
+    peaks[region] = highestOf(block);
+    parent->setAttr(TadDialect::kHostPeaksAttrName,
+                    DenseI64ArrayAttr::get(parent->getContext(), peaks));
+  }
+  return peaks[region];
 }
 
 bool tad::keepsPeak(Block *block, ArrayRef<Operation *> order,
@@ -95,25 +114,18 @@ bool tad::keepsPeak(Block *block, ArrayRef<Operation *> order,
     ++first;
   while (last > first && own[last - 1] == order[last - 1])
     --last;
-  // The block's own highest total before an unknown count.
-  int64_t live = 0, highest = 0;
-  for (size_t i = 0; i < own.size(); ++i) {
-    std::optional<int64_t> delta = deltaOf(own[i]);
-    if (!delta) {
-      if (i < last)
-        return false;
-      break;
-    }
-    live += *delta;
-    highest = std::max(highest, live);
-  }
-  // The new order's totals, without the buffers that kernels keep: below
-  // the own order's where the orders agree (an allocation and its frees
-  // go together), so only the changed span is checked.
-  live = 0;
+  // The changed span lies before the first operation of an unknown count.
+  for (size_t i = 0; i < last; ++i)
+    if (!deltaOf(own[i]))
+      return false;
+  // The new order's totals, without the buffers that kernels keep: at
+  // most the current order's where the two agree (an allocation and its
+  // frees go together), which earlier steps kept within the plan's peak,
+  // so only the changed span is checked.
+  int64_t highest = planPeakOf(block), live = 0;
   for (size_t i = 0; i < last; ++i) {
     Operation *op = order[i];
-    if (isKernelOwned(op) || (vanish && vanish->contains(op)))
+    if (vanish && vanish->contains(op))
       continue;
     live += *deltaOf(op);
     if (i >= first && live > highest)

@@ -34,29 +34,29 @@ void moveAfter(llvm::SmallVectorImpl<mlir::Operation *> &order,
 /// operations whose positions differ, and every one before them, add known
 /// byte counts (an allocation or a free of a static shape, or none at all:
 /// no call of the program's functions, no nested allocation or free; the
-/// runtime's functions and scratch count nothing), and the highest live total
-/// among the moved ones is at most the highest that the block reaches in
-/// its own order before its first operation of an unknown count. The
-/// block then allocates what it did, and its peak (inside the whole
-/// program's) is the same, whatever was live when it began.
+/// runtime's functions and scratch count nothing), and the highest live
+/// total among the moved ones is at most the block's planned peak
+/// (planPeakOf). The block then allocates at most what it did, and its
+/// peak (inside the whole program's) is at most the plan's, whatever was
+/// live when it began.
 ///
-/// The allocations and frees in `vanish` count nothing in `order`, nor do
-/// those marked kernel-owned (markKernelOwned): buffers that a kernel
-/// keeps in its own memory (shared memory, a thread's values), which the
-/// pass asking then marks. They count in the block's own order, which is
-/// then the plan's.
+/// The allocations and frees in `vanish` count nothing in `order`: buffers
+/// that a kernel will keep in its own memory (shared memory, its threads'
+/// values), whose allocations and frees the pass asking then erases.
 bool keepsPeak(
     mlir::Block *block, llvm::ArrayRef<mlir::Operation *> order,
     const llvm::SmallPtrSetImpl<mlir::Operation *> *vanish = nullptr);
 
-/// Marks the allocation of a buffer that a kernel now keeps in its own
-/// memory, and its frees: they stay in the host code, allocating nothing
-/// that anything reads, until tad-drop-kernel-owned erases them after the
-/// last step of the kernel mapping, so that until then the peak rule
-/// measures every later change against the plan's order, not against one
-/// that earlier steps lowered.
-void markKernelOwned(llvm::ArrayRef<mlir::Operation *> ops);
-bool isKernelOwned(mlir::Operation *op);
+/// The highest live total that `block` reaches in the plan's order before
+/// its first operation of an unknown count. The first call for a block
+/// counts it in the block's order then and records it on the block's
+/// parent op (`tad.host_peaks`, one per region), so that a later step of
+/// the kernel mapping measures its changes against the plan's order, not
+/// against one that an earlier step lowered (a chain that kept its row
+/// sums in shared memory): the passes that change a host block's order or
+/// erase its allocations call it first. tad-forget-host-peaks drops the
+/// records once the mapping is done.
+int64_t planPeakOf(mlir::Block *block);
 
 } // namespace tad
 

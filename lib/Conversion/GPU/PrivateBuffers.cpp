@@ -2,7 +2,6 @@
 
 #include "PrivateBuffers.h"
 
-#include "HostPeak.h"
 #include "LoopAccesses.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -156,6 +155,7 @@ void tad::privatize(scf::ParallelOp loop, ArrayRef<Value> buffers) {
   IRRewriter rewriter(loop.getContext());
   for (Value buffer : buffers) {
     Replacement(buffer, rewriter).run(loop.getBody());
-    markKernelOwned(allocationsAndFrees(buffer));
+    for (Operation *op : llvm::reverse(allocationsAndFrees(buffer)))
+      rewriter.eraseOp(op);
   }
 }

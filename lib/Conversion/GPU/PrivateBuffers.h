@@ -30,8 +30,7 @@ privateBuffers(llvm::ArrayRef<mlir::scf::ParallelOp> loops);
 
 /// Replaces each of `buffers` (privateBuffers of `loop` alone) by the
 /// value that each iteration stores last, carried through the scf.for
-/// loops that access it; marks the buffer's allocation and frees
-/// kernel-owned (HostPeak.h).
+/// loops that access it, and erases the buffer's allocation and frees.
 /// The arithmetic is unchanged: every result keeps its bits.
 void privatize(mlir::scf::ParallelOp loop, llvm::ArrayRef<mlir::Value> buffers);
 

@@ -540,16 +540,11 @@ void tad::useSharedMemory(const RowChain &chain, Operation *launch,
   }
 }
 
-void tad::dropLocalBuffers(const RowChain &chain) {
+void tad::eraseLocalBuffers(const RowChain &chain) {
   for (Value root : chain.local) {
-    SmallVector<Operation *> owned{root.getDefiningOp()};
     // Users before the views they use.
-    for (Operation *op : llvm::reverse(hostUsesOf(root))) {
-      if (isa<memref::DeallocOp>(op))
-        owned.push_back(op);
-      else
-        op->erase();
-    }
-    markKernelOwned(owned);
+    for (Operation *op : llvm::reverse(hostUsesOf(root)))
+      op->erase();
+    root.getDefiningOp()->erase();
   }
 }

@@ -90,9 +90,9 @@ mlir::MemRefType sharedTypeOf(const RowChain &chain, mlir::Value local);
 void useSharedMemory(const RowChain &chain, mlir::Operation *launch,
                      mlir::ValueRange shared, mlir::Value slot);
 
-/// Erases the views of `chain.local` and marks their allocations and frees
-/// kernel-owned (HostPeak.h), once the chain's loops are gone.
-void dropLocalBuffers(const RowChain &chain);
+/// Erases the allocations, views and frees of `chain.local`, once the
+/// chain's loops are gone.
+void eraseLocalBuffers(const RowChain &chain);
 
 } // namespace tad
 

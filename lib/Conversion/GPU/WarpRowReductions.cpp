@@ -28,6 +28,7 @@
 
 #include "tad/Conversion/Passes.h"
 
+#include "HostPeak.h"
 #include "RowChains.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -173,6 +174,8 @@ void launchWarpPerRow(const RowChain &chain) {
     return; // launches nothing either way
   Operation *anchor = chain.stages.front().first();
   Location loc = chain.stages.front().last()->getLoc();
+  // The block's planned peak, before this chain changes its order.
+  (void)planPeakOf(anchor->getBlock());
   for (Operation *op : chain.before)
     op->moveBefore(anchor);
   int64_t rowsPerBlock = tad::rowsPerBlock(chain);
@@ -234,7 +237,7 @@ void launchWarpPerRow(const RowChain &chain) {
     if (stage.fill.op)
       stage.fill.op->erase();
   }
-  dropLocalBuffers(chain);
+  eraseLocalBuffers(chain);
 }
 
 struct WarpRowReductions : tad::impl::WarpRowReductionsBase<WarpRowReductions> {

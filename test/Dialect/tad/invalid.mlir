@@ -990,16 +990,7 @@ func.func private @m(tensor<3xf32>) -> tensor<3xf32> attributes {tad.loop_choice
 
 // -----
 
-func.func @owned_elsewhere(%x: tensor<3xf32>) -> tensor<3xf32> {
-  // expected-error @+1 {{'tad.kernel_owned' is only valid on memref.alloc and memref.dealloc}}
-  %0 = tad.tanh %x {tad.kernel_owned} : tensor<3xf32>
-  return %0 : tensor<3xf32>
-}
-
-// -----
-
-func.func @owned_not_unit() {
-  // expected-error @+1 {{'tad.kernel_owned' must be a unit attribute}}
-  %0 = memref.alloc() {tad.kernel_owned = 1 : i32} : memref<4xf32>
+// expected-error @+1 {{'tad.host_peaks' must be an array of i64, one per region}}
+func.func @host_peaks_per_region() attributes {tad.host_peaks = array<i64: 1, 2>} {
   return
 }
