@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Builds a folder of GPU executables and their expected results, to copy
-to a GPU machine that has no LLVM (docs/gpu.md) and check there.
+to a GPU machine that has no LLVM (docs/gpu-testing.md) and check there.
 
     gpu-bundle.py OUT [--tadc build/bin/tadc] [--target cuda]
                   [--tolerance 1e-4] [--tadc-arg ARG]...

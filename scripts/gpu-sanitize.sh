@@ -3,7 +3,7 @@
 # memcheck (out-of-bounds and misaligned accesses, device memory leaked at
 # exit) and initcheck (reads of device memory never written) on every
 # program of a bundle from scripts/gpu-bundle.py, and memcheck on every op
-# case of a folder from test/Execution/op_check.py --bundle (docs/gpu.md).
+# case of a folder from test/Execution/op_check.py --bundle (docs/gpu-testing.md).
 #
 #   scripts/gpu-sanitize.sh BUNDLE [OPS]
 #

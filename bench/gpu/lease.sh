@@ -1,5 +1,5 @@
 #!/bin/bash
-# Everything docs/gpu.md measures on a lent GPU, in one short run: the
+# Everything docs/gpu-testing.md measures on a lent GPU, in one short run: the
 # bundles are built here, where tad is, packed into one file that travels
 # with the working tree, and run there in one call, whose results come back
 # as files. GPU time is lent by the minute: each step there has a time

@@ -40,11 +40,11 @@ above what the inputs held, the gradients counted as tad counts its
 results), checks that the loss and every gradient agree (relative 1e-3 of
 each result's largest magnitude: the two sides add in different orders, in
 f32, through up to 64 blocks), and prints a row per run; --json writes
-them (bench/gpu/results/ keeps those docs/gpu.md shows), and
+them (bench/gpu/results/ keeps those docs/results.md shows), and
 
     python3 bench/gpu/steps.py table FILE.json
 
-prints them as docs/gpu.md's table.
+prints them as docs/results.md's table.
 """
 import argparse
 import datetime
@@ -465,7 +465,7 @@ def run(args):
 
 
 def table(args):
-    """The Markdown table of a --json file, as docs/gpu.md shows it."""
+    """The Markdown table of a --json file, as docs/results.md shows it."""
     with open(args.json_file) as f:
         data = json.load(f)
     rows = data["rows"]

@@ -514,3 +514,96 @@ func.func @not_a_fill(%x: memref<16x128xf32>, %n: index) -> memref<16xf32> {
   }
   return %acc : memref<16xf32>
 }
+
+// -----
+
+// A loop between the stages that is not a stage (a column sum between a
+// layer norm's row sums) runs after the launch, before the frees: it
+// touches nothing that a later stage writes and writes nothing that one
+// touches. Its allocation moves before the launch (the sums are shared
+// memory, the chain's own).
+// CHECK-LABEL: func.func @deferred
+// CHECK:         %[[COLS:.*]] = memref.alloc() : memref<256xf32>
+// CHECK:         gpu.launch
+// CHECK:           math.log
+// CHECK:           gpu.terminator
+// CHECK-NEXT:    }
+// CHECK-NEXT:    scf.parallel (%[[J:.*]]) = (%{{.*}}) to (%c256{{.*}})
+// CHECK:           memref.store %{{.*}}, %[[COLS]][%[[J]]]
+// CHECK:         return
+func.func @deferred(%x: memref<16x256xf32>) -> (memref<16xf32>, memref<256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c256 = arith.constant 256 : index
+  %acc = memref.alloc() : memref<16xf32>
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    scf.for %j = %c0 to %c256 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<16x256xf32>
+      %old = memref.load %acc[%i] : memref<16xf32>
+      %new = arith.addf %v, %old : f32
+      memref.store %new, %acc[%i] : memref<16xf32>
+    }
+    scf.reduce
+  }
+  %cols = memref.alloc() : memref<256xf32>
+  scf.parallel (%j) = (%c0) to (%c256) step (%c1) {
+    %v = memref.load %x[%c0, %j] : memref<16x256xf32>
+    memref.store %v, %cols[%j] : memref<256xf32>
+    scf.reduce
+  }
+  %out = memref.alloc() : memref<16xf32>
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    %s = memref.load %acc[%i] : memref<16xf32>
+    %l = math.log %s : f32
+    memref.store %l, %out[%i] : memref<16xf32>
+    scf.reduce
+  }
+  memref.dealloc %acc : memref<16xf32>
+  return %out, %cols : memref<16xf32>, memref<256xf32>
+}
+
+// -----
+
+// Not deferred: the loop between writes what the next stage reads, which
+// then stays a kernel of its own after it.
+// CHECK-LABEL: func.func @not_deferred
+// CHECK:         gpu.launch
+// CHECK:           gpu.terminator
+// CHECK-NEXT:    }
+// CHECK:         scf.parallel (%{{.*}}) = (%{{.*}}) to (%c256)
+// CHECK:         scf.parallel (%{{.*}}) = (%{{.*}}) to (%c16)
+// CHECK:           math.log
+func.func @not_deferred(%x: memref<16x256xf32>) -> (memref<16xf32>, memref<256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c256 = arith.constant 256 : index
+  %acc = memref.alloc() : memref<16xf32>
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    scf.for %j = %c0 to %c256 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<16x256xf32>
+      %old = memref.load %acc[%i] : memref<16xf32>
+      %new = arith.addf %v, %old : f32
+      memref.store %new, %acc[%i] : memref<16xf32>
+    }
+    scf.reduce
+  }
+  %cols = memref.alloc() : memref<256xf32>
+  scf.parallel (%j) = (%c0) to (%c256) step (%c1) {
+    %v = memref.load %x[%c0, %j] : memref<16x256xf32>
+    memref.store %v, %cols[%j] : memref<256xf32>
+    scf.reduce
+  }
+  %out = memref.alloc() : memref<16xf32>
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    %s = memref.load %acc[%i] : memref<16xf32>
+    %w = memref.load %cols[%i] : memref<256xf32>
+    %p = arith.mulf %s, %w : f32
+    %l = math.log %p : f32
+    memref.store %l, %out[%i] : memref<16xf32>
+    scf.reduce
+  }
+  memref.dealloc %acc : memref<16xf32>
+  return %out, %cols : memref<16xf32>, memref<256xf32>
+}

@@ -366,6 +366,12 @@ bool keepsBlockPeak(const RowChain &chain) {
   SmallVector<Operation *> order = orderOf(first->getBlock());
   for (Operation *op : chain.before)
     moveBefore(order, op, first);
+  // The deferred loops after the last stage, in their order, then the
+  // frees.
+  for (auto [loop, stagesBefore] : llvm::reverse(chain.later))
+    moveAfter(order, loop, last);
+  if (!chain.later.empty())
+    last = chain.later.back().first;
   for (Operation *op : llvm::reverse(chain.after))
     moveAfter(order, op, last);
   SmallPtrSet<Operation *, 8> vanish;
@@ -391,36 +397,90 @@ Operation *skipHost(Operation *from, bool forwards,
   return op;
 }
 
+/// Whether `a` and `b` (loop nests) touch a buffer that one of them writes,
+/// or touch memory in ways that cannot be seen.
+bool interferes(Operation *a, Operation *b, AliasAnalysis &alias) {
+  std::optional<SmallVector<Access>> mine = accessesOf(a),
+                                     theirs = accessesOf(b);
+  if (!mine || !theirs)
+    return true;
+  for (const Access &x : *mine)
+    for (const Access &y : *theirs)
+      if ((x.write || y.write) && !readOnlyGlobal(x.memref) &&
+          !readOnlyGlobal(y.memref) && !alias.alias(x.memref, y.memref).isNo())
+        return true;
+  return false;
+}
+
+/// Whether `op`, a kernel's loop between the chain's stages that is not a
+/// stage (a column sum between a layer norm's row sums), can run after the
+/// chain's launch: a loop of host code without results whose body runs in
+/// a thread.
+bool deferrable(Operation *op) {
+  auto loop = dyn_cast<scf::ParallelOp>(op);
+  return loop && onHost(loop) && loop.getNumResults() == 0 &&
+         llvm::all_of(loop.getBody()->without_terminator(), runsInThread);
+}
+
+/// Whether the loops that `chain` defers touch nothing that a later stage
+/// writes, and write nothing that a later stage touches: they can run
+/// after all of them.
+bool deferredApart(const RowChain &chain, AliasAnalysis &alias) {
+  for (auto [loop, stagesBefore] : chain.later)
+    for (const RowStage &stage :
+         ArrayRef<RowStage>(chain.stages).drop_front(stagesBefore))
+      if (interferes(loop, stage.last(), alias) ||
+          (stage.fill.op && interferes(loop, stage.fill.op, alias)))
+        return true;
+  return false;
+}
+
 /// Tries to add the stage at the chain's end (or start), with the host
-/// operations between; returns whether it did.
+/// operations between; going forwards, kernels' loops between that are
+/// not stages are deferred past the launch where they can be. Returns
+/// whether it did.
 bool extend(RowChain &chain, bool forwards, AliasAnalysis &alias) {
   RowChain longer = chain;
   SmallVector<Operation *> before, after;
-  Operation *op = forwards
-                      ? skipHost(chain.stages.back().last()->getNextNode(),
-                                 true, before, after)
-                      : skipHost(chain.stages.front().first()->getPrevNode(),
-                                 false, before, after);
-  if (!op)
-    return false;
-  std::optional<RowStage> stage = stageAt(op, chain.rows, forwards, alias);
-  if (!stage)
-    return false;
+  std::optional<RowStage> stage;
   if (forwards) {
+    Operation *from = chain.stages.back().last()->getNextNode();
+    while (true) {
+      Operation *op = skipHost(from, true, before, after);
+      if (!op)
+        return false;
+      stage = stageAt(op, chain.rows, true, alias);
+      if (stage)
+        break;
+      if (!deferrable(op))
+        return false;
+      longer.later.push_back({op, longer.stages.size()});
+      from = op->getNextNode();
+    }
     // A fill right before the reduction is the chain's last stage already.
-    if (stage->fill.op)
+    if (stage->fill.op) {
+      if (stage->fill.op != chain.stages.back().last())
+        return false;
       stage->fill = {};
+    }
     longer.stages.push_back(*stage);
     longer.before.append(before);
     longer.after.append(after);
   } else {
-    if (stage->kind == Kind::Reduce)
+    Operation *op = skipHost(chain.stages.front().first()->getPrevNode(), false,
+                             before, after);
+    if (!op)
+      return false;
+    stage = stageAt(op, chain.rows, false, alias);
+    if (!stage || stage->kind == Kind::Reduce)
       return false;
     longer.stages.insert(longer.stages.begin(), *stage);
     longer.before.insert(longer.before.begin(), before.rbegin(), before.rend());
     longer.after.insert(longer.after.begin(), after.rbegin(), after.rend());
+    for (auto &deferred : longer.later)
+      ++deferred.second;
   }
-  if (!exact(longer, alias))
+  if (!exact(longer, alias) || deferredApart(longer, alias))
     return false;
   longer.local = localBuffers(longer);
   if (!keepsBlockPeak(longer))

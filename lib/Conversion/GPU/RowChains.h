@@ -56,6 +56,12 @@ struct RowChain {
   llvm::SmallVector<int64_t> rows;
   llvm::SmallVector<mlir::Operation *> before, after;
   llvm::SmallVector<mlir::Value> local;
+  /// Kernels' loops between the stages that are not stages (a layer norm's
+  /// column sums between its row sums), each with the number of stages
+  /// before it: they touch nothing that a later stage writes and write
+  /// nothing that one touches, and run after the launch, in their order,
+  /// before the frees.
+  llvm::SmallVector<std::pair<mlir::Operation *, size_t>> later;
 };
 
 /// `loop` as a reduction that a warp per row runs, in its nest.

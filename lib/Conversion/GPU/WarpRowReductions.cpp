@@ -228,6 +228,10 @@ void launchWarpPerRow(const RowChain &chain) {
     useSharedMemory(chain, launch, launch.getWorkgroupAttributions(), slot);
   }
   Operation *at = launch;
+  for (auto [loop, stagesBefore] : chain.later) {
+    loop->moveAfter(at);
+    at = loop;
+  }
   for (Operation *op : chain.after) {
     op->moveAfter(at);
     at = op;
