@@ -270,9 +270,10 @@ struct WarpRowReductions : tad::impl::WarpRowReductionsBase<WarpRowReductions> {
         launch(chainAround(*seed, alias));
     }
     // Then the chains around the sums in lanes that join two reductions or
-    // more: the lanes and their sum alone are one kernel of
-    // tad-loops-to-gpu's, and the loops around them join others in
-    // tad-fuse-kernel-loops.
+    // more, or a sum with a loop before or after it: the lanes and their
+    // sum alone are one kernel of tad-loops-to-gpu's already. (Joining two
+    // reductions only was a stricter rule: a layer norm's gradient whose
+    // column sums keep its row sums apart was 14 launches, not 7.)
     for (scf::ForOp loop : loops) {
       if (taken.contains(loop))
         continue;
@@ -281,7 +282,7 @@ struct WarpRowReductions : tad::impl::WarpRowReductionsBase<WarpRowReductions> {
         continue;
       if (std::optional<RowStage> seed = rowLanes(parallel)) {
         RowChain chain = chainAround(*seed, alias);
-        if (reductionsOf(chain) >= 2)
+        if (reductionsOf(chain) >= 2 || chain.stages.size() >= 3)
           launch(chain);
       }
     }
