@@ -1142,8 +1142,8 @@ public:
   LogicalResult addTimeline(RematFunctionReport &report, func::FuncOp func,
                             func::FuncOp body) {
     // The GPU targets' predicted peak is the device's plan, which only the
-    // mapping onto kernels knows.
-    if (reportFile.empty() && !gpuLoops)
+    // mapping onto kernels knows: counted where a report shows it.
+    if (reportFile.empty() && (!gpuLoops || summary == ReportStream::none))
       return success();
     std::optional<GpuLoops> gpu;
     if (gpuLoops)
