@@ -112,14 +112,8 @@ private:
   bool conflicts(ArrayRef<Access> accesses, Operation *op) {
     if (isMemoryEffectFree(op))
       return false;
-    std::optional<SmallVector<Access>> theirs = accessesOf(op);
-    if (theirs) {
-      for (const Access &a : accesses)
-        for (const Access &b : *theirs)
-          if ((a.write || b.write) && mayAlias(a.memref, b.memref))
-            return true;
-      return false;
-    }
+    if (std::optional<SmallVector<Access>> theirs = accessesOf(op))
+      return tad::shareWritten(accesses, *theirs, aliases);
     // An allocation touches no existing buffer; a free or another op with
     // effects on memrefs conflicts with any access to what it names.
     if (isa<memref::AllocOp>(op))

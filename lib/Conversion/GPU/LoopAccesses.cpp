@@ -54,3 +54,13 @@ bool tad::readOnlyGlobal(Value memref) {
       get, get.getNameAttr());
   return global && global.getConstant();
 }
+
+bool tad::shareWritten(ArrayRef<Access> a, ArrayRef<Access> b,
+                       AliasAnalysis &alias) {
+  for (const Access &x : a)
+    for (const Access &y : b)
+      if ((x.write || y.write) && !readOnlyGlobal(x.memref) &&
+          !readOnlyGlobal(y.memref) && !alias.alias(x.memref, y.memref).isNo())
+        return true;
+  return false;
+}

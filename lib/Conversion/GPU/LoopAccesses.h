@@ -10,6 +10,7 @@
 #ifndef TAD_LIB_CONVERSION_GPU_LOOPACCESSES_H
 #define TAD_LIB_CONVERSION_GPU_LOOPACCESSES_H
 
+#include "mlir/Analysis/AliasAnalysis.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -38,6 +39,11 @@ bool sameIndices(mlir::ValueRange a, mlir::ValueRange b);
 /// Whether `memref` views a constant global, which nothing writes: it
 /// shares no element that a kernel writes.
 bool readOnlyGlobal(mlir::Value memref);
+
+/// Whether an access of `a` and one of `b` may touch the same buffer, one
+/// of them writing it (a constant global shares nothing).
+bool shareWritten(llvm::ArrayRef<Access> a, llvm::ArrayRef<Access> b,
+                  mlir::AliasAnalysis &alias);
 
 } // namespace tad
 

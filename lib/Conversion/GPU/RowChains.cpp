@@ -402,14 +402,7 @@ Operation *skipHost(Operation *from, bool forwards,
 bool interferes(Operation *a, Operation *b, AliasAnalysis &alias) {
   std::optional<SmallVector<Access>> mine = accessesOf(a),
                                      theirs = accessesOf(b);
-  if (!mine || !theirs)
-    return true;
-  for (const Access &x : *mine)
-    for (const Access &y : *theirs)
-      if ((x.write || y.write) && !readOnlyGlobal(x.memref) &&
-          !readOnlyGlobal(y.memref) && !alias.alias(x.memref, y.memref).isNo())
-        return true;
-  return false;
+  return !mine || !theirs || shareWritten(*mine, *theirs, alias);
 }
 
 /// Whether `op`, a kernel's loop between the chain's stages that is not a
